@@ -1,0 +1,30 @@
+"""One look for every plot: colours fixed per strategy name, so a strategy has one colour in every figure."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PALETTE = ["#1b6ca8", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bbf", "#8c6d46", "#d16ba5", "#6b6b6b",
+           "#b5a400", "#17a2b8", "#5d4037", "#2e7d32"]
+ACCENT = "#1b6ca8"
+NEUTRAL = "#9aa5b1"
+
+
+def strategy_colors(names) -> dict:
+    """Stable colour per name: sorted order, so the same set of strategies always gets the same colours."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(names)))}
+
+
+def new_figure(width: float = 7.5, height: float = 4.2):
+    fig, ax = plt.subplots(figsize=(width, height), dpi=110)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(axis="y", alpha=0.3)
+    return fig, ax
+
+
+def save(fig, path) -> None:
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

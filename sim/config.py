@@ -1,0 +1,157 @@
+"""Configuration: TOML defaults shipped in each game package, a designer's file, and `--set` overrides.
+
+Merging refuses unknown keys (naming the closest valid ones); each game then validates values and turns the
+result into arrays for its kernels.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from sim.errors import ConfigError, UserError
+
+OPEN_TABLES = {"strategies"}  # tables whose keys a designer may add (named presets)
+
+
+def default_text(package: str) -> str:
+    return resources.files(package).joinpath("defaults.toml").read_text()
+
+
+def load_defaults(package: str) -> dict:
+    return tomllib.loads(default_text(package))
+
+
+def _suggest(key: str, options) -> str:
+    close = difflib.get_close_matches(key, list(options), n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return f"{hint}valid keys here: {', '.join(sorted(map(str, options)))}"
+
+
+def merge(base: dict, override: dict, path: str = "") -> dict:
+    """Deep-merge `override` into a copy of `base`; a key absent from `base` is an error."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        dotted = f"{path}{key}"
+        if key not in out:
+            if path.rstrip(".") in OPEN_TABLES:
+                out[key] = value
+                continue
+            raise ConfigError(dotted, value, "unknown key; " + _suggest(key, out))
+        if isinstance(out[key], dict) and isinstance(value, dict) and dotted not in OPEN_TABLES:
+            out[key] = merge(out[key], value, dotted + ".")
+        elif isinstance(out[key], dict) and dotted in OPEN_TABLES:
+            for name, table in value.items():
+                out[key][name] = merge(out[key][name], table, f"{dotted}.{name}.") if name in out[key] \
+                    else table
+        else:
+            out[key] = value
+    return out
+
+
+def parse_value(text: str):
+    """A TOML value (`[8,7,5]`, `9`, `true`, `"x"`); a bare word is taken as a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_set(cfg: dict, assignment: str) -> dict:
+    """Apply one `dotted.key=value` override. Numeric parts index lists from 1 (emperors.1 = the first)."""
+    if "=" not in assignment:
+        raise UserError(f"--set {assignment!r}: expected KEY=VALUE, e.g. --set hand_limit=8")
+    dotted, _, text = assignment.partition("=")
+    parts = dotted.strip().split(".")
+    node = cfg
+    for depth, part in enumerate(parts):
+        here = ".".join(parts[: depth + 1])
+        last = depth == len(parts) - 1
+        if isinstance(node, list):
+            if not part.isdigit() or not 1 <= int(part) <= len(node):
+                raise ConfigError(here, part, f"expected an index from 1 to {len(node)}")
+            index = int(part) - 1
+            if last:
+                node[index] = parse_value(text)
+            node = node[index]
+            continue
+        if not isinstance(node, dict):
+            raise ConfigError(here, part, "this key holds a value, not a table")
+        if part not in node:
+            if ".".join(parts[:depth]) in OPEN_TABLES:
+                node[part] = {} if not last else parse_value(text)
+            else:
+                raise ConfigError(here, parse_value(text) if last else part, "unknown key; " + _suggest(part, node))
+        if last:
+            node[part] = parse_value(text)
+        else:
+            node = node[part]
+    return cfg
+
+
+def build(package: str, config_file: str | None = None, sets: tuple[str, ...] = ()) -> dict:
+    """Defaults, then the designer's file, then each --set, in that order."""
+    cfg = load_defaults(package)
+    if config_file:
+        path = Path(config_file)
+        if not path.is_file():
+            raise UserError(f"--config {config_file}: no such file")
+        try:
+            user = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise UserError(f"--config {config_file}: not valid TOML ({exc})") from None
+        cfg = merge(cfg, user)
+    for assignment in sets:
+        cfg = apply_set(cfg, assignment)
+    return cfg
+
+
+# Small validators shared by the games; each raises ConfigError naming the key.
+def need_int(cfg: dict, key: str, lo: int | None = None, hi: int | None = None) -> int:
+    value = lookup(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, value, "expected a whole number")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ConfigError(key, value, f"allowed: {lo if lo is not None else '-inf'} to {hi if hi is not None else 'inf'}")
+    return value
+
+
+def need_number(cfg: dict, key: str, lo: float | None = None, hi: float | None = None) -> float:
+    value = lookup(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(key, value, "expected a number")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ConfigError(key, value, f"allowed: {lo} to {hi}")
+    return float(value)
+
+
+def need_choice(cfg: dict, key: str, allowed) -> str:
+    value = lookup(cfg, key)
+    if value not in allowed:
+        raise ConfigError(key, value, f"allowed: {', '.join(map(str, allowed))}")
+    return value
+
+
+def need_int_list(cfg: dict, key: str, lo: int = 0, max_len: int | None = None, descending: bool = False) -> list:
+    value = lookup(cfg, key)
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        raise ConfigError(key, value, "expected a list of whole numbers, e.g. [5, 3, 1]")
+    if any(v < lo for v in value):
+        raise ConfigError(key, value, f"every value must be >= {lo}")
+    if max_len is not None and len(value) > max_len:
+        raise ConfigError(key, value, f"at most {max_len} values")
+    if descending and value != sorted(value, reverse=True):
+        raise ConfigError(key, value, "must be sorted from highest to lowest (top of the stack first), "
+                                      f"e.g. {sorted(value, reverse=True)}")
+    return value
+
+
+def lookup(cfg: dict, key: str):
+    node = cfg
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise ConfigError(key, None, "missing key")
+        node = node[part]
+    return node

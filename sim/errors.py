@@ -1,0 +1,12 @@
+"""Errors meant for people: one line naming what is wrong and what is allowed."""
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake in a flag or configuration. The CLI prints it as one line and exits with code 2."""
+
+
+class ConfigError(UserError):
+    def __init__(self, key: str, value, allowed: str):
+        self.key, self.value, self.allowed = key, value, allowed
+        super().__init__(f"config key '{key}': got {value!r}; {allowed}")

@@ -1,0 +1,86 @@
+"""Validate Mohur's configuration and pack it into the kernels' int64 vector."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import config as C
+from sim.errors import ConfigError
+from sim.mohur import engine as E
+
+GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
+KINDS = GOODS + ("coin",)
+PILES = ("3", "4", "5")
+
+
+@dataclass(frozen=True)
+class MohurConfig:
+    raw: dict
+    vector: np.ndarray   # int64[CFG_SIZE]
+    presets: dict
+
+
+def validate(raw: dict, players: int = 2) -> MohurConfig:
+    v = np.zeros(E.CFG_SIZE, dtype=np.int64)
+    for table in ("cards", "tokens", "min_sale"):
+        extra = set(raw[table]) - set(KINDS if table == "cards" else GOODS)
+        if extra:
+            key = sorted(extra)[0]
+            raise ConfigError(f"{table}.{key}", raw[table][key],
+                              f"unknown kind; allowed: {', '.join(KINDS if table == 'cards' else GOODS)}")
+    for k, kind in enumerate(KINDS):
+        v[E.CFG_CARDS + k] = C.need_int(raw, f"cards.{kind}", 0, 200)
+    for g, good in enumerate(GOODS):
+        stack = C.need_int_list(raw, f"tokens.{good}", 0, E.MAX_TOK, descending=True)
+        v[E.CFG_NTOK + g] = len(stack)
+        v[E.CFG_TOK + g * E.MAX_TOK: E.CFG_TOK + g * E.MAX_TOK + len(stack)] = stack
+        v[E.CFG_MINSALE + g] = C.need_int(raw, f"min_sale.{good}", 1, 50)
+    extra = set(raw["bonus"]) - set(PILES)
+    if extra:
+        raise ConfigError(f"bonus.{sorted(extra)[0]}", None, "unknown pile; allowed: \"3\", \"4\", \"5\"")
+    for b, pile in enumerate(PILES):
+        values = C.need_int_list(raw, f"bonus.{pile}", 0, E.MAX_BONUS)
+        v[E.CFG_NBONUS + b] = len(values)
+        v[E.CFG_BONUS + b * E.MAX_BONUS: E.CFG_BONUS + b * E.MAX_BONUS + len(values)] = values
+    r = "rules."
+    v[E.CFG_HAND_LIMIT] = C.need_int(raw, r + "hand_limit", 1, 30)
+    v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 1, 7)
+    v[E.CFG_HAND_SIZE] = C.need_int(raw, r + "hand_size", 0, 30)
+    v[E.CFG_MARKET_COINS] = C.need_int(raw, r + "market_coins", 0, 7)
+    v[E.CFG_COIN_TOKEN] = C.need_int(raw, r + "coin_token", 0, 1000)
+    v[E.CFG_SEALS] = C.need_int(raw, r + "seals_to_win", 1, 20)
+    v[E.CFG_STACKS_END] = C.need_int(raw, r + "empty_stacks_to_end", 1, len(GOODS))
+    v[E.CFG_MIN_EXCHANGE] = C.need_int(raw, r + "min_exchange", 2, 7)
+    first = C.need_choice(raw, r + "first_starter", ("random", "seat0", "seat1"))
+    v[E.CFG_FIRST_STARTER] = {"random": -1, "seat0": 0, "seat1": 1}[first]
+    v[E.CFG_DRAWN_OTHER] = C.need_choice(raw, r + "drawn_round_starter", ("other", "same")) == "other"
+    v[E.CFG_TURN_CAP] = C.need_int(raw, r + "turn_cap", 1, 100_000)
+    v[E.CFG_STALL] = C.need_int(raw, r + "stall_passes", 1, 100)
+    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, 10_000)
+    extra = set(raw["rules"]) - {
+        "hand_limit", "market_size", "hand_size", "market_coins", "coin_token", "seals_to_win",
+        "empty_stacks_to_end", "min_exchange", "first_starter", "drawn_round_starter", "turn_cap",
+        "stall_passes", "round_cap"}
+    if extra:
+        raise ConfigError(f"rules.{sorted(extra)[0]}", None, "unknown key")
+
+    if v[E.CFG_MARKET_COINS] > v[E.CFG_MARKET_SIZE]:
+        raise ConfigError("rules.market_coins", int(v[E.CFG_MARKET_COINS]),
+                          f"cannot exceed rules.market_size ({v[E.CFG_MARKET_SIZE]})")
+    if v[E.CFG_MARKET_COINS] > v[E.CFG_CARDS + E.COIN]:
+        raise ConfigError("rules.market_coins", int(v[E.CFG_MARKET_COINS]),
+                          f"cannot exceed cards.coin ({v[E.CFG_CARDS + E.COIN]})")
+    deck = int(v[E.CFG_CARDS: E.CFG_CARDS + E.NK].sum())
+    need = 2 * v[E.CFG_HAND_SIZE] + v[E.CFG_MARKET_SIZE]
+    if deck < need:
+        raise ConfigError("cards", deck, f"the deck must hold at least 2 x rules.hand_size + rules.market_size "
+                                         f"= {need} cards to deal a round")
+    if deck > E.MAX_DECK:
+        raise ConfigError("cards", deck, f"at most {E.MAX_DECK} cards in all")
+    presets = raw.get("strategies", {})
+    for name, preset in presets.items():
+        if not isinstance(preset, dict) or "base" not in preset:
+            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
+                                                            "and parameter values")
+    return MohurConfig(raw, v, presets)

@@ -1,0 +1,11 @@
+import numpy as np
+from numba import njit
+
+from sim.registry import strategy
+
+
+@strategy("mohur", "random")
+@njit(cache=True)
+def random_choice(obs, actions, n_actions, params):
+    """Uniform over the legal actions."""
+    return np.random.randint(0, n_actions)
