@@ -20,6 +20,7 @@ GAME = GameSpec(
     trace=_trace,
     strategy_args=("obs", "actions", "n_actions", "params"),
     main_table="games",
+    id_column="match",
     default_games=100_000,
     bench_lineup=("greedy", "greedy"),
 )

@@ -43,6 +43,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
         values = C.need_int_list(raw, f"bonus.{pile}", 0, E.MAX_BONUS)
         v[E.CFG_NBONUS + b] = len(values)
         v[E.CFG_BONUS + b * E.MAX_BONUS: E.CFG_BONUS + b * E.MAX_BONUS + len(values)] = values
+        v[E.CFG_PILE_MEAN + b] = (100 * sum(values)) // len(values) if values else 0
     r = "rules."
     v[E.CFG_HAND_LIMIT] = C.need_int(raw, r + "hand_limit", 1, 30)
     v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 1, 7)

@@ -38,7 +38,8 @@ CFG_DRAWN_OTHER = CFG_HAND_LIMIT + 9       # 1: the non-starter starts after a d
 CFG_TURN_CAP = CFG_HAND_LIMIT + 10
 CFG_STALL = CFG_HAND_LIMIT + 11
 CFG_ROUND_CAP = CFG_HAND_LIMIT + 12
-CFG_SIZE = CFG_HAND_LIMIT + 13
+CFG_PILE_MEAN = CFG_HAND_LIMIT + 13        # 3: mean of each bonus pile x100 (derived, public knowledge)
+CFG_SIZE = CFG_PILE_MEAN + NPILES
 
 # --- state vector offsets ---
 S_MARKET = 0                # 7
@@ -189,7 +190,7 @@ def deal_round(s, cfg, starter):
 
 @njit(cache=True)
 def _emit(actions, n, typ, good, count):
-    if n >= MAX_ACTIONS:
+    if n >= MAX_ACTIONS - 2:
         raise ValueError("more legal actions than MAX_ACTIONS; lower market_size or hand_limit")
     for c in range(ACOLS):
         actions[n, c] = 0
@@ -220,7 +221,7 @@ def _next_composition(v, bound, n):
 @njit(cache=True)
 def legal_actions(s, cfg, p, actions):
     """Fill `actions` with every legal action of seat p; return how many. Order: sells, takes, coins,
-    exchanges."""
+    exchanges. The last two rows of `actions` are scratch space (no allocation per turn)."""
     n = 0
     h = S_HAND + 7 * p
     hand_goods = goods_in_hand(s, p)
@@ -237,9 +238,11 @@ def legal_actions(s, cfg, p, actions):
         n = _emit(actions, n, T_TAKE_COINS, COIN, s[S_MARKET + COIN])
         actions[n - 1, A_TAKE + COIN] = s[S_MARKET + COIN]
     # exchanges: take k >= min_exchange goods, return k cards (goods of kinds not taken, or coins)
-    take = np.zeros(NG, dtype=np.int32)
-    give = np.zeros(NK, dtype=np.int32)
-    bound = np.zeros(NK, dtype=np.int32)
+    scratch = actions[MAX_ACTIONS - 1]
+    take = scratch[0:NG]
+    give = scratch[NG:NG + NK]
+    bound = actions[MAX_ACTIONS - 2, 0:NK]
+    take[:] = 0
     while True:
         j = 0
         while j < NG:  # mixed-radix increment over the market's goods
@@ -259,7 +262,8 @@ def legal_actions(s, cfg, p, actions):
         for g in range(NG):
             bound[g] = 0 if take[g] > 0 else min(s[h + g], k)
             room += bound[g]
-        bound[COIN] = min(s[h + COIN], k)
+        # goods in hand afterwards = hand_goods + coins given, so the limit caps the coins alone
+        bound[COIN] = max(0, min(s[h + COIN], k, limit - hand_goods))
         room += bound[COIN]
         if room < k:
             continue
@@ -268,12 +272,18 @@ def legal_actions(s, cfg, p, actions):
             give[i] = min(bound[i], left)
             left -= give[i]
         while True:
-            if hand_goods + k - (k - give[COIN]) <= limit:
-                n = _emit(actions, n, T_EXCHANGE, -1, k)
-                for g in range(NG):
-                    actions[n - 1, A_TAKE + g] = take[g]
-                for i in range(NK):
-                    actions[n - 1, A_GIVE + i] = give[i]
+            if n >= MAX_ACTIONS - 2:
+                raise ValueError("more legal actions than MAX_ACTIONS; lower market_size or hand_limit")
+            row = actions[n]
+            row[A_TYPE] = T_EXCHANGE
+            row[A_GOOD] = -1
+            row[A_COUNT] = k
+            for g in range(NG):
+                row[A_TAKE + g] = take[g]
+            row[A_TAKE + COIN] = 0
+            for i in range(NK):
+                row[A_GIVE + i] = give[i]
+            n += 1
             if not _next_composition(give, bound, NK):
                 break
     return n
@@ -415,10 +425,7 @@ def observe(s, cfg, p, obs):
     for b in range(NPILES):
         nb = cfg[CFG_NBONUS + b]
         obs[O_PILE_LEFT + b] = nb - s[S_BPOS + b]
-        total = 0
-        for i in range(nb):
-            total += cfg[CFG_BONUS + b * MAX_BONUS + i]
-        obs[O_PILE_MEAN + b] = (100 * total) // nb if nb > 0 else 0
+        obs[O_PILE_MEAN + b] = cfg[CFG_PILE_MEAN + b]
     obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
     obs[O_SEAT] = p
     obs[O_EMPTY] = empty_stacks(s, cfg)

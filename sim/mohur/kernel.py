@@ -42,6 +42,17 @@ R_PSUM = RC["bonus_pile3_rupees"]
 
 
 @njit(cache=True)
+def seed_rng(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def draw_first_starter(cfg):
+    first = cfg[E.CFG_FIRST_STARTER]
+    return np.random.randint(0, 2) if first < 0 else first
+
+
+@njit(cache=True)
 def play_round(s, cfg, sids, params, obs, actions, debug):
     """Play one dealt round to its end. Returns nothing; the state holds the outcome."""
     cap = cfg[E.CFG_TURN_CAP]
@@ -103,8 +114,7 @@ def _record_round(rows, r, s, cfg, match, scored):
 def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows, r):
     """Play a whole match (best of `seals_to_win`); write its game row and round rows. Returns next r."""
     scored = np.zeros(5, dtype=np.int32)
-    first = cfg[E.CFG_FIRST_STARTER]
-    starter = np.random.randint(0, 2) if first < 0 else first
+    starter = draw_first_starter(cfg)
     s[E.S_SEALS] = 0
     s[E.S_SEALS + 1] = 0
     turns = 0
@@ -167,3 +177,4 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         "games": {name: games[:, i] for i, name in enumerate(GAME_COLUMNS)},
         "rounds": {name: rounds[:, i] for i, name in enumerate(ROUND_COLUMNS)},
     }
+

@@ -40,34 +40,30 @@ def round_ending_soon(obs):
 
 
 @njit(cache=True)
-def pick_best(scores, n):
-    """Index of the highest score; ties broken uniformly at random."""
-    best = -1e18
-    count = 0
-    choice = 0
-    for i in range(n):
-        if scores[i] > best + 1e-9:
-            best = scores[i]
-            count = 1
-            choice = i
-        elif abs(scores[i] - best) <= 1e-9:
-            count += 1
-            if np.random.randint(0, count) == 0:
-                choice = i
-    return choice
+def consider(score, best, ties):
+    """Streaming argmax with uniform random tie-breaks: returns (choose_this, best, ties)."""
+    if score > best + 1e-9:
+        return True, score, 1
+    if score >= best - 1e-9:
+        ties += 1
+        return np.random.randint(0, ties) == 0, best, ties
+    return False, best, ties
 
 
 @njit(cache=True)
-def take_gain(obs, actions, a, coin_value, keep_weight):
-    """Value of a take: worth of goods gained minus goods and coins given, given what the hand holds."""
-    v = 0.0
+def marginal_worths(obs, keep_weight, out):
+    """out[0:6]: worth of one more card of each good; out[6:12]: worth lost by giving one away."""
     for g in range(E.NG):
         held = obs[E.O_HAND + g]
-        t = actions[a, E.A_TAKE + g]
-        for i in range(t):
-            v += card_worth(obs, g, held + i) * (1.0 + keep_weight * held)
-        give = actions[a, E.A_GIVE + g]
-        for i in range(give):
-            v -= card_worth(obs, g, held - 1 - i) * (1.0 + keep_weight * held)
-    v += coin_value * (actions[a, E.A_TAKE + E.COIN] - actions[a, E.A_GIVE + E.COIN])
+        w = 1.0 + keep_weight * held
+        out[g] = card_worth(obs, g, held) * w
+        out[E.NG + g] = card_worth(obs, g, held - 1) * w if held > 0 else 0.0
+
+
+@njit(cache=True)
+def fast_take_gain(actions, a, worths, coin_value):
+    """take_gain with marginal (first-card) worths: one multiply-add per kind."""
+    v = coin_value * (actions[a, E.A_TAKE + E.COIN] - actions[a, E.A_GIVE + E.COIN])
+    for g in range(E.NG):
+        v += actions[a, E.A_TAKE + g] * worths[g] - actions[a, E.A_GIVE + g] * worths[E.NG + g]
     return v

@@ -1,0 +1,169 @@
+"""Batch runs: plan the games, fan the batches out through joblib, gather the tables, write them atomically.
+
+Determinism: batches have a fixed size that does not depend on the number of workers, and each batch's seed
+comes from `SeedSequence(root).spawn(n_batches)[b]`, so the same root seed gives identical tables for any job
+count, backend or scheduling order.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import sim
+from sim.errors import UserError
+from sim.game import GameSpec, kernel_function
+from sim.registry import StrategyChoice
+
+DEFAULT_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class Plan:
+    game: str
+    players: int
+    n_games: int
+    seed: int
+    choices: tuple  # StrategyChoice per lineup index
+    batch_size: int
+    round_robin: bool = False  # two players: every pairing of the choices, mirror matches included
+
+    @property
+    def n_batches(self) -> int:
+        return -(-self.n_games // self.batch_size)
+
+    def batch_bounds(self, b: int) -> tuple[int, int]:
+        return b * self.batch_size, min(self.n_games, (b + 1) * self.batch_size)
+
+
+def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
+    """Two-seat pairings: every unordered pair, mirror matches included, when playing round-robin."""
+    if round_robin:
+        return list(itertools.combinations_with_replacement(range(n_choices), 2))
+    return [(0, 1 % n_choices)]
+
+
+def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
+    """Strategy (choice index) per game and seat, a pure function of the game's global index.
+
+    Seats rotate game by game, so every strategy sits in every seat equally often and seat effects
+    separate from strategy effects. Two players: blocks of two games play one pairing both ways round.
+    More players: seat s of game g plays choice (g // p + s) mod c, rotated by g mod p.
+    """
+    g = np.arange(start, stop, dtype=np.int64)
+    p, c = plan.players, len(plan.choices)
+    if p == 2:
+        pairs = np.array(pairings(c, plan.round_robin or c > 2), dtype=np.int64)
+        pair = pairs[(g // 2) % len(pairs)]
+        swap = (g % 2) == 1
+        out = pair.copy()
+        out[swap] = pair[swap][:, ::-1]
+        return out
+    seats = np.arange(p, dtype=np.int64)
+    base = ((g // p)[:, None] + seats[None, :]) % c
+    shift = (g % p)[:, None]
+    return np.take_along_axis(base, (seats[None, :] - shift) % p, axis=1)
+
+
+def batch_seeds(root: int, n_batches: int) -> list[int]:
+    children = np.random.SeedSequence(root).spawn(n_batches)
+    return [int(child.generate_state(1, dtype=np.uint32)[0]) for child in children]
+
+
+def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) -> dict:
+    """Plays batch b. A plain module-level function so joblib workers import the engine once and reuse it."""
+    from sim.game import get_game
+    spec = get_game(game)
+    start, stop = plan.batch_bounds(b)
+    base = np.array([c.base_id for c in plan.choices], dtype=np.int64)
+    params = np.stack([c.vector() for c in plan.choices])
+    tables = kernel_function(spec)(cfg, plan.players, lineups(plan, start, stop), base, params,
+                                   seed, debug)
+    for table in tables.values():
+        if spec.id_column in table:
+            table[spec.id_column] = table[spec.id_column].astype(np.int64) + start
+    return tables
+
+
+def _parallel(n_jobs: int, backend: str, scheduler: str | None):
+    from joblib import Parallel, parallel_config
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("--backend dask needs dask[distributed]: pip install 'balance-sim[dask]'") from None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            client = Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
+                                         dashboard_address=None))
+        return client, parallel_config(backend="dask")
+    return None, parallel_config(backend=backend)
+
+
+def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
+            scheduler: str | None = None, debug: bool = False,
+            progress: bool = True) -> tuple[dict[str, pd.DataFrame], dict]:
+    """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling."""
+    from joblib import Parallel, delayed
+    from tqdm import tqdm
+
+    seeds = batch_seeds(plan.seed, plan.n_batches)
+    started = time.perf_counter()
+    parts: dict[str, list] = {}
+    bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
+               desc=spec.name, mininterval=0.5, file=sys.stderr)
+    client = None
+    try:
+        if jobs == 1 and backend == "loky":
+            results = (run_one_batch(spec.name, cfg, plan, b, seeds[b], debug) for b in range(plan.n_batches))
+            _gather(results, parts, bar, plan)
+        else:
+            client, ctx = _parallel(jobs, backend, scheduler)
+            with ctx:
+                tasks = (delayed(run_one_batch)(spec.name, cfg, plan, b, seeds[b], debug)
+                         for b in range(plan.n_batches))
+                _gather(Parallel(n_jobs=jobs, return_as="generator")(tasks), parts, bar, plan)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+    elapsed = time.perf_counter() - started
+    tables = {name: _to_frame(spec, plan, columns) for name, columns in parts.items()}
+    return tables, {"seconds": elapsed, "games_per_second": plan.n_games / elapsed if elapsed else None}
+
+
+def _gather(results, parts, bar, plan) -> None:
+    for b, tables in enumerate(results):
+        for name, columns in tables.items():
+            parts.setdefault(name, []).append(columns)
+        start, stop = plan.batch_bounds(b)
+        bar.update(stop - start)
+
+
+def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
+    """Concatenate a table's batches and name the strategies: a `strategy` column where rows have a seat,
+    `strategy_<seat>` columns where rows are whole games (or rounds of one)."""
+    frame = pd.DataFrame({k: np.concatenate([b[k] for b in batches]) for k in batches[0]})
+    if spec.id_column not in frame:
+        return frame  # an aggregate table (counts per batch)
+    names = np.array([c.name for c in plan.choices], dtype=object)
+    categories = pd.CategoricalDtype(sorted(set(names)))
+    seats = lineups(plan, 0, plan.n_games)[frame[spec.id_column].to_numpy()]
+    if "seat" in frame:
+        chosen = np.take_along_axis(seats, frame["seat"].to_numpy()[:, None].astype(np.int64), axis=1)[:, 0]
+        frame["strategy"] = pd.Categorical(names[chosen], dtype=categories)
+    else:
+        for s in range(plan.players):
+            frame[f"strategy_{s}"] = pd.Categorical(names[seats[:, s]], dtype=categories)
+    return frame

@@ -1,0 +1,40 @@
+import numpy as np
+from numba import njit
+
+from sim.mohur import engine as E
+from sim.registry import strategy
+from strategies.mohur._features import consider, round_ending_soon, sale_rupees, fast_take_gain, marginal_worths
+
+
+@strategy("mohur", "hoarder", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
+                                      "min_set": 3.0})
+@njit(cache=True)
+def hoarder(obs, actions, n_actions, params):
+    """Plays for the coin token and drives exchanges with coins: sweeps the market's coins when at least
+    `min_coins` lie there, pays for multi-card exchanges in coins, and sells in sets of `min_set`+."""
+    min_coins, coin_value, spend_cost, min_set = params[0], params[1], params[2], params[3]
+    mine, theirs = obs[E.O_HAND + E.COIN], obs[E.O_OPP_COINS]
+    contested = 1.5 if mine <= theirs + 1 else 1.0  # the coin token is still in play
+    full = 0
+    for g in range(E.NG):
+        full += obs[E.O_HAND + g]
+    forced = full >= obs[E.O_HAND_LIMIT] or round_ending_soon(obs)
+    worths = np.empty(2 * E.NG)
+    marginal_worths(obs, 0.3, worths)
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):
+        typ = actions[a, E.A_TYPE]
+        if typ == E.T_SELL:
+            g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
+            v = sale_rupees(obs, g, c)
+            v = v + 50.0 if (c >= min_set or c >= obs[E.O_TOKREM + g] or forced) else v - 50.0
+        elif typ == E.T_TAKE_COINS:
+            coins = actions[a, E.A_TAKE + E.COIN]
+            v = coins * coin_value * contested if coins >= min_coins else coins * 0.5
+        else:
+            v = fast_take_gain(actions, a, worths, 0.0)
+            v -= spend_cost * actions[a, E.A_GIVE + E.COIN]
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice

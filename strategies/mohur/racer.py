@@ -1,0 +1,32 @@
+import numpy as np
+from numba import njit
+
+from sim.mohur import engine as E
+from sim.registry import strategy
+from strategies.mohur._features import consider, sale_rupees, fast_take_gain, marginal_worths, top_token
+
+
+@strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
+@njit(cache=True)
+def racer(obs, actions, n_actions, params):
+    """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least
+    `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
+    threshold, bias, coin_value = params[0], params[1], params[2]
+    worths = np.empty(2 * E.NG)
+    marginal_worths(obs, 0.0, worths)
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):
+        typ = actions[a, E.A_TYPE]
+        if typ == E.T_SELL:
+            g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
+            v = sale_rupees(obs, g, c)
+            v = v + 100.0 if top_token(obs, g) >= threshold else 0.3 * v
+        else:
+            v = fast_take_gain(actions, a, worths, coin_value)
+            for g in range(E.NG):
+                if obs[E.O_MINSALE + g] >= 2:
+                    v += bias * actions[a, E.A_TAKE + g] * (1.0 if obs[E.O_HAND + g] > 0 else 0.5)
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice

@@ -1,0 +1,35 @@
+import numpy as np
+from numba import njit
+
+from sim.mohur import engine as E
+from sim.registry import strategy
+from strategies.mohur._features import consider, round_ending_soon, sale_rupees, fast_take_gain, marginal_worths
+
+
+@strategy("mohur", "setbuilder", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
+                                         "coin_value": 0.5})
+@njit(cache=True)
+def setbuilder(obs, actions, n_actions, params):
+    """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for
+    the bonus tokens), unless the sale empties the stack, the hand is full or the round is about to end."""
+    min_set, keep, scale, coin_value = params[0], params[1], params[2], params[3]
+    full = 0
+    for g in range(E.NG):
+        full += obs[E.O_HAND + g]
+    hand_full = full >= obs[E.O_HAND_LIMIT]
+    hurry = round_ending_soon(obs)
+    worths = np.empty(2 * E.NG)
+    marginal_worths(obs, keep, worths)
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):
+        if actions[a, E.A_TYPE] == E.T_SELL:
+            g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
+            v = sale_rupees(obs, g, c)
+            ok = c >= min_set or c >= obs[E.O_TOKREM + g] or hand_full or hurry
+            v = v + 100.0 if ok else v - 100.0
+        else:
+            v = scale * fast_take_gain(actions, a, worths, coin_value)
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice
