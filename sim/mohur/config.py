@@ -79,6 +79,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
                                          f"= {need} cards to deal a round")
     if deck > E.MAX_DECK:
         raise ConfigError("cards", deck, f"at most {E.MAX_DECK} cards in all")
+    C.need_number(raw, "report.seconds_per_turn", 0.1, 600)
     presets = raw.get("strategies", {})
     for name, preset in presets.items():
         if not isinstance(preset, dict) or "base" not in preset:

@@ -1,0 +1,271 @@
+"""Mohur report: who wins, first-player advantage, round length, tokens, and a balance summary."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis import common, stats
+from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
+
+GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
+HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
+             "drawn_round_rate", "turns_per_round", "rounds_per_match", "coin_token_rate", "minutes_per_match",
+             "balance", "close_round_rate", "decision_move_rate")
+
+
+def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
+    """One row per round and seat: strategy and score parts."""
+    frames = []
+    for seat in (0, 1):
+        frames.append(pd.DataFrame({
+            "strategy": rounds[f"strategy_{seat}"].astype(str).to_numpy(),
+            "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
+            "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
+            "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize(tables, meta) -> dict:
+    games, rounds = tables["games"], tables["rounds"]
+    out = {}
+    decided = rounds[rounds["winner"] >= 0]
+    out["first_player_round_win_rate"] = stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided))
+    for rnd in sorted(decided["round"].unique())[:5]:
+        part = decided[decided["round"] == rnd]
+        out[f"first_player_round_win_rate[round={rnd}]"] = stats.rate(
+            (part["winner"] == part["starter"]).sum(), len(part))
+    won = games[games["winner"] >= 0]
+    out["first_player_match_win_rate"] = stats.rate((won["winner"] == won["first_starter"]).sum(), len(won))
+    out["seat0_match_win_rate"] = stats.rate((won["winner"] == 0).sum(), len(won))
+    out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
+    out["turns_per_round"] = stats.mean(rounds["turns"])
+    out["rounds_per_match"] = stats.mean(games["rounds"])
+    out["coin_token_rate"] = stats.rate((rounds["coin_token"] >= 0).sum(), len(rounds))
+    seconds = float(meta["config"].get("report", {}).get("seconds_per_turn", 8.0))
+    out["minutes_per_match"] = stats.mean(games["turns"] * seconds / 60.0)
+    margin = (rounds["rupees_0"] - rounds["rupees_1"]).abs()
+    out["score_margin"] = stats.mean(margin)
+    out["close_round_rate"] = stats.rate((margin <= 3).sum(), len(rounds))
+    out["decision_move_rate"] = stats.rate(rounds["decisions"].sum(), rounds["turns"].sum())
+    out["stacks_end_rate"] = stats.rate((rounds["end_reason"] == 1).sum(), len(rounds))
+    out["safety_end_rate"] = stats.rate((rounds["end_reason"] >= 3).sum(), len(rounds))
+    for code, name in ((1, "bonus_tokens"), (2, "goods_tokens")):
+        out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == code).sum(), len(rounds))
+    long = common.two_player_long(games, "match")
+    out.update(common.win_rate_metrics(long))
+    out["balance"] = _balance(games)
+    return out
+
+
+def _balance(games: pd.DataFrame) -> dict:
+    """Ludii-style balance: 1 - the largest seat win-rate gap among mirror matches (equal strategies);
+    with no mirror matches, over all matches (seats are rotated, so strategies cancel)."""
+    mirror = games[games["strategy_0"].astype(str) == games["strategy_1"].astype(str)]
+    pool = mirror if len(mirror) else games
+    worst = None
+    for _, part in pool.groupby(pool["strategy_0"].astype(str) if len(mirror) else np.zeros(len(pool))):
+        won = part[part["winner"] >= 0]
+        r = stats.rate((won["winner"] == 0).sum(), len(won))
+        if r["n"] == 0:
+            continue
+        gap = abs(2 * r["estimate"] - 1)
+        interval = sorted((abs(2 * r["ci_low"] - 1), abs(2 * r["ci_high"] - 1)))
+        if r["ci_low"] <= 0.5 <= r["ci_high"]:
+            interval[0] = 0.0
+        if worst is None or gap > worst[0]:
+            worst = (gap, interval, r["n"])
+    if worst is None:
+        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
+    return {"estimate": 1 - worst[0], "ci_low": 1 - worst[1][1], "ci_high": 1 - worst[1][0], "n": int(worst[2])}
+
+
+def _edge_sentence(m: dict, who: str, what: str) -> str:
+    if m["n"] == 0:
+        return f"No {what} to measure."
+    p = stats.binomial_test_half(m["estimate"] * m["n"], m["n"])
+    verdict = ("a real edge" if m["ci_low"] > 0.5 else "a real handicap" if m["ci_high"] < 0.5
+               else "no edge we can detect")
+    return (f"The {who} wins {what} {m['estimate']:.1%} of the time (95% CI {m['ci_low']:.1%}-{m['ci_high']:.1%}, "
+            f"p = {p:.2g}): {verdict}.")
+
+
+def sections(tables, meta, summary, outdir) -> list[dict]:
+    games, rounds = tables["games"], tables["rounds"]
+    cfg = meta["config"]
+    long = common.two_player_long(games, "match")
+    out, _ = common.strategy_sections(long, outdir, two_player=True)
+    out.append(_first_player(rounds, summary, outdir))
+    out.append(_length(games, rounds, summary, cfg, outdir))
+    out.append(_tokens(rounds, cfg, outdir))
+    out.append(_scores(rounds, cfg, outdir))
+    out.append(_balance_table(summary))
+    return out
+
+
+def _first_player(rounds, summary, outdir) -> dict:
+    decided = rounds[rounds["winner"] >= 0]
+    per_round = decided.assign(w=(decided["winner"] == decided["starter"]).astype(float))
+    table = common.rate_table(per_round.rename(columns={"w": "win_share"}), "round").head(5)
+    overall = summary["first_player_round_win_rate"]
+    common.plot_rates(table, outdir / "first_player_by_round.png",
+                      "Round starter's win rate by round number", "round (round 1: random starter; "
+                      "later: the previous round's loser starts)", None)
+    need = stats.games_to_detect(0.01)
+    text = (_edge_sentence(overall, "trader who starts a round", "it") + " "
+            + _edge_sentence(summary["first_player_match_win_rate"], "trader who starts the match", "the match")
+            + f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds.")
+    r1 = summary.get("first_player_round_win_rate[round=1]")
+    later = table[table.index > 1]
+    reading = "Each bar is how often the round's starter wins that round."
+    if r1 and len(later):
+        reading += (f" In round 1 the starter is random ({r1['estimate']:.1%}); later rounds are started by the "
+                    f"previous loser ({later['rate'].mean():.1%} on average), so the catch-up rule shows here.")
+    return {"title": "First-player advantage", "text": text,
+            "figures": [{"file": "first_player_by_round.png", "reading": reading}]}
+
+
+def _length(games, rounds, summary, cfg, outdir) -> dict:
+    fig, ax = new_figure()
+    turns = rounds["turns"].to_numpy()
+    bins = np.arange(turns.min(), turns.max() + 2) - 0.5 if turns.max() - turns.min() < 120 else 60
+    ax.hist(turns, bins=bins, color=ACCENT, alpha=0.85)
+    ax.axvline(turns.mean(), color="black", ls="--", lw=1, label=f"mean {turns.mean():.1f}")
+    ax.set_xlabel("turns in a round (both traders)")
+    ax.set_ylabel("rounds")
+    ax.set_title("Round length")
+    ax.legend(frameon=False)
+    save(fig, outdir / "turns_per_round.png")
+
+    fig, axes = new_figure(9, 3.6)
+    fig.clf()
+    ax1, ax2 = fig.subplots(1, 2)
+    counts = games["rounds"].value_counts().sort_index()
+    ax1.bar(counts.index.astype(str), counts.to_numpy() / len(games) * 100, color=ACCENT)
+    ax1.set_xlabel("rounds in the match")
+    ax1.set_ylabel("matches (%)")
+    ax1.set_title("Rounds per match")
+    names = ["running", "stacks", "deck", "stalled", "turn cap"]
+    reasons = rounds["end_reason"].value_counts().reindex(range(1, 5), fill_value=0)
+    ax2.bar([names[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
+    ax2.set_ylabel("rounds (%)")
+    ax2.set_title("Why rounds end")
+    for a in (ax1, ax2):
+        a.spines[["top", "right"]].set_visible(False)
+    save(fig, outdir / "rounds_and_endings.png")
+    minutes = summary["minutes_per_match"]
+    seconds = cfg.get("report", {}).get("seconds_per_turn", 8.0)
+    stacks = summary["stacks_end_rate"]["estimate"]
+    text = (f"A round lasts {summary['turns_per_round']['estimate']:.1f} turns and a match "
+            f"{summary['rounds_per_match']['estimate']:.2f} rounds; at {seconds:g} seconds a turn that is about "
+            f"{minutes['estimate']:.1f} minutes a match (the rulebook promises 10 to 15).")
+    return {"title": "Round length", "text": text, "figures": [
+        {"file": "turns_per_round.png", "reading": f"Most rounds last between {np.percentile(turns, 10):.0f} and "
+                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."},
+        {"file": "rounds_and_endings.png",
+         "reading": f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty deck; "
+                    "stalled and turn-cap endings are safety rules that should stay at zero."}]}
+
+
+def _tokens(rounds, cfg, outdir) -> dict:
+    n = len(rounds)
+    stack_total = {g: sum(cfg["tokens"][g]) for g in GOODS}
+    first = np.array([rounds[f"first_sale_{g}"].clip(lower=0).mean() for g in GOODS])
+    taken = np.array([(rounds[f"taken_{g}_0"] + rounds[f"taken_{g}_1"]).mean() for g in GOODS])
+    left = np.array([rounds[f"left_{g}"].mean() for g in GOODS])
+    fig, ax = new_figure()
+    x = np.arange(len(GOODS))
+    ax.bar(x, first, color=ACCENT, label="first sale of the good")
+    ax.bar(x, taken - first, bottom=first, color="#e07b39", label="later sales")
+    ax.bar(x, left, bottom=taken, color=NEUTRAL, label="left untaken")
+    ax.set_xticks(x, GOODS)
+    ax.set_ylabel("rupees per round (mean)")
+    ax.set_title("Where each stack's rupees go")
+    ax.legend(frameon=False)
+    save(fig, outdir / "stack_split.png")
+    share_first = first.sum() / max(taken.sum(), 1e-9)
+
+    fig, axes = new_figure(9, 3.6)
+    fig.clf()
+    ax1, ax2 = fig.subplots(1, 2)
+    sizes = np.array([rounds[f"sales_size_{k}"].sum() for k in range(1, 6)], dtype=float)
+    ax1.bar(["1", "2", "3", "4", "5+"], sizes / max(sizes.sum(), 1) * 100, color=ACCENT)
+    ax1.set_xlabel("cards in the sale")
+    ax1.set_ylabel("sales (%)")
+    ax1.set_title("Sale sizes")
+    piles = ["3", "4", "5"]
+    drawn = np.array([rounds[f"bonus_pile{p}_count"].mean() for p in piles])
+    value = np.array([rounds[f"bonus_pile{p}_rupees"].sum() / max(rounds[f"bonus_pile{p}_count"].sum(), 1)
+                      for p in piles])
+    sizes_cfg = np.array([len(cfg["bonus"][p]) for p in piles])
+    ax2.bar(["3-card", "4-card", "5+-card"], drawn, color="#3a9d5d", label="drawn per round")
+    ax2.bar(["3-card", "4-card", "5+-card"], sizes_cfg - drawn, bottom=drawn, color=NEUTRAL, alpha=0.5,
+            label="left in pile")
+    for i, v in enumerate(value):
+        ax2.text(i, drawn[i] + 0.1, f"{v:.1f} Rs", ha="center", va="bottom", color="black", fontsize=9)
+    ax2.set_ylabel("bonus tokens per round")
+    ax2.set_title("Bonus piles (label: mean value drawn)")
+    ax2.legend(frameon=False, fontsize=8)
+    for a in (ax1, ax2):
+        a.spines[["top", "right"]].set_visible(False)
+    save(fig, outdir / "sales_and_bonus.png")
+    most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
+    return {"title": "Tokens", "figures": [
+        {"file": "stack_split.png",
+         "reading": f"The first sale of a good takes {share_first:.0%} of the rupees taken from its stack; "
+                    f"{most_left} leaves the largest share of its stack untaken."},
+        {"file": "sales_and_bonus.png",
+         "reading": f"{sizes[2:].sum() / max(sizes.sum(), 1):.0%} of sales hold 3 or more cards and earn a bonus "
+                    f"token; the 5+-card pile is drawn {drawn[2]:.2f} times a round."}]}
+
+
+def _scores(rounds, cfg, outdir) -> dict:
+    coin = int(cfg["rules"]["coin_token"])
+    long = _rounds_long(rounds, coin)
+    parts = long.groupby("strategy")[["goods", "bonus", "coin_token"]].mean()
+    colors = {"goods": ACCENT, "bonus": "#3a9d5d", "coin_token": "#e07b39"}
+    fig, ax = new_figure()
+    bottom = np.zeros(len(parts))
+    for col in parts.columns:
+        ax.bar(parts.index, parts[col], bottom=bottom, color=colors[col], label=col.replace("_", " "))
+        bottom += parts[col].to_numpy()
+    ax.set_ylabel("rupees per round (mean)")
+    ax.set_title("Score composition by strategy")
+    ax.legend(frameon=False)
+    save(fig, outdir / "score_composition.png")
+
+    margin = (rounds["rupees_0"] - rounds["rupees_1"]).abs()
+    fig, ax = new_figure()
+    ax.hist(margin, bins=np.arange(0, min(margin.max(), 80) + 2) - 0.5, color=ACCENT, alpha=0.85)
+    ax.axvspan(-0.5, 3.5, color="#e07b39", alpha=0.15, label="decided by 3 rupees or fewer")
+    ax.set_xlabel("score margin of a round (rupees)")
+    ax.set_ylabel("rounds")
+    ax.set_title("How close rounds are")
+    ax.legend(frameon=False)
+    save(fig, outdir / "score_margin.png")
+
+    ties = rounds["tie_break"].value_counts().reindex(range(4), fill_value=0)
+    bonus_share = parts["bonus"].sum() / parts.sum().sum()
+    text = (f"Ties on rupees are settled by bonus-token count in {ties[1]:,} rounds, by goods-token count in "
+            f"{ties[2]:,}, and {ties[3]:,} rounds tie on all three (drawn).")
+    return {"title": "Scores", "text": text, "figures": [
+        {"file": "score_composition.png",
+         "reading": f"Bonus tokens make up {bonus_share:.0%} of the rupees scored; the coin token is the "
+                    "orange slice."},
+        {"file": "score_margin.png",
+         "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
+                    "decided by 3 or fewer."}]}
+
+
+def _balance_table(summary) -> dict:
+    from analysis.report import fmt_metric
+    rows = [("balance (1 - largest seat gap with equal strategies)", "balance"),
+            ("drawishness (rounds drawn)", "drawn_round_rate"),
+            ("duration (turns per round)", "turns_per_round"),
+            ("decision moves (turns with a real choice)", "decision_move_rate"),
+            ("closeness (rounds decided by 3 rupees or fewer)", "close_round_rate"),
+            ("coin token awarded", "coin_token_rate")]
+    body = "".join(f"<tr><td>{label}</td><td>{fmt_metric(key if key != 'balance' else 'balance_rate', summary[key])}"
+                   f"</td></tr>" for label, key in rows)
+    return {"title": "Balance summary", "html": f"<table><tr><th>metric</th><th>value</th></tr>{body}</table>",
+            "text": "In the style of Ludii's game metrics: balance near 100% means no seat is favoured when both "
+                    "traders play alike."}
