@@ -67,7 +67,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 
 
 @main.command()
-@_game_arg
+@click.argument("game", required=False)
 @click.option("-n", "--games", "n_games", type=int, default=None, help="Games (matches) to play.")
 @click.option("-s", "--strategies", default="all", show_default=True,
               help="Strategies or presets by seat, comma-separated; 'all' = every registered strategy.")
@@ -79,56 +79,92 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 @click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
 @click.option("--backend", type=click.Choice(["loky", "dask", "threading"]), default="loky", show_default=True)
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
+@click.option("--resume", "resume", type=click.Path(file_okay=False), default=None,
+              help="Complete an interrupted run: its results folder (or the .partial folder it left).")
 @click.option("--no-report", is_flag=True, help="Write the tables only.")
 @click.option("--debug", is_flag=True, help="Check every invariant after every action (slow).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary line.")
 @_config_options
-def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend, scheduler, no_report, debug,
-        quiet, config_file, sets):
+def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend, scheduler, resume, no_report,
+        debug, quiet, config_file, sets):
     """Play GAME many times and write a results folder (tables, meta.json, report)."""
     from sim.runner import DEFAULT_BATCH
-    spec, players, cfg, chosen, round_robin = load_setup(game, config_file, sets, players, strategies)
-    n_games = spec.default_games if n_games is None else n_games
-    if n_games < 1:
-        raise UserError(f"--games {n_games}: must be at least 1")
     if jobs == 0 or jobs < -1:
         raise UserError(f"--jobs {jobs}: must be a positive number of workers, or -1 for all cores")
-    batch_size = DEFAULT_BATCH if batch_size is None else batch_size
-    if batch_size < 1:
-        raise UserError(f"--batch-size {batch_size}: must be at least 1")
     if scheduler and backend != "dask":
         raise UserError("--scheduler goes with --backend dask")
-    out = Path(out) if out else Path("reports") / spec.name
-    folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
-                           backend, scheduler, not no_report, debug, quiet)
+    if resume:
+        folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
+    else:
+        if not game:
+            raise UserError("missing GAME; allowed: " + ", ".join(_game_names()))
+        spec, players, cfg, chosen, round_robin = load_setup(game, config_file, sets, players, strategies)
+        n_games = spec.default_games if n_games is None else n_games
+        if n_games < 1:
+            raise UserError(f"--games {n_games}: must be at least 1")
+        batch_size = DEFAULT_BATCH if batch_size is None else batch_size
+        if batch_size < 1:
+            raise UserError(f"--batch-size {batch_size}: must be at least 1")
+        out = Path(out) if out else Path("reports") / spec.name
+        folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
+                               backend, scheduler, not no_report, debug, quiet)
     if not quiet:
         click.echo(str(folder / "report.html") if not no_report else str(folder))
+
+
+def _game_names():
+    from sim.game import game_names
+    return game_names()
 
 
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
                   scheduler, report: bool, debug: bool, quiet: bool) -> Path:
     from sim import results
-    from sim.runner import Plan, execute
     results.check_output(out)
-    plan = Plan(spec.name, players, n_games, seed, chosen, batch_size, round_robin)
-    tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, debug=debug,
-                             progress=not quiet)
     meta = {
         "game": spec.name, "players": players, "games": n_games, "seed": seed,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
-        "round_robin": round_robin, "batch_size": batch_size, "jobs": jobs, "backend": backend,
-        "debug": debug, "config": cfg.raw, "timing": timing,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "versions": _versions(),
+        "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "versions": _versions(),
     }
-    with results.staged(out) as tmp:
-        results.write_tables(tmp, tables, meta)
-        if report:
-            from analysis.report import build_report
-            build_report(tables, meta, tmp)
-    if not quiet:
-        click.echo(f"{spec.name}: {n_games:,} games in {timing['seconds']:.1f} s "
-                   f"({timing['games_per_second']:,.0f}/s), seed {seed}", err=True)
+    staging = results.begin(out, meta)
+    return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+
+
+def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
+    from sim import results
+    from sim.game import get_game
+    staging, out = results.partial_path(folder), results.final_path(folder)
+    if not staging.is_dir():
+        raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
+    meta = results.read_meta(staging)
+    spec = get_game(meta["game"])
+    cfg = spec.validate(meta["config"], meta["players"])
+    return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+
+
+def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
+    from sim import results
+    from sim.runner import execute, finished_batches, plan_from_meta
+    plan = plan_from_meta(meta)
+    batch_dir = staging / results.BATCHES
+    try:
+        tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
+                                 debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir)
+    except KeyboardInterrupt:
+        done = len(finished_batches(batch_dir))
+        raise UserError(f"interrupted: {done} of {plan.n_batches} batches are saved in {staging}; finish with "
+                        f"'balance-sim run --resume {out}' or report them with 'balance-sim report {staging}'")
+    meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
+    results.write_tables(staging, tables)
+    if report:
+        from analysis.report import build_report
+        build_report(tables, meta, staging)
+    results.write_meta(staging, meta)
+    results.finish(staging, out)
+    if not quiet and timing["games_per_second"]:
+        click.echo(f"{spec.name}: {timing['games_played_now']:,} games in {timing['seconds']:.1f} s "
+                   f"({timing['games_per_second']:,.0f}/s), seed {meta['seed']}", err=True)
     return out
 
 
@@ -151,6 +187,9 @@ def report(folder, out):
     from sim import results
     tables, meta = results.load(Path(folder))
     target = Path(out) if out else Path(folder)
+    if meta.get("partial"):
+        click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that finished",
+                   err=True)
     target.mkdir(parents=True, exist_ok=True)
     build_report(tables, meta, target)
     click.echo(str(target / "report.html"))
@@ -215,11 +254,12 @@ def bench(games, n_games, jobs):
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim.game import game_names
+    from sim.runner import DEFAULT_BATCH
     written = []
     for name in game_names():
         spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
         n = max(1, int(spec.default_games * scale))
-        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / name, 2000, "loky",
+        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / name, DEFAULT_BATCH, "loky",
                                None, True, False, False)
         written.append(folder / "report.html")
     for path in written:

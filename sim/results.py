@@ -1,11 +1,14 @@
-"""Results folders: written whole or not at all, read back as DataFrames."""
+"""Results folders: written whole or not at all, resumable when interrupted, read back as DataFrames.
+
+A run works in `<out>.partial/` (meta.json marked partial, one file per finished batch) and renames it to
+`<out>` only when everything, report included, is written. An interrupted run leaves the `.partial` folder:
+`balance-sim run --resume <out>` completes it, and `balance-sim report <out>.partial` reports what finished.
+"""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -13,45 +16,80 @@ import pandas as pd
 from sim.errors import UserError
 
 META = "meta.json"
+BATCHES = "batches"
+
+
+def partial_path(out: Path) -> Path:
+    out = Path(out)
+    return out if out.name.endswith(".partial") else out.with_name(out.name + ".partial")
+
+
+def final_path(folder: Path) -> Path:
+    folder = Path(folder)
+    return folder.with_name(folder.name[: -len(".partial")]) if folder.name.endswith(".partial") else folder
 
 
 def check_output(out: Path) -> None:
     """Refuse before any game is played: an existing folder is replaced only if it holds earlier results."""
+    out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / META).exists())):
         raise UserError(f"-o {out}: exists and is not a balance-sim results folder; choose another path")
 
 
-@contextlib.contextmanager
-def staged(out: Path):
-    """Yield a temporary sibling folder; on success it replaces `out` in two renames, on failure (or
-    Ctrl-C) it is removed, so no half-written folder ever looks complete."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    try:
-        yield tmp
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+def begin(out: Path, meta: dict) -> Path:
+    """A fresh staging folder for `out` (a stale one from an earlier interrupted run is discarded)."""
+    staging = partial_path(out)
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    write_meta(staging, {**meta, "partial": True})
+    return staging
 
 
-def write_tables(folder: Path, tables: dict[str, pd.DataFrame], meta: dict) -> None:
-    for name, frame in tables.items():
-        frame.to_parquet(folder / f"{name}.parquet", index=False)
-    (folder / META).write_text(json.dumps(meta, indent=2, default=str) + "\n")
+def write_meta(folder: Path, meta: dict) -> None:
+    tmp = Path(folder) / f".{META}.tmp"
+    tmp.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    os.replace(tmp, Path(folder) / META)
 
 
-def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
+def read_meta(folder: Path) -> dict:
     folder = Path(folder)
     if not (folder / META).is_file():
         raise UserError(f"{folder}: not a results folder (no {META}); make one with 'balance-sim run'")
-    meta = json.loads((folder / META).read_text())
-    tables = {path.stem: pd.read_parquet(path) for path in sorted(folder.glob("*.parquet"))}
-    return tables, meta
+    return json.loads((folder / META).read_text())
+
+
+def write_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
+    for name, frame in tables.items():
+        frame.to_parquet(Path(folder) / f"{name}.parquet", index=False)
+
+
+def finish(staging: Path, out: Path) -> None:
+    """Swap the finished staging folder into place: two renames, never a half-written `out`."""
+    shutil.rmtree(Path(staging) / BATCHES, ignore_errors=True)
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+    os.replace(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
+    """Tables and meta of a results folder; a `.partial` folder gives the finished batches, marked partial."""
+    folder = Path(folder)
+    meta = read_meta(folder)
+    if not meta.get("partial"):
+        tables = {path.stem: pd.read_parquet(path) for path in sorted(folder.glob("*.parquet"))}
+        return tables, meta
+    from sim.game import get_game
+    from sim.runner import assemble, finished_batches, load_batch, plan_from_meta
+    spec = get_game(meta["game"])
+    plan = plan_from_meta(meta)
+    done = finished_batches(folder / BATCHES)
+    if not done:
+        raise UserError(f"{folder}: this interrupted run finished no batch yet; nothing to report")
+    tables = assemble(spec, plan, [load_batch(folder / BATCHES, b) for b in done])
+    games = sum(plan.batch_bounds(b)[1] - plan.batch_bounds(b)[0] for b in done)
+    return tables, {**meta, "games": games, "planned_games": meta["games"], "partial": True}

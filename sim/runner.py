@@ -7,12 +7,8 @@ count, backend or scheduling order.
 from __future__ import annotations
 
 import itertools
-import json
 import os
-import platform
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import sim
 from sim.errors import UserError
 from sim.game import GameSpec, kernel_function
-from sim.registry import StrategyChoice
 
 DEFAULT_BATCH = 2000
 
@@ -112,43 +106,86 @@ def _parallel(n_jobs: int, backend: str, scheduler: str | None):
 
 
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
-            scheduler: str | None = None, debug: bool = False,
-            progress: bool = True) -> tuple[dict[str, pd.DataFrame], dict]:
-    """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling."""
+            scheduler: str | None = None, debug: bool = False, progress: bool = True,
+            batch_dir: Path | None = None) -> tuple[dict[str, pd.DataFrame], dict]:
+    """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling.
+
+    With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
+    are loaded instead of played: an interrupted run resumes where it stopped with identical results.
+    """
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
     seeds = batch_seeds(plan.seed, plan.n_batches)
+    done = set(finished_batches(batch_dir)) if batch_dir else set()
+    todo = [b for b in range(plan.n_batches) if b not in done]
     started = time.perf_counter()
-    parts: dict[str, list] = {}
+    results: dict[int, dict] = {}
     bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
                desc=spec.name, mininterval=0.5, file=sys.stderr)
+    bar.update(sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in done))
     client = None
+
+    def keep(b, tables):
+        if batch_dir is not None:
+            save_batch(batch_dir, b, tables)
+        results[b] = tables
+        start, stop = plan.batch_bounds(b)
+        bar.update(stop - start)
+
     try:
-        if jobs == 1 and backend == "loky":
-            results = (run_one_batch(spec.name, cfg, plan, b, seeds[b], debug) for b in range(plan.n_batches))
-            _gather(results, parts, bar, plan)
+        if (jobs == 1 and backend == "loky") or not todo:
+            for b in todo:
+                keep(b, run_one_batch(spec.name, cfg, plan, b, seeds[b], debug))
         else:
             client, ctx = _parallel(jobs, backend, scheduler)
             with ctx:
-                tasks = (delayed(run_one_batch)(spec.name, cfg, plan, b, seeds[b], debug)
-                         for b in range(plan.n_batches))
-                _gather(Parallel(n_jobs=jobs, return_as="generator")(tasks), parts, bar, plan)
+                tasks = (delayed(run_one_batch)(spec.name, cfg, plan, b, seeds[b], debug) for b in todo)
+                for b, tables in zip(todo, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
+                    keep(b, tables)
     finally:
         bar.close()
         if client is not None:
             client.close()
     elapsed = time.perf_counter() - started
-    tables = {name: _to_frame(spec, plan, columns) for name, columns in parts.items()}
-    return tables, {"seconds": elapsed, "games_per_second": plan.n_games / elapsed if elapsed else None}
+    for b in done:
+        results[b] = load_batch(batch_dir, b)
+    tables = assemble(spec, plan, [results[b] for b in range(plan.n_batches)])
+    played = sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in todo)
+    return tables, {"seconds": elapsed, "games_played_now": int(played),
+                    "games_per_second": played / elapsed if elapsed and played else None}
 
 
-def _gather(results, parts, bar, plan) -> None:
-    for b, tables in enumerate(results):
-        for name, columns in tables.items():
-            parts.setdefault(name, []).append(columns)
-        start, stop = plan.batch_bounds(b)
-        bar.update(stop - start)
+def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.DataFrame]:
+    names = batches[0].keys() if batches else []
+    return {name: _to_frame(spec, plan, [b[name] for b in batches]) for name in names}
+
+
+def _batch_path(batch_dir: Path, b: int) -> Path:
+    return Path(batch_dir) / f"batch-{b:07d}.npz"
+
+
+def save_batch(batch_dir: Path, b: int, tables: dict) -> None:
+    batch_dir = Path(batch_dir)
+    batch_dir.mkdir(parents=True, exist_ok=True)
+    tmp = batch_dir / f".batch-{b:07d}.tmp.npz"
+    np.savez(tmp, **{f"{table}/{col}": arr for table, cols in tables.items() for col, arr in cols.items()})
+    os.replace(tmp, _batch_path(batch_dir, b))
+
+
+def load_batch(batch_dir: Path, b: int) -> dict:
+    tables: dict[str, dict] = {}
+    with np.load(_batch_path(batch_dir, b)) as data:
+        for key in data.files:
+            table, _, col = key.partition("/")
+            tables.setdefault(table, {})[col] = data[key]
+    return tables
+
+
+def finished_batches(batch_dir: Path | None) -> list[int]:
+    if batch_dir is None or not Path(batch_dir).is_dir():
+        return []
+    return sorted(int(p.stem.split("-")[1]) for p in Path(batch_dir).glob("batch-*.npz"))
 
 
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
@@ -167,3 +204,16 @@ def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
         for s in range(plan.players):
             frame[f"strategy_{s}"] = pd.Categorical(names[seats[:, s]], dtype=categories)
     return frame
+
+
+def plan_from_meta(meta: dict) -> Plan:
+    """Rebuild a run's plan from its meta.json (for --resume and partial reports)."""
+    from sim.registry import StrategyChoice, registered
+    ids = {d.name: i for i, d in enumerate(registered(meta["game"]))}
+    missing = [s["base"] for s in meta["strategies"] if s["base"] not in ids]
+    if missing:
+        raise UserError(f"strategy '{missing[0]}' of that run is no longer registered")
+    chosen = tuple(StrategyChoice(s["name"], s["base"], ids[s["base"]], tuple(s["params"]))
+                   for s in meta["strategies"])
+    return Plan(meta["game"], meta["players"], meta["games"], meta["seed"], chosen, meta["batch_size"],
+                meta.get("round_robin", False))

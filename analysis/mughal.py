@@ -1,0 +1,257 @@
+"""Mughal report: seats and alternating passing, strategies, VT and its parts, the emperors' bonuses,
+suit majority margins, Disasters, and the order cards are drafted in."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from analysis import common, stats
+from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save, strategy_colors
+
+SUITS = ("military", "building", "culture", "wealth")
+PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
+HEADLINES = ("tie_rate", "vt_total")
+
+
+def _n_turns(games: pd.DataFrame) -> int:
+    return sum(1 for c in games.columns if re.fullmatch(r"emp_winners_\d+", c))
+
+
+def _equal_games(games: pd.DataFrame, players: int) -> pd.Series:
+    """Games where every seat plays the same strategy (seat effects without strategy effects)."""
+    cols = [f"strategy_{s}" for s in range(players) if f"strategy_{s}" in games]
+    if not cols:
+        return pd.Series(True, index=games.index)
+    first = games[cols[0]].astype(str)
+    same = pd.Series(True, index=games.index)
+    for c in cols[1:]:
+        same &= games[c].astype(str) == first
+    return same
+
+
+def _players_count(tables, meta) -> int:
+    return int(meta.get("players") or tables["players"]["seat"].max() + 1)
+
+
+def _seat_frame(tables, meta) -> tuple[pd.DataFrame, bool]:
+    """Player rows of equal-strategy games if there are any, else all (seats are rotated by the runner)."""
+    players = tables["players"]
+    equal = _equal_games(tables["games"], _players_count(tables, meta))
+    ids = tables["games"].loc[equal, "game"]
+    if len(ids):
+        return players[players["game"].isin(ids)], True
+    return players, False
+
+
+def summarize(tables, meta) -> dict:
+    games, players = tables["games"], tables["players"]
+    out = {}
+    seat_rows, _ = _seat_frame(tables, meta)
+    for seat, row in common.rate_table(seat_rows, "seat").iterrows():
+        out[f"seat_win_rate[{seat}]"] = stats.rate(row.wins, row.n)
+    out.update(common.win_rate_metrics(players))
+    out["vt_total"] = stats.mean(players["vt_total"])
+    out["tie_rate"] = stats.rate(int((games["n_winners"] > 1).sum()), len(games))
+    for part in PARTS:
+        out[part] = stats.mean(players[part])
+    out["disasters_per_player"] = stats.mean(players["disasters"])
+    out["winning_margin"] = stats.mean(games["vt_margin"])
+    return out
+
+
+def sections(tables, meta, summary, outdir) -> list[dict]:
+    games, players = tables["games"], tables["players"]
+    cfg = meta.get("config") or {}
+    out, _ = common.strategy_sections(players, outdir, two_player=False)
+    out.append(_seats(tables, meta, outdir))
+    out.append(_vt(players, outdir))
+    out.append(_emperors(games, players, cfg, outdir))
+    out.append(_margins(games, outdir))
+    out.append(_disasters(players, outdir))
+    if "picks" in tables and len(tables["picks"]):
+        out.append(_picks(tables["picks"], outdir))
+    return out
+
+
+def _seats(tables, meta, outdir) -> dict:
+    rows, equal = _seat_frame(tables, meta)
+    p = _players_count(tables, meta)
+    table = common.rate_table(rows, "seat")
+    common.plot_rates(table, outdir / "mughal_seat_equal.png",
+                      f"Win rate by seat, {p} players" + (" (same strategy in every seat)" if equal else ""),
+                      "seat (hands pass to seat + 1 on odd turns, seat - 1 on even turns)", None, reference=1 / p)
+    spread = table["rate"].max() - table["rate"].min()
+    text = (f"With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
+            f"hands in turn. {'Only games with the same strategy in every seat are used, so' if equal else 'Strategies rotate through the seats, so'} "
+            f"differences between bars are seat effects. Ties share the win (1/k each).")
+    return {"title": "Does the seat matter?", "text": text, "figures": [{
+        "file": "mughal_seat_equal.png",
+        "reading": f"Seat win rates span {spread:.1%}; the dashed line is a fair share of 1/{p}."}]}
+
+
+def _vt(players, outdir) -> dict:
+    names = sorted(players["strategy"].astype(str).unique())
+    colors = strategy_colors(names)
+    fig, ax = new_figure()
+    lo, hi = int(players["vt_total"].min()), int(players["vt_total"].max())
+    bins = np.arange(lo, hi + 2) - 0.5
+    for name in names:
+        v = players.loc[players["strategy"].astype(str) == name, "vt_total"].to_numpy()
+        ax.hist(v, bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
+                label=f"{name} (mean {v.mean():.1f})")
+    ax.set_xlabel("VT at the end of the game")
+    ax.set_ylabel("share of player-games")
+    ax.set_title("Final VT by strategy")
+    ax.legend(frameon=False, fontsize=8)
+    save(fig, outdir / "mughal_vt_hist.png")
+
+    means = players.groupby(players["strategy"].astype(str))[list(PARTS)].mean().loc[names]
+    fig, ax = new_figure()
+    x = np.arange(len(names))
+    pos = np.zeros(len(names))
+    neg = np.zeros(len(names))
+    labels = {"vt_majority": "suit majorities", "vt_all_suits": "all four suits", "vt_emperor": "emperor bonus",
+              "vt_disaster": "Disasters"}
+    for i, part in enumerate(PARTS):
+        v = means[part].to_numpy()
+        bottom = np.where(v >= 0, pos, neg)
+        ax.bar(x, v, bottom=bottom, color=PALETTE[i], label=labels[part])
+        pos += np.where(v >= 0, v, 0)
+        neg += np.where(v < 0, v, 0)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
+    ax.set_ylabel("mean VT per game")
+    ax.set_title("Where the VT comes from")
+    ax.legend(frameon=False, fontsize=8)
+    save(fig, outdir / "mughal_vt_parts.png")
+    top = means.sum(axis=1).idxmax()
+    return {"title": "Victory tokens", "figures": [
+        {"file": "mughal_vt_hist.png", "reading": "Each line is the spread of final VT for one strategy."},
+        {"file": "mughal_vt_parts.png",
+         "reading": f"Stacked mean VT per game by source; {top} collects the most, Disasters pull below zero."}]}
+
+
+def _specialist_suit(name: str) -> int:
+    for k, suit in enumerate(SUITS):
+        if "specialist" in name and suit in name:
+            return k
+    return -1
+
+
+def _emperors(games, players, cfg, outdir) -> dict:
+    nt = _n_turns(games)
+    emperors = cfg.get("emperors") or [{"name": f"turn {t}", "favoured": ["any"]} for t in range(1, nt + 1)]
+    spec = players["strategy"].astype(str).map(_specialist_suit).to_numpy()
+    labels, to_spec, shares = [], [], []
+    for t in range(1, nt + 1):
+        emp = emperors[t - 1] if t - 1 < len(emperors) else {"name": f"turn {t}", "favoured": ["any"]}
+        fav = set(range(4)) if "any" in emp["favoured"] else {SUITS.index(f) for f in emp["favoured"]}
+        vt = players[f"emp_vt_{t}"].to_numpy().astype(float)
+        total = vt.sum()
+        to_spec.append(vt[np.isin(spec, list(fav))].sum() / total if total else np.nan)
+        w = games[f"emp_winners_{t}"].to_numpy()
+        shares.append([(w == 0).mean(), (w == 1).mean(), (w == 2).mean(), (w >= 3).mean()])
+        labels.append(f"{t}. {emp['name']}\n({'/'.join(s[:4] for s in emp['favoured'])})")
+    shares = np.array(shares)
+    fig, ax = new_figure(8.5, 4.4)
+    x = np.arange(nt)
+    bottom = np.zeros(nt)
+    for i, lab in enumerate(("nobody", "one player", "two tied", "three or more tied")):
+        ax.bar(x, shares[:, i] * 100, bottom=bottom, color=[NEUTRAL, ACCENT, PALETTE[1], PALETTE[3]][i], label=lab)
+        bottom += shares[:, i] * 100
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel("share of games (%)")
+    ax.set_title("Who takes each emperor's bonus: alone, tied, or nobody")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    save(fig, outdir / "mughal_emperor_ties.png")
+    figures = [{"file": "mughal_emperor_ties.png",
+                "reading": "Each bar splits the games by how many players shared that emperor's bonus "
+                           "(tied players each take half, rounded down, by default)."}]
+    text = "The emperor bonus goes to the highest total among the favoured suits."
+    if (spec >= 0).any():
+        fig, ax = new_figure(8.5, 4.0)
+        ax.bar(x, np.array(to_spec) * 100, color=ACCENT)
+        ax.set_xticks(x, labels, fontsize=7)
+        ax.set_ylabel("share of the bonus VT (%)")
+        ax.set_title("Emperor bonus VT taken by a specialist of a favoured suit")
+        save(fig, outdir / "mughal_emperor_specialists.png")
+        figures.append({"file": "mughal_emperor_specialists.png",
+                        "reading": "How much of each emperor's bonus VT went to a suit specialist whose suit "
+                                   "the emperor favours (for 'any', every specialist counts)."})
+    else:
+        text += " No suit specialist played in this run, so the share taken by specialists is not shown."
+    return {"title": "The emperors' bonuses", "text": text, "figures": figures}
+
+
+def _margins(games, outdir) -> dict:
+    nt = _n_turns(games)
+    fig, ax = new_figure()
+    ties = {}
+    for k, suit in enumerate(SUITS):
+        m = np.concatenate([games[f"margin_{suit}_{t}"].to_numpy() for t in range(1, nt + 1)]).astype(int)
+        m = m[m >= 0]
+        if not len(m):
+            continue
+        counts = np.bincount(np.minimum(m, 15), minlength=16) / len(m) * 100
+        ax.plot(np.arange(16), counts, marker="o", ms=3, color=PALETTE[k], label=suit)
+        ties[suit] = (m == 0).mean()
+    ax.set_xlabel("majority margin: top suit total minus the second (levels; 15 = 15 or more)")
+    ax.set_ylabel("share of contests (%)")
+    ax.set_title("How close suit majorities are")
+    ax.legend(frameon=False)
+    save(fig, outdir / "mughal_margins.png")
+    tie_text = ", ".join(f"{s} {v:.0%}" for s, v in ties.items())
+    return {"title": "Suit majority contests",
+            "text": f"A margin of 0 is a tie (1 VT each). Ties per suit: {tie_text}.",
+            "figures": [{"file": "mughal_margins.png",
+                         "reading": "Distribution of the winning margin of each suit majority, all turns together."}]}
+
+
+def _disasters(players, outdir) -> dict:
+    names = sorted(players["strategy"].astype(str).unique())
+    g = players.groupby(players["strategy"].astype(str))
+    fig, ax = new_figure()
+    x = np.arange(len(names))
+    dest = g["disasters_destiny"].mean().loc[names]
+    pick = g["disasters_picked"].mean().loc[names]
+    err = [stats.Z95 * g["disasters"].std().loc[n] / np.sqrt(g["disasters"].count().loc[n]) for n in names]
+    ax.bar(x, dest, color=NEUTRAL, label="dealt face up (destiny)")
+    ax.bar(x, pick, bottom=dest, color=PALETTE[3], label="placed from a hand")
+    ax.errorbar(x, dest + pick, yerr=err, fmt="none", ecolor="black", capsize=4, lw=1)
+    ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
+    ax.set_ylabel("Disasters per player per game")
+    ax.set_title("Disasters held (bars: 95% interval of the total)")
+    ax.legend(frameon=False, fontsize=8)
+    save(fig, outdir / "mughal_disasters.png")
+    return {"title": "Disasters", "figures": [{
+        "file": "mughal_disasters.png",
+        "reading": "Mean Disasters per player-game, split into those dealt face up and those taken from a hand "
+                   "(mostly a hand's forced last card)."}]}
+
+
+def _picks(picks, outdir) -> dict:
+    agg = picks.groupby(["kind", "label", "step"], observed=True)[["offered", "picked"]].sum().reset_index()
+    last = agg["step"].max()
+    free = agg[agg["step"] < last]   # the last card of a hand is placed without choice
+    by = free.groupby(["kind", "label"], observed=True)
+    rate = (by["picked"].sum() / by["offered"].sum()).rename("rate")
+    step = (free["step"] * free["picked"]).groupby([free["kind"], free["label"]]).sum() / by["picked"].sum()
+    table = pd.DataFrame({"rate": rate, "step": step}).reset_index().sort_values("rate")
+    fig, ax = new_figure(7.5, max(4.0, 0.18 * len(table) + 1))
+    y = np.arange(len(table))
+    ax.barh(y, table["rate"] * 100, color=ACCENT)
+    ax.set_yticks(y, table["label"], fontsize=7)
+    ax.set_xlabel(f"chance a card is taken when it is in a hand (%), steps 1-{last - 1}")
+    ax.set_title("Card pick order (most wanted at the top)")
+    ax.grid(axis="x", alpha=0.3)
+    save(fig, outdir / "mughal_picks.png")
+    best = table.iloc[-1]
+    worst = table.iloc[0]
+    return {"title": "Card pick order",
+            "text": f"{best['label']} is taken {best['rate']:.0%} of the times it is offered (on average at step "
+                    f"{best['step']:.1f}); {worst['label']} only {worst['rate']:.0%}.",
+            "figures": [{"file": "mughal_picks.png",
+                         "reading": "Each bar is how often a card kind is chosen when it sits in the hand being "
+                                    "picked from (forced last picks left out); longer bars are drafted earlier."}]}

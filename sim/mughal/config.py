@@ -1,0 +1,219 @@
+"""Validate Mughal's configuration and pack it into the kernels' int64 vector (sim.mughal.engine CFG_*)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import config as C
+from sim.errors import ConfigError
+from sim.mughal import engine as E
+
+SUITS = ("military", "building", "culture", "wealth")
+SUIT_LETTERS = "MBCW"
+AGES = ("early", "middle", "late")
+RULE_KEYS = ("max_players", "destiny_cards", "hand_size", "pass_direction", "majority_vt", "majority_tie_vt",
+             "zero_total_scores", "all_suits_vt", "disaster_vt", "emperor_tie", "emperor_zero_wins", "final_tie",
+             "reshuffle_discard")
+ROW_KEYS = ("count", "suits", "level", "age", "unique")
+EMPEROR_KEYS = ("name", "bonus", "favoured", "age")
+
+
+@dataclass(frozen=True)
+class MughalConfig:
+    raw: dict
+    vector: np.ndarray   # int64[CFG_SIZE]
+    presets: dict
+    kinds: tuple         # per deck row: (label, suit mask, level, age index, unique)
+    emperors: tuple      # per turn: (name, bonus, favoured mask, age index)
+
+    @property
+    def n_turns(self) -> int:
+        return len(self.emperors)
+
+
+def _bool(raw, key):
+    value = C.lookup(raw, key)
+    if not isinstance(value, bool):
+        raise ConfigError(key, value, "expected true or false")
+    return value
+
+
+def _suit_mask(key, text):
+    if not isinstance(text, str) or not text:
+        raise ConfigError(key, text, 'expected "M", "B", "C", "W", two suits like "M/B", or "D" (Disaster)')
+    if text.upper() == "D":
+        return 0
+    mask = 0
+    for part in text.upper().split("/"):
+        if len(part) != 1 or part not in SUIT_LETTERS:
+            raise ConfigError(key, text, 'expected suit letters M, B, C, W separated by "/" (e.g. "M/B"), '
+                                         'or "D" for a Disaster')
+        bit = 1 << SUIT_LETTERS.index(part)
+        if mask & bit:
+            raise ConfigError(key, text, "a suit is listed twice")
+        mask |= bit
+    return mask
+
+
+def _table_rows(raw, key, fields):
+    rows = raw.get(key)
+    if not isinstance(rows, list) or not rows:
+        raise ConfigError(key, rows, "expected a non-empty list of tables")
+    for i, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise ConfigError(f"{key}.{i}", row, f"expected a table with keys {', '.join(fields)}")
+        for f in fields:
+            if f not in row:
+                raise ConfigError(f"{key}.{i}.{f}", None, "missing key")
+        extra = sorted(set(row) - set(fields))
+        if extra:
+            raise ConfigError(f"{key}.{i}.{extra[0]}", row[extra[0]], f"unknown key; allowed: {', '.join(fields)}")
+    return rows
+
+
+def _deck(raw):
+    rows = _table_rows(raw, "deck", ROW_KEYS)
+    kinds = []
+    for i, row in enumerate(rows, 1):
+        k = f"deck.{i}."
+        count = row["count"]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ConfigError(k + "count", count, "expected a whole number >= 0")
+        mask = _suit_mask(k + "suits", row["suits"])
+        level = row["level"]
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 1000:
+            raise ConfigError(k + "level", level, "expected a whole number from 0 to 1000")
+        if mask == 0 and level != 0:
+            raise ConfigError(k + "level", level, "a Disaster has no level: use 0")
+        if row["age"] not in AGES:
+            raise ConfigError(k + "age", row["age"], f"allowed: {', '.join(AGES)}")
+        if not isinstance(row["unique"], bool):
+            raise ConfigError(k + "unique", row["unique"], "expected true or false")
+        label = ("D" if mask == 0 else f"{row['suits'].upper()}{level}") + \
+            f" {row['age']}" + (" unique" if row["unique"] else "")
+        kinds.append((label, mask, level, AGES.index(row["age"]), bool(row["unique"]), count))
+    total = sum(k[5] for k in kinds)
+    if total > E.MAX_CARDS:
+        raise ConfigError("deck", total, f"at most {E.MAX_CARDS} cards in all")
+    return kinds
+
+
+def _emperors(raw):
+    rows = _table_rows(raw, "emperors", EMPEROR_KEYS)
+    if len(rows) > E.MAX_TURNS:
+        raise ConfigError("emperors", len(rows), f"at most {E.MAX_TURNS} emperors (turns)")
+    out = []
+    last_age = 0
+    for i, row in enumerate(rows, 1):
+        k = f"emperors.{i}."
+        if not isinstance(row["name"], str):
+            raise ConfigError(k + "name", row["name"], "expected a string")
+        bonus = row["bonus"]
+        if isinstance(bonus, bool) or not isinstance(bonus, int) or not 0 <= bonus <= 1000:
+            raise ConfigError(k + "bonus", bonus, "expected a whole number from 0 to 1000")
+        fav = row["favoured"]
+        if isinstance(fav, str):
+            fav = [fav]
+        if not isinstance(fav, list) or not fav:
+            raise ConfigError(k + "favoured", row["favoured"], f"a list of suits from {', '.join(SUITS)}, or [\"any\"]")
+        mask = 0
+        for name in fav:
+            if name == "any":
+                mask |= 15
+            elif name in SUITS:
+                mask |= 1 << SUITS.index(name)
+            else:
+                raise ConfigError(k + "favoured", row["favoured"], f"allowed suits: {', '.join(SUITS)}, any")
+        if row["age"] not in AGES:
+            raise ConfigError(k + "age", row["age"], f"allowed: {', '.join(AGES)}")
+        age = AGES.index(row["age"])
+        if age < last_age:
+            raise ConfigError(k + "age", row["age"], "ages cannot go backwards along the emperor track")
+        last_age = age
+        out.append((row["name"], bonus, mask, age))
+    return out
+
+
+def validate(raw: dict, players: int = 4) -> MughalConfig:
+    extra = sorted(set(raw) - {"rules", "emperors", "deck", "strategies"})
+    if extra:
+        raise ConfigError(extra[0], raw[extra[0]], "unknown key; allowed: rules, emperors, deck, strategies")
+    extra = sorted(set(raw["rules"]) - set(RULE_KEYS))
+    if extra:
+        raise ConfigError(f"rules.{extra[0]}", raw["rules"][extra[0]], f"unknown key; allowed: {', '.join(RULE_KEYS)}")
+    v = np.zeros(E.CFG_SIZE, dtype=np.int64)
+    r = "rules."
+    max_players = C.need_int(raw, r + "max_players", 2, E.MAX_PLAYERS)
+    if not 2 <= players <= max_players:
+        raise ConfigError(r + "max_players", max_players, f"this configuration allows 2 to {max_players} players; "
+                                                          f"got --players {players}")
+    v[E.CFG_MAX_PLAYERS] = max_players
+    v[E.CFG_DESTINY] = C.need_int(raw, r + "destiny_cards", 0, E.MAX_DESTINY)
+    v[E.CFG_HAND] = C.need_int(raw, r + "hand_size", 1, E.MAX_HAND)
+    v[E.CFG_PASS_MODE] = ("alternate", "left", "right").index(
+        C.need_choice(raw, r + "pass_direction", ("alternate", "left", "right")))
+    v[E.CFG_MAJ_VT] = C.need_int(raw, r + "majority_vt", -1000, 1000)
+    v[E.CFG_MAJ_TIE_VT] = C.need_int(raw, r + "majority_tie_vt", -1000, 1000)
+    v[E.CFG_ZERO_SCORES] = _bool(raw, r + "zero_total_scores")
+    v[E.CFG_ALL_VT] = C.need_int(raw, r + "all_suits_vt", -1000, 1000)
+    v[E.CFG_DIS_VT] = C.need_int(raw, r + "disaster_vt", -1000, 1000)
+    v[E.CFG_EMP_TIE] = ("half_floor", "full", "none").index(
+        C.need_choice(raw, r + "emperor_tie", ("half_floor", "full", "none")))
+    v[E.CFG_EMP_ZERO] = _bool(raw, r + "emperor_zero_wins")
+    v[E.CFG_FINAL_TIE] = ("share", "none").index(C.need_choice(raw, r + "final_tie", ("share", "none")))
+    v[E.CFG_RESHUFFLE] = _bool(raw, r + "reshuffle_discard")
+
+    emperors = _emperors(raw)
+    v[E.CFG_NTURNS] = len(emperors)
+    for t, (_, bonus, mask, age) in enumerate(emperors):
+        v[E.CFG_EMP_BONUS + t] = bonus
+        v[E.CFG_EMP_MASK + t] = mask
+        v[E.CFG_EMP_AGE + t] = age
+    kinds = _deck(raw)
+    c = 0
+    for kind, (_, mask, level, age, unique, count) in enumerate(kinds):
+        for _ in range(count):
+            v[E.CFG_CMASK + c] = mask
+            v[E.CFG_CLEVEL + c] = level
+            v[E.CFG_CAGE + c] = age
+            v[E.CFG_CUNIQUE + c] = unique
+            v[E.CFG_CKIND + c] = kind
+            c += 1
+    v[E.CFG_NCARDS] = c
+    v[E.CFG_NKINDS] = len(kinds)
+    _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]))
+
+    presets = raw.get("strategies", {})
+    for name, preset in presets.items():
+        if not isinstance(preset, dict) or "base" not in preset:
+            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
+                                                            "and parameter values")
+    return MughalConfig(raw, v, presets, tuple(k[:5] for k in kinds), tuple(emperors))
+
+
+def _check_deck(kinds, emperors, players, per_seat, reshuffle):
+    """Refuse a deck that could fail to deal `players` seats (rules.max_players) on some turn. Worst case:
+    every unique card that could have been played already left the game."""
+    need = players * per_seat
+    opened = -1
+    removed = 0       # most unique cards that can have left the game so far
+    deck = 0          # no reshuffle: fewest cards the deck can hold
+    discard = 0       # no reshuffle: fewest cards the discard can hold
+    for t, (name, _, _, age) in enumerate(emperors, 1):
+        if age > opened:
+            deck += sum(k[5] for k in kinds if opened < k[3] <= age) + discard
+            discard = 0
+            opened = age
+        in_play = sum(k[5] for k in kinds if k[3] <= opened)
+        uniques = sum(k[5] for k in kinds if k[4] and k[3] <= opened)
+        left = in_play - removed if reshuffle else deck
+        if left < need:
+            hint = "" if reshuffle else " without reshuffling the discard (rules.reshuffle_discard = false)"
+            raise ConfigError("deck", sum(k[5] for k in kinds),
+                              f"cannot deal {players} players (rules.max_players) x {per_seat} cards "
+                              f"(destiny_cards + hand_size) = {need} on turn {t} ({name}): at worst only "
+                              f"{left} cards are available{hint}; add cards or lower rules.max_players")
+        deck -= need
+        discard += need - min(need, uniques)
+        removed = min(uniques, removed + need)

@@ -1,0 +1,309 @@
+"""One test per rule of the rulebook and per DEFAULT of the rules page, set up through the engine."""
+import numpy as np
+import pytest
+
+from sim.mughal import engine as E
+from sim.mughal import kernel as K
+from sim.mughal.config import SUITS
+from _mughal_util import bare_state, card, lineup_args, make_cfg
+
+M, B, C_, W = 1, 2, 4, 8
+
+
+def score(cfg, s):
+    sc = np.zeros(E.SC_SIZE, dtype=np.int32)
+    E.score_turn(s, cfg.vector, sc)
+    return sc
+
+
+def put(cfg, s, p, c, suit):
+    E._to_table(s, cfg.vector, p, c, suit)
+
+
+def test_pass_direction_alternates(cfg4):
+    s = E.new_state()
+    E.new_game(s, 4)
+    for turn, shift in ((1, 1), (2, -1), (3, 1)):
+        E.begin_turn(s, cfg4.vector)
+        assert s[E.S_TURN] == turn
+        before = [tuple(s[E.S_HAND + E.MAX_HAND * p: E.S_HAND + E.MAX_HAND * p + 5]) for p in range(4)]
+        E.pass_hands(s, cfg4.vector)
+        for p in range(4):
+            q = (p + shift) % 4
+            assert tuple(s[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + 5]) == before[p]
+            assert s[E.S_HORIG + q] == p and (s[E.S_SEEN + q] >> p) & 1
+        E.end_turn(s, cfg4.vector)
+        s[E.S_HLEN: E.S_HLEN + 4] = 0
+
+
+def test_pass_direction_config():
+    cfg = make_cfg(4, ("rules.pass_direction=\"right\"",))
+    s = bare_state(cfg, 4, turn=1)
+    assert E.direction(s, cfg.vector) == -1
+
+
+def _play_turns(cfg, s, n, players):
+    for _ in range(n):
+        E.begin_turn(s, cfg.vector)
+        for p in range(players):  # place every hand card as-is, to reach the end phase
+            while s[E.S_HLEN + p] > 0:
+                c = s[E.S_HAND + E.MAX_HAND * p]
+                mask = cfg.vector[E.CFG_CMASK + c]
+                row = np.array([E.T_PLACE, 0, c, E.only_suit(mask), 0, mask], dtype=np.int32)
+                E.apply_action(s, cfg.vector, p, row)
+        for p in range(players):
+            for i in range(s[E.S_TLEN + p]):
+                if s[E.S_TSUIT + E.MAX_TABLE * p + i] == E.UNDECLARED:
+                    c = s[E.S_TABLE + E.MAX_TABLE * p + i]
+                    row = np.array([E.T_DECLARE, i, c, E.only_suit(cfg.vector[E.CFG_CMASK + c]), 0, 0],
+                                   dtype=np.int32)
+                    E.apply_action(s, cfg.vector, p, row)
+        E.check_invariants(s, cfg.vector)
+        E.end_turn(s, cfg.vector)
+
+
+def test_ages_open_with_the_discard(cfg4):
+    v = cfg4.vector
+    s = E.new_state()
+    E.new_game(s, 4)
+    E.seed(3)
+    _play_turns(cfg4, s, 2, 4)
+    assert s[E.S_OPENED] == 0
+    in_deck = {int(s[E.S_DECK + i]) for i in range(s[E.S_DECKLEN])}
+    assert all(v[E.CFG_CAGE + c] == 0 for c in in_deck)          # turns 1-2: Early cards only
+    assert s[E.S_DISCLEN] == 56 - s[E.S_DECKLEN]
+    E.begin_turn(s, v)                                             # turn 3 opens Middle
+    assert s[E.S_OPENED] == 1 and s[E.S_DISCLEN] == 0
+    assert s[E.S_DECKLEN] + 28 == 56 + 28                          # discard + Middle shuffled in, 28 dealt
+    E.check_invariants(s, v)
+    E.end_turn(s, v)
+    s[E.S_HLEN: E.S_HLEN + 4] = 0
+    _play_turns(cfg4, s, 0, 4)
+    E.begin_turn(s, v)                                             # turn 4: still Middle
+    assert s[E.S_OPENED] == 1
+    E.end_turn(s, v)
+    s[E.S_HLEN: E.S_HLEN + 4] = 0
+    E.begin_turn(s, v)                                             # turn 5 opens Late
+    assert s[E.S_OPENED] == 2 and s[E.S_DISCLEN] == 0
+
+
+def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
+    cfg = make_cfg(8)
+    s = E.new_state()
+    E.new_game(s, 8)
+    E.seed(1)
+    _play_turns(cfg, s, 1, 8)      # turn 1 deals all 56 Early cards
+    assert s[E.S_DECKLEN] == 0 and s[E.S_RESHUFFLES] == 0
+    E.begin_turn(s, cfg.vector)   # turn 2: the discard becomes the deck
+    assert s[E.S_RESHUFFLES] == 1
+    E.check_invariants(s, cfg.vector)
+
+
+@pytest.mark.parametrize("players", [2, 8])
+def test_deal_destiny_face_up_and_a_hand_of_five(players):
+    cfg = make_cfg(players)
+    s = E.new_state()
+    E.new_game(s, players)
+    E.seed(2)
+    E.begin_turn(s, cfg.vector)
+    E.check_invariants(s, cfg.vector)
+    for p in range(players):
+        assert s[E.S_TLEN + p] == 2 and s[E.S_HLEN + p] == 5
+    assert s[E.S_DECKLEN] == 56 - 7 * players
+
+
+def test_two_suit_destiny_card_waits_for_its_owner_to_declare(cfg4):
+    v = cfg4.vector
+    s = bare_state(cfg4, 4)
+    mb = card(cfg4, M | B, 2)
+    put(cfg4, s, 0, mb, E.UNDECLARED)
+    assert s[E.S_TOT] == 0 and s[E.S_UNDECL] == 1
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    n = E.legal_actions(s, v, 0, actions, True)
+    assert n == 2 and set(actions[:n, E.A_SUIT]) == {0, 1}
+    E.apply_action(s, v, 0, actions[1])
+    assert s[E.S_TOT + 1] == 2 and s[E.S_UNDECL] == 0
+    assert E.legal_actions(s, v, 0, actions, True) == 0
+
+
+def test_two_suit_hand_card_declared_when_placed(cfg4):
+    v = cfg4.vector
+    s = bare_state(cfg4, 4)
+    s[E.S_HAND] = card(cfg4, C_ | W, 2)
+    s[E.S_HAND + 1] = card(cfg4, 0)
+    s[E.S_HLEN] = 2
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    n = E.legal_actions(s, v, 0, actions, False)
+    assert sorted(actions[:n, E.A_SUIT].tolist()) == [-1, 2, 3]
+    E.apply_action(s, v, 0, actions[1])   # wealth
+    assert s[E.S_TOT + 3] == 2 and s[E.S_HLEN] == 1
+
+
+def test_majority_two_vt_and_ties_one_each(cfg4):
+    s = bare_state(cfg4, 4)
+    put(cfg4, s, 0, card(cfg4, M, 3), 0)
+    put(cfg4, s, 1, card(cfg4, M, 2), 0)
+    b2 = card(cfg4, B, 2)
+    put(cfg4, s, 1, b2, 1)
+    put(cfg4, s, 2, card(cfg4, B, 2, skip=(b2,)), 1)
+    sc = score(cfg4, s)
+    assert sc[E.SC_MAJ + 0] == 2 and sc[E.SC_MAJ + 1] == 1 and sc[E.SC_MAJ + 2] == 1 and sc[E.SC_MAJ + 3] == 0
+    assert sc[E.SC_MARGIN + 0] == 1 and sc[E.SC_MARGIN + 1] == 0 and sc[E.SC_TOPN + 1] == 2
+    assert sc[E.SC_MARGIN + 2] == -1   # nobody holds culture
+
+
+def test_majority_vt_values_are_configuration():
+    cfg = make_cfg(4, ("rules.majority_vt=5", "rules.majority_tie_vt=3"))
+    s = bare_state(cfg, 4)
+    put(cfg, s, 0, card(cfg, M, 3), 0)
+    w1 = card(cfg, W, 1)
+    put(cfg, s, 1, w1, 3)
+    put(cfg, s, 2, card(cfg, W, 1, skip=(w1,)), 3)
+    sc = score(cfg, s)
+    assert sc[E.SC_MAJ + 0] == 5 and sc[E.SC_MAJ + 1] == 3 and sc[E.SC_MAJ + 2] == 3
+
+
+def test_a_total_of_zero_never_scores():
+    cfg = make_cfg(4, ("deck.1.level=0",))  # M level-0 cards
+    s = bare_state(cfg, 4)
+    put(cfg, s, 0, card(cfg, M, 0), 0)
+    sc = score(cfg, s)
+    assert sc[E.SC_MAJ + 0] == 0 and sc[E.SC_MARGIN] == -1
+    cfg2 = make_cfg(4, ("deck.1.level=0", "rules.zero_total_scores=true"))
+    s = bare_state(cfg2, 4)
+    put(cfg2, s, 0, card(cfg2, M, 0), 0)
+    assert score(cfg2, s)[E.SC_MAJ + 0] == 2
+
+
+def test_all_four_suits_bonus(cfg4):
+    s = bare_state(cfg4, 4)
+    for k in range(4):
+        put(cfg4, s, 0, card(cfg4, 1 << k, 1), k)
+    for k in range(3):
+        put(cfg4, s, 1, card(cfg4, 1 << k, 1, skip=(card(cfg4, 1 << k, 1),)), k)
+    sc = score(cfg4, s)
+    assert sc[E.SC_ALL + 0] == 2 and sc[E.SC_ALL + 1] == 0
+
+
+def test_emperors_favoured_suits_bonus_and_ages(cfg4):
+    masks = [m for _, _, m, _ in cfg4.emperors]
+    assert masks == [M, 15, B | M, 15, B, C_ | M, 15]
+    assert [b for _, b, _, _ in cfg4.emperors] == [7, 3, 5, 3, 7, 5, 3]
+    assert [a for _, _, _, a in cfg4.emperors] == [0, 0, 1, 1, 2, 2, 2]
+    for turn, mask in enumerate(masks, 1):
+        bonus = cfg4.emperors[turn - 1][1]
+        for k in range(4):
+            s = bare_state(cfg4, 4, turn)
+            put(cfg4, s, 0, card(cfg4, 1 << k, 3), k)    # seat 0: level 3 in suit k
+            put(cfg4, s, 1, card(cfg4, 1 << ((k + 1) % 4), 1), (k + 1) % 4)
+            sc = score(cfg4, s)
+            if mask & (1 << k):
+                assert sc[E.SC_EMP + 0] == bonus, (turn, SUITS[k])
+            else:
+                assert sc[E.SC_EMP + 0] == 0, (turn, SUITS[k])
+
+
+@pytest.mark.parametrize("rule,expected", [("half_floor", 3), ("full", 7), ("none", 0)])
+def test_emperor_tie_rule(rule, expected):
+    cfg = make_cfg(4, (f"rules.emperor_tie=\"{rule}\"",))
+    s = bare_state(cfg, 4, turn=1)   # Babur: 7 for Military
+    m2 = card(cfg, M, 2)
+    put(cfg, s, 0, m2, 0)
+    put(cfg, s, 1, card(cfg, M, 2, skip=(m2,)), 0)
+    sc = score(cfg, s)
+    assert sc[E.SC_EMP + 0] == expected and sc[E.SC_EMP + 1] == expected and sc[E.SC_EMP_WINNERS] == 2
+
+
+def test_emperor_favoured_total_of_zero_never_wins(cfg4):
+    s = bare_state(cfg4, 4, turn=5)   # Jahan: Building only
+    put(cfg4, s, 0, card(cfg4, M, 3), 0)
+    sc = score(cfg4, s)
+    assert sc[E.SC_EMP_WINNERS] == 0 and sc[E.SC_EMP + 0] == 0
+
+
+def test_disaster_penalty_can_go_below_zero(cfg4):
+    s = bare_state(cfg4, 4)
+    d = card(cfg4, 0)
+    put(cfg4, s, 0, d, E.DISASTER)
+    put(cfg4, s, 0, card(cfg4, 0, skip=(d,)), E.DISASTER)
+    sc = score(cfg4, s)
+    assert sc[E.SC_DIS + 0] == -2 and s[E.S_VT] == -2
+    cfg = make_cfg(4, ("rules.disaster_vt=-3",))
+    s = bare_state(cfg, 4)
+    put(cfg, s, 0, card(cfg, 0), E.DISASTER)
+    assert score(cfg, s)[E.SC_DIS] == -3
+
+
+def test_end_phase_discards_and_removes_uniques(cfg4):
+    s = bare_state(cfg4, 4, turn=3)
+    u = card(cfg4, M, 6, unique=1)
+    n = card(cfg4, M, 3)
+    put(cfg4, s, 0, u, 0)
+    put(cfg4, s, 1, n, 0)
+    E.end_turn(s, cfg4.vector)
+    assert s[E.S_REMLEN] == 1 and s[E.S_REM] == u
+    assert s[E.S_DISCLEN] == 1 and s[E.S_DISC] == n
+    assert s[E.S_TLEN] == 0 and s[E.S_TOT] == 0
+
+
+def test_most_vt_wins_and_ties_share(cfg4):
+    share = np.zeros(8)
+    s = bare_state(cfg4, 4)
+    s[E.S_VT: E.S_VT + 4] = [5, 9, 9, 1]
+    winner, k = E.final_result(s, cfg4.vector, share)
+    assert winner == -1 and k == 2 and share[1] == share[2] == 0.5 and share[0] == 0
+    s[E.S_VT: E.S_VT + 4] = [5, 9, 8, 1]
+    winner, k = E.final_result(s, cfg4.vector, share)
+    assert winner == 1 and share[1] == 1.0
+    cfg = make_cfg(4, ("rules.final_tie=\"none\"",))
+    s[E.S_VT: E.S_VT + 4] = [5, 9, 9, 1]
+    E.final_result(s, cfg.vector, share)
+    assert share[:4].sum() == 0
+
+
+def test_memory_of_passed_hands_and_hidden_hands(cfg4):
+    v = cfg4.vector
+    s = E.new_state()
+    E.new_game(s, 4)
+    E.seed(4)
+    E.begin_turn(s, v)
+    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    E.observe(s, v, 0, obs)
+    known = [obs[E.O_SEATS + E.SB * q + E.B_KNOWN] for q in range(4)]
+    assert known == [1, 0, 0, 0]
+    assert obs[E.O_SEATS + E.SB * 1 + E.B_HMASK: E.O_SEATS + E.SB * 1 + E.B_HLEVEL].sum() == 0
+    E.pass_hands(s, v)   # turn 1: seat 0's hand goes to seat 1
+    E.observe(s, v, 0, obs)
+    known = [obs[E.O_SEATS + E.SB * q + E.B_KNOWN] for q in range(4)]
+    assert known == [1, 1, 0, 0]
+    c = s[E.S_HAND + E.MAX_HAND * 1]
+    assert obs[E.O_SEATS + E.SB * 1 + E.B_HMASK] == v[E.CFG_CMASK + c]
+
+
+def test_choices_are_simultaneous(cfg4):
+    """Each seat's greedy pick is a best pick against the tables as they stood before the step."""
+    from strategies.mughal._features import greedy_scores
+    v = cfg4.vector
+    lin, base, params = lineup_args(cfg4, ["greedy"], 4, 1)
+    params[:, 0] = 0.0
+    for seed in range(6):
+        s = E.new_state()
+        E.new_game(s, 4)
+        E.seed(seed)
+        E.begin_turn(s, v)
+        obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+        actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+        chosen = np.zeros((8, E.ACOLS), dtype=np.int32)
+        K.declare_all(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, np.zeros((0, 5, 2), np.int64), True)
+        best = []
+        for p in range(4):
+            n = E.legal_actions(s, v, p, actions, False)
+            E.observe(s, v, p, obs)
+            sc = np.empty(n)
+            greedy_scores(obs, actions, n, 0.0, sc)
+            best.append({(int(actions[a, E.A_SUIT]), int(actions[a, E.A_LEVEL]))
+                         for a in range(n) if sc[a] >= sc.max() - 1e-9})
+        s[E.S_STEP] = 1
+        K.play_step(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, False, np.zeros((0, 5, 2), np.int64))
+        for p in range(4):
+            assert (int(chosen[p, E.A_SUIT]), int(chosen[p, E.A_LEVEL])) in best[p]
