@@ -1,0 +1,178 @@
+"""Validate Muziris' configuration and pack it into the kernels' int64 vector (offsets in engine.CFG_*)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import config as C
+from sim.errors import ConfigError
+from sim.muziris import engine as E
+
+RULE_KEYS = ("starting_hand", "market_size", "hand_limit", "max_order", "first_player_markers",
+             "other_player_markers", "setup_coins", "unused_character_coins", "specials_fewer_than_players",
+             "final_round_reuse", "first_player", "condition", "round_cap", "boxed_coins")
+# kind -> (number of arguments, their defaults, lowest allowed value of each)
+STEP_ARGS = {
+    "draw": ((1,), (1,)), "take": ((1,), (1,)), "take_type": ((0,), (0,)), "gain": ((0,), (0,)),
+    "fulfil": ((0,), (0,)), "cycle": ((1,), (1,)), "coins_per_order": ((1, 4), (0, 0)),
+    "hand_ability": ((), ()), "market_ability": ((), ()),
+}
+NESTING = ("hand_ability", "market_ability")
+
+
+@dataclass(frozen=True)
+class MuzirisConfig:
+    raw: dict
+    vector: np.ndarray   # int64[CFG_SIZE]
+    produce: tuple       # names, in type order
+    characters: tuple    # names, in configuration order
+    conditions: tuple    # names
+    presets: dict
+
+
+def _table(raw: dict, key: str, most: int) -> dict:
+    value = raw.get(key)
+    if not isinstance(value, dict) or not value:
+        raise ConfigError(key, value, "expected a table of named entries, e.g. [" + key + ".name]")
+    if len(value) > most:
+        raise ConfigError(key, len(value), f"at most {most} entries")
+    for name, entry in value.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{key}.{name}", entry, "expected a table")
+    return value
+
+
+def _only(raw: dict, key: str, allowed) -> None:
+    extra = set(C.lookup(raw, key)) - set(allowed)
+    if extra:
+        bad = sorted(extra)[0]
+        raise ConfigError(f"{key}.{bad}", C.lookup(raw, key)[bad], f"unknown key; allowed: {', '.join(allowed)}")
+
+
+def parse_steps(key: str, value, nesting_ok: bool) -> list[tuple[int, int, int]]:
+    """["draw 1", "gain 1"] -> [(kind, a0, a1), ...]; every mistake names the key."""
+    if not isinstance(value, list) or not 1 <= len(value) <= E.MAX_STEPS or \
+            not all(isinstance(v, str) for v in value):
+        raise ConfigError(key, value, f"expected a list of 1 to {E.MAX_STEPS} steps like [\"draw 2\", \"gain 1\"]")
+    steps = []
+    for text in value:
+        words = text.split()
+        kind = words[0] if words else ""
+        if kind not in STEP_ARGS:
+            raise ConfigError(key, text, f"unknown effect kind; allowed: {', '.join(STEP_ARGS)}")
+        if kind in NESTING and not nesting_ok:
+            raise ConfigError(key, text, "a produce ability may not use another card's ability "
+                                         f"({', '.join(NESTING)} are for characters only)")
+        defaults, lows = STEP_ARGS[kind]
+        args = words[1:]
+        if len(args) > len(defaults) or not all(a.isdigit() for a in args):
+            raise ConfigError(key, text, f"'{kind}' takes {len(defaults)} whole number(s) >= 0"
+                                         + (f", e.g. \"{kind} {' '.join(map(str, defaults))}\"" if defaults else ""))
+        nums = [int(a) for a in args] + list(defaults[len(args):])
+        for n, lo in zip(nums, lows):
+            if not lo <= n <= 99:
+                raise ConfigError(key, text, f"arguments of '{kind}' must be from {lo} to 99")
+        nums += [0] * (2 - len(nums))
+        steps.append((E.KIND_NAMES.index(kind), nums[0], nums[1]))
+    return steps
+
+
+def validate(raw: dict, players: int = 3) -> MuzirisConfig:
+    v = np.zeros(E.CFG_SIZE, dtype=np.int64)
+    _only(raw, "rules", RULE_KEYS)
+    r = "rules."
+    max_order = C.need_int(raw, r + "max_order", 1, E.MAX_ORD)
+    v[E.CFG_MAXORD] = max_order
+    v[E.CFG_START_HAND] = C.need_int(raw, r + "starting_hand", 0, 50)
+    v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 0, 50)
+    v[E.CFG_HAND_LIMIT] = C.need_int(raw, r + "hand_limit", 0, 200)
+    v[E.CFG_FIRST_MARKERS] = C.need_int(raw, r + "first_player_markers", 0, 10)
+    v[E.CFG_OTHER_MARKERS] = C.need_int(raw, r + "other_player_markers", 0, 10)
+    v[E.CFG_SETUP_COINS] = C.need_int(raw, r + "setup_coins", 0, 1000)
+    v[E.CFG_UNUSED_COINS] = C.need_int(raw, r + "unused_character_coins", 0, 1000)
+    v[E.CFG_SPECIALS_FEWER] = C.need_int(raw, r + "specials_fewer_than_players", -E.MAX_C, E.MAX_P)
+    reuse = C.lookup(raw, r + "final_round_reuse")
+    if not isinstance(reuse, bool):
+        raise ConfigError(r + "final_round_reuse", reuse, "expected true or false")
+    v[E.CFG_REUSE] = int(reuse)
+    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, 100_000)
+    v[E.CFG_BOXED] = C.need_int(raw, r + "boxed_coins", 0, 10**9)
+    first = C.lookup(raw, r + "first_player")
+    if first == "random":
+        v[E.CFG_FIRST] = -1
+    elif isinstance(first, int) and not isinstance(first, bool) and 0 <= first < players:
+        v[E.CFG_FIRST] = first
+    else:
+        raise ConfigError(r + "first_player", first, f"allowed: \"random\" or a seat from 0 to {players - 1}")
+
+    produce = _table(raw, "produce", E.MAX_T)
+    v[E.CFG_NT] = len(produce)
+    for t, (name, entry) in enumerate(produce.items()):
+        key = f"produce.{name}"
+        _only(raw, key, ("cards", "values", "ability"))
+        v[E.CFG_COUNT + t] = C.need_int(raw, key + ".cards", 0, E.MAX_DECK)
+        values = C.need_int_list(raw, key + ".values", 0)
+        if len(values) != max_order:
+            raise ConfigError(key + ".values", values, f"expected {max_order} values (rules.max_order): coins "
+                                                        f"for an order of 1 to {max_order} copies")
+        v[E.CFG_VAL + t * E.MAX_ORD: E.CFG_VAL + t * E.MAX_ORD + max_order] = values
+        for i, step in enumerate(parse_steps(key + ".ability", entry.get("ability"), False)):
+            v[E.CFG_PSTEP + (t * E.MAX_STEPS + i) * 3: E.CFG_PSTEP + (t * E.MAX_STEPS + i) * 3 + 3] = step
+    deck = int(v[E.CFG_COUNT: E.CFG_COUNT + E.MAX_T].sum())
+    if deck > E.MAX_DECK:
+        raise ConfigError("produce", deck, f"at most {E.MAX_DECK} produce cards in all")
+    need = E.MAX_P * v[E.CFG_START_HAND] + v[E.CFG_MARKET_SIZE]
+    if deck < need:
+        raise ConfigError("produce", deck, f"the deck must hold at least {E.MAX_P} x rules.starting_hand + "
+                                           f"rules.market_size = {need} cards to set up the largest game")
+
+    characters = _table(raw, "characters", E.MAX_C)
+    v[E.CFG_NC] = len(characters)
+    n_std = 0
+    for c, (name, entry) in enumerate(characters.items()):
+        key = f"characters.{name}"
+        _only(raw, key, ("standard", "action"))
+        std = entry.get("standard")
+        if not isinstance(std, bool):
+            raise ConfigError(key + ".standard", std, "expected true (always in play) or false (special)")
+        v[E.CFG_CSTD + c] = int(std)
+        n_std += std
+        for i, step in enumerate(parse_steps(key + ".action", entry.get("action"), True)):
+            v[E.CFG_CSTEP + (c * E.MAX_STEPS + i) * 3: E.CFG_CSTEP + (c * E.MAX_STEPS + i) * 3 + 3] = step
+    n_special = len(characters) - n_std
+    for p in (players,):  # checked for the player count played (a 2-player design may lack specials)
+        drawn = p - int(v[E.CFG_SPECIALS_FEWER])
+        markers = int(v[E.CFG_FIRST_MARKERS] + (p - 1) * v[E.CFG_OTHER_MARKERS])
+        if drawn > n_special:
+            raise ConfigError("characters", n_special, f"{p} players draw {drawn} special characters "
+                                                       "(rules.specials_fewer_than_players); add specials")
+        if n_std + max(0, drawn) < markers:
+            raise ConfigError("characters", n_std + max(0, drawn),
+                              f"{p} players place {markers} markers a round, so at least {markers} characters "
+                              "must be in play")
+
+    conditions = _table(raw, "conditions", E.MAX_COND)
+    v[E.CFG_NCOND] = len(conditions)
+    for i, (name, entry) in enumerate(conditions.items()):
+        key = f"conditions.{name}"
+        _only(raw, key, ("trigger", "threshold", "scoring", "amount", "at_least"))
+        v[E.CFG_TRIG + i] = E.TRIGGER_NAMES.index(C.need_choice(raw, key + ".trigger", E.TRIGGER_NAMES))
+        v[E.CFG_THR + i] = C.need_int(raw, key + ".threshold", 0, 10**6)
+        v[E.CFG_SCORE + i] = E.SCORING_NAMES.index(C.need_choice(raw, key + ".scoring", E.SCORING_NAMES))
+        v[E.CFG_AMT + i] = C.need_int(raw, key + ".amount", 0, 10**4)
+        v[E.CFG_ATLEAST + i] = C.need_int(raw, key + ".at_least", 0, 10**4)
+    cond = C.lookup(raw, r + "condition")
+    if cond == "random":
+        v[E.CFG_COND_FIXED] = -1
+    elif cond in conditions:
+        v[E.CFG_COND_FIXED] = list(conditions).index(cond)
+    else:
+        raise ConfigError(r + "condition", cond, f"allowed: \"random\" or one of {', '.join(conditions)}")
+
+    presets = raw.get("strategies", {})
+    for name, preset in presets.items():
+        if not isinstance(preset, dict) or "base" not in preset:
+            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
+                                                            "and parameter values")
+    return MuzirisConfig(raw, v, tuple(produce), tuple(characters), tuple(conditions), presets)

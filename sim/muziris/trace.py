@@ -1,0 +1,118 @@
+"""One Muziris game as JSON-able events (schema: docs/trace-muziris.md).
+
+Drives the same njit primitives as the kernel, step by step, with the same dispatcher and the same seeding,
+so `trace(seed=S)` replays game 0 of a kernel batch run with seed S and the same lineup.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.muziris import engine as E
+from sim.muziris.kernel import choose_action
+
+
+def _counts(cfg, row) -> dict:
+    return {cfg.produce[t]: int(row[t]) for t in range(len(cfg.produce)) if row[t] > 0}
+
+
+def _state(cfg, s) -> dict:
+    P = int(s[E.S_NP])
+    hands = [_counts(cfg, s[E.S_HAND + p * E.MAX_T: E.S_HAND + (p + 1) * E.MAX_T]) for p in range(P)]
+    plays = [_counts(cfg, s[E.S_PLAY + p * E.MAX_T: E.S_PLAY + (p + 1) * E.MAX_T]) for p in range(P)]
+    return {
+        "round": int(s[E.S_ROUND]), "first_player": int(s[E.S_FP]), "final_round": bool(s[E.S_FINAL]),
+        "coins": [int(s[E.S_COINS + p]) for p in range(P)],
+        "hands": hands, "play_areas": plays,
+        "market": _counts(cfg, s[E.S_MARKET: E.S_MARKET + E.MAX_T]),
+        "deck": int(E.deck_left(s)), "discard": int(E.discard_total(s)), "reshuffles": int(s[E.S_RESHUF]),
+        "characters": [{"name": cfg.characters[s[E.S_CH_ID + k]], "coins": int(s[E.S_CH_COINS + k]),
+                        "markers": int(s[E.S_CH_MARK + k])} for k in range(int(s[E.S_NCH]))],
+    }
+
+
+def _option(cfg, s, d, x, y) -> dict:
+    out = {"decision": E.DECISION_NAMES[d]}
+    if d == E.D_CHAR:
+        out["character"] = cfg.characters[s[E.S_CH_ID + x]]
+    elif d == E.D_CYCLE and x < 0:
+        out["stop"] = True
+    else:
+        out["produce"] = cfg.produce[x]
+    if d == E.D_FULFIL:
+        out["size"] = int(y)
+    return out
+
+
+def _sources(cfg, s, p) -> dict:
+    return {
+        "orders": {cfg.produce[t]: int(s[E.S_C_ORD + p * E.MAX_T + t]) for t in range(len(cfg.produce))},
+        "characters": int(s[E.S_C_CHAR + p]), "abilities": int(s[E.S_C_ABIL + p]),
+        "setup": int(s[E.S_C_SETUP + p]), "condition": int(s[E.S_C_COND + p]),
+    }
+
+
+def trace(cfg, players: int, choices, seed: int):
+    v = cfg.vector
+    sids = np.array([c.base_id for c in choices], dtype=np.int64)
+    params = np.stack([c.vector() for c in choices])
+    E.seed_rng(np.uint32(seed))  # the kernel seeds numba's generator the same way, once per batch
+    s = E.new_state()
+    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    E.new_game(s, v, players)
+    E.observe_static(s, v, obs)
+    yield {"event": "game_start", "game": "muziris", "seed": seed, "players": players,
+           "strategies": [c.name for c in choices], "config": cfg.raw,
+           "condition": cfg.conditions[s[E.S_COND]],
+           "characters_in_play": [cfg.characters[s[E.S_CH_ID + k]] for k in range(int(s[E.S_NCH]))],
+           "state": _state(cfg, s)}
+    use = None
+    discards: list = []
+    while not E.is_over(s):
+        n = E.legal_actions(s, v, actions)
+        p = int(s[E.S_CUR])
+        a = 0
+        if n > 1:
+            E.observe(s, v, obs)
+            a = int(choose_action(sids[p], obs, actions, n, params[p]))
+        d, x, y = (int(actions[a, i]) for i in range(3))
+        option = _option(cfg, s, d, x, y)
+        option["options"] = int(n)
+        rnd, final = int(s[E.S_ROUND]), int(s[E.S_FINAL])
+        coins_on = [int(s[E.S_CH_COINS + k]) for k in range(int(s[E.S_NCH]))]
+        if d == E.D_CHAR:
+            use = {"event": "use", "round": rnd, "seat": p, "character": option["character"],
+                   "coins_taken": coins_on[x], "coins_before": int(s[E.S_COINS + p]), "choices": []}
+        elif d == E.D_DISCARD:
+            discards.append(cfg.produce[x])
+        else:
+            use["choices"].append(option)
+        E.apply_action(s, v, d, x, y)
+        if use is not None and (s[E.S_PHASE] != E.PH_STEP):
+            use["coins_gained"] = int(s[E.S_COINS + p]) - use.pop("coins_before")
+            use["round_ended"] = E.is_over(s) or int(s[E.S_ROUND]) != rnd
+            use["state"] = _state(cfg, s)
+            yield use
+            use = None
+        if discards and s[E.S_PHASE] != E.PH_DISCARD:
+            yield {"event": "hand_limit", "round": rnd, "seat": p, "discarded": discards}
+            discards = []
+        if not final and s[E.S_FINAL]:
+            trig = int(s[E.S_TRIG_SEAT])
+            yield {"event": "trigger", "round": rnd, "seat": trig if trig >= 0 else None,
+                   "condition": cfg.conditions[s[E.S_COND]]}
+        if not E.is_over(s) and int(s[E.S_ROUND]) != rnd:
+            unused = [cfg.characters[s[E.S_CH_ID + k]] for k in range(int(s[E.S_NCH]))
+                      if s[E.S_CH_COINS + k] > coins_on[k]]
+            yield {"event": "end_of_round", "round": rnd, "coins_added_to": unused,
+                   "next_first_player": int(s[E.S_FP]), "state": _state(cfg, s)}
+    share = np.zeros(E.MAX_P)
+    k = E.winners(s, share)
+    yield {"event": "game_end", "rounds": int(s[E.S_ROUND]), "end_reason": E.END_NAMES[s[E.S_END]],
+           "trigger_seat": int(s[E.S_TRIG_SEAT]) if s[E.S_TRIG_SEAT] >= 0 else None,
+           "coins": [int(s[E.S_COINS + p]) for p in range(players)],
+           "coins_by_source": [_sources(cfg, s, p) for p in range(players)],
+           "winners": [p for p in range(players) if share[p] > 0], "n_winners": int(k),
+           "win_share": [float(share[p]) for p in range(players)],
+           "peak_coins": int(E.total_coins(s)), "coins_short": bool(E.total_coins(s) > v[E.CFG_BOXED]),
+           "state": _state(cfg, s)}

@@ -1,0 +1,8 @@
+"""Merchants of Muziris strategies: one module per strategy, each registering one numba function with @strategy.
+
+Signature: (obs int32[:], actions int32[:, :], n_actions int, params float64[:]) -> action row index.
+`obs` is sim.muziris.engine's observation (O_* offsets): the public table and the acting player's own hand
+only. `obs[O_DKIND]` says which decision is pending (engine.D_*: character, take, take_type, fulfil, cycle,
+hand_ability, market_ability, discard); each action row is [decision, x, y] (x: character slot or produce
+type, -1 = stop a cycle; y: order size).
+"""

@@ -1,0 +1,266 @@
+"""Shared numba helpers for Muziris strategies: valuing cards, steps and characters from the observation only.
+
+Values are in coins. Immediate coins count 1; a card's *potential* (the coins it adds to the orders the hand
+can make) counts `w` (a strategy parameter). `tb[t]` is an extra value per order of produce t (a strategy's
+view of the market condition; zeros for greedy) and `cb` an extra value per card held.
+"""
+import numpy as np
+from numba import njit
+
+from sim.muziris import engine as E
+
+NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market condition (a numba constant)
+
+
+@njit(cache=True)
+def val(obs, t, k):
+    """Coins for an order of k copies of produce t (k in 1..max_order)."""
+    return obs[E.O_VAL + t * E.MAX_ORD + k - 1]
+
+
+@njit(cache=True)
+def potential(obs, t, k):
+    """Coins k copies of produce t could make as full orders plus one remainder order."""
+    if k <= 0:
+        return 0.0
+    m = obs[E.O_MAXORD]
+    v = (k // m) * val(obs, t, m)
+    if k % m > 0:
+        v += val(obs, t, k % m)
+    return float(v)
+
+
+@njit(cache=True)
+def keep(obs, t, k):
+    """What the k-th copy of t in a hand adds to its potential."""
+    return potential(obs, t, k) - potential(obs, t, k - 1)
+
+
+@njit(cache=True)
+def held(obs, t, hm):
+    return obs[E.O_HAND + t] - (1 if t == hm else 0)
+
+
+@njit(cache=True)
+def in_market(obs, t, mm):
+    return obs[E.O_MARKET + t] - (1 if t == mm else 0)
+
+
+@njit(cache=True)
+def orders(obs, q):
+    n = 0
+    for t in range(obs[E.O_NT]):
+        n += obs[E.O_PLAY + q * E.MAX_T + t]
+    return n
+
+
+@njit(cache=True)
+def avg_draw(obs, hm):
+    """Expected potential a random card adds (card counts of the whole game as the prior)."""
+    total = 0.0
+    v = 0.0
+    for t in range(obs[E.O_NT]):
+        c = obs[E.O_COUNT + t]
+        total += c
+        v += c * keep(obs, t, held(obs, t, hm) + 1)
+    return v / total if total > 0 else 0.0
+
+
+@njit(cache=True)
+def fulfil_score(obs, t, size, bonus, w, tb, cb, hm):
+    k = held(obs, t, hm)
+    return (val(obs, t, size) + bonus + w * (potential(obs, t, k - size) - potential(obs, t, k)) + tb[t]
+            - cb * size)
+
+
+@njit(cache=True)
+def take_type_score(obs, t, a0, w, cb, hm, mm):
+    m = in_market(obs, t, mm)
+    if a0 > 0:
+        m = min(m, a0)
+    k = held(obs, t, hm)
+    return w * (potential(obs, t, k + m) - potential(obs, t, k)) + cb * m
+
+
+@njit(cache=True)
+def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
+    """Value of one step that uses no other card's ability, with one card out of hand (hm) or market (mm)."""
+    nt = obs[E.O_NT]
+    if kind == E.K_GAIN:
+        return float(a0)
+    if kind == E.K_PER_ORDER:
+        return float(min(a0 * orders(obs, obs[E.O_SEAT]), a1))
+    if kind == E.K_DRAW:
+        return a0 * (w * ad + cb)
+    if kind == E.K_TAKE or kind == E.K_TAKE_TYPE:
+        best = 0.0
+        for t in range(nt):
+            if in_market(obs, t, mm) > 0:
+                v = take_type_score(obs, t, a0 if kind == E.K_TAKE_TYPE else 1, w, cb, hm, mm)
+                best = max(best, v)
+        return best * (a0 if kind == E.K_TAKE else 1)
+    if kind == E.K_FULFIL:
+        best = 0.0
+        for t in range(nt):
+            for size in range(1, min(held(obs, t, hm), obs[E.O_MAXORD]) + 1):
+                best = max(best, fulfil_score(obs, t, size, a0, w, tb, cb, hm))
+        return best
+    if kind == E.K_CYCLE:
+        avg = ad
+        gain = 0.0
+        for t in range(nt):
+            k = held(obs, t, hm)
+            if k > 0:
+                gain = max(gain, avg - keep(obs, t, k))
+        return w * gain * a0
+    return 0.0
+
+
+@njit(cache=True)
+def ability_value(obs, t, w, tb, cb, hm, mm, ad):
+    v = 0.0
+    for i in range(E.MAX_STEPS):
+        o = E.O_PSTEP + (t * E.MAX_STEPS + i) * 3
+        if obs[o] != E.K_NONE:
+            v += basic_step_value(obs, obs[o], obs[o + 1], obs[o + 2], w, tb, cb, hm, mm, ad)
+    return v
+
+
+@njit(cache=True)
+def hand_ability_score(obs, t, w, tb, cb, ad):
+    return ability_value(obs, t, w, tb, cb, t, -1, ad) - w * keep(obs, t, held(obs, t, -1)) - cb
+
+
+@njit(cache=True)
+def step_value(obs, kind, a0, a1, w, tb, cb, ad):
+    """Value of a character step now: the best option it offers, one ply."""
+    if kind == E.K_HAND_AB or kind == E.K_MARKET_AB:
+        best = 0.0
+        found = False
+        for t in range(obs[E.O_NT]):
+            if kind == E.K_HAND_AB and obs[E.O_HAND + t] > 0:
+                v = hand_ability_score(obs, t, w, tb, cb, ad)
+            elif kind == E.K_MARKET_AB and obs[E.O_MARKET + t] > 0:
+                v = ability_value(obs, t, w, tb, cb, -1, t, ad)
+            else:
+                continue
+            best = v if not found else max(best, v)
+            found = True
+        return best
+    return basic_step_value(obs, kind, a0, a1, w, tb, cb, -1, -1, ad)
+
+
+@njit(cache=True)
+def char_value(obs, slot, w, tb, cb, ad):
+    """Coins on the character plus the value of its action's steps (ad: avg_draw(obs, -1), computed once
+    per decision because it is the costliest feature)."""
+    v = float(obs[E.O_CH_COINS + slot])
+    for i in range(E.MAX_STEPS):
+        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3
+        if obs[o] != E.K_NONE:
+            v += step_value(obs, obs[o], obs[o + 1], obs[o + 2], w, tb, cb, ad)
+    return v
+
+
+@njit(cache=True)
+def char_has(obs, slot, kind):
+    for i in range(E.MAX_STEPS):
+        if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3] == kind:
+            return True
+    return False
+
+
+@njit(cache=True)
+def pick_best(scores, n):
+    """Index of the highest score; ties broken uniformly at random."""
+    best = -1e18
+    count = 0
+    choice = 0
+    for i in range(n):
+        if scores[i] > best + 1e-9:
+            best = scores[i]
+            count = 1
+            choice = i
+        elif abs(scores[i] - best) <= 1e-9:
+            count += 1
+            if np.random.randint(0, count) == 0:
+                choice = i
+    return choice
+
+
+@njit(cache=True)
+def option_scores(obs, actions, n, w, tb, cb, scores):
+    """Scores of the options of every decision but the character choice (the strategies differ there)."""
+    a0 = obs[E.O_SA0]
+    ad = avg_draw(obs, -1)
+    for i in range(n):
+        d, t, y = actions[i, 0], actions[i, 1], actions[i, 2]
+        if d == E.D_TAKE:
+            scores[i] = take_type_score(obs, t, 1, w, cb, -1, -1)
+        elif d == E.D_TAKE_TYPE:
+            scores[i] = take_type_score(obs, t, a0, w, cb, -1, -1)
+        elif d == E.D_FULFIL:
+            scores[i] = fulfil_score(obs, t, y, a0, w, tb, cb, -1)
+        elif d == E.D_CYCLE:
+            # discard the card worth least if a fresh draw is expected to be worth more; else stop
+            scores[i] = 0.0 if t < 0 else avg_draw(obs, t) - keep(obs, t, obs[E.O_HAND + t])
+        elif d == E.D_HAND_AB:
+            scores[i] = hand_ability_score(obs, t, w, tb, cb, ad)
+        elif d == E.D_MARKET_AB:
+            scores[i] = ability_value(obs, t, w, tb, cb, -1, t, ad)
+        elif d == E.D_DISCARD:
+            scores[i] = -keep(obs, t, obs[E.O_HAND + t])
+        else:
+            scores[i] = 0.0
+
+
+@njit(cache=True)
+def choose(obs, actions, n, w, tb, cb, char_scores):
+    """Best option of the pending decision; at a character choice, by `char_scores` (indexed by slot)."""
+    scores = np.empty(n)
+    if obs[E.O_DKIND] == E.D_CHAR:
+        for i in range(n):
+            scores[i] = char_scores[actions[i, 1]]
+    else:
+        option_scores(obs, actions, n, w, tb, cb, scores)
+    return pick_best(scores, n)
+
+
+@njit(cache=True)
+def next_opponent(obs):
+    """The next other player still to act this round, or -1."""
+    if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP]:
+        return -1
+    return (obs[E.O_SEAT] + 1) % obs[E.O_NP]
+
+
+@njit(cache=True)
+def public_char_value(obs, slot, q, card_value):
+    """What character `slot` is worth to seat q, from public information only (q's hand is hidden: its
+    orders are estimated from its hand size, a card is worth `card_value`)."""
+    v = float(obs[E.O_CH_COINS + slot])
+    hn = obs[E.O_HANDN + q]
+    nt = obs[E.O_NT]
+    m = obs[E.O_MAXORD]
+    for i in range(E.MAX_STEPS):
+        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3
+        kind, a0, a1 = obs[o], obs[o + 1], obs[o + 2]
+        if kind == E.K_GAIN:
+            v += a0
+        elif kind == E.K_PER_ORDER:
+            v += min(a0 * orders(obs, q), a1)
+        elif kind == E.K_FULFIL and hn > 0:
+            mean = 0.0
+            for t in range(nt):
+                mean += val(obs, t, min(m, max(1, hn // 2)))
+            v += mean / nt + a0
+        elif kind == E.K_DRAW or kind == E.K_TAKE:
+            v += card_value * a0
+        elif kind == E.K_TAKE_TYPE:
+            most = 0
+            for t in range(nt):
+                most = max(most, obs[E.O_MARKET + t] if a0 <= 0 else min(a0, obs[E.O_MARKET + t]))
+            v += card_value * most
+        elif kind == E.K_MARKET_AB or kind == E.K_HAND_AB:
+            v += 2.0 * card_value if (kind == E.K_HAND_AB and hn > 0) or kind == E.K_MARKET_AB else 0.0
+    return v

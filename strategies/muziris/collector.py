@@ -1,0 +1,38 @@
+import numpy as np
+from numba import njit
+
+from sim.muziris import engine as E
+from sim.registry import strategy
+from strategies.muziris._features import NO_BONUS, avg_draw, char_has, char_value, choose, held, val
+
+
+@njit(cache=True)
+def _full_order(obs, min_value):
+    """Coins of the best full-size order in hand of a produce worth at least min_value (0: none)."""
+    m = obs[E.O_MAXORD]
+    best = 0
+    for t in range(obs[E.O_NT]):
+        if held(obs, t, -1) >= m and val(obs, t, m) >= min_value:
+            best = max(best, val(obs, t, m))
+    return best
+
+
+@strategy("muziris", "collector", params={"card_weight": 0.5, "min_value": 5.0, "wait_penalty": 2.0, "slack": 3.0})
+@njit(cache=True)
+def collector(obs, actions, n_actions, params):
+    """Holds cards for full-size (3-card) orders of valuable produce: cards weigh card_weight (high), and a
+    character that fulfils is only worth taking with a full order worth min_value or more in hand
+    (otherwise its value drops by wait_penalty), unless the hand is within `slack` cards of the hand limit
+    or it is the final round, when anything goes."""
+    w = params[0]
+    tb = NO_BONUS
+    cs = np.zeros(E.MAX_C)
+    if obs[E.O_DKIND] == E.D_CHAR:
+        ad = avg_draw(obs, -1)
+        full_hand = obs[E.O_HANDN + obs[E.O_SEAT]] >= obs[E.O_HAND_LIMIT] - params[3]
+        ready = _full_order(obs, params[1]) > 0 or obs[E.O_FINAL] == 1 or full_hand
+        for k in range(obs[E.O_NCH]):
+            cs[k] = char_value(obs, k, w, tb, 0.0, ad)
+            if not ready and char_has(obs, k, E.K_FULFIL):
+                cs[k] -= params[2]
+    return choose(obs, actions, n_actions, w, tb, 0.0, cs)

@@ -1,0 +1,11 @@
+import numpy as np
+from numba import njit
+
+from sim.registry import strategy
+
+
+@strategy("muziris", "random")
+@njit(cache=True)
+def random_choice(obs, actions, n_actions, params):
+    """Uniform over the options of every decision (character, card, order, discard)."""
+    return np.random.randint(0, n_actions)

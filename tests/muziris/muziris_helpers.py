@@ -1,0 +1,118 @@
+"""Test helpers (a uniquely named module: tests/ folders have no __init__). Helpers to set up Muziris situations directly through the engine and drive them choice by choice."""
+import numpy as np
+from sim.config import build
+from sim.muziris import engine as E
+from sim.muziris.config import validate
+
+
+def default_cfg():
+    return validate(build("sim.muziris"), 3)
+
+
+def cfg_with(players=3, **sets):
+    from sim.config import apply_set
+    raw = build("sim.muziris")
+    for key, value in sets.items():
+        apply_set(raw, f"{key.replace('__', '.')}={value}")
+    return validate(raw, players)
+
+
+def T(cfg, name):
+    return cfg.produce.index(name)
+
+
+def slot(cfg, s, name):
+    for k in range(int(s[E.S_NCH])):
+        if cfg.characters[s[E.S_CH_ID + k]] == name:
+            return k
+    raise KeyError(name)
+
+
+def setup(cfg, players=3, fp=0, chars=None, hands=None, market=None, cond="trade_winds", coins=None, seed=0):
+    """A game just set up, then rearranged: characters in play, hands, market, first player, condition,
+    coins. The deck is rebuilt from the cards left, so every card stays accounted for."""
+    v = cfg.vector
+    s = E.new_state()
+    E.seed_rng(seed)
+    E.new_game(s, v, players)
+    if chars is not None:
+        s[E.S_CH_ID: E.S_CH_ID + E.MAX_C] = 0
+        for k, name in enumerate(chars):
+            s[E.S_CH_ID + k] = cfg.characters.index(name)
+        s[E.S_NCH] = len(chars)
+    s[E.S_COND] = cfg.conditions.index(cond)
+    if hands is not None:
+        s[E.S_HAND: E.S_HAND + E.MAX_P * E.MAX_T] = 0
+        for p, hand in enumerate(hands):
+            for name, n in hand.items():
+                s[E.S_HAND + p * E.MAX_T + T(cfg, name)] = n
+    if market is not None:
+        s[E.S_MARKET: E.S_MARKET + E.MAX_T] = 0
+        for name, n in market.items():
+            s[E.S_MARKET + T(cfg, name)] = n
+    left = []
+    for t in range(len(cfg.produce)):
+        used = s[E.S_MARKET + t] + sum(s[E.S_HAND + p * E.MAX_T + t] for p in range(E.MAX_P))
+        n = v[E.CFG_COUNT + t] - used
+        assert n >= 0, "more cards placed than the game has"
+        left += [t] * int(n)
+    rng = np.random.default_rng(seed)
+    rng.shuffle(left)
+    s[E.S_DECK: E.S_DECK + len(left)] = left
+    s[E.S_DECKPOS], s[E.S_DECKLEN] = 0, len(left)
+    s[E.S_FP] = s[E.S_FP0] = fp
+    s[E.S_COINS: E.S_COINS + E.MAX_P] = 0
+    s[E.S_C_SETUP: E.S_C_SETUP + E.MAX_P] = 0
+    for p, c in enumerate(coins or [0] * players):
+        s[E.S_COINS + p] = c
+        s[E.S_C_SETUP + p] = c
+    s[E.S_ISSUED] = sum(coins or [0])
+    E._start_turn(s, v, 0)
+    E.check_invariants(s, v)
+    return s
+
+
+def legal(cfg, s):
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    n = E.legal_actions(s, cfg.vector, actions)
+    return [tuple(int(x) for x in actions[i]) for i in range(n)]
+
+
+def act(cfg, s, d, x=0, y=0):
+    """Apply one option, checking first that it is legal, then the invariants."""
+    assert (d, x, y) in legal(cfg, s), f"{(d, x, y)} not among {legal(cfg, s)}"
+    E.apply_action(s, cfg.vector, d, x, y)
+    E.check_invariants(s, cfg.vector)
+
+
+def pick(cfg, s, name):
+    act(cfg, s, E.D_CHAR, slot(cfg, s, name))
+
+
+def hand(cfg, s, p):
+    return {cfg.produce[t]: int(s[E.S_HAND + p * E.MAX_T + t]) for t in range(len(cfg.produce))
+            if s[E.S_HAND + p * E.MAX_T + t]}
+
+
+def market(cfg, s):
+    return {cfg.produce[t]: int(s[E.S_MARKET + t]) for t in range(len(cfg.produce)) if s[E.S_MARKET + t]}
+
+
+def play_out(cfg, s, choose=lambda options: options[0]):
+    """Finish the game, each decision taken by `choose` (default: the first option)."""
+    while not E.is_over(s):
+        act(cfg, s, *choose(legal(cfg, s)))
+
+
+def add_play(cfg, s, p, name, n):
+    """Put n cards of a produce in seat p's play area, taking them out of the deck (cards conserved)."""
+    t = T(cfg, name)
+    for _ in range(n):
+        for i in range(s[E.S_DECKPOS], s[E.S_DECKLEN]):
+            if s[E.S_DECK + i] == t:
+                s[E.S_DECK + i] = s[E.S_DECK + s[E.S_DECKLEN] - 1]
+                s[E.S_DECKLEN] -= 1
+                break
+        else:
+            raise AssertionError(f"no {name} left in the deck")
+        s[E.S_PLAY + p * E.MAX_T + t] += 1

@@ -1,0 +1,169 @@
+"""Whole games through the kernel: invariants, determinism, strategies, configuration, trace, results."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from sim.config import build
+from sim.errors import ConfigError
+from sim.muziris import GAME, engine as E
+from sim.muziris.config import validate
+from sim.muziris.kernel import run_batch
+from sim.registry import choices
+
+NAMES = ["random", "greedy", "collector", "grabber", "condition", "blocker"]
+
+
+def _choices(cfg, names):
+    ch = choices("muziris", cfg.presets, names)
+    return ch, np.array([c.base_id for c in ch]), np.stack([c.vector() for c in ch])
+
+
+def _rotating(n, players, n_choices):
+    g = np.arange(n)[:, None]
+    return (g // players + np.arange(players)[None, :]) % n_choices
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_invariants_debug_all_strategies(players):
+    cfg = validate(build("sim.muziris"), players)
+    _, base, params = _choices(cfg, NAMES)
+    out = run_batch(cfg, players, _rotating(120, players, len(NAMES)), base, params, 11 + players, True)
+    g, p = out["games"], out["players"]
+    assert len(g["game"]) == 120 and len(p["game"]) == 120 * players
+    assert np.allclose(np.bincount(p["game"], weights=p["win_share"]), 1.0)
+    total = p["coins_orders"] + p["coins_characters"] + p["coins_abilities"] + p["coins_setup"] + \
+        p["coins_condition"]
+    assert (total == p["coins"]).all()
+    orders = sum(p[f"coins_order_{name}"] for name in cfg.produce)
+    assert (orders == p["coins_orders"]).all()
+    assert set(np.unique(g["end_reason"])) <= {E.END_TRIGGER, E.END_ROUND_CAP}
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
+def test_invariants_hypothesis(seed, players):
+    cfg = validate(build("sim.muziris"), players)
+    _, base, params = _choices(cfg, ["random", "greedy"])
+    run_batch(cfg, players, _rotating(6, players, 2), base, params, seed, True)
+
+
+def test_determinism():
+    cfg = validate(build("sim.muziris"), 3)
+    _, base, params = _choices(cfg, NAMES)
+    lin = _rotating(200, 3, len(NAMES))
+    a = run_batch(cfg, 3, lin, base, params, 99, False)
+    b = run_batch(cfg, 3, lin, base, params, 99, False)
+    c = run_batch(cfg, 3, lin, base, params, 100, False)
+    for table in ("games", "players"):
+        for col in a[table]:
+            assert np.array_equal(a[table][col], b[table][col])
+    assert not np.array_equal(a["players"]["coins"], c["players"]["coins"])
+
+
+@pytest.mark.parametrize("name", NAMES[1:])
+def test_heuristics_beat_random(name):
+    cfg = validate(build("sim.muziris"), 3)
+    _, base, params = _choices(cfg, ["random", name])
+    n = 300
+    lin = np.zeros((n, 3), dtype=np.int64)
+    lin[np.arange(n), np.arange(n) % 3] = 1
+    out = run_batch(cfg, 3, lin, base, params, 5, False)
+    mine = out["players"]["seat"] == np.repeat(np.arange(n) % 3, 3)
+    rate = out["players"]["win_share"][mine].sum() / n
+    assert rate > 0.6, f"{name} won only {rate:.2f} against two random players"
+
+
+def test_aggregate_tables_and_coin_flag():
+    cfg = validate(build("sim.muziris"), 3)
+    _, base, params = _choices(cfg, ["greedy"])
+    out = run_batch(cfg, 3, np.zeros((200, 3), dtype=np.int64), base, params, 3, False)
+    g = out["games"]
+    assert (g["coins_short"] == (g["peak_coins"] > 205)).all()
+    ch = out["characters"]
+    assert ch["picks"].sum() == g["uses"].sum() == out["picks"]["count"].sum()
+    standard = [i for i, n in enumerate(cfg.characters) if n in ("advisor", "customer", "merchant")]
+    assert (ch["games_in_play"][standard] == 200).all() and ch["games_in_play"].sum() == 200 * 5
+    assert out["orders"]["count"].sum() == out["players"]["orders"].sum()
+    raw = build("sim.muziris")
+    raw["rules"]["boxed_coins"] = 0
+    out0 = run_batch(validate(raw, 3), 3, np.zeros((20, 3), dtype=np.int64), base, params, 3, False)
+    assert out0["games"]["coins_short"].all()
+
+
+def test_designer_can_reassign_abilities():
+    raw = build("sim.muziris")
+    raw["characters"]["merchant"]["action"] = ["gain 3", "draw 1"]
+    raw["produce"]["banana"]["ability"] = ["coins_per_order 2 10"]
+    raw["conditions"] = {"only": {"trigger": "never", "threshold": 0, "scoring": "per_hand_card",
+                                  "amount": 2, "at_least": 1}}
+    raw["rules"]["round_cap"] = 5
+    cfg = validate(raw, 3)
+    _, base, params = _choices(cfg, ["greedy", "random"])
+    out = run_batch(cfg, 3, _rotating(50, 3, 2), base, params, 1, True)
+    assert (out["games"]["rounds"] == 5).all() and (out["games"]["end_reason"] == E.END_ROUND_CAP).all()
+    assert out["players"]["coins_abilities"].sum() > 0
+
+
+@pytest.mark.parametrize("key,value,match", [
+    ("produce.banana.cards", -1, "produce.banana.cards"),
+    ("produce.banana.values", [1, 2], "produce.banana.values"),
+    ("produce.banana.ability", ["fly 2"], "unknown effect kind"),
+    ("produce.banana.ability", ["market_ability"], "characters only"),
+    ("produce.banana.ability", ["draw x"], "produce.banana.ability"),
+    ("characters.merchant.standard", "yes", "characters.merchant.standard"),
+    ("conditions.monsoon.trigger", "rain", "conditions.monsoon.trigger"),
+    ("conditions.monsoon.scoring", "most", "conditions.monsoon.scoring"),
+    ("rules.hand_limit", -2, "rules.hand_limit"),
+    ("rules.first_player", 7, "rules.first_player"),
+    ("rules.condition", "drought", "rules.condition"),
+    ("rules.final_round_reuse", 1, "rules.final_round_reuse"),
+])
+def test_config_errors(key, value, match):
+    raw = build("sim.muziris")
+    node = raw
+    *path, last = key.split(".")
+    for part in path:
+        node = node[part]
+    node[last] = value
+    with pytest.raises(ConfigError, match=match.replace("(", r"\(")):
+        validate(raw, 3)
+
+
+def test_config_errors_structural():
+    raw = build("sim.muziris")
+    for name in ("banana", "cucumber", "coconut", "mango", "ginger", "cinnamon"):
+        raw["produce"][name]["cards"] = 0
+    raw["produce"]["cardamom"]["cards"] = 1
+    raw["produce"]["pepper"]["cards"] = 1
+    with pytest.raises(ConfigError, match="to set up the largest game"):
+        validate(raw, 3)
+    raw = build("sim.muziris")
+    for name in ("beggar", "farmer", "captain"):
+        del raw["characters"][name]
+    with pytest.raises(ConfigError, match="special characters"):
+        validate(raw, 4)
+    validate(raw, 3)  # two specials are enough for three players
+    raw = build("sim.muziris")
+    raw["rules"]["colour"] = "red"
+    with pytest.raises(ConfigError, match="rules.colour"):
+        validate(raw, 3)
+
+
+def test_trace_replays_kernel():
+    cfg = validate(build("sim.muziris"), 3)
+    ch, base, params = _choices(cfg, ["greedy", "random", "blocker"])
+    events = [json.loads(json.dumps(e)) for e in GAME.trace(cfg, 3, ch, 2024)]
+    assert events[0]["event"] == "game_start" and events[0]["config"] == cfg.raw
+    assert events[-1]["event"] == "game_end"
+    kinds = {e["event"] for e in events}
+    assert {"use", "end_of_round"} <= kinds
+    out = run_batch(cfg, 3, np.array([[0, 1, 2]]), base, params, 2024, False)
+    assert events[-1]["coins"] == [int(c) for c in out["players"]["coins"]]
+    assert events[-1]["rounds"] == int(out["games"]["rounds"][0])
+    assert sum(e["event"] == "use" for e in events) == int(out["games"]["uses"][0])
+    for e in events:
+        if e["event"] == "use":
+            assert e["character"] in events[0]["characters_in_play"]
+            assert e["coins_taken"] >= 0
