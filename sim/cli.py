@@ -22,11 +22,30 @@ def _fail(message: str) -> None:
 
 
 class Group(click.Group):
+    """Turns our UserError and click's own usage errors into one line on stderr and exit code 2."""
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except UserError as exc:
             _fail(str(exc))
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            sys.exit(0)
+        except click.UsageError as exc:
+            command = exc.ctx.command_path if exc.ctx else "balance-sim"
+            _fail(f"{exc.format_message()} (see '{command} --help')")
+        except click.ClickException as exc:
+            _fail(exc.format_message())
+        except click.exceptions.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(1)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -203,7 +222,7 @@ def report(folder, out):
 @click.option("-p", "--players", type=int, default=None)
 @_config_options
 def trace(game, seed, strategies, players, config_file, sets):
-    """Play one game and print it as JSON lines (schema: docs/trace.md)."""
+    """Play one game and print it as JSON lines (schemas: docs/trace.md, docs/trace-<game>.md)."""
     spec, players, cfg, chosen, _ = load_setup(game, config_file, sets, players, strategies)
     if len(chosen) == 1:
         chosen = chosen * players
@@ -244,6 +263,151 @@ def bench(games, n_games, jobs):
     """Matches per second per strategy pairing, on one core and on JOBS workers."""
     from sim.bench import run_bench
     run_bench(list(games), n_games, jobs)
+
+
+def _is_option(token: str) -> bool:
+    """`-n`, `--seed`: an option; `-1`, `-0.5`: a negative value."""
+    if not token.startswith("-"):
+        return False
+    try:
+        float(token)
+        return False
+    except ValueError:
+        return True
+
+
+def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
+    """Pull `--param KEY (--values V1 V2 ... | --range START:STOP:STEP)` groups out of the arguments."""
+    from sim.config import parse_value
+    from sim.sweep import parse_range
+    params, rest, i = [], [], 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--param":
+            if i + 1 >= len(tokens):
+                raise UserError("--param needs a configuration key, e.g. --param tokens.diamond")
+            params.append([tokens[i + 1], None])
+            i += 2
+        elif tok == "--values":
+            if not params:
+                raise UserError("--values must follow a --param KEY")
+            j = i + 1
+            while j < len(tokens) and not _is_option(tokens[j]):
+                j += 1
+            if j == i + 1:
+                raise UserError(f"--values for {params[-1][0]}: give one or more values")
+            params[-1][1] = [parse_value(v) for v in tokens[i + 1:j]]
+            i = j
+        elif tok == "--range":
+            if not params or i + 1 >= len(tokens):
+                raise UserError("--range START:STOP:STEP must follow a --param KEY")
+            params[-1][1] = parse_range(tokens[i + 1])
+            i += 2
+        else:
+            rest.append(tok)
+            i += 1
+    for key, values in params:
+        if values is None:
+            raise UserError(f"--param {key}: give its values with --values V1 V2 ... or --range START:STOP:STEP")
+    return [(k, v) for k, v in params], rest
+
+
+def _options_parser(prog: str):
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise UserError(f"{prog}: {message}")
+
+    parser = Parser(prog=prog, add_help=False)
+    parser.add_argument("-n", "--games", type=int, default=None)
+    parser.add_argument("-s", "--strategies", default="all")
+    parser.add_argument("-p", "--players", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("-j", "--jobs", type=int, default=1)
+    parser.add_argument("-o", "--out", default=None)
+    parser.add_argument("--config", dest="config_file", default=None)
+    parser.add_argument("--set", dest="sets", action="append", default=[])
+    parser.add_argument("--target", dest="targets", action="append", default=[])
+    parser.add_argument("--backend", choices=["loky", "dask", "threading"], default="loky")
+    parser.add_argument("--scheduler", default=None)
+    parser.add_argument("-q", "--quiet", action="store_true")
+    return parser
+
+
+_PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]}
+
+
+@main.command(context_settings=_PASS_THROUGH)
+@_game_arg
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def sweep(game, args):
+    """Play GAME once per parameter value (or grid) on common random numbers and compare.
+
+    \b
+    balance-sim sweep GAME --param KEY --values V1 V2 ... [--param KEY2 --range START:STOP:STEP]
+                      [-n N] [-s A,B] [-p P] [--seed S] [-j J] [-o DIR] [--target METRIC=VALUE[:TOL]]
+                      [--reports] [--config FILE] [--set KEY=VALUE]
+    Writes DIR/variant-NNN/ (a results folder each), sweep.csv, sweep.parquet and sweep_report.html.
+    """
+    from sim.sweep import parse_target, run_sweep, variant_label
+    params, rest = _split_params(list(args))
+    parser = _options_parser("sweep")
+    parser.add_argument("--reports", action="store_true")
+    parser.add_argument("--batch-size", type=int, default=2000)
+    opts = parser.parse_args(rest)
+    if not 1 <= len(params) <= 2:
+        raise UserError("sweep: give one or two --param KEY with --values or --range")
+    targets = [parse_target(t) for t in opts.targets]
+    spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
+    n_games = opts.games or 20_000
+    if n_games < 1:
+        raise UserError(f"--games {n_games}: must be at least 1")
+    out = Path(opts.out) if opts.out else Path("reports") / f"{spec.name}-sweep"
+    folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
+                              opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
+                              opts.quiet)
+    for line in lines:
+        click.echo(line)
+    click.echo(str(folder / "sweep_report.html"))
+
+
+@main.command(context_settings=_PASS_THROUGH)
+@_game_arg
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def tune(game, args):
+    """Search parameter values that meet balance targets (successive halving on common random numbers).
+
+    \b
+    balance-sim tune GAME --param KEY (--values ... | --range START:STOP:STEP) [--param KEY ...]
+                     --target METRIC=VALUE[:TOLERANCE] | METRIC=LOW..HIGH [--target ...] --budget GAMES
+                     [-s A,B] [-p P] [--seed S] [-j J] [-o DIR] [--max-candidates 64]
+    """
+    from sim.sweep import parse_target, tune as run_tune, variant_label
+    from analysis.report import fmt_metric
+    params, rest = _split_params(list(args))
+    parser = _options_parser("tune")
+    parser.add_argument("--budget", type=int, required=True)
+    parser.add_argument("--max-candidates", type=int, default=64)
+    parser.add_argument("--batch-size", type=int, default=500)
+    opts = parser.parse_args(rest)
+    if not params:
+        raise UserError("tune: give at least one --param KEY with --values or --range")
+    if not opts.targets:
+        raise UserError("tune: give at least one --target METRIC=VALUE[:TOLERANCE]")
+    targets = [parse_target(t) for t in opts.targets]
+    spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
+    out = Path(opts.out) if opts.out else Path("reports") / f"{spec.name}-tune"
+    ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
+                              opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
+                              opts.backend, opts.scheduler, opts.quiet)
+    click.echo(f"spent {spent:,} of {opts.budget:,} games; best candidates:")
+    for entry in ranking[:5]:
+        click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
+        for metric, m in entry["targets"].items():
+            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {m['band'][0]:g}..{m['band'][1]:g}: "
+                       f"{m['verdict']}")
+    click.echo(str(out / "tune.json"))
 
 
 @main.command("main")

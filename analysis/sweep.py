@@ -1,0 +1,132 @@
+"""Sweep report: each headline metric against the swept parameter(s), with 95% interval bands."""
+from __future__ import annotations
+
+import base64
+import html
+import importlib
+import json
+
+import numpy as np
+import pandas as pd
+
+from analysis.report import CSS, fmt_metric
+from analysis.style import ACCENT, new_figure, save
+
+MAX_PANELS = 9
+
+
+def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
+    module = importlib.import_module(f"analysis.{game}")
+    names = [c for c in table.columns if not c.endswith((".ci_low", ".ci_high", ".n")) and c + ".n" in table]
+    preferred = [m for m in getattr(module, "HEADLINES", ()) if m in names]
+    rest = [m for m in names if m not in preferred and "[" not in m]
+    picked = (preferred or rest)[:MAX_PANELS]
+    return picked + [m for m in names if m.startswith("win_rate[")]
+
+
+def _axis(values):
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return (np.asarray(values, dtype=float), None) if numeric else (np.arange(len(values)), [str(v) for v in values])
+
+
+def _plot_1d(table, key, metric, path):
+    x, labels = _axis(list(table[key]))
+    y, lo, hi = (table[metric].astype(float), table[f"{metric}.ci_low"].astype(float),
+                 table[f"{metric}.ci_high"].astype(float))
+    fig, ax = new_figure(6.2, 3.6)
+    ax.fill_between(x, lo, hi, color=ACCENT, alpha=0.2, label="95% interval")
+    ax.plot(x, y, marker="o", color=ACCENT, label="estimate")
+    if labels:
+        ax.set_xticks(x, labels, rotation=20)
+    ax.set_xlabel(key)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric} against {key}")
+    ax.legend(frameon=False)
+    save(fig, path)
+
+
+def _plot_2d(table, keys, metric, path):
+    k1, k2 = keys
+    grid = table.pivot_table(index=k1, columns=k2, values=metric, aggfunc="first")
+    fig, ax = new_figure(6.2, 4.8)
+    ax.grid(False)
+    im = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=20)
+    ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
+    for (r, c), v in np.ndenumerate(grid.to_numpy(dtype=float)):
+        ax.text(c, r, f"{v:.3g}", ha="center", va="center", color="white", fontsize=8)
+    ax.set_xlabel(k2)
+    ax.set_ylabel(k1)
+    ax.set_title(metric)
+    fig.colorbar(im, ax=ax)
+    save(fig, path)
+
+
+def _label(table, i, keys) -> str:
+    """`key=value` with each column's own type (a row of mixed columns would turn 5 into 5.0)."""
+    return ", ".join(f"{k}={table.at[i, k]}" for k in keys)
+
+
+def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
+    """Plain-language lines naming the variants that meet every target."""
+    if not targets:
+        return []
+    lines = []
+    meets, plausible = [], []
+    for i, row in table.iterrows():
+        verdicts = []
+        for t in targets:
+            m = {"estimate": row.get(t.metric), "ci_low": row.get(f"{t.metric}.ci_low"),
+                 "ci_high": row.get(f"{t.metric}.ci_high")}
+            verdicts.append(t.verdict(m) if m["estimate"] is not None and not pd.isna(m["estimate"]) else "misses")
+        label = _label(table, i, keys)
+        if all(v == "meets" for v in verdicts):
+            meets.append(label)
+        elif all(v in ("meets", "plausible") for v in verdicts):
+            plausible.append(label)
+    wanted = " and ".join(t.describe() for t in targets)
+    if meets:
+        lines.append(f"Variants whose 95% intervals lie inside every target ({wanted}): {'; '.join(meets)}.")
+    if plausible:
+        lines.append(f"Variants whose estimates meet the targets but need more games to be sure: "
+                     f"{'; '.join(plausible)}.")
+    if not meets and not plausible:
+        lines.append(f"No variant meets the targets ({wanted}).")
+    return lines
+
+
+def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir) -> list:
+    keys = [k for k, _ in params]
+    metrics = headline_metrics(game, table)
+    figures = []
+    for i, metric in enumerate(metrics):
+        path = outdir / f"sweep_{i:02d}.png"
+        if len(keys) == 1:
+            _plot_1d(table, keys[0], metric, path)
+        else:
+            _plot_2d(table, keys[:2], metric, path)
+        figures.append((metric, path.name))
+    lines = target_lines(table, keys, targets)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{game} sweep</title><style>{CSS}</style>"
+             f"</head><body><h1>{html.escape(game.title())} sweep over {html.escape(', '.join(keys))}</h1>",
+             f"<p class='meta'>{len(table)} variants x {n_games:,} games, seed {seed}; every variant played on "
+             "the same random numbers, so differences are the parameter's effect.</p>"]
+    for line in lines:
+        parts.append(f"<p class='lead'>{html.escape(line)}</p>")
+    parts.append("<h2>Variants</h2><table><tr><th>variant</th>" + "".join(f"<th>{html.escape(m)}</th>"
+                                                                          for m in metrics[:6]) + "</tr>")
+    for i, row in table.iterrows():
+        label = _label(table, i, keys)
+        cells = "".join(f"<td>{html.escape(fmt_metric(m, {'estimate': row[m], 'ci_low': row[m + '.ci_low'], 'ci_high': row[m + '.ci_high']}))}</td>"
+                        for m in metrics[:6])
+        parts.append(f"<tr><td>{html.escape(label)}</td>{cells}</tr>")
+    parts.append("</table><h2>Figures</h2>")
+    for metric, name in figures:
+        data = base64.b64encode((outdir / name).read_bytes()).decode()
+        reading = (f"How {metric} moves as {keys[0]} changes; the band is the 95% interval." if len(keys) == 1
+                   else f"{metric} for each combination of {keys[0]} (rows) and {keys[1]} (columns).")
+        parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"
+                     f"<p class='reading'>{html.escape(reading)}</p></div>")
+    parts.append("</body></html>")
+    (outdir / "sweep_report.html").write_text("\n".join(parts))
+    return lines

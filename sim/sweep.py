@@ -1,0 +1,265 @@
+"""Parameter sweeps and auto-balancing (`balance-sim sweep`, `balance-sim tune`).
+
+Every variant is played from the same root seed, so all variants share their batch seeds (common random numbers):
+where a parameter does not change the deck, the variants are dealt the same cards and differences between them
+are the parameter's effect, not noise.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.config import apply_set, build, parse_value
+from sim.errors import UserError
+
+
+@dataclass(frozen=True)
+class Target:
+    metric: str
+    low: float
+    high: float
+
+    @property
+    def centre(self) -> float:
+        return (self.low + self.high) / 2
+
+    def distance(self, value: float | None) -> float:
+        """0 inside the band, else how far outside it, in units of the band's half-width (or 1% if zero)."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return math.inf
+        scale = max((self.high - self.low) / 2, 0.01 * max(abs(self.centre), 1e-9), 1e-9)
+        return max(0.0, self.low - value, value - self.high) / scale
+
+    def verdict(self, m: dict) -> str:
+        """meets: the whole 95% interval is inside the band; plausible: the estimate is; misses otherwise."""
+        est, lo, hi = m.get("estimate"), m.get("ci_low"), m.get("ci_high")
+        if est is None:
+            return "misses"
+        if lo is not None and hi is not None and self.low <= lo and hi <= self.high:
+            return "meets"
+        return "plausible" if self.low <= est <= self.high else "misses"
+
+    def describe(self) -> str:
+        return f"{self.metric} in [{self.low:g}, {self.high:g}]"
+
+
+def parse_target(text: str) -> Target:
+    """METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH."""
+    metric, sep, rest = text.partition("=")
+    if not sep or not metric:
+        raise UserError(f"--target {text!r}: expected METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH, "
+                        "e.g. first_player_match_win_rate=0.5:0.01 or turns_per_round=25..35")
+    try:
+        if ".." in rest:
+            lo, hi = (float(x) for x in rest.split(".."))
+            return Target(metric.strip(), min(lo, hi), max(lo, hi))
+        value, _, tol = rest.partition(":")
+        v, t = float(value), float(tol or 0)
+        return Target(metric.strip(), v - abs(t), v + abs(t))
+    except ValueError:
+        raise UserError(f"--target {text!r}: the value must be a number, VALUE:TOLERANCE or LOW..HIGH") from None
+
+
+def parse_range(text: str) -> list:
+    """START:STOP:STEP, inclusive of STOP when the steps land on it (3:9:1 -> 3, 4, ..., 9)."""
+    parts = text.split(":")
+    try:
+        nums = [float(p) for p in parts]
+    except ValueError:
+        nums = []
+    if len(nums) not in (2, 3) or (len(nums) == 3 and nums[2] <= 0) or nums[1] < nums[0]:
+        raise UserError(f"--range {text!r}: expected START:STOP[:STEP] with START <= STOP and STEP > 0, e.g. 3:9:1")
+    step = nums[2] if len(nums) == 3 else 1.0
+    count = int(math.floor((nums[1] - nums[0]) / step + 1e-9)) + 1
+    values = [nums[0] + i * step for i in range(count)]
+    integral = all(float(p).is_integer() for p in nums)
+    return [int(round(v)) if integral else round(v, 10) for v in values]
+
+
+def variant_label(assign: dict) -> str:
+    return ", ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in assign.items())
+
+
+def variant_config(package: str, config_file, sets, assign: dict) -> dict:
+    cfg = build(package, config_file, tuple(sets))
+    for key, value in assign.items():
+        cfg = apply_set(cfg, f"{key}={_toml(value)}")
+    return cfg
+
+
+def _toml(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ",".join(_toml(v) for v in value) + "]"
+    return repr(value)
+
+
+def grid(params: list[tuple[str, list]]) -> list[dict]:
+    keys = [k for k, _ in params]
+    return [dict(zip(keys, combo)) for combo in itertools.product(*[v for _, v in params])]
+
+
+def flatten_summary(summary: dict) -> dict:
+    """summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n."""
+    row = {}
+    for name, m in summary.items():
+        if isinstance(m, dict):
+            row[name] = m.get("estimate")
+            row[f"{name}.ci_low"] = m.get("ci_low")
+            row[f"{name}.ci_high"] = m.get("ci_high")
+            row[f"{name}.n"] = m.get("n")
+    return row
+
+
+def values_from_text(texts: list[str]) -> list:
+    return [parse_value(t) for t in texts]
+
+
+_METRIC = re.compile(r"^[\w\[\]=.<>-]+$")
+
+
+def _scalar(value):
+    return value if isinstance(value, (int, float, str, bool)) else json.dumps(value)
+
+
+def _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet, batch_dir=None):
+    from sim.runner import execute
+    return execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet,
+                   batch_dir=batch_dir)
+
+
+def _meta(spec, players, plan, cfg, extra=None) -> dict:
+    return {"game": spec.name, "players": players, "games": plan.n_games, "seed": plan.seed,
+            "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in plan.choices],
+            "round_robin": plan.round_robin, "batch_size": plan.batch_size, "config": cfg.raw, **(extra or {})}
+
+
+def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_games, seed, jobs, out: Path,
+              batch_size, reports: bool, targets: list[Target], backend="loky", scheduler=None, quiet=False):
+    """Play every variant of the grid on common random numbers; write one results folder per variant, the
+    combined table (sweep.csv, sweep.parquet) and sweep_report.html."""
+    from analysis.report import build_report, summary_for
+    from analysis.sweep import build_sweep_report
+    from sim import results
+    from sim.runner import Plan
+
+    variants = grid(params)
+    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in variants]
+    results.check_output(out)
+    staging = results.begin(out, {"game": spec.name, "sweep": [k for k, _ in params], "partial": True})
+    rows = []
+    for i, (assign, cfg) in enumerate(zip(variants, configs)):
+        if not quiet:
+            print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
+        plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+        tables, timing = _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet)
+        folder = staging / f"variant-{i:03d}"
+        folder.mkdir()
+        meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
+        results.write_tables(folder, tables)
+        if reports:
+            summary = build_report(tables, meta, folder)
+        else:
+            summary = summary_for(tables, meta)
+            (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        results.write_meta(folder, meta)
+        rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
+    table = pd.DataFrame(rows)
+    table.to_csv(staging / "sweep.csv", index=False)
+    table.to_parquet(staging / "sweep.parquet", index=False)
+    lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging)
+    results.write_meta(staging, {"game": spec.name, "sweep": {k: v for k, v in params}, "games": n_games,
+                                 "seed": seed, "variants": len(variants), "partial": False,
+                                 "targets": [t.describe() for t in targets]})
+    results.finish(staging, out)
+    return out, lines
+
+
+def loss(summary: dict, targets: list[Target]) -> tuple[float, float]:
+    """(distance outside the bands, summed; closeness to the bands' centres) -- lower is better."""
+    outside = sum(t.distance(summary.get(t.metric, {}).get("estimate")) for t in targets)
+    centre = sum(abs((summary.get(t.metric, {}).get("estimate") or 0) - t.centre) /
+                 max(t.high - t.low, 1e-9) for t in targets)
+    return outside, centre
+
+
+def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs, config_file, sets, out: Path,
+         max_candidates=64, batch_size=500, backend="loky", scheduler=None, quiet=False):
+    """Successive halving over the parameter grid: every candidate gets an equal share of a round's games, the
+    better half (by distance to the targets) goes on to the next round with twice the games each, until one is
+    left or the budget is spent. Candidates replay the same seeds (common random numbers), and each round
+    extends a candidate's earlier games instead of starting again (saved batches are reused)."""
+    from analysis.report import summary_for
+    from sim import results
+    from sim.runner import Plan
+
+    for t in targets:
+        if not re.match(r"^[\w\[\]=.<>-]+$", t.metric):
+            raise UserError(f"--target {t.metric!r}: not a metric name")
+    candidates = grid(params)
+    if len(candidates) > max_candidates:
+        pick = np.random.default_rng(seed).choice(len(candidates), max_candidates, replace=False)
+        candidates = [candidates[i] for i in sorted(pick)]
+    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in candidates]
+    rounds = max(1, math.ceil(math.log2(len(candidates)))) + 1 if len(candidates) > 1 else 1
+    per_round = budget // rounds
+    if per_round // len(candidates) < batch_size:
+        raise UserError(f"--budget {budget}: too small for {len(candidates)} candidates over {rounds} rounds; "
+                        f"give at least {rounds * len(candidates) * batch_size} games")
+    results.check_output(out)
+    staging = results.begin(out, {"game": spec.name, "tune": True, "partial": True})
+    survivors = list(range(len(candidates)))
+    games = {c: 0 for c in survivors}
+    summaries: dict[int, dict] = {}
+    spent = 0
+    history = []
+    for r in range(rounds):
+        share = (per_round // len(survivors)) // batch_size * batch_size
+        for c in survivors:
+            games[c] += share
+            spent += share
+            plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
+            tables, _ = _run_in_memory(spec, configs[c], plan, jobs, backend, scheduler, True,
+                                       batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
+            summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
+            history.append({"round": r, "candidate": c, "games": games[c],
+                            **{k: _scalar(v) for k, v in candidates[c].items()},
+                            "loss": loss(summaries[c], targets)[0]})
+        survivors.sort(key=lambda c: loss(summaries[c], targets))
+        if not quiet:
+            best = survivors[0]
+            print(f"round {r + 1}/{rounds}: {len(survivors)} candidates x {share:,} more games; best so far "
+                  f"{variant_label(candidates[best])} (distance {loss(summaries[best], targets)[0]:.3f})", flush=True)
+        if len(survivors) == 1:
+            break
+        survivors = survivors[: max(1, math.ceil(len(survivors) / 2))] if r < rounds - 1 else survivors
+    ranked = sorted(summaries, key=lambda c: (-games[c], loss(summaries[c], targets)))
+    report = []
+    for c in ranked:
+        entry = {"candidate": c, "params": candidates[c], "games": games[c],
+                 "distance": loss(summaries[c], targets)[0],
+                 "targets": {t.metric: {**summaries[c].get(t.metric, {}), "band": [t.low, t.high],
+                                        "verdict": t.verdict(summaries[c].get(t.metric, {}))} for t in targets}}
+        report.append(entry)
+    for c in range(len(candidates)):
+        shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
+    (staging / "tune.json").write_text(json.dumps({"game": spec.name, "budget": budget, "spent": spent,
+                                                   "seed": seed, "method": "successive halving",
+                                                   "targets": [t.describe() for t in targets],
+                                                   "ranking": report}, indent=2, default=str) + "\n")
+    pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
+    results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
+                                 "spent": spent, "seed": seed})
+    results.finish(staging, out)
+    return report, spent
