@@ -34,6 +34,19 @@ def build_report(tables, meta, outdir) -> dict:
     return summary
 
 
+def build_summary_report(summary: dict, meta, outdir) -> dict:
+    """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
+    outdir = Path(outdir)
+    summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
+    (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
+    module = importlib.import_module(f"analysis.{meta['game']}")
+    note = {"title": "Summary-only run",
+            "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
+                    "so it has no plots; run without --summary-only (on fewer games) for the full report."}
+    (outdir / "report.html").write_text(_html(meta, summary, [note], outdir, getattr(module, "HEADLINES", ())))
+    return summary
+
+
 def _clean(value):
     """JSON has no NaN: undefined figures are written as null."""
     if isinstance(value, dict):

@@ -1,11 +1,54 @@
 """Intervals and tests every report uses. Vectorised; no per-row Python."""
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
 Z95 = 1.959963984540054
+_AGGREGATING = False
+
+
+@contextlib.contextmanager
+def aggregating():
+    """Within this block rate() and mean() also carry their sufficient statistics (`_kind`, `_s`, `_ss`,
+    `_n`), so summaries of separate batches can be merged exactly (see merge/finalize): --summary-only."""
+    global _AGGREGATING
+    old, _AGGREGATING = _AGGREGATING, True
+    try:
+        yield
+    finally:
+        _AGGREGATING = old
+
+
+def merge(total: dict, part: dict) -> dict:
+    """Add one batch's aggregated summary into `total` (metrics without sufficient statistics are dropped)."""
+    for name, m in part.items():
+        if not isinstance(m, dict) or "_kind" not in m:
+            continue
+        if name not in total:
+            total[name] = {"_kind": m["_kind"], "_s": 0.0, "_ss": 0.0, "_n": 0}
+        for key in ("_s", "_ss", "_n"):
+            total[name][key] += m.get(key, 0)
+    return total
+
+
+def finalize(total: dict) -> dict:
+    """Merged sufficient statistics back into metric objects with intervals."""
+    out = {}
+    for name, m in sorted(total.items()):
+        n = int(m["_n"])
+        if m["_kind"] == "rate":
+            out[name] = rate(m["_s"], n)
+        elif n == 0:
+            out[name] = {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
+        else:
+            est = m["_s"] / n
+            var = max(m["_ss"] - n * est * est, 0.0) / (n - 1) if n > 1 else float("nan")
+            half = Z95 * math.sqrt(var / n) if n > 1 else float("nan")
+            out[name] = {"estimate": est, "ci_low": est - half, "ci_high": est + half, "n": n}
+    return out
 
 
 def wilson(successes, n, z: float = Z95):
@@ -25,9 +68,13 @@ def rate(successes, n) -> dict:
     `successes` may be fractional (shared wins credited 1/k); the interval then uses the rounded count."""
     n = int(n)
     if n == 0:
-        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
-    lo, hi = wilson(successes, n)
-    return {"estimate": float(successes) / n, "ci_low": float(lo), "ci_high": float(hi), "n": n}
+        out = {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
+    else:
+        lo, hi = wilson(successes, n)
+        out = {"estimate": float(successes) / n, "ci_low": float(lo), "ci_high": float(hi), "n": n}
+    if _AGGREGATING:
+        out.update(_kind="rate", _s=float(successes), _ss=0.0, _n=n)
+    return out
 
 
 def mean(values) -> dict:
@@ -35,10 +82,14 @@ def mean(values) -> dict:
     values = np.asarray(values, dtype=float)
     n = values.size
     if n == 0:
-        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
-    m = float(values.mean())
-    se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    return {"estimate": m, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se, "n": int(n)}
+        out = {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
+    else:
+        m = float(values.mean())
+        se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+        out = {"estimate": m, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se, "n": int(n)}
+    if _AGGREGATING:
+        out.update(_kind="mean", _s=float(values.sum()), _ss=float((values * values).sum()), _n=int(n))
+    return out
 
 
 def binomial_test_half(successes, n) -> float:

@@ -77,8 +77,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     cfg = spec.validate(raw, players)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     round_robin = names == ["all"]
-    if round_robin:
-        names = [d.name for d in registered(spec.name)]
+    if round_robin:  # search players cost milliseconds a move: they play only when named
+        names = [d.name for d in registered(spec.name) if not d.search]
     if not names:
         raise UserError("--strategies: give one or more names separated by commas, or 'all'; allowed: "
                         + ", ".join(all_names(spec.name, cfg.presets)))
@@ -89,7 +89,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 @click.argument("game", required=False)
 @click.option("-n", "--games", "n_games", type=int, default=None, help="Games (matches) to play.")
 @click.option("-s", "--strategies", default="all", show_default=True,
-              help="Strategies or presets by seat, comma-separated; 'all' = every registered strategy.")
+              help="Strategies or presets by seat, comma-separated; 'all' = every registered heuristic "
+                   "(search players only when named).")
 @click.option("-p", "--players", type=int, default=None, help="Players (games that allow a choice).")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Parallel workers (-1: all cores).")
@@ -101,11 +102,13 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 @click.option("--resume", "resume", type=click.Path(file_okay=False), default=None,
               help="Complete an interrupted run: its results folder (or the .partial folder it left).")
 @click.option("--no-report", is_flag=True, help="Write the tables only.")
+@click.option("--summary-only", is_flag=True,
+              help="Aggregate the headline figures in the workers and keep no tables (flat memory at any -n).")
 @click.option("--debug", is_flag=True, help="Check every invariant after every action (slow).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary line.")
 @_config_options
 def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend, scheduler, resume, no_report,
-        debug, quiet, config_file, sets):
+        summary_only, debug, quiet, config_file, sets):
     """Play GAME many times and write a results folder (tables, meta.json, report)."""
     from sim.runner import DEFAULT_BATCH
     if jobs == 0 or jobs < -1:
@@ -126,7 +129,7 @@ def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend
             raise UserError(f"--batch-size {batch_size}: must be at least 1")
         out = Path(out) if out else Path("reports") / spec.name
         folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
-                               backend, scheduler, not no_report, debug, quiet)
+                               backend, scheduler, not no_report, debug, quiet, summary_only)
     if not quiet:
         click.echo(str(folder / "report.html") if not no_report else str(folder))
 
@@ -137,11 +140,11 @@ def _game_names():
 
 
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
-                  scheduler, report: bool, debug: bool, quiet: bool) -> Path:
+                  scheduler, report: bool, debug: bool, quiet: bool, summary_only: bool = False) -> Path:
     from sim import results
     results.check_output(out)
     meta = {
-        "game": spec.name, "players": players, "games": n_games, "seed": seed,
+        "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
         "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "versions": _versions(),
@@ -167,16 +170,26 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
     from sim.runner import execute, finished_batches, plan_from_meta
     plan = plan_from_meta(meta)
     batch_dir = staging / results.BATCHES
+    summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
+        if meta.get("summary_only") else None
     try:
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                 debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir)
-    except KeyboardInterrupt:
-        done = len(finished_batches(batch_dir))
+                                 debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
+                                 summary_meta=summary_meta)
+    except (KeyboardInterrupt, SystemError) as exc:
+        # Ctrl-C inside a compiled kernel surfaces as a SystemError chained to the KeyboardInterrupt
+        if isinstance(exc, SystemError) and not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise
+        done = len(finished_batches(batch_dir, summary_meta is not None))
         raise UserError(f"interrupted: {done} of {plan.n_batches} batches are saved in {staging}; finish with "
                         f"'balance-sim run --resume {out}' or report them with 'balance-sim report {staging}'")
     meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
-    results.write_tables(staging, tables)
-    if report:
+    if summary_only := meta.get("summary_only"):
+        from analysis.report import build_summary_report
+        build_summary_report(tables["summary"], meta, staging)
+    else:
+        results.write_tables(staging, tables)
+    if report and not summary_only:
         from analysis.report import build_report
         build_report(tables, meta, staging)
     results.write_meta(staging, meta)

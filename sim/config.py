@@ -80,7 +80,7 @@ def apply_set(cfg: dict, assignment: str) -> dict:
         if not isinstance(node, dict):
             raise ConfigError(here, part, "this key holds a value, not a table")
         if part not in node:
-            if ".".join(parts[:depth]) in OPEN_TABLES:
+            if depth >= 1 and parts[0] in OPEN_TABLES:  # a new preset, or a parameter of one
                 node[part] = {} if not last else parse_value(text)
             else:
                 raise ConfigError(here, parse_value(text) if last else part, "unknown key; " + _suggest(part, node))

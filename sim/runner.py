@@ -89,6 +89,23 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
     return tables
 
 
+def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool, meta: dict) -> dict:
+    """--summary-only: play batch b and return only its mergeable summary (counts and sums), so memory stays
+    flat however many games are played."""
+    import json
+
+    from analysis import stats
+    from analysis.report import summary_for
+    from sim.game import get_game
+    spec = get_game(game)
+    start, stop = plan.batch_bounds(b)
+    tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
+    with stats.aggregating():
+        summary = summary_for(tables, {**meta, "games": stop - start})
+    part = stats.merge({}, summary)
+    return json.loads(json.dumps(part))  # plain floats: small to ship back and to save
+
+
 def _parallel(n_jobs: int, backend: str, scheduler: str | None):
     from joblib import Parallel, parallel_config
     if backend == "dask":
@@ -107,17 +124,20 @@ def _parallel(n_jobs: int, backend: str, scheduler: str | None):
 
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
-            batch_dir: Path | None = None) -> tuple[dict[str, pd.DataFrame], dict]:
+            batch_dir: Path | None = None, summary_meta: dict | None = None) -> tuple[dict, dict]:
     """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling.
 
     With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
     are loaded instead of played: an interrupted run resumes where it stopped with identical results.
+    With `summary_meta` (--summary-only) each batch is summarised in its worker and only the merged summary
+    comes back: `({"summary": {...}}, timing)` instead of tables.
     """
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
     seeds = batch_seeds(plan.seed, plan.n_batches)
-    done = set(finished_batches(batch_dir)) if batch_dir else set()
+    summary_only = summary_meta is not None
+    done = set(finished_batches(batch_dir, summary_only)) if batch_dir else set()
     todo = [b for b in range(plan.n_batches) if b not in done]
     started = time.perf_counter()
     results: dict[int, dict] = {}
@@ -126,21 +146,31 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     bar.update(sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in done))
     client = None
 
+    merged: dict = {}
+
     def keep(b, tables):
         if batch_dir is not None:
-            save_batch(batch_dir, b, tables)
-        results[b] = tables
+            save_batch(batch_dir, b, tables, summary_only)
+        if summary_only:
+            stats.merge(merged, tables)  # merged as they arrive: nothing per batch is kept
+        else:
+            results[b] = tables
         start, stop = plan.batch_bounds(b)
         bar.update(stop - start)
 
+    if summary_only:
+        from analysis import stats
+        work, extra = summarize_one_batch, (summary_meta,)
+    else:
+        work, extra = run_one_batch, ()
     try:
         if (jobs == 1 and backend == "loky") or not todo:
             for b in todo:
-                keep(b, run_one_batch(spec.name, cfg, plan, b, seeds[b], debug))
+                keep(b, work(spec.name, cfg, plan, b, seeds[b], debug, *extra))
         else:
             client, ctx = _parallel(jobs, backend, scheduler)
             with ctx:
-                tasks = (delayed(run_one_batch)(spec.name, cfg, plan, b, seeds[b], debug) for b in todo)
+                tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in todo)
                 for b, tables in zip(todo, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
                     keep(b, tables)
     finally:
@@ -148,9 +178,15 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
         if client is not None:
             client.close()
     elapsed = time.perf_counter() - started
-    for b in done:
-        results[b] = load_batch(batch_dir, b)
-    tables = assemble(spec, plan, [results[b] for b in range(plan.n_batches)])
+    for b in sorted(done):
+        if summary_only:
+            stats.merge(merged, load_batch(batch_dir, b, True))
+        else:
+            results[b] = load_batch(batch_dir, b)
+    if summary_only:
+        tables = {"summary": stats.finalize(merged)}
+    else:
+        tables = assemble(spec, plan, [results[b] for b in range(plan.n_batches)])
     played = sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in todo)
     return tables, {"seconds": elapsed, "games_played_now": int(played),
                     "games_per_second": played / elapsed if elapsed and played else None}
@@ -161,19 +197,27 @@ def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.Da
     return {name: _to_frame(spec, plan, [b[name] for b in batches]) for name in names}
 
 
-def _batch_path(batch_dir: Path, b: int) -> Path:
-    return Path(batch_dir) / f"batch-{b:07d}.npz"
+def _batch_path(batch_dir: Path, b: int, summary_only: bool = False) -> Path:
+    return Path(batch_dir) / f"batch-{b:07d}.{'json' if summary_only else 'npz'}"
 
 
-def save_batch(batch_dir: Path, b: int, tables: dict) -> None:
+def save_batch(batch_dir: Path, b: int, tables: dict, summary_only: bool = False) -> None:
+    import json
     batch_dir = Path(batch_dir)
     batch_dir.mkdir(parents=True, exist_ok=True)
-    tmp = batch_dir / f".batch-{b:07d}.tmp.npz"
-    np.savez(tmp, **{f"{table}/{col}": arr for table, cols in tables.items() for col, arr in cols.items()})
-    os.replace(tmp, _batch_path(batch_dir, b))
+    final = _batch_path(batch_dir, b, summary_only)
+    tmp = batch_dir / f".tmp-{final.name}"
+    if summary_only:
+        tmp.write_text(json.dumps(tables))
+    else:
+        np.savez(tmp, **{f"{table}/{col}": arr for table, cols in tables.items() for col, arr in cols.items()})
+    os.replace(tmp, final)
 
 
-def load_batch(batch_dir: Path, b: int) -> dict:
+def load_batch(batch_dir: Path, b: int, summary_only: bool = False) -> dict:
+    import json
+    if summary_only:
+        return json.loads(_batch_path(batch_dir, b, True).read_text())
     tables: dict[str, dict] = {}
     with np.load(_batch_path(batch_dir, b)) as data:
         for key in data.files:
@@ -182,10 +226,11 @@ def load_batch(batch_dir: Path, b: int) -> dict:
     return tables
 
 
-def finished_batches(batch_dir: Path | None) -> list[int]:
+def finished_batches(batch_dir: Path | None, summary_only: bool = False) -> list[int]:
     if batch_dir is None or not Path(batch_dir).is_dir():
         return []
-    return sorted(int(p.stem.split("-")[1]) for p in Path(batch_dir).glob("batch-*.npz"))
+    ext = "json" if summary_only else "npz"
+    return sorted(int(p.name.split("-")[1].split(".")[0]) for p in Path(batch_dir).glob(f"batch-*.{ext}"))
 
 
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:

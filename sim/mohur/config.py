@@ -72,6 +72,10 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     if v[E.CFG_MARKET_COINS] > v[E.CFG_CARDS + E.COIN]:
         raise ConfigError("rules.market_coins", int(v[E.CFG_MARKET_COINS]),
                           f"cannot exceed cards.coin ({v[E.CFG_CARDS + E.COIN]})")
+    if v[E.CFG_HAND_SIZE] > v[E.CFG_HAND_LIMIT]:
+        raise ConfigError("rules.hand_size", int(v[E.CFG_HAND_SIZE]),
+                          f"cannot exceed rules.hand_limit ({v[E.CFG_HAND_LIMIT]}): a dealt hand of goods "
+                          "would already break the limit")
     deck = int(v[E.CFG_CARDS: E.CFG_CARDS + E.NK].sum())
     need = 2 * v[E.CFG_HAND_SIZE] + v[E.CFG_MARKET_SIZE]
     if deck < need:

@@ -1,7 +1,9 @@
 """Mohur batch kernel: many matches in one compiled loop, filling result arrays.
 
 Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every
-pairing. Randomness: numba's generator is seeded once per batch from the batch's SeedSequence stream.
+pairing. Randomness: numba's generator is re-seeded for every round from (batch seed, match, round), so each
+round of a match is dealt the same way whatever happened before it: variants of a sweep play on common random
+numbers round by round, not only until their first difference.
 """
 import numpy as np
 from numba import njit
@@ -9,7 +11,7 @@ from numba import njit
 from sim.mohur import engine as E
 from sim.registry import dispatcher
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params")
+STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose_action = dispatcher("mohur", STRATEGY_ARGS)
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
@@ -47,6 +49,18 @@ def seed_rng(seed):
 
 
 @njit(cache=True)
+def round_seed(batch_seed, match, rnd):
+    """A well-mixed 32-bit seed for one round (splitmix64 finaliser over the three numbers)."""
+    z = np.uint64(batch_seed) * np.uint64(0x9E3779B97F4A7C15)
+    z ^= np.uint64(match) * np.uint64(0xBF58476D1CE4E5B9)
+    z ^= np.uint64(rnd) * np.uint64(0x94D049BB133111EB)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.uint32(z & np.uint64(0xFFFFFFFF))
+
+
+@njit(cache=True)
 def draw_first_starter(cfg):
     first = cfg[E.CFG_FIRST_STARTER]
     return np.random.randint(0, 2) if first < 0 else first
@@ -65,7 +79,7 @@ def play_round(s, cfg, sids, params, obs, actions, debug):
             if n > 1:
                 s[E.S_DECISIONS] += 1
                 E.observe(s, cfg, p, obs)
-                a = choose_action(sids[p], obs, actions, n, params[p])
+                a = choose_action(sids[p], obs, actions, n, params[p], cfg)
                 if a < 0 or a >= n:
                     raise ValueError("strategy returned an action index outside the legal actions")
             else:
@@ -111,9 +125,10 @@ def _record_round(rows, r, s, cfg, match, scored):
 
 
 @njit(cache=True)
-def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows, r):
+def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows, r, seed):
     """Play a whole match (best of `seals_to_win`); write its game row and round rows. Returns next r."""
     scored = np.zeros(5, dtype=np.int32)
+    np.random.seed(round_seed(seed, match, 0))
     starter = draw_first_starter(cfg)
     s[E.S_SEALS] = 0
     s[E.S_SEALS + 1] = 0
@@ -121,6 +136,7 @@ def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows,
     winner = -1
     for rnd in range(1, cfg[E.CFG_ROUND_CAP] + 1):
         s[E.S_ROUND] = rnd
+        np.random.seed(round_seed(seed, match, rnd))
         E.deal_round(s, cfg, starter)
         if debug:
             E.check_invariants(s, cfg)
@@ -151,7 +167,6 @@ def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows,
 
 @njit(cache=True)
 def play_batch(cfg, lineups, choice_base, choice_params, seed, debug):
-    np.random.seed(seed)
     n = lineups.shape[0]
     games = np.zeros((n, NGC), dtype=np.int32)
     rows = np.zeros((3 * n + 16, NRC), dtype=np.int32)
@@ -166,7 +181,7 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug):
             c = lineups[m, p]
             sids[p] = choice_base[c]
             params[p, :] = choice_params[c, :]
-        rows, r = play_match(s, cfg, sids, params, obs, actions, debug, m, games, m, rows, r)
+        rows, r = play_match(s, cfg, sids, params, obs, actions, debug, m, games, m, rows, r, seed)
     return games, rows[:r]
 
 

@@ -58,7 +58,8 @@ def trace(cfg, choices, seed: int):
     params = np.stack([c.vector() for c in choices])
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
            "config": _config_view(cfg.raw)}
-    K.seed_rng(np.uint32(batch_seeds(seed, 1)[0]))
+    root = np.uint32(batch_seeds(seed, 1)[0])
+    K.seed_rng(K.round_seed(root, 0, 0))
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
@@ -67,6 +68,7 @@ def trace(cfg, choices, seed: int):
     winner = None
     for rnd in range(1, int(v[E.CFG_ROUND_CAP]) + 1):
         s[E.S_ROUND] = rnd
+        K.seed_rng(K.round_seed(root, 0, rnd))
         E.deal_round(s, v, starter)
         yield {"event": "round_start", "round": rnd, "starter": starter, **_state(s, v)}
         while not E.is_over(s):
@@ -80,7 +82,7 @@ def trace(cfg, choices, seed: int):
                 if n > 1:
                     s[E.S_DECISIONS] += 1
                     E.observe(s, v, p, obs)
-                    a = int(K.choose_action(sids[p], obs, actions, n, params[p]))
+                    a = int(K.choose_action(sids[p], obs, actions, n, params[p], v))
                 else:
                     a = 0
                 before = s.copy()

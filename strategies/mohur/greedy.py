@@ -8,7 +8,7 @@ from strategies.mohur._features import consider, fast_take_gain, marginal_worths
 
 @strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
 @njit(cache=True)
-def greedy(obs, actions, n_actions, params):
+def greedy(obs, actions, n_actions, params, cfg):
     """Most rupees this turn (one ply): the best sale if any sale is legal; otherwise the take whose cards
     are worth most at the top of their stacks (scaled by take_weight, so any sale beats any take)."""
     worths = np.empty(2 * E.NG)

@@ -9,7 +9,7 @@ from strategies.mohur._features import consider, round_ending_soon, sale_rupees,
 @strategy("mohur", "hoarder", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
                                       "min_set": 3.0})
 @njit(cache=True)
-def hoarder(obs, actions, n_actions, params):
+def hoarder(obs, actions, n_actions, params, cfg):
     """Plays for the coin token and drives exchanges with coins: sweeps the market's coins when at least
     `min_coins` lie there, pays for multi-card exchanges in coins, and sells in sets of `min_set`+."""
     min_coins, coin_value, spend_cost, min_set = params[0], params[1], params[2], params[3]

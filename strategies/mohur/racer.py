@@ -8,7 +8,7 @@ from strategies.mohur._features import consider, sale_rupees, fast_take_gain, ma
 
 @strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
 @njit(cache=True)
-def racer(obs, actions, n_actions, params):
+def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least
     `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
     threshold, bias, coin_value = params[0], params[1], params[2]

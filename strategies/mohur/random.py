@@ -6,6 +6,6 @@ from sim.registry import strategy
 
 @strategy("mohur", "random")
 @njit(cache=True)
-def random_choice(obs, actions, n_actions, params):
+def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the legal actions."""
     return np.random.randint(0, n_actions)

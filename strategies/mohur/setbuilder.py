@@ -9,7 +9,7 @@ from strategies.mohur._features import consider, round_ending_soon, sale_rupees,
 @strategy("mohur", "setbuilder", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
                                          "coin_value": 0.5})
 @njit(cache=True)
-def setbuilder(obs, actions, n_actions, params):
+def setbuilder(obs, actions, n_actions, params, cfg):
     """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for
     the bonus tokens), unless the sale empties the stack, the hand is full or the round is about to end."""
     min_set, keep, scale, coin_value = params[0], params[1], params[2], params[3]

@@ -1,0 +1,187 @@
+"""Scoring a round (coin token, rupees, tie-breaks), who starts, and the end of the match."""
+import numpy as np
+import pytest
+
+from mohur_support import COIN, E, build_state, make_cfg, play_batch
+
+DEFAULT = make_cfg()
+V = DEFAULT.vector
+
+
+def scored(*, coins=(0, 0), gsum=(0, 0), bsum=(0, 0), bcnt=(0, 0), gcnt=(0, 0), v=V):
+    s = build_state(v)
+    for p in range(2):
+        s[E.S_HAND + 7 * p + COIN] = coins[p]
+        s[E.S_GSUM + p], s[E.S_BSUM + p] = gsum[p], bsum[p]
+        s[E.S_BCNT + p], s[E.S_GCNT + p] = bcnt[p], gcnt[p]
+    s[E.S_END] = E.END_STACKS
+    out = np.zeros(5, dtype=np.int32)
+    E.score_round(s, v, out)
+    return [int(x) for x in out]  # rupees0, rupees1, coin holder, winner, tie_break
+
+
+def test_coin_token_to_strictly_more_coins():
+    assert scored(coins=(4, 3))[:3] == [5, 0, 0]
+    assert scored(coins=(1, 6))[:3] == [0, 5, 1]
+
+
+@pytest.mark.parametrize("coins", [(0, 0), (3, 3), (7, 7)])
+def test_coin_tie_gives_nobody_the_token(coins):
+    r0, r1, holder, winner, tie = scored(coins=coins, gsum=(10, 10), bcnt=(1, 1), gcnt=(3, 3), bsum=(2, 2))
+    assert holder == -1 and r0 == r1 == 12
+
+
+def test_coin_token_value_is_configurable():
+    v = make_cfg("rules.coin_token=9").vector
+    assert scored(coins=(2, 1), v=v)[:3] == [9, 0, 0]
+
+
+def test_rupees_are_goods_plus_bonus_plus_coin_token():
+    r0, r1, holder, winner, tie = scored(coins=(5, 1), gsum=(20, 23), bsum=(4, 3))
+    assert (r0, r1, holder) == (29, 26, 0)
+    assert (winner, tie) == (0, 0)
+
+
+def test_coin_token_can_decide_the_round():
+    assert scored(coins=(1, 1), gsum=(14, 10))[3] == 0
+    assert scored(coins=(1, 2), gsum=(14, 10))[:4] == [14, 15, 1, 1]
+
+
+def test_higher_rupees_win_regardless_of_token_counts():
+    r = scored(gsum=(20, 19), bcnt=(0, 3), gcnt=(2, 9), bsum=(0, 0))
+    assert r[3:] == [0, 0]
+
+
+def test_tie_on_rupees_more_bonus_tokens_win():
+    # seat 1 has more goods tokens, but bonus-token count is checked first
+    assert scored(gsum=(10, 13), bsum=(5, 2), bcnt=(2, 1), gcnt=(3, 6))[3:] == [0, 1]
+    assert scored(gsum=(10, 10), bsum=(3, 3), bcnt=(1, 2), gcnt=(6, 3))[3:] == [1, 1]
+
+
+def test_tie_on_rupees_and_bonus_count_more_goods_tokens_win():
+    assert scored(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(5, 4))[3:] == [0, 2]
+    assert scored(gsum=(12, 12), bcnt=(0, 0), gcnt=(3, 4))[3:] == [1, 2]
+
+
+def test_full_tie_is_a_drawn_round():
+    assert scored(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(4, 4), coins=(2, 2))[2:] == [-1, -1, 3]
+    assert scored()[2:] == [-1, -1, 3]
+
+
+def test_next_round_led_by_the_loser():
+    for starter in (0, 1):
+        assert E.next_starter(V, starter, 0) == 1
+        assert E.next_starter(V, starter, 1) == 0
+
+
+def test_drawn_round_default_other_trader_starts():
+    assert E.next_starter(V, 0, -1) == 1
+    assert E.next_starter(V, 1, -1) == 0
+
+
+def test_drawn_round_same_option():
+    v = make_cfg('rules.drawn_round_starter="same"').vector
+    assert E.next_starter(v, 0, -1) == 0
+    assert E.next_starter(v, 1, -1) == 1
+    assert E.next_starter(v, 0, 0) == 1, "a decided round is still led by its loser"
+
+
+# ------------------------------------------------------------------ whole matches through the kernel
+
+
+@pytest.fixture(scope="module")
+def greedy_tables():
+    return play_batch(DEFAULT, ["greedy", "racer"], 400, 123)
+
+
+def test_rounds_led_by_previous_loser_in_kernel(greedy_tables):
+    _, games, rounds = greedy_tables
+    checked = 0
+    for i in range(len(rounds["match"]) - 1):
+        if rounds["match"][i + 1] != rounds["match"][i]:
+            continue
+        w, st = rounds["winner"][i], rounds["starter"][i]
+        expected = 1 - w if w >= 0 else 1 - st
+        assert rounds["starter"][i + 1] == expected
+        checked += 1
+    assert checked > 200
+
+
+def test_first_round_starter_matches_game_table_and_is_random(greedy_tables):
+    _, games, rounds = greedy_tables
+    first = rounds["round"] == 1
+    assert np.array_equal(rounds["starter"][first], games["first_starter"])
+    share = games["first_starter"].mean()
+    assert 0.4 < share < 0.6, f"first starter not random: seat 1 starts {share:.2f} of matches"
+
+
+@pytest.mark.parametrize("choice,seat", [("seat0", 0), ("seat1", 1)])
+def test_first_starter_configured(choice, seat):
+    cfg = make_cfg(f'rules.first_starter="{choice}"')
+    _, games, rounds = play_batch(cfg, ["greedy", "random"], 60, 5)
+    assert (games["first_starter"] == seat).all()
+    assert (rounds["starter"][rounds["round"] == 1] == seat).all()
+
+
+def check_match_end(games, rounds, seals):
+    for m in range(len(games["match"])):
+        w = games["winner"][m]
+        s0, s1 = games["seals_0"][m], games["seals_1"][m]
+        assert w in (0, 1)
+        assert (s0, s1)[w] == seals and (s0, s1)[1 - w] < seals
+        mine = rounds["match"] == m
+        rw = rounds["winner"][mine]
+        assert mine.sum() == games["rounds"][m]
+        assert (rw == 0).sum() == s0 and (rw == 1).sum() == s1
+        # the match ends the moment the seals are reached: the last round gave the winning seal
+        assert rw[-1] == w
+        assert np.array_equal(rounds["round"][mine], np.arange(1, mine.sum() + 1))
+
+
+def test_match_is_best_of_three(greedy_tables):
+    _, games, rounds = greedy_tables
+    check_match_end(games, rounds, 2)
+    assert set(np.unique(games["rounds"])) <= {2, 3, 4, 5}
+    assert (games["rounds"] == 3).any() and (games["rounds"] == 2).any()
+
+
+def test_seals_to_win_configurable():
+    cfg = make_cfg("rules.seals_to_win=3")
+    _, games, rounds = play_batch(cfg, ["greedy", "hoarder"], 100, 9)
+    check_match_end(games, rounds, 3)
+    assert (games["rounds"] >= 3).all()
+    cfg = make_cfg("rules.seals_to_win=1")
+    _, games, rounds = play_batch(cfg, ["greedy", "hoarder"], 100, 9)
+    check_match_end(games, rounds, 1)
+
+
+def test_recorded_round_scores_are_consistent(greedy_tables):
+    _, _, r = greedy_tables
+    coin = np.where(r["coin_token"] == 0, 5, 0), np.where(r["coin_token"] == 1, 5, 0)
+    for p in (0, 1):
+        assert np.array_equal(r[f"rupees_{p}"], r[f"goods_rupees_{p}"] + r[f"bonus_rupees_{p}"] + coin[p])
+    more0, more1 = r["coins_0"] > r["coins_1"], r["coins_1"] > r["coins_0"]
+    assert np.array_equal(r["coin_token"], np.where(more0, 0, np.where(more1, 1, -1)))
+    decided = r["rupees_0"] != r["rupees_1"]
+    assert np.array_equal(r["winner"][decided], np.where(r["rupees_0"] > r["rupees_1"], 0, 1)[decided])
+    assert set(np.unique(r["end_reason"])) <= {E.END_STACKS, E.END_DECK}
+
+
+# Nothing can score: the starter's only action is to take the 3 coins (worth nothing: coin_token = 0), then
+# both traders must pass. Every round is a full tie (drawn); no seal is ever awarded.
+ALWAYS_DRAWN = ("cards.gold=0", "cards.silver=0", "cards.cloth=0", "cards.spice=0", "cards.leather=0",
+                "cards.diamond=20", "cards.coin=3", "rules.market_size=3", "rules.hand_size=1",
+                "rules.hand_limit=1", "min_sale.diamond=50", "rules.coin_token=0", "rules.round_cap=6")
+
+
+@pytest.mark.parametrize("option", ["other", "same"])
+def test_drawn_rounds_in_kernel(option):
+    cfg = make_cfg(*ALWAYS_DRAWN, f'rules.drawn_round_starter="{option}"')
+    _, games, rounds = play_batch(cfg, ["greedy", "random"], 20, 6)
+    assert (rounds["winner"] == -1).all() and (rounds["tie_break"] == 3).all()
+    assert (games["winner"] == -1).all() and (games["rounds"] == 6).all()
+    assert (games["seals_0"] == 0).all() and (games["seals_1"] == 0).all()
+    for m in range(20):
+        st = rounds["starter"][rounds["match"] == m]
+        expected = [(games["first_starter"][m] + (i if option == "other" else 0)) % 2 for i in range(6)]
+        assert list(st) == expected
