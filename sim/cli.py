@@ -167,7 +167,7 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
 
 def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
     from sim import results
-    from sim.runner import execute, finished_batches, plan_from_meta
+    from sim.runner import RunInterrupted, execute, finished_batches, plan_from_meta
     plan = plan_from_meta(meta)
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
@@ -176,10 +176,7 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
                                  summary_meta=summary_meta)
-    except (KeyboardInterrupt, SystemError) as exc:
-        # Ctrl-C inside a compiled kernel surfaces as a SystemError chained to the KeyboardInterrupt
-        if isinstance(exc, SystemError) and not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            raise
+    except (RunInterrupted, KeyboardInterrupt):
         done = len(finished_batches(batch_dir, summary_meta is not None))
         raise UserError(f"interrupted: {done} of {plan.n_batches} batches are saved in {staging}; finish with "
                         f"'balance-sim run --resume {out}' or report them with 'balance-sim report {staging}'")
@@ -235,7 +232,7 @@ def report(folder, out):
 @click.option("-p", "--players", type=int, default=None)
 @_config_options
 def trace(game, seed, strategies, players, config_file, sets):
-    """Play one game and print it as JSON lines (schemas: docs/trace.md, docs/trace-<game>.md)."""
+    """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
     spec, players, cfg, chosen, _ = load_setup(game, config_file, sets, players, strategies)
     if len(chosen) == 1:
         chosen = chosen * players

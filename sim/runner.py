@@ -122,6 +122,41 @@ def _parallel(n_jobs: int, backend: str, scheduler: str | None):
     return None, parallel_config(backend=backend)
 
 
+class RunInterrupted(Exception):
+    """Ctrl-C: the batches finished so far are saved (with a batch folder) and the run can be resumed."""
+
+
+class _StopOnCtrlC:
+    """The first Ctrl-C asks the run to stop after the batch in hand (it is saved, so nothing is lost); a second
+    one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
+
+    def __init__(self):
+        self.requested = False
+        self._old = None
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self):
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        return False
+
+    def check(self):
+        if self.requested:
+            raise RunInterrupted()
+
+
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
             batch_dir: Path | None = None, summary_meta: dict | None = None) -> tuple[dict, dict]:
@@ -163,16 +198,24 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
         work, extra = summarize_one_batch, (summary_meta,)
     else:
         work, extra = run_one_batch, ()
+    stop = _StopOnCtrlC()
     try:
-        if (jobs == 1 and backend == "loky") or not todo:
-            for b in todo:
-                keep(b, work(spec.name, cfg, plan, b, seeds[b], debug, *extra))
-        else:
-            client, ctx = _parallel(jobs, backend, scheduler)
-            with ctx:
-                tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in todo)
-                for b, tables in zip(todo, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
-                    keep(b, tables)
+        with stop:
+            if (jobs == 1 and backend == "loky") or not todo:
+                for b in todo:
+                    keep(b, work(spec.name, cfg, plan, b, seeds[b], debug, *extra))
+                    stop.check()
+            else:
+                client, ctx = _parallel(jobs, backend, scheduler)
+                with ctx:
+                    tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in todo)
+                    for b, tables in zip(todo, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
+                        keep(b, tables)
+                        stop.check()
+    except Exception as exc:
+        if stop.requested:  # a worker killed by the same Ctrl-C: still an interruption, not a failure
+            raise RunInterrupted() from exc
+        raise
     finally:
         bar.close()
         if client is not None:

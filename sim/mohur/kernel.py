@@ -10,6 +10,7 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import dispatcher
+from sim.rng import game_seed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose_action = dispatcher("mohur", STRATEGY_ARGS)
@@ -48,16 +49,7 @@ def seed_rng(seed):
     np.random.seed(seed)
 
 
-@njit(cache=True)
-def round_seed(batch_seed, match, rnd):
-    """A well-mixed 32-bit seed for one round (splitmix64 finaliser over the three numbers)."""
-    z = np.uint64(batch_seed) * np.uint64(0x9E3779B97F4A7C15)
-    z ^= np.uint64(match) * np.uint64(0xBF58476D1CE4E5B9)
-    z ^= np.uint64(rnd) * np.uint64(0x94D049BB133111EB)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.uint32(z & np.uint64(0xFFFFFFFF))
+round_seed = game_seed  # (batch seed, match, round): one stream per round
 
 
 @njit(cache=True)

@@ -2,13 +2,15 @@
 
 Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every lineup.
 Simultaneous choice: in each step every seat's choice is computed from the state before any card of that
-step is placed, then all choices are applied. numba's generator is seeded once per batch.
+step is placed, then all choices are applied. numba's generator is re-seeded for every game from
+(batch seed, game) (sim.rng), so sweep variants share their random numbers game by game.
 """
 import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import dispatcher
+from sim.rng import reseed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params")
 choose_action = dispatcher("mughal", STRATEGY_ARGS)
@@ -150,7 +152,6 @@ def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, pi
 
 @njit(cache=True)
 def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
-    np.random.seed(seed)
     n = lineups.shape[0]
     nt = cfg[E.CFG_NTURNS]
     games = np.zeros((n, NGF + nt * (1 + E.NSUITS)), dtype=np.int32)
@@ -170,6 +171,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
             c = lineups[g, p]
             sids[p] = choice_base[c]
             params[p, :] = choice_params[c, :]
+        reseed(seed, g, 0)
         play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug,
                   g, games, prows, shares)
     return games, prows, shares, picks

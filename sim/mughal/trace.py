@@ -1,11 +1,15 @@
-"""One Mughal game as JSON-able events (schema: docs/trace-mughal.md).
+"""One Mughal game as JSON-able events (schema: docs/trace.md).
 
 Drives the kernel's own njit steps (begin_turn, play_step, action_step, score_turn, end_turn) from Python
-with the same seeding, so the game is exactly game 0 of `run_batch(cfg, players, [lineup], ..., seed)`.
+with the same seeding, so the game is exactly game 0 of `balance-sim run mughal -n 1 --seed S` (batch seed
+batch_seeds(S, 1)[0]).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from sim.rng import reseed
+from sim.runner import batch_seeds
 
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
@@ -69,7 +73,7 @@ def trace(cfg, players, choices, seed):
     picks = np.zeros((0, int(vec[E.CFG_HAND]), 2), dtype=np.int64)  # no tally in a trace
     debug = True
 
-    E.seed(np.uint32(seed))
+    reseed(np.uint32(batch_seeds(seed, 1)[0]), 0, 0)  # game 0 of `run -n 1 --seed S`
     yield {"event": "game_start", "game": "mughal", "seed": int(seed), "players": P,
            "strategies": [c.name for c in choices], "config": cfg.raw}
     E.new_game(s, P)

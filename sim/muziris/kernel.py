@@ -1,7 +1,8 @@
 """Muziris batch kernel: many games in one compiled loop, filling result arrays.
 
 Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every
-lineup. Randomness: numba's generator is seeded once per batch from the batch's SeedSequence stream.
+lineup. Randomness: numba's generator is re-seeded for every game from (batch seed, game) (sim.rng),
+so sweep variants share their random numbers game by game.
 A decision with a single option is applied without asking the strategy (the trace does the same).
 """
 import numpy as np
@@ -9,6 +10,7 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import dispatcher
+from sim.rng import reseed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params")
 choose_action = dispatcher("muziris", STRATEGY_ARGS)
@@ -51,7 +53,6 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks):
 
 @njit(cache=True)
 def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
-    np.random.seed(seed)
     n = lineups.shape[0]
     nt = cfg[E.CFG_NT]
     games = np.zeros((n, NGC), dtype=np.int32)
@@ -72,6 +73,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
             c = lineups[g, p]
             sids[p] = choice_base[c]
             params[p, :] = choice_params[c, :]
+        reseed(seed, g, 0)
         play_game(s, cfg, players, sids, params, obs, actions, debug, picks)
         k = E.winners(s, sh)
         winner = -1

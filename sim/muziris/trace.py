@@ -1,11 +1,14 @@
-"""One Muziris game as JSON-able events (schema: docs/trace-muziris.md).
+"""One Muziris game as JSON-able events (schema: docs/trace.md).
 
 Drives the same njit primitives as the kernel, step by step, with the same dispatcher and the same seeding,
-so `trace(seed=S)` replays game 0 of a kernel batch run with seed S and the same lineup.
+so `trace(seed=S)` replays game 0 of `balance-sim run muziris -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from sim.rng import reseed
+from sim.runner import batch_seeds
 
 from sim.muziris import engine as E
 from sim.muziris.kernel import choose_action
@@ -55,7 +58,7 @@ def trace(cfg, players: int, choices, seed: int):
     v = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
     params = np.stack([c.vector() for c in choices])
-    E.seed_rng(np.uint32(seed))  # the kernel seeds numba's generator the same way, once per batch
+    reseed(np.uint32(batch_seeds(seed, 1)[0]), 0, 0)  # game 0 of `run -n 1 --seed S`
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)

@@ -5,6 +5,7 @@ import numpy as np
 from sim.game import get_game
 from sim.mughal import kernel as K
 from sim.registry import choices
+from sim.runner import batch_seeds
 from _mughal_util import make_cfg
 
 
@@ -21,7 +22,8 @@ def test_trace_replays_the_kernel_game():
     assert len(step["state"]["seats"][0]["table"]) >= 3
     base = np.array([c.base_id for c in chosen], dtype=np.int64)
     params = np.stack([c.vector() for c in chosen])
-    out = K.run_batch(cfg, 3, np.array([[0, 1, 2]], dtype=np.int64), base, params, 42, False)
+    # the trace of seed S is game 0 of `run -n 1 --seed S`, whose one batch has seed batch_seeds(S, 1)[0]
+    out = K.run_batch(cfg, 3, np.array([[0, 1, 2]], dtype=np.int64), base, params, batch_seeds(42, 1)[0], False)
     assert events[-1]["vt"] == out["players"]["vt_total"].tolist()
     assert events[-1]["winner"] == int(out["games"]["winner"][0])
     parts = [e["seats"] for e in events if e["event"] == "scoring"]

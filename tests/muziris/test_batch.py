@@ -2,6 +2,8 @@
 import json
 
 import numpy as np
+
+from sim.runner import batch_seeds
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -159,7 +161,8 @@ def test_trace_replays_kernel():
     assert events[-1]["event"] == "game_end"
     kinds = {e["event"] for e in events}
     assert {"use", "end_of_round"} <= kinds
-    out = run_batch(cfg, 3, np.array([[0, 1, 2]]), base, params, 2024, False)
+    # the trace of seed S is game 0 of `run -n 1 --seed S`, whose one batch has seed batch_seeds(S, 1)[0]
+    out = run_batch(cfg, 3, np.array([[0, 1, 2]]), base, params, batch_seeds(2024, 1)[0], False)
     assert events[-1]["coins"] == [int(c) for c in out["players"]["coins"]]
     assert events[-1]["rounds"] == int(out["games"]["rounds"][0])
     assert sum(e["event"] == "use" for e in events) == int(out["games"]["uses"][0])
