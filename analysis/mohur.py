@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import common, stats
+from analysis import common, skill, stats
 from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
@@ -54,7 +54,57 @@ def summarize(tables, meta) -> dict:
     long = common.two_player_long(games, "match")
     out.update(common.win_rate_metrics(long))
     out["balance"] = _balance(games)
+    out.update(_skill_metrics(games, rounds, long, meta))
     return out
+
+
+def _level_rates(games: pd.DataFrame, rounds: pd.DataFrame, mask_games, mask_rounds) -> dict:
+    """First-player and seat figures over a subset of matches (and their rounds)."""
+    g, r = games[mask_games], rounds[mask_rounds]
+    decided = r[r["winner"] >= 0]
+    won = g[g["winner"] >= 0]
+    return {"first_player_round_win_rate": stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided)),
+            "first_player_match_win_rate": stats.rate((won["winner"] == won["first_starter"]).sum(), len(won)),
+            "seat0_match_win_rate": stats.rate((won["winner"] == 0).sum(), len(won)),
+            "drawn_round_rate": stats.rate((r["winner"] < 0).sum(), len(r))}
+
+
+def _skill_metrics(games, rounds, long, meta) -> dict:
+    """Only when a search strategy played: headline rates among heuristic-only and search-only matches, and
+    the skill gap (each search strategy's win rate against each heuristic)."""
+    search = skill.search_names(meta)
+    cols = ["strategy_0", "strategy_1"]
+    if not search or not games[cols].astype(str).isin(search).any().any():
+        return {}
+    g_level, r_level = skill.levels(games, search, cols), skill.levels(rounds, search, cols)
+    out = {}
+    for level in (skill.HEURISTIC, skill.EXPERT):
+        for name, m in _level_rates(games, rounds, g_level == level, r_level == level).items():
+            out[f"{name}[{level}]"] = m
+    out.update(skill.gap_metrics(long, search))
+    return out
+
+
+def _skill_section(games, summary, meta, outdir):
+    search = skill.search_names(meta)
+    if not any(k.startswith("first_player_round_win_rate[expert]") or k.startswith("skill_gap[") for k in summary):
+        return None
+    labels = {"first_player_round_win_rate": "round starter wins the round",
+              "first_player_match_win_rate": "match starter wins the match",
+              "seat0_match_win_rate": "seat 0 wins the match",
+              "drawn_round_rate": "round drawn"}
+    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
+                   for key, label in labels.items()}
+    long = common.two_player_long(games, "match")
+    level = skill.levels(games, search, ["strategy_0", "strategy_1"])
+    pools = {}
+    for name in (skill.HEURISTIC, skill.EXPERT):
+        part = long[np.concatenate([level, level]) == name]
+        if len(part):
+            pools[name] = common.win_rate_metrics(part, "").copy()
+            pools[name] = {k.strip("[]"): v for k, v in pools[name].items()}
+    return skill.section(comparisons, skill.gap_table(long, search), pools, outdir, baseline="greedy",
+                         unit="match")
 
 
 def _balance(games: pd.DataFrame) -> dict:
@@ -99,6 +149,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_tokens(rounds, cfg, outdir))
     out.append(_scores(rounds, cfg, outdir))
     out.append(_balance_table(summary))
+    extra = _skill_section(games, summary, meta, outdir)
+    if extra is not None:
+        out.append(extra)
     return out
 
 

@@ -33,7 +33,7 @@ def run_bench(games: list[str], n_games: int, jobs: int) -> None:
         players = spec.default_players
         cfg = spec.validate(build(spec.package), players)
         click.echo(f"== {spec.title}: {players} players, {n_games:,} games per figure")
-        strategies = [d.name for d in registered(spec.name)]
+        strategies = [d.name for d in registered(spec.name) if not d.search]  # search players: see below
         for strat in strategies:
             chosen = tuple(choices(spec.name, cfg.presets, [strat] * players))
             rate = _one_core(spec, cfg, players, chosen, n_games)
@@ -46,3 +46,38 @@ def run_bench(games: list[str], n_games: int, jobs: int) -> None:
         parallel = timing["games_per_second"]
         click.echo(f"  {' vs '.join(spec.bench_lineup)}: one core {single:,.0f}/s; {jobs} workers "
                    f"{parallel:,.0f}/s ({parallel / single:.2f}x, {parallel / single / jobs:.0%} per worker)")
+        _bench_search(spec, cfg, players, n_games)
+
+
+def _bench_search(spec, cfg, players, n_games) -> None:
+    """Search players at their default budget: the `expert` preset (or each search strategy's defaults) against
+    the bench lineup's first strategy, on one core. Few games: a search decision costs milliseconds."""
+    names = [name for name in ("expert",) if name in cfg.presets]
+    if not names:
+        names = [d.name for d in registered(spec.name) if d.search]
+    for name in names:
+        chosen = tuple(choices(spec.name, cfg.presets, [name] + [spec.bench_lineup[0]] * (players - 1)))
+        n = max(2, min(20, n_games // 1000))
+        kernel = kernel_function(spec)
+        base = np.array([c.base_id for c in chosen], dtype=np.int64)
+        params = np.stack([c.vector() for c in chosen])
+        lineup = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
+                          dtype=np.int64)[:n]
+        kernel(cfg, players, lineup[:1], base, params, 7, False)  # warm
+        start = time.perf_counter()
+        tables = kernel(cfg, players, lineup, base, params, 11, False)
+        seconds = time.perf_counter() - start
+        decisions = _search_decisions(tables, lineup)
+        line = f"  {name} vs {spec.bench_lineup[0]:<18} one core {n / seconds:>10,.2f} games/s"
+        if decisions is not None:
+            line += f", {decisions / seconds:,.0f} {name} decisions/s ({n} games)"
+        click.echo(line)
+
+
+def _search_decisions(tables, lineup):
+    """Decisions taken by the searching seat, where the tables count decisions (Mohur's rounds table counts
+    both traders' decisions; turns alternate, so the search player's share is half)."""
+    rounds = tables.get("rounds")
+    if not rounds or "decisions" not in rounds or lineup.shape[1] != 2:
+        return None
+    return float(np.sum(rounds["decisions"])) / 2.0

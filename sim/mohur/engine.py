@@ -109,7 +109,11 @@ O_ROUND = O_HAND_LIMIT + 8
 O_MARKET_SIZE = O_HAND_LIMIT + 9
 O_MIN_EXCHANGE = O_HAND_LIMIT + 10
 O_SEALS_TO_WIN = O_HAND_LIMIT + 11
-OBS_SIZE = O_HAND_LIMIT + 12
+# appended for search players (public facts needed to rebuild a consistent state); never reorder the above
+O_SOLD = O_HAND_LIMIT + 12      # 7: cards sold (discarded) per kind this round
+O_STARTER = O_SOLD + NK         # seat that started this round
+O_PASSES = O_STARTER + 1        # consecutive passes just before this turn
+OBS_SIZE = O_PASSES + 1
 
 
 @njit(cache=True)
@@ -437,6 +441,10 @@ def observe(s, cfg, p, obs):
     obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
     obs[O_MIN_EXCHANGE] = cfg[CFG_MIN_EXCHANGE]
     obs[O_SEALS_TO_WIN] = cfg[CFG_SEALS]
+    for k in range(NK):
+        obs[O_SOLD + k] = s[S_SOLD + k]
+    obs[O_STARTER] = s[S_STARTER]
+    obs[O_PASSES] = s[S_PASSES]
 
 
 @njit(cache=True)

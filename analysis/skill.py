@@ -1,0 +1,144 @@
+"""Skill: how a game's headline figures move when search players ("experts") replace heuristics.
+
+Generic part of the report's "Skill" section, used by each game's `analysis/<game>.py` when a search strategy
+(registered with `search=True`, or a preset built on one) played:
+- `search_names(meta)`: the strategy names of the run that search;
+- `levels(frame, search, columns)`: per row, "heuristic" when every seat is a heuristic, "expert" when every seat
+  searches, "mixed" otherwise;
+- `gap_table(long, search)`: each search strategy's win rate against each heuristic (mixed games only), with
+  Wilson intervals: the skill gap, how much the game rewards planning;
+- `section(...)`: the figure, the side-by-side table and the text.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+from analysis.style import ACCENT, new_figure, save
+
+HEURISTIC, EXPERT, MIXED = "heuristic", "expert", "mixed"
+
+
+def search_names(meta) -> set[str]:
+    """Names (strategies or presets) in this run whose base strategy searches."""
+    from sim.registry import registered
+    try:
+        search = {d.name for d in registered(meta["game"]) if d.search}
+    except Exception:  # a game without strategies package: no search players
+        return set()
+    return {s["name"] for s in meta.get("strategies", []) if s.get("base", s["name"]) in search}
+
+
+def levels(frame: pd.DataFrame, search: set[str], columns: list[str]) -> np.ndarray:
+    flags = np.stack([frame[c].astype(str).isin(search).to_numpy() for c in columns], axis=1)
+    return np.where(flags.all(axis=1), EXPERT, np.where(~flags.any(axis=1), HEURISTIC, MIXED))
+
+
+def gap_table(long: pd.DataFrame, search: set[str]) -> pd.DataFrame:
+    """Search strategy (row) against heuristic opponent: win rate with a 95% Wilson interval."""
+    part = long[long["strategy"].isin(search) & ~long["opponent"].isin(search)]
+    grouped = part.groupby(["strategy", "opponent"], observed=True)["win_share"].agg(["sum", "count"])
+    lo, hi = stats.wilson(grouped["sum"], grouped["count"])
+    return pd.DataFrame({"wins": grouped["sum"], "n": grouped["count"], "rate": grouped["sum"] / grouped["count"],
+                         "ci_low": lo, "ci_high": hi})
+
+
+def gap_metrics(long: pd.DataFrame, search: set[str]) -> dict:
+    """summary.json entries `skill_gap[<search> vs <heuristic>]`."""
+    table = gap_table(long, search)
+    return {f"skill_gap[{s} vs {o}]": stats.rate(row.wins, row.n) for (s, o), row in table.iterrows()}
+
+
+def _fmt(m) -> str:
+    if not m or m.get("estimate") is None:
+        return "n/a (no such games)"
+    return f"{m['estimate']:.1%} ({m['ci_low']:.1%}-{m['ci_high']:.1%}, n={m['n']:,})"
+
+
+def _err(est, lo, hi):
+    """Error-bar lengths, never negative (shared wins can put a Wilson bound a hair past the estimate)."""
+    return [np.nan_to_num(np.clip(est - lo, 0, None)), np.nan_to_num(np.clip(hi - est, 0, None))]
+
+
+def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
+    fig, axes = new_figure(10, 4.0)
+    fig.clf()
+    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [max(len(comparisons), 1), max(len(gaps), 1)]})
+    labels = list(comparisons)
+    x = np.arange(len(labels))
+    for k, (level, color) in enumerate(((HEURISTIC, "#9aa5b1"), (EXPERT, ACCENT))):
+        est = np.array([np.nan if comparisons[l][k].get("estimate") is None else comparisons[l][k]["estimate"]
+                        for l in labels]) * 100
+        lo = np.array([np.nan if comparisons[l][k].get("ci_low") is None else comparisons[l][k]["ci_low"]
+                       for l in labels]) * 100
+        hi = np.array([np.nan if comparisons[l][k].get("ci_high") is None else comparisons[l][k]["ci_high"]
+                       for l in labels]) * 100
+        ax1.bar(x + (k - 0.5) * 0.38, est, width=0.38, color=color, label=f"{level} vs {level}")
+        ax1.errorbar(x + (k - 0.5) * 0.38, est, yerr=_err(est, lo, hi), fmt="none", ecolor="black",
+                     capsize=3, lw=1)
+    ax1.axhline(50, color="black", ls="--", lw=0.8)
+    ax1.set_xticks(x, labels, rotation=15, fontsize=8)
+    ax1.set_ylabel("rate (%), bars: 95% interval")
+    ax1.set_title("Headline rates by skill")
+    ax1.legend(frameon=False, fontsize=8)
+    if len(gaps):
+        names = [f"{s}\nvs {o}" for s, o in gaps.index]
+        y = np.arange(len(gaps))
+        ax2.bar(y, gaps["rate"] * 100, color=ACCENT)
+        rate = gaps["rate"].to_numpy() * 100
+        ax2.errorbar(y, rate, yerr=_err(rate, gaps["ci_low"].to_numpy() * 100, gaps["ci_high"].to_numpy() * 100),
+                     fmt="none", ecolor="black", capsize=3, lw=1)
+        ax2.set_xticks(y, names, fontsize=8)
+        ax2.axhline(50, color="black", ls="--", lw=0.8)
+    ax2.set_ylim(0, 100)
+    ax2.set_title("Skill gap: search player's win rate")
+    for a in (ax1, ax2):
+        a.spines[["top", "right"]].set_visible(False)
+    save(fig, path)
+
+
+def section(comparisons: dict, gaps: pd.DataFrame, pool_rates: dict, outdir, baseline: str = "greedy",
+            unit: str = "match") -> dict:
+    """The "Skill" report section.
+
+    comparisons: label -> (heuristic-vs-heuristic metric, expert-vs-expert metric) (stats.rate dicts);
+    gaps: `gap_table`; pool_rates: level -> {strategy: metric} win rates inside each pool."""
+    _plot(comparisons, gaps, outdir / "skill.png")
+    rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{html.escape(_fmt(h))}</td><td>{html.escape(_fmt(e))}"
+                   f"</td></tr>" for label, (h, e) in comparisons.items())
+    for level in (HEURISTIC, EXPERT):
+        for name, m in sorted(pool_rates.get(level, {}).items()):
+            rows += (f"<tr><td>{html.escape(name)} win rate in {level}-only {unit}es</td>"
+                     + ("<td>" + html.escape(_fmt(m)) + "</td><td></td>" if level == HEURISTIC
+                        else "<td></td><td>" + html.escape(_fmt(m)) + "</td>") + "</tr>")
+    gap_rows = "".join(
+        f"<tr><td>{html.escape(s)} vs {html.escape(o)}</td><td>{html.escape(_fmt(stats.rate(r.wins, r.n)))}</td></tr>"
+        for (s, o), r in gaps.iterrows())
+    table = ("<table><tr><th>figure</th><th>heuristic vs heuristic</th><th>expert vs expert</th></tr>"
+             f"{rows}</table>"
+             "<table><tr><th>skill gap (search player's win rate against a heuristic)</th><th>rate</th></tr>"
+             f"{gap_rows or '<tr><td>no search-vs-heuristic games</td><td></td></tr>'}</table>")
+    text = "Balance measured with simple heuristics can mislead; this compares the same figures when both seats search."
+    shifts = []
+    for label, (h, e) in comparisons.items():
+        if h.get("estimate") is not None and e.get("estimate") is not None:
+            overlap = not (h["ci_high"] < e["ci_low"] or e["ci_high"] < h["ci_low"])
+            shifts.append(f"{label}: {h['estimate']:.1%} with heuristics, {e['estimate']:.1%} with experts"
+                          + (" (intervals overlap: no change detected)" if overlap else " (a real change)"))
+    if shifts:
+        text += " " + "; ".join(shifts) + "."
+    base = [(s, r) for (s, o), r in gaps.iterrows() if o == baseline]
+    if base:
+        s, r = base[0]
+        verdict = ("rewards planning strongly" if r.ci_low > 0.7 else "rewards planning" if r.ci_low > 0.5
+                   else "punishes this search player" if r.ci_high < 0.5
+                   else "shows no reward for planning that these games can detect (the interval holds 50%)")
+        text += (f" Skill gap: {s} wins {r.rate:.1%} of its {unit}es against {baseline} "
+                 f"(95% CI {r.ci_low:.1%}-{r.ci_high:.1%}, n={int(r.n):,}): the game {verdict}.")
+    reading = ("Left: each pair of bars is one headline rate with heuristics only (grey) and with search players "
+               "only (blue); the dashed line is 50%. Right: how often each search player beats each heuristic.")
+    return {"title": "Skill: heuristics against search players", "text": text, "html": table,
+            "figures": [{"file": "skill.png", "reading": reading}]}

@@ -1,0 +1,206 @@
+"""`ismcts`: single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012).
+
+Each iteration samples a world consistent with the observation (sim.mohur.determinize: the rival's hand from
+the unseen cards, holding the cards known to be in it; the deck order; the bonus piles and hidden bonus
+values), walks one shared tree of action histories with UCB over the actions legal in that world (the
+"availability" count replaces the parent's visits), adds one node, plays the round out with a rollout policy
+(any registered non-search strategy, called through the registry's rollout dispatcher, so numba never sees a
+strategy calling itself) and backs the result up: 1 for a won round, 1/2 drawn, 0 lost, plus `margin_weight`
+per rupee of margin. The root's most visited action is played. It reads only `obs` and the public `cfg`.
+
+Parameters: `iterations` per decision; `rollout`, the rollout policy's strategy id (-1: greedy, resolved by name
+when the module loads; ids are the sorted strategy names, see `balance-sim strategies mohur`), played with its
+registered defaults; `exploration`, the UCB constant; `determinizations`, 0 for a fresh world every iteration
+or D to cycle through D worlds sampled up front; `margin_weight`.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from sim.mohur import engine as E
+from sim.mohur.determinize import determinize
+from sim.registry import MAX_PARAMS, registered, rollout_dispatcher, strategy
+
+ARGS = ("obs", "actions", "n_actions", "params", "cfg")
+
+
+@njit(cache=True)
+def action_key(actions, a):
+    """An action row as one integer (type, good, count, take and give per kind), the same in every world."""
+    k = np.int64(actions[a, E.A_TYPE])
+    k = k * 8 + actions[a, E.A_GOOD] + 1
+    k = k * 32 + min(actions[a, E.A_COUNT], 31)
+    for i in range(E.NK):
+        k = k * 8 + min(actions[a, E.A_TAKE + i], 7)
+    for i in range(E.NK):
+        k = k * 8 + min(actions[a, E.A_GIVE + i], 7)
+    return k
+
+
+@njit(cache=True)
+def playout(s, cfg, rid, rparams, obs, actions):
+    """Play the round in `s` to its end with rollout policy `rid` for both traders (the kernel's loop)."""
+    cap = cfg[E.CFG_TURN_CAP]
+    while not E.is_over(s):
+        p = s[E.S_CUR]
+        n = E.legal_actions(s, cfg, p, actions)
+        if n == 0:
+            E.pass_turn(s, cfg)
+        else:
+            a = 0
+            if n > 1:
+                E.observe(s, cfg, p, obs)
+                a = rollout_choose(rid, obs, actions, n, rparams, cfg)
+                if a < 0 or a >= n:
+                    raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
+            E.apply_action(s, cfg, p, actions, a)
+        if not E.is_over(s) and s[E.S_TURN] >= cap:
+            s[E.S_END] = E.END_TURN_CAP
+
+
+@njit(cache=True)
+def round_rewards(s, cfg, margin_weight, scored, rew):
+    """rew[seat] <- 1 won / 0.5 drawn / 0 lost, plus margin_weight x (own rupees - rival's)."""
+    E.score_round(s, cfg, scored)
+    for seat in range(2):
+        w = scored[3]
+        res = 0.5 if w < 0 else (1.0 if w == seat else 0.0)
+        rew[seat] = res + margin_weight * (scored[seat] - scored[1 - seat])
+
+
+@strategy("mohur", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
+                                     "determinizations": 0.0, "margin_weight": 0.1}, search=True)
+@njit(cache=True)
+def ismcts(obs, actions, n_actions, params, cfg):
+    """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""
+    if n_actions <= 1:
+        return 0
+    iters = max(1, int(params[0]))
+    rid = int(params[1])
+    if rid < 0:
+        rid = DEFAULT_ROLLOUT
+    if rid >= ROLLOUT_PARAMS.shape[0]:
+        raise ValueError("ismcts: rollout strategy id out of range")
+    c = params[2]
+    ndet = int(params[3])
+    mw = params[4]
+    rparams = ROLLOUT_PARAMS[rid].copy()
+    me = obs[E.O_SEAT]
+    turn_cap = cfg[E.CFG_TURN_CAP]
+
+    cap = 1 + n_actions + iters
+    key = np.zeros(cap, dtype=np.int64)
+    first = np.full(cap, -1, dtype=np.int32)
+    sib = np.full(cap, -1, dtype=np.int32)
+    mover = np.zeros(cap, dtype=np.int32)
+    visits = np.zeros(cap, dtype=np.float64)
+    total = np.zeros(cap, dtype=np.float64)
+    avail = np.ones(cap, dtype=np.float64)
+    path = np.zeros(cap, dtype=np.int32)
+    for i in range(n_actions):  # root child i + 1 <-> row i of the caller's legal actions
+        mover[1 + i] = me
+    nn = 1 + n_actions
+
+    s = E.new_state()
+    buf = np.empty((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    robs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    scored = np.zeros(5, dtype=np.int32)
+    rew = np.zeros(2)
+    worlds = np.zeros((max(ndet, 0), E.STATE_SIZE), dtype=np.int32)
+    for d in range(ndet):
+        determinize(obs, cfg, worlds[d])
+
+    for it in range(iters):
+        if ndet > 0:
+            s[:] = worlds[it % ndet]
+        else:
+            determinize(obs, cfg, s)
+        # root: every legal action is available in every world; UCB1, unvisited actions first
+        pick, nun, best = -1, 0, -1e300
+        logn = math.log(it + 1.0)
+        for i in range(n_actions):
+            ch = 1 + i
+            if visits[ch] == 0:
+                nun += 1
+                if np.random.randint(0, nun) == 0:
+                    pick = i
+            elif nun == 0:
+                v = total[ch] / visits[ch] + c * math.sqrt(logn / visits[ch])
+                if v > best:
+                    best, pick = v, i
+        E.apply_action(s, cfg, me, actions, pick)
+        node = 1 + pick
+        path[0] = node
+        plen = 1
+        expanded = visits[node] == 0
+        while not expanded and not E.is_over(s):
+            if s[E.S_TURN] >= turn_cap:
+                s[E.S_END] = E.END_TURN_CAP
+                break
+            p = s[E.S_CUR]
+            n = E.legal_actions(s, cfg, p, buf)
+            if n == 0:
+                E.pass_turn(s, cfg)
+                continue
+            nun, new_a, best, best_ch, best_a = 0, -1, -1e300, -1, -1
+            for a in range(n):
+                k = action_key(buf, a)
+                ch = first[node]
+                while ch >= 0 and key[ch] != k:
+                    ch = sib[ch]
+                if ch < 0:
+                    nun += 1
+                    if np.random.randint(0, nun) == 0:
+                        new_a = a
+                else:
+                    avail[ch] += 1.0
+                    v = total[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
+                    if v > best:
+                        best, best_ch, best_a = v, ch, a
+            if nun > 0 and nn < cap:
+                ch = nn
+                nn += 1
+                key[ch] = action_key(buf, new_a)
+                mover[ch] = p
+                sib[ch] = first[node]
+                first[node] = ch
+                E.apply_action(s, cfg, p, buf, new_a)
+                expanded = True
+            elif best_ch >= 0:
+                ch = best_ch
+                E.apply_action(s, cfg, p, buf, best_a)
+            else:
+                break  # node budget spent: play out from here
+            node = ch
+            path[plen] = node
+            plen += 1
+        playout(s, cfg, rid, rparams, robs, buf)
+        round_rewards(s, cfg, mw, scored, rew)
+        for i in range(plen):
+            nd = path[i]
+            visits[nd] += 1.0
+            total[nd] += rew[mover[nd]]
+
+    choice, most, mean = 0, -1.0, -1e300
+    for i in range(n_actions):
+        v = visits[1 + i]
+        m = total[1 + i] / v if v > 0 else -1e300
+        if v > most or (v == most and m > mean):
+            choice, most, mean = i, v, m
+    return choice
+
+
+def _rollout_table():
+    """Default parameter vectors of every registered strategy (row = strategy id) and greedy's id."""
+    defs = registered("mohur")
+    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
+    for i, d in enumerate(defs):
+        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
+    names = [d.name for d in defs]
+    return table, names.index("greedy")
+
+
+# Resolved after registration (numba reads these globals when it compiles `ismcts`).
+rollout_choose = rollout_dispatcher("mohur", ARGS)
+ROLLOUT_PARAMS, DEFAULT_ROLLOUT = _rollout_table()
