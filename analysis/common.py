@@ -12,16 +12,25 @@ from analysis import stats
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
 
+def categorical_pair(a: pd.Series, b: pd.Series) -> tuple[pd.Categorical, pd.Categorical]:
+    """Two strategy columns as categoricals over one shared set of names: comparisons and grouping then work
+    on small integer codes (turning a million names into Python strings costs seconds)."""
+    a = a if isinstance(a.dtype, pd.CategoricalDtype) else a.astype("category")
+    b = b if isinstance(b.dtype, pd.CategoricalDtype) else b.astype("category")
+    names = sorted(set(a.cat.categories) | set(b.cat.categories))
+    return (pd.Categorical(a, categories=names), pd.Categorical(b, categories=names))
+
+
 def two_player_long(games: pd.DataFrame, id_column: str) -> pd.DataFrame:
     """Long frame from a two-seat games table (winner: seat, or -1 for no winner = half a win each)."""
-    frames = []
+    s0, s1 = categorical_pair(games["strategy_0"], games["strategy_1"])
     winner = games["winner"].to_numpy()
-    for seat in (0, 1):
+    ids = games[id_column].to_numpy()
+    frames = []
+    for seat, mine, theirs in ((0, s0, s1), (1, s1, s0)):
         share = np.where(winner == seat, 1.0, np.where(winner < 0, 0.5, 0.0))
-        frames.append(pd.DataFrame({
-            "game": games[id_column].to_numpy(), "seat": seat,
-            "strategy": games[f"strategy_{seat}"].astype(str).to_numpy(),
-            "opponent": games[f"strategy_{1 - seat}"].astype(str).to_numpy(), "win_share": share}))
+        frames.append(pd.DataFrame({"game": ids, "seat": seat, "strategy": mine, "opponent": theirs,
+                                    "win_share": share}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -47,15 +56,18 @@ def matchup_matrix(long: pd.DataFrame) -> pd.DataFrame:
 def bradley_terry(long: pd.DataFrame, iterations: int = 500) -> pd.DataFrame:
     """Bradley-Terry strengths from two-player results, on the Elo scale (mean 0), with 95% intervals
     from the observed information matrix. Mirror matches carry no information and are left out."""
-    pairs = long[(long["seat"] == 0) & (long["strategy"] != long["opponent"])]
-    names = sorted(set(pairs["strategy"]) | set(pairs["opponent"]))
-    k = len(names)
-    if k < 2:
+    seat0 = long[long["seat"] == 0]
+    s, o = categorical_pair(seat0["strategy"], seat0["opponent"])
+    i, j = s.codes.astype(np.int64), o.codes.astype(np.int64)
+    keep = i != j  # mirror matches carry no information about relative strength
+    i, j, w = i[keep], j[keep], seat0["win_share"].to_numpy()[keep]
+    present = np.unique(np.concatenate([i, j]))
+    if len(present) < 2:
         return pd.DataFrame(columns=["elo", "ci_low", "ci_high"])
-    index = {n: i for i, n in enumerate(names)}
-    i = pairs["strategy"].map(index).to_numpy()
-    j = pairs["opponent"].map(index).to_numpy()
-    w = pairs["win_share"].to_numpy()
+    names = [s.categories[c] for c in present]
+    remap = np.full(len(s.categories), -1)
+    remap[present] = np.arange(len(present))
+    i, j, k = remap[i], remap[j], len(present)
     wins = np.zeros((k, k))
     np.add.at(wins, (i, j), w)
     np.add.at(wins, (j, i), 1 - w)

@@ -16,9 +16,10 @@ HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat
 def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
     """One row per round and seat: strategy and score parts."""
     frames = []
+    pair = common.categorical_pair(rounds["strategy_0"], rounds["strategy_1"])
     for seat in (0, 1):
         frames.append(pd.DataFrame({
-            "strategy": rounds[f"strategy_{seat}"].astype(str).to_numpy(),
+            "strategy": pair[seat],
             "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
             "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
             "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}))
@@ -28,13 +29,15 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
     out = {}
-    decided = rounds[rounds["winner"] >= 0]
+    decided = rounds[["winner", "starter", "round"]]  # mask a few columns, not the whole table
+    decided = decided[decided["winner"] >= 0]
     out["first_player_round_win_rate"] = stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided))
     for rnd in sorted(decided["round"].unique())[:5]:
         part = decided[decided["round"] == rnd]
         out[f"first_player_round_win_rate[round={rnd}]"] = stats.rate(
             (part["winner"] == part["starter"]).sum(), len(part))
-    won = games[games["winner"] >= 0]
+    won = games[["winner", "first_starter"]]
+    won = won[won["winner"] >= 0]
     out["first_player_match_win_rate"] = stats.rate((won["winner"] == won["first_starter"]).sum(), len(won))
     out["seat0_match_win_rate"] = stats.rate((won["winner"] == 0).sum(), len(won))
     out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
@@ -60,7 +63,8 @@ def summarize(tables, meta) -> dict:
 
 def _level_rates(games: pd.DataFrame, rounds: pd.DataFrame, mask_games, mask_rounds) -> dict:
     """First-player and seat figures over a subset of matches (and their rounds)."""
-    g, r = games[mask_games], rounds[mask_rounds]
+    g = games[["winner", "first_starter"]][mask_games]
+    r = rounds[["winner", "starter"]][mask_rounds]
     decided = r[r["winner"] >= 0]
     won = g[g["winner"] >= 0]
     return {"first_player_round_win_rate": stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided)),
@@ -74,7 +78,7 @@ def _skill_metrics(games, rounds, long, meta) -> dict:
     the skill gap (each search strategy's win rate against each heuristic)."""
     search = skill.search_names(meta)
     cols = ["strategy_0", "strategy_1"]
-    if not search or not games[cols].astype(str).isin(search).any().any():
+    if not search or not any(games[c].isin(search).any() for c in cols):
         return {}
     g_level, r_level = skill.levels(games, search, cols), skill.levels(rounds, search, cols)
     out = {}
@@ -110,10 +114,12 @@ def _skill_section(games, summary, meta, outdir):
 def _balance(games: pd.DataFrame) -> dict:
     """Ludii-style balance: 1 - the largest seat win-rate gap among mirror matches (equal strategies);
     with no mirror matches, over all matches (seats are rotated, so strategies cancel)."""
-    mirror = games[games["strategy_0"].astype(str) == games["strategy_1"].astype(str)]
-    pool = mirror if len(mirror) else games
+    s0, s1 = common.categorical_pair(games["strategy_0"], games["strategy_1"])
+    same = s0.codes == s1.codes
+    frame = pd.DataFrame({"winner": games["winner"].to_numpy(), "group": s0.codes})
+    pool = frame[same] if same.any() else frame.assign(group=0)
     worst = None
-    for _, part in pool.groupby(pool["strategy_0"].astype(str) if len(mirror) else np.zeros(len(pool))):
+    for _, part in pool.groupby("group"):
         won = part[part["winner"] >= 0]
         r = stats.rate((won["winner"] == 0).sum(), len(won))
         if r["n"] == 0:
@@ -156,7 +162,8 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
 
 
 def _first_player(rounds, summary, outdir) -> dict:
-    decided = rounds[rounds["winner"] >= 0]
+    decided = rounds[["winner", "starter", "round"]]
+    decided = decided[decided["winner"] >= 0]
     per_round = decided.assign(w=(decided["winner"] == decided["starter"]).astype(float))
     table = common.rate_table(per_round.rename(columns={"w": "win_share"}), "round").head(5)
     overall = summary["first_player_round_win_rate"]

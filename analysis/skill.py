@@ -33,7 +33,7 @@ def search_names(meta) -> set[str]:
 
 
 def levels(frame: pd.DataFrame, search: set[str], columns: list[str]) -> np.ndarray:
-    flags = np.stack([frame[c].astype(str).isin(search).to_numpy() for c in columns], axis=1)
+    flags = np.stack([frame[c].isin(search).to_numpy() for c in columns], axis=1)
     return np.where(flags.all(axis=1), EXPERT, np.where(~flags.any(axis=1), HEURISTIC, MIXED))
 
 

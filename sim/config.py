@@ -134,12 +134,15 @@ def need_choice(cfg: dict, key: str, allowed) -> str:
     return value
 
 
-def need_int_list(cfg: dict, key: str, lo: int = 0, max_len: int | None = None, descending: bool = False) -> list:
+def need_int_list(cfg: dict, key: str, lo: int = 0, max_len: int | None = None, descending: bool = False,
+                  hi: int | None = None) -> list:
     value = lookup(cfg, key)
     if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
         raise ConfigError(key, value, "expected a list of whole numbers, e.g. [5, 3, 1]")
     if any(v < lo for v in value):
         raise ConfigError(key, value, f"every value must be >= {lo}")
+    if hi is not None and any(v > hi for v in value):
+        raise ConfigError(key, value, f"every value must be <= {hi}")
     if max_len is not None and len(value) > max_len:
         raise ConfigError(key, value, f"at most {max_len} values")
     if descending and value != sorted(value, reverse=True):

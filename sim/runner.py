@@ -279,7 +279,8 @@ def finished_batches(batch_dir: Path | None, summary_only: bool = False) -> list
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
     """Concatenate a table's batches and name the strategies: a `strategy` column where rows have a seat,
     `strategy_<seat>` columns where rows are whole games (or rounds of one)."""
-    frame = pd.DataFrame({k: np.concatenate([b[k] for b in batches]) for k in batches[0]})
+    # column by column, dropping each batch's piece once copied: peak memory is one table plus one column
+    frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:
         return frame  # an aggregate table (counts per batch)
     names = np.array([c.name for c in plan.choices], dtype=object)

@@ -12,6 +12,7 @@ from sim.mohur import engine as E
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 KINDS = GOODS + ("coin",)
 PILES = ("3", "4", "5")
+MAX_RUPEES = 100  # per token: keeps every rupee total of a round within the results' 16-bit columns
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     for k, kind in enumerate(KINDS):
         v[E.CFG_CARDS + k] = C.need_int(raw, f"cards.{kind}", 0, 200)
     for g, good in enumerate(GOODS):
-        stack = C.need_int_list(raw, f"tokens.{good}", 0, E.MAX_TOK, descending=True)
+        stack = C.need_int_list(raw, f"tokens.{good}", 0, E.MAX_TOK, descending=True, hi=MAX_RUPEES)
         v[E.CFG_NTOK + g] = len(stack)
         v[E.CFG_TOK + g * E.MAX_TOK: E.CFG_TOK + g * E.MAX_TOK + len(stack)] = stack
         v[E.CFG_MINSALE + g] = C.need_int(raw, f"min_sale.{good}", 1, 50)
@@ -40,7 +41,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     if extra:
         raise ConfigError(f"bonus.{sorted(extra)[0]}", None, "unknown pile; allowed: \"3\", \"4\", \"5\"")
     for b, pile in enumerate(PILES):
-        values = C.need_int_list(raw, f"bonus.{pile}", 0, E.MAX_BONUS)
+        values = C.need_int_list(raw, f"bonus.{pile}", 0, E.MAX_BONUS, hi=MAX_RUPEES)
         v[E.CFG_NBONUS + b] = len(values)
         v[E.CFG_BONUS + b * E.MAX_BONUS: E.CFG_BONUS + b * E.MAX_BONUS + len(values)] = values
         v[E.CFG_PILE_MEAN + b] = (100 * sum(values)) // len(values) if values else 0
@@ -49,7 +50,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 1, 7)
     v[E.CFG_HAND_SIZE] = C.need_int(raw, r + "hand_size", 0, 30)
     v[E.CFG_MARKET_COINS] = C.need_int(raw, r + "market_coins", 0, 7)
-    v[E.CFG_COIN_TOKEN] = C.need_int(raw, r + "coin_token", 0, 1000)
+    v[E.CFG_COIN_TOKEN] = C.need_int(raw, r + "coin_token", 0, 1000)  # 16 x 6 x 100 + 48 x 100 + 1000 < 2**15
     v[E.CFG_SEALS] = C.need_int(raw, r + "seals_to_win", 1, 20)
     v[E.CFG_STACKS_END] = C.need_int(raw, r + "empty_stacks_to_end", 1, len(GOODS))
     v[E.CFG_MIN_EXCHANGE] = C.need_int(raw, r + "min_exchange", 2, 7)

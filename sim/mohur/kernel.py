@@ -181,7 +181,17 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug)
     return {
-        "games": {name: games[:, i] for i, name in enumerate(GAME_COLUMNS)},
-        "rounds": {name: rounds[:, i] for i, name in enumerate(ROUND_COLUMNS)},
+        "games": {name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},
+        "rounds": {name: rounds[:, i].astype(_dtype(name)) for i, name in enumerate(ROUND_COLUMNS)},
     }
+
+
+_WIDE = {"match", "turns", "decisions"}          # can exceed 16 bits (turn_cap up to 100,000)
+_NARROW = {"starter", "winner", "end_reason", "coin_token", "tie_break", "first_starter", "seals_0", "seals_1"}
+
+
+def _dtype(name: str):
+    """Compact columns: a million matches' rounds table is ~300 MB in int16 against ~600 MB in int32.
+    Rupee totals fit 16 bits because validation caps token values (sim.mohur.config.MAX_RUPEES)."""
+    return np.int32 if name in _WIDE else np.int8 if name in _NARROW else np.int16
 
