@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from analysis import common, stats
+from analysis import common, skill, stats
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save, strategy_colors
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -58,6 +58,105 @@ def summarize(tables, meta) -> dict:
         out[part] = stats.mean(players[part])
     out["disasters_per_player"] = stats.mean(players["disasters"])
     out["winning_margin"] = stats.mean(games["vt_margin"])
+    out.update(_skill_metrics(tables, meta))
+    return out
+
+
+def _lineups(tables) -> pd.DataFrame:
+    """One row per game (same order as the games table): strategy_<seat> columns, from the players table."""
+    players = tables["players"]
+    wide = players.assign(strategy=players["strategy"].astype(str)).pivot(index="game", columns="seat",
+                                                                          values="strategy")
+    wide.columns = [f"strategy_{s}" for s in wide.columns]
+    return wide.loc[tables["games"]["game"].to_numpy()].reset_index()
+
+
+def _skill_long(tables, meta, search: set[str]) -> pd.DataFrame:
+    """Player rows with an `opponent` column for skill.gap_table: the heuristic every other seat played, or
+    "mixed heuristics" (rows of search players facing another search player are labelled with it)."""
+    games, players = tables["games"], tables["players"]
+    lineups = _lineups(tables)
+    cols = [c for c in lineups.columns if c.startswith("strategy_")]
+    others = lineups.set_index("game")[cols]
+    rows = players[["game", "seat", "strategy", "win_share"]].copy()
+    rows["strategy"] = rows["strategy"].astype(str)
+    table = others.loc[rows["game"].to_numpy()].to_numpy()
+    opp = []
+    for seat, line in zip(rows["seat"].to_numpy(), table):
+        rest = [x for i, x in enumerate(line) if i != seat]
+        srch = [x for x in rest if x in search]
+        opp.append(srch[0] if srch else rest[0] if len(set(rest)) == 1 else "mixed heuristics")
+    rows["opponent"] = opp
+    return rows
+
+
+def players_strategy_in(tables, names: set[str]) -> bool:
+    return bool(tables["players"]["strategy"].astype(str).isin(names).any())
+
+
+def _level_rates(tables, meta, mask) -> dict:
+    """Headline rates over a subset of games (a boolean mask over the games table)."""
+    games, players = tables["games"], tables["players"]
+    ids = games.loc[mask, "game"]
+    out = {"tie_rate": stats.rate(int((games.loc[mask, "n_winners"] > 1).sum()), int(mask.sum()))}
+    part = players[players["game"].isin(ids)]
+    for seat, row in common.rate_table(part, "seat").iterrows():
+        out[f"seat_win_rate[{seat}]"] = stats.rate(row.wins, row.n)
+    return out
+
+
+def _skill_metrics(tables, meta) -> dict:
+    """Only when a search strategy played: headline rates among heuristic-only and search-only games, and the
+    skill gap (each search strategy's win rate against each heuristic; a fair share is 1 / players)."""
+    games = tables["games"]
+    search = skill.search_names(meta)
+    if not search or not players_strategy_in(tables, search):
+        return {}
+    lineups = _lineups(tables)
+    level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
+    out = {}
+    for lv in (skill.HEURISTIC, skill.EXPERT):
+        mask = pd.Series(level == lv, index=games.index)
+        if mask.any():
+            for name, m in _level_rates(tables, meta, mask).items():
+                out[f"{name.replace('[', '_').rstrip(']')}[{lv}]" if "[" in name else f"{name}[{lv}]"] = m
+    out.update(skill.gap_metrics(_skill_long(tables, meta, search), search))
+    return out
+
+
+def _skill_section(tables, meta, summary, outdir):
+    if not any(k.startswith("skill_gap[") or k.endswith(f"[{skill.EXPERT}]") for k in summary):
+        return None
+    games, players = tables["games"], tables["players"]
+    search = skill.search_names(meta)
+    p = _players_count(tables, meta)
+    labels = {"tie_rate": "game tied (shared win)", "seat_win_rate_0": "seat 0 wins",
+              f"seat_win_rate_{p - 1}": f"seat {p - 1} wins"}
+    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
+                   for key, label in labels.items()}
+    lineups = _lineups(tables)
+    level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
+    by_game = pd.Series(level, index=games["game"].to_numpy())
+    pools = {}
+    for name in (skill.HEURISTIC, skill.EXPERT):
+        part = players[by_game.loc[players["game"].to_numpy()].to_numpy() == name]
+        if len(part):
+            pools[name] = {k.strip("[]"): v for k, v in common.win_rate_metrics(part, "").items()}
+    gaps = skill.gap_table(_skill_long(tables, meta, search), search)
+    # baseline "" : skill.section's verdict assumes two players (50%); the verdict here uses 1 / players
+    out = skill.section(comparisons, gaps, pools, outdir, baseline="", unit="game")
+    base = [(s, r) for (s, o), r in gaps.iterrows() if o == "greedy"]
+    if base:
+        s, r = base[0]
+        fair = 1 / p
+        verdict = ("rewards planning strongly" if r.ci_low > 2 * fair else "rewards planning" if r.ci_low > fair
+                   else "punishes this search player" if r.ci_high < fair
+                   else f"shows no reward for planning that these games can detect (the interval holds {fair:.0%})")
+        out["text"] += (f" Skill gap: {s} wins {r.rate:.1%} of its games against {p - 1} greedy "
+                        f"player{'s' if p > 2 else ''} (a fair share is {fair:.0%}; 95% CI "
+                        f"{r.ci_low:.1%}-{r.ci_high:.1%}, n={int(r.n):,}): the game {verdict}.")
+    out["text"] += (f" With {p} players a fair win rate is {1 / p:.0%}, not 50% (the dashed lines mark 50%). "
+                    "Search players play only when named (-s expert,greedy,greedy,greedy: one expert among three greedy players).")
     return out
 
 
@@ -72,6 +171,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_disasters(players, outdir))
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
+    extra = _skill_section(tables, meta, summary, outdir)
+    if extra is not None:
+        out.append(extra)
     return out
 
 

@@ -121,7 +121,12 @@ B_KNOWN = 12        # 1: the observer knows that hand (its own, or one it held e
 B_HMASK = 13        # MAX_HAND suit masks of that hand (when known)
 B_HLEVEL = B_HMASK + MAX_HAND
 SB = B_HLEVEL + MAX_HAND
-OBS_SIZE = O_SEATS + MAX_PLAYERS * SB
+# appended for search players (public history a seat can rebuild a consistent world from; offsets above unchanged)
+O_TABLES = O_SEATS + MAX_PLAYERS * SB   # MAX_PLAYERS x MAX_TABLE: table card of seat q, slot i, as
+                                        # card id * 8 + (declared suit + 2); -1 for an empty slot
+GONE_BITS = 30                          # card ids per word of O_GONE
+O_GONE = O_TABLES + MAX_PLAYERS * MAX_TABLE  # bit set of card ids in the discard or removed from the game
+OBS_SIZE = O_GONE + (MAX_CARDS + GONE_BITS - 1) // GONE_BITS
 
 
 @njit(cache=True)
@@ -503,7 +508,9 @@ def final_result(s, cfg, share):
 @njit(cache=True)
 def observe(s, cfg, p, obs):
     """What seat p may know: every table, VT, the emperor track, deck and discard sizes, its own hand, and
-    the hands it held earlier this turn (their later picks are public, so it knows them exactly)."""
+    the hands it held earlier this turn (their later picks are public, so it knows them exactly). Appended
+    public history: every table card by id and declared suit (O_TABLES) and which cards are in the discard or
+    removed from the game (O_GONE: every card played in an earlier turn was face up on a table)."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
@@ -547,6 +554,21 @@ def observe(s, cfg, p, obs):
             else:
                 obs[b + B_HMASK + i] = 0
                 obs[b + B_HLEVEL + i] = 0
+        tl = s[S_TLEN + q]
+        for i in range(cfg[CFG_DESTINY] + cfg[CFG_HAND]):  # a table never holds more
+            if i < tl:
+                obs[O_TABLES + MAX_TABLE * q + i] = s[S_TABLE + MAX_TABLE * q + i] * 8 \
+                    + s[S_TSUIT + MAX_TABLE * q + i] + 2
+            else:
+                obs[O_TABLES + MAX_TABLE * q + i] = -1
+    for w in range((cfg[CFG_NCARDS] + GONE_BITS - 1) // GONE_BITS):
+        obs[O_GONE + w] = 0
+    for i in range(s[S_DISCLEN]):
+        c = s[S_DISC + i]
+        obs[O_GONE + c // GONE_BITS] |= 1 << (c % GONE_BITS)
+    for i in range(s[S_REMLEN]):
+        c = s[S_REM + i]
+        obs[O_GONE + c // GONE_BITS] |= 1 << (c % GONE_BITS)
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ from sim.mughal import engine as E
 from sim.registry import dispatcher
 from sim.rng import reseed
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params")
+STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose_action = dispatcher("mughal", STRATEGY_ARGS)
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -51,7 +51,7 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks):
         a = 0
         if n > 1:
             E.observe(s, cfg, p, obs)
-            a = choose_action(sids[p], obs, actions, n, params[p])
+            a = choose_action(sids[p], obs, actions, n, params[p], cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an action index outside the legal actions")
         for c in range(E.ACOLS):

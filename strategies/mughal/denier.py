@@ -8,7 +8,7 @@ from strategies.mughal._features import greedy_scores, others_max, pick_best, vt
 
 @strategy("mughal", "denier", params={"deny_weight": 1.0, "level_weight": 0.01})
 @njit(cache=True)
-def denier(obs, actions, n_actions, params):
+def denier(obs, actions, n_actions, params, cfg):
     """Takes what the next player in the passing direction most needs: own VT-if-scored-now plus
     deny_weight x the VT the card would add to the seat that receives this hand (its best suit for the
     card). No denial on declarations or on the last step (no hand passes after it)."""

@@ -8,7 +8,7 @@ from strategies.mughal._features import greedy_scores, pick_best, strongest_suit
 
 @strategy("mughal", "emperor", params={"emperor_weight": 1.0, "coming_weight": 0.0, "level_weight": 0.01})
 @njit(cache=True)
-def emperor_chaser(obs, actions, n_actions, params):
+def emperor_chaser(obs, actions, n_actions, params, cfg):
     """Plays to the emperors' favoured suits: VT-if-scored-now plus emperor_weight x level for a card in a
     suit the current emperor favours ("any": the seat's strongest suit, since the favoured total is the
     highest suit total) and coming_weight x level for a suit the next emperor favours. Tables are cleared

@@ -7,7 +7,7 @@ from sim.registry import strategy
 
 @strategy("mughal", "random")
 @njit(cache=True)
-def random_choice(obs, actions, n_actions, params):
+def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the cards on offer, then uniform over that card's suits (so a two-suit card is not
     twice as likely as a one-suit card)."""
     n_cards = 0

@@ -8,7 +8,7 @@ from strategies.mughal._features import greedy_scores, pick_best
 
 @strategy("mughal", "specialist", params={"suit": 0.0, "focus": 1.0, "level_weight": 0.01})
 @njit(cache=True)
-def specialist(obs, actions, n_actions, params):
+def specialist(obs, actions, n_actions, params, cfg):
     """Builds one suit (suit: 0 military, 1 building, 2 culture, 3 wealth; presets specialist-<suit>):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
     scores = np.empty(n_actions)

@@ -1,0 +1,113 @@
+"""Determinization for Mughal search players: a full game state sampled consistently with one observation.
+
+`determinize(obs, cfg, s)` reads only the observation of one seat and the public rules vector, and writes into
+`s` a state that this seat could be in:
+- tables (card ids and declared suits), VT, turn, step, the emperor track and the opened ages are public and
+  copied; the discard and the removed unique cards are the public set O_GONE (every card played in an earlier
+  turn lay face up on a table);
+- the hands this seat knows (its own and those it held earlier this turn) keep their cards: each slot gets an
+  unplaced card of the same suits and level (cards with the same suits and level play alike this turn);
+- every other hand is drawn uniformly from the unseen cards (opened, not on a table, not gone, not in a known
+  hand), and the deck is the rest, shuffled;
+- who holds which dealt hand and which hands each seat has seen follow from the turn's passing direction and
+  the step.
+Observing the result for the same seat gives back the same observation (a test checks it), and the state
+passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
+"""
+import numpy as np
+from numba import njit
+
+from sim.mughal import engine as E
+
+
+@njit(cache=True)
+def determinize(obs, cfg, s):
+    p = obs[E.O_SEAT]
+    P = obs[E.O_NP]
+    t = obs[E.O_TURN]
+    step = obs[E.O_STEP]
+    nc = cfg[E.CFG_NCARDS]
+    E.new_game(s, P)
+    s[E.S_TURN] = t
+    s[E.S_STEP] = step
+    opened = -1
+    for i in range(t):
+        opened = max(opened, cfg[E.CFG_EMP_AGE + i])
+    s[E.S_OPENED] = opened
+    used = np.zeros(nc, dtype=np.uint8)
+    # public: tables, VT, discard and removed cards
+    for q in range(P):
+        b = E.O_SEATS + E.SB * q
+        s[E.S_VT + q] = obs[b + E.B_VT]
+        for i in range(cfg[E.CFG_DESTINY] + cfg[E.CFG_HAND]):
+            v = obs[E.O_TABLES + E.MAX_TABLE * q + i]
+            if v < 0:
+                break
+            c = v // 8
+            used[c] = 1
+            E._to_table(s, cfg, q, c, v % 8 - 2)
+    for c in range(nc):
+        if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
+            used[c] = 1
+            if cfg[E.CFG_CUNIQUE + c] == 1:
+                s[E.S_REM + s[E.S_REMLEN]] = c
+                s[E.S_REMLEN] += 1
+            else:
+                s[E.S_DISC + s[E.S_DISCLEN]] = c
+                s[E.S_DISCLEN] += 1
+    if s[E.S_DISCLEN] != obs[E.O_DISC]:
+        raise ValueError("determinize: the discard does not match its public count")
+    # the unseen pool, shuffled: known hands take the first card that fits, unknown hands the next ones
+    pool = np.empty(nc, dtype=np.int32)
+    n = 0
+    for c in range(nc):
+        if used[c] == 0 and cfg[E.CFG_CAGE + c] <= opened:
+            pool[n] = c
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = np.random.randint(0, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    taken = np.zeros(n, dtype=np.uint8)
+    d = obs[E.O_DIR]
+    passes = step - 1 if step > 0 else 0
+    for q in range(P):
+        b = E.O_SEATS + E.SB * q
+        hl = obs[b + E.B_HLEN]
+        s[E.S_HLEN + q] = hl
+        s[E.S_HORIG + q] = (q - d * passes) % P
+        seen = 0
+        for j in range(passes + 1):
+            seen |= 1 << ((q - d * j) % P)
+        s[E.S_SEEN + q] = seen
+        if obs[b + E.B_KNOWN] == 1:
+            for i in range(hl):
+                mask = obs[b + E.B_HMASK + i]
+                level = obs[b + E.B_HLEVEL + i]
+                k = 0
+                while k < n and (taken[k] == 1 or cfg[E.CFG_CMASK + pool[k]] != mask
+                                 or cfg[E.CFG_CLEVEL + pool[k]] != level):
+                    k += 1
+                if k == n:
+                    raise ValueError("determinize: a known hand card is not among the unseen cards")
+                taken[k] = 1
+                s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
+    k = 0
+    for q in range(P):
+        b = E.O_SEATS + E.SB * q
+        if obs[b + E.B_KNOWN] == 1:
+            continue
+        for i in range(obs[b + E.B_HLEN]):
+            while k < n and taken[k] == 1:
+                k += 1
+            if k == n:
+                raise ValueError("determinize: too few unseen cards for the hidden hands")
+            taken[k] = 1
+            s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
+    m = 0
+    for k in range(n):
+        if taken[k] == 0:
+            s[E.S_DECK + m] = pool[k]
+            m += 1
+    if m != obs[E.O_DECK]:
+        raise ValueError("determinize: unseen cards do not match the deck count")
+    s[E.S_DECKLEN] = m

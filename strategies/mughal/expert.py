@@ -1,0 +1,232 @@
+"""`ismcts`: determinized Monte Carlo search over this step's choices (flat information-set MCTS).
+
+Mughal's choices are simultaneous and a turn's tables are scored and cleared at its end, so the search is flat:
+the root's candidates are this step's choices (a card and its declared suit, or a destiny card's suit; choices
+that place the same suits and level are merged). Each iteration samples a world consistent with the observation
+(sim.mughal.determinize: the hands this seat has not seen drawn from the unseen cards, the deck shuffled),
+applies the candidate while every other seat chooses from the same pre-step state with the rollout policy
+(any registered non-search strategy, called through the registry's rollout dispatcher, so numba never sees a
+strategy calling itself), plays the turn on with the rollout policy for every seat (`horizon` 0) or the whole
+game (`horizon` 1), and scores it. Reward (horizon 0): (1 - `versus_best`) x (this turn's VT minus the mean of
+the other seats') + `versus_best` x (VT lead over the best other seat after the turn); horizon 1: win share plus
+`margin_weight` x final VT margin over the best other seat. Candidates are chosen
+by UCB1 (`exploration` > 0, in VT units) or, with `exploration` 0, in rounds where every candidate is played
+out in the same sampled world (common random numbers). The best mean is played. It reads only `obs` and the
+public `cfg`.
+
+Parameters: `iterations` (playouts per decision), `rollout` (strategy id; -1: greedy, resolved by name when the
+module loads; ids are the sorted strategy names, see `balance-sim strategies mughal`), `exploration`,
+`determinizations` (0: a fresh world every iteration / round; D: D worlds sampled up front and cycled),
+`horizon`, `margin_weight`, `versus_best`.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from sim.mughal import engine as E
+from sim.mughal.determinize import determinize
+from sim.registry import MAX_PARAMS, registered, rollout_dispatcher, strategy
+
+ARGS = ("obs", "actions", "n_actions", "params", "cfg")
+
+
+@njit(cache=True)
+def sim_step(s, cfg, rid, rparams, robs, buf, chosen, declare, me, my_row):
+    """One simultaneous step: seat `me` plays `my_row` (when given), the others the rollout policy."""
+    P = s[E.S_NP]
+    for p in range(P):
+        chosen[p, E.A_TYPE] = -1
+        if p == me and my_row is not None:
+            for c in range(E.ACOLS):
+                chosen[p, c] = my_row[c]
+            continue
+        n = E.legal_actions(s, cfg, p, buf, declare)
+        if n == 0:
+            continue
+        a = 0
+        if n > 1:
+            E.observe(s, cfg, p, robs)
+            a = rollout_choose(rid, robs, buf, n, rparams, cfg)
+            if a < 0 or a >= n:
+                raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
+        for c in range(E.ACOLS):
+            chosen[p, c] = buf[a, c]
+    for p in range(P):
+        if chosen[p, E.A_TYPE] >= 0:
+            E.apply_action(s, cfg, p, chosen[p])
+
+
+@njit(cache=True)
+def finish_turn(s, cfg, rid, rparams, robs, buf, chosen, declared):
+    """Play the current turn on to its end (not scored). `declared`: the declarations are over."""
+    H = cfg[E.CFG_HAND]
+    if not declared:
+        s[E.S_STEP] = 0
+        while E.undeclared_total(s) > 0:
+            sim_step(s, cfg, rid, rparams, robs, buf, chosen, True, -1, None)
+    start = s[E.S_STEP] + 1 if declared else 1
+    for step in range(start, H + 1):
+        s[E.S_STEP] = step
+        sim_step(s, cfg, rid, rparams, robs, buf, chosen, False, -1, None)
+        if step < H:
+            E.pass_hands(s, cfg)
+
+
+@njit(cache=True)
+def playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen, sc, share):
+    """Apply this seat's candidate `row` in the sampled world `s`, play on, return the reward."""
+    P = s[E.S_NP]
+    H = cfg[E.CFG_HAND]
+    sim_step(s, cfg, rid, rparams, robs, buf, chosen, declare, me, row)
+    if declare:
+        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, False)
+    else:
+        if s[E.S_STEP] < H:
+            E.pass_hands(s, cfg)
+        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, True)
+    if horizon == 0:
+        E.score_turn(s, cfg, sc)
+        mine = 0.0
+        others = 0.0
+        top = -1e300
+        for p in range(P):
+            v = sc[E.SC_MAJ + p] + sc[E.SC_ALL + p] + sc[E.SC_EMP + p] + sc[E.SC_DIS + p]
+            if p == me:
+                mine = v
+            else:
+                others += v
+                top = max(top, s[E.S_VT + p])  # scored: the VT after this turn
+        return (1.0 - vb) * (mine - others / (P - 1)) + vb * (s[E.S_VT + me] - top)
+    E.score_turn(s, cfg, sc)
+    E.end_turn(s, cfg)
+    while s[E.S_TURN] < cfg[E.CFG_NTURNS]:
+        E.begin_turn(s, cfg)
+        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, False)
+        E.score_turn(s, cfg, sc)
+        E.end_turn(s, cfg)
+    E.final_result(s, cfg, share)
+    best = -(1 << 30)
+    for p in range(P):
+        if p != me and s[E.S_VT + p] > best:
+            best = s[E.S_VT + p]
+    return share[me] + mw * (s[E.S_VT + me] - best)
+
+
+@njit(cache=True)
+def candidate_key(actions, a):
+    """Choices that put the same suits and level on the table in the same suit play alike."""
+    return ((actions[a, E.A_TYPE] * 64 + actions[a, E.A_MASK]) * 8 + actions[a, E.A_SUIT] + 2) * 4096 \
+        + actions[a, E.A_LEVEL]
+
+
+@strategy("mughal", "ismcts", params={"iterations": 32.0, "rollout": -1.0, "exploration": 0.0,
+                                      "determinizations": 0.0, "horizon": 0.0, "margin_weight": 0.05,
+                                      "versus_best": 0.5},
+          search=True)
+@njit(cache=True)
+def ismcts(obs, actions, n_actions, params, cfg):
+    """Determinized flat search: sampled worlds, other seats and the rest of the turn by a rollout policy."""
+    if n_actions <= 1:
+        return 0
+    # candidates: one representative per distinct choice
+    rep = np.empty(n_actions, dtype=np.int64)
+    nc = 0
+    for a in range(n_actions):
+        k = candidate_key(actions, a)
+        dup = False
+        for i in range(nc):
+            if candidate_key(actions, rep[i]) == k:
+                dup = True
+                break
+        if not dup:
+            rep[nc] = a
+            nc += 1
+    if nc == 1:
+        return 0
+    iters = max(1, int(params[0]))
+    rid = int(params[1])
+    if rid < 0:
+        rid = DEFAULT_ROLLOUT
+    if rid >= ROLLOUT_PARAMS.shape[0]:
+        raise ValueError("ismcts: rollout strategy id out of range")
+    c = params[2]
+    ndet = int(params[3])
+    horizon = int(params[4])
+    mw = params[5]
+    vb = params[6]
+    rparams = ROLLOUT_PARAMS[rid].copy()
+    me = obs[E.O_SEAT]
+    declare = actions[0, E.A_TYPE] == E.T_DECLARE
+
+    world = E.new_state()
+    s = E.new_state()
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    robs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), dtype=np.int32)
+    row = np.zeros(E.ACOLS, dtype=np.int32)
+    sc = np.zeros(E.SC_SIZE, dtype=np.int32)
+    share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
+    worlds = np.zeros((max(ndet, 0), E.STATE_SIZE), dtype=np.int32)
+    for d in range(ndet):
+        determinize(obs, cfg, worlds[d])
+    visits = np.zeros(nc)
+    total = np.zeros(nc)
+
+    if c <= 0.0:  # rounds: every candidate in the same world
+        rounds = max(1, iters // nc)
+        for r in range(rounds):
+            if ndet > 0:
+                world[:] = worlds[r % ndet]
+            else:
+                determinize(obs, cfg, world)
+            for i in range(nc):
+                s[:] = world
+                for col in range(E.ACOLS):
+                    row[col] = actions[rep[i], col]
+                total[i] += playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen,
+                                    sc, share)
+                visits[i] += 1.0
+    else:
+        for it in range(iters):
+            pick, nun, best = -1, 0, -1e300
+            logn = math.log(it + 1.0)
+            for i in range(nc):
+                if visits[i] == 0:
+                    nun += 1
+                    if np.random.randint(0, nun) == 0:
+                        pick = i
+                elif nun == 0:
+                    v = total[i] / visits[i] + c * math.sqrt(logn / visits[i])
+                    if v > best:
+                        best, pick = v, i
+            if ndet > 0:
+                s[:] = worlds[it % ndet]
+            else:
+                determinize(obs, cfg, s)
+            for col in range(E.ACOLS):
+                row[col] = actions[rep[pick], col]
+            total[pick] += playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen,
+                                   sc, share)
+            visits[pick] += 1.0
+
+    choice, mean = 0, -1e300
+    for i in range(nc):
+        if visits[i] > 0 and total[i] / visits[i] > mean:
+            choice, mean = i, total[i] / visits[i]
+    return rep[choice]
+
+
+def _rollout_table():
+    """Default parameter vectors of every registered strategy (row = strategy id) and greedy's id."""
+    defs = registered("mughal")
+    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
+    for i, d in enumerate(defs):
+        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
+    names = [d.name for d in defs]
+    return table, names.index("greedy")
+
+
+# Resolved after registration (numba reads these globals when it compiles `ismcts`).
+rollout_choose = rollout_dispatcher("mughal", ARGS)
+ROLLOUT_PARAMS, DEFAULT_ROLLOUT = _rollout_table()

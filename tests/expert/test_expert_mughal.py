@@ -1,0 +1,203 @@
+"""Mughal search player (`ismcts`, presets expert-fast / expert): determinization, information hygiene,
+strength with lenient bounds, and the runner + report path. Small budgets and few games keep this fast."""
+import json
+import random
+
+import numpy as np
+import pytest
+
+from sim import config as C
+from sim.mughal import engine as E
+from sim.mughal import kernel as K
+from sim.mughal.config import validate
+from sim.mughal.determinize import determinize
+from sim.registry import choices, registered
+
+
+def make_cfg(players):
+    return validate(C.load_defaults("sim.mughal"), players)
+
+
+CFG4 = make_cfg(4)
+NAMES = [d.name for d in registered("mughal")]
+RANDOM_ID = NAMES.index("random")
+
+
+def reach(cfg, players, seed, turn, step):
+    """A game played by random seats up to the decision of `step` (0: declarations) of `turn`."""
+    v = cfg.vector
+    E.seed(np.uint32(seed))
+    s = E.new_state()
+    E.new_game(s, players)
+    sids = np.full(players, RANDOM_ID, np.int64)
+    params = np.zeros((players, 8))
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), np.int32)
+    sc = np.zeros(E.SC_SIZE, np.int32)
+    picks = np.zeros((0, int(v[E.CFG_HAND]), 2), np.int64)
+    for t in range(1, turn + 1):
+        E.begin_turn(s, v)
+        if t == turn and step == 0:
+            return s
+        K.declare_all(s, v, sids, params, obs, actions, chosen, picks, True)
+        for k in range(1, int(v[E.CFG_HAND]) + 1):
+            if t == turn and k == step:
+                s[E.S_STEP] = k
+                return s
+            K.action_step(s, v, sids, params, obs, actions, chosen, picks, True, k)
+        E.score_turn(s, v, sc)
+        E.end_turn(s, v)
+    raise AssertionError("unreachable")
+
+
+def observe(cfg, s, p):
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    E.observe(s, cfg.vector, p, obs)
+    return obs
+
+
+def vector(name, cfg=CFG4, **overrides):
+    c = choices("mughal", cfg.presets, [name])[0]
+    vec = c.vector()
+    names = list(registered("mughal")[c.base_id].params)
+    for k, val in overrides.items():
+        vec[names.index(k)] = val
+    return c.base_id, vec
+
+
+def test_presets_and_registration():
+    d = registered("mughal")[NAMES.index("ismcts")]
+    assert d.search and list(d.params)[:4] == ["iterations", "rollout", "exploration", "determinizations"]
+    fast, full = choices("mughal", CFG4.presets, ["expert-fast", "expert"])
+    assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
+
+
+@pytest.mark.parametrize("players,seed,turn,step", [
+    (4, 1, 1, 0), (4, 2, 1, 3), (4, 3, 2, 2), (4, 4, 3, 1), (4, 5, 4, 4), (4, 6, 5, 0), (4, 7, 6, 5),
+    (4, 8, 7, 2), (2, 9, 3, 3), (3, 10, 5, 2), (6, 11, 6, 3), (8, 12, 7, 4)])
+def test_determinized_world_is_consistent_with_the_observation(players, seed, turn, step):
+    cfg = CFG4 if players == 4 else make_cfg(players)
+    v = cfg.vector
+    s = reach(cfg, players, seed, turn, step)
+    E.check_invariants(s, v)
+    E.seed(np.uint32(seed))
+    for p in range(players):
+        obs = observe(cfg, s, p)
+        hidden = [q for q in range(players) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0]
+        hands = set()
+        for _ in range(8):
+            w = E.new_state()
+            determinize(obs, v, w)
+            E.check_invariants(w, v)
+            assert np.array_equal(observe(cfg, w, p), obs), "the sampled world must look the same to the seat"
+            for q in range(players):  # tables are public: the same cards in the same suits
+                n = int(s[E.S_TLEN + q])
+                assert n == w[E.S_TLEN + q]
+                assert np.array_equal(s[E.S_TABLE + E.MAX_TABLE * q: E.S_TABLE + E.MAX_TABLE * q + n],
+                                      w[E.S_TABLE + E.MAX_TABLE * q: E.S_TABLE + E.MAX_TABLE * q + n])
+            assert w[E.S_REMLEN] == s[E.S_REMLEN] and w[E.S_DISCLEN] == s[E.S_DISCLEN]
+            if hidden:
+                q = hidden[0]
+                hands.add(tuple(sorted(w[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + w[E.S_HLEN + q]])))
+        if hidden and s[E.S_HLEN] >= 2:
+            assert len(hands) > 1, "hands the seat has not seen are sampled, not copied"
+
+
+def plant(cfg, s, p, rng):
+    """Same observation for seat p, different hidden state: swap a card of a hand p has not seen with a deck
+    card of other suits or level, and shuffle the deck. None when nothing can be swapped."""
+    v = cfg.vector
+    obs = observe(cfg, s, p)
+    t = s.copy()
+    P = int(s[E.S_NP])
+    hidden = [q for q in range(P) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0 and s[E.S_HLEN + q] > 0]
+    if not hidden:
+        return None
+    q = hidden[0]
+    h = E.S_HAND + E.MAX_HAND * q
+    for i in range(int(t[E.S_HLEN + q])):
+        c = t[h + i]
+        for j in range(int(t[E.S_DECKLEN])):
+            d = t[E.S_DECK + j]
+            if v[E.CFG_CMASK + d] != v[E.CFG_CMASK + c] or v[E.CFG_CLEVEL + d] != v[E.CFG_CLEVEL + c]:
+                t[h + i], t[E.S_DECK + j] = d, c
+                deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
+                rng.shuffle(deck)
+                t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]] = deck
+                return t
+    return None
+
+
+def test_hidden_state_does_not_change_the_choice():
+    rng = random.Random(5)
+    v = CFG4.vector
+    sid, params = vector("ismcts", iterations=60)
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    checked = 0
+    for seed in range(30):
+        s = reach(CFG4, 4, seed, 1 + seed % 7, 1 + seed % 4)
+        p = seed % 4
+        t = plant(CFG4, s, p, rng)
+        if t is None:
+            continue
+        E.check_invariants(t, v)
+        assert not np.array_equal(s, t)
+        assert np.array_equal(observe(CFG4, s, p), observe(CFG4, t, p)), "the change must be invisible to p"
+        n = E.legal_actions(s, v, p, buf, False)
+        if n < 2:
+            continue
+        picks = []
+        for state in (s, t):
+            E.legal_actions(state, v, p, buf, False)
+            obs = observe(CFG4, state, p)
+            E.seed(np.uint32(1000 + seed))
+            picks.append(int(K.choose_action(sid, obs, buf, n, params, v)))
+        assert picks[0] == picks[1]
+        checked += 1
+        if checked >= 8:
+            break
+    assert checked >= 5
+
+
+def play(cfg, players, names, n, seed, **overrides):
+    """n games, the first name rotating through the seats against the second name in every other seat;
+    returns the first name's total win share."""
+    chosen = choices("mughal", cfg.presets, names)
+    base = np.array([c.base_id for c in chosen], np.int64)
+    params = np.stack([c.vector() for c in chosen])
+    for k, val in overrides.items():
+        params[0, list(registered("mughal")[chosen[0].base_id].params).index(k)] = val
+    lineup = np.ones((n, players), np.int64)
+    for g in range(n):
+        lineup[g, g % players] = 0
+    out = K.run_batch(cfg, players, lineup, base, params, seed, False)
+    seat = np.asarray(out["players"]["seat"])
+    game = np.asarray(out["players"]["game"])
+    return float(np.asarray(out["players"]["win_share"])[seat == game % players].sum())
+
+
+def test_small_budget_beats_random_and_greedy():
+    # lenient: random-like play wins about 0% against three greedy players and half of 2-player games
+    # against random; the search wins about half of the former and nearly all of the latter
+    assert play(make_cfg(2), 2, ["ismcts", "random"], 10, 3, iterations=24) >= 9
+    assert play(CFG4, 4, ["expert-fast", "greedy"], 40, 4) >= 14  # a fair share would be 10
+    assert play(make_cfg(2), 2, ["expert-fast", "greedy"], 20, 5) >= 14
+
+
+def test_rollout_policy_and_options_are_parameters():
+    assert play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=16, rollout=RANDOM_ID) >= 0
+    assert play(CFG4, 4, ["ismcts", "greedy"], 2, 6, iterations=16, exploration=3.0, determinizations=4) >= 0
+    assert play(CFG4, 4, ["ismcts", "greedy"], 1, 7, iterations=8, horizon=1) >= 0
+    with pytest.raises(Exception):
+        play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=8, rollout=NAMES.index("ismcts"))
+
+
+def test_runner_and_report_skill_section(cli, tmp_path):
+    out = tmp_path / "skill"
+    result = cli("run", "mughal", "-n", 8, "-s", "ismcts,greedy,greedy,greedy", "-o", out, "-q")
+    assert result.exit_code == 0, (result.output, result.exception)
+    html = (out / "report.html").read_text()
+    assert "Skill" in html and "skill gap" in html.lower()
+    summary = json.loads((out / "summary.json").read_text())
+    assert "skill_gap[ismcts vs greedy]" in summary
