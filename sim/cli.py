@@ -92,6 +92,9 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
               help="Strategies or presets by seat, comma-separated; 'all' = every registered heuristic "
                    "(search players only when named).")
 @click.option("-p", "--players", type=int, default=None, help="Players (games that allow a choice).")
+@click.option("--round-robin", is_flag=True,
+              help="Two players: every pairing of the listed strategies, mirror matches included "
+                   "(what -s all does), e.g. to compare greedy-vs-greedy with expert-vs-expert.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Parallel workers (-1: all cores).")
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), default=None,
@@ -107,8 +110,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 @click.option("--debug", is_flag=True, help="Check every invariant after every action (slow).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary line.")
 @_config_options
-def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend, scheduler, resume, no_report,
-        summary_only, debug, quiet, config_file, sets):
+def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_size, backend, scheduler, resume,
+        no_report, summary_only, debug, quiet, config_file, sets):
     """Play GAME many times and write a results folder (tables, meta.json, report)."""
     from sim.runner import DEFAULT_BATCH
     if jobs == 0 or jobs < -1:
@@ -120,7 +123,11 @@ def run(game, n_games, strategies, players, seed, jobs, out, batch_size, backend
     else:
         if not game:
             raise UserError("missing GAME; allowed: " + ", ".join(_game_names()))
-        spec, players, cfg, chosen, round_robin = load_setup(game, config_file, sets, players, strategies)
+        spec, players, cfg, chosen, everyone = load_setup(game, config_file, sets, players, strategies)
+        if round_robin and players != 2:
+            raise UserError(f"--round-robin: pairings are for two players; {spec.name} has {players} here "
+                            "(more players rotate the listed strategies through the seats)")
+        round_robin = round_robin or everyone
         n_games = spec.default_games if n_games is None else n_games
         if n_games < 1:
             raise UserError(f"--games {n_games}: must be at least 1")

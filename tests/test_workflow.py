@@ -134,3 +134,15 @@ def test_dask_backend_gives_identical_results(tmp_path):
     for table in ("games", "rounds"):
         pd.testing.assert_frame_equal(pd.read_parquet(local / f"{table}.parquet"),
                                       pd.read_parquet(dask / f"{table}.parquet"))
+
+
+def test_round_robin_over_named_strategies(tmp_path):
+    out = tmp_path / "rr"
+    assert invoke("run", "mohur", "-n", "24", "-s", "greedy,racer", "--round-robin", "-o", out, "-q",
+                  "--no-report").exit_code == 0
+    g = pd.read_parquet(out / "games.parquet")
+    pairs = g.groupby(["strategy_0", "strategy_1"], observed=True).size().to_dict()
+    # pairings greedy-greedy, greedy-racer, racer-racer, each played both ways round in blocks of two
+    assert pairs == {("greedy", "greedy"): 8, ("greedy", "racer"): 4, ("racer", "greedy"): 4, ("racer", "racer"): 8}
+    r = CliRunner().invoke(main, ["run", "mughal", "-n", "8", "--round-robin", "-o", str(tmp_path / "m")])
+    assert r.exit_code == 2 and "--round-robin" in r.output
