@@ -66,7 +66,7 @@ def _err(est, lo, hi):
 def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
     fig, axes = new_figure(10, 4.0)
     fig.clf()
-    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [max(len(comparisons), 1), max(len(gaps), 1)]})
+    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [max(len(comparisons), 1), max(len(gaps), 1.6)]})
     labels = list(comparisons)
     x = np.arange(len(labels))
     for k, (level, color) in enumerate(((HEURISTIC, "#9aa5b1"), (EXPERT, ACCENT))):
@@ -94,7 +94,7 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
         ax2.set_xticks(y, names, fontsize=8)
         ax2.axhline(50, color="black", ls="--", lw=0.8)
     ax2.set_ylim(0, 100)
-    ax2.set_title("Skill gap: search player's win rate")
+    ax2.set_title("Skill gap\n(search player's win rate)", fontsize=10)
     for a in (ax1, ax2):
         a.spines[["top", "right"]].set_visible(False)
     save(fig, path)
