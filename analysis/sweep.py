@@ -72,6 +72,14 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
     if not targets:
         return []
     lines = []
+    known = [t for t in targets if t.metric in table.columns]
+    for t in targets:
+        if t not in known:
+            metrics = sorted(c for c in table.columns if f"{c}.n" in table.columns)
+            lines.append(f"Target {t.metric} is not a figure of this game; allowed: {', '.join(metrics)}.")
+    targets = known
+    if not targets:
+        return lines
     meets, plausible = [], []
     for i, row in table.iterrows():
         verdicts = []

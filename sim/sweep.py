@@ -233,6 +233,11 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
             tables, _ = _run_in_memory(spec, configs[c], plan, jobs, backend, scheduler, True,
                                        batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
             summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
+            unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
+            if unknown:
+                shutil.rmtree(staging, ignore_errors=True)
+                metrics = sorted(k for k, v in summaries[c].items() if isinstance(v, dict))
+                raise UserError(f"--target {unknown[0]}: not a figure of {spec.name}; allowed: {', '.join(metrics)}")
             history.append({"round": r, "candidate": c, "games": games[c],
                             **{k: _scalar(v) for k, v in candidates[c].items()},
                             "loss": loss(summaries[c], targets)[0]})
