@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis import skill
 from analysis.stats import mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
 
@@ -33,7 +34,90 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
     out["round_cap_rate"] = rate(int((games["end_reason"] == 2).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
+    out.update(_skill_metrics(games, players, meta))
     return out
+
+
+# headline rates compared between heuristic-only and search-only games (Skill section)
+SKILL_LABELS = {"first_player_win_rate": "round-1 first player wins",
+                "trigger_seat_win_rate": "the player who triggers the end wins",
+                "tie_rate": "shared victory",
+                "round_cap_rate": "game reaches the round cap"}
+
+
+def _strategy_columns(games: pd.DataFrame) -> list[str]:
+    return sorted((c for c in games.columns if c.startswith("strategy_")), key=lambda c: int(c.split("_")[1]))
+
+
+def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:
+    """Headline rates over a subset of games (a boolean mask over `games`)."""
+    g = games[mask]
+    ids = set(g["game"].to_numpy().tolist())
+    fp = players[players["first_player"] & players["game"].isin(ids)]
+    trig = g[g["trigger_seat"] >= 0]
+    return {"first_player_win_rate": rate(fp["win_share"].sum(), len(g)),
+            "trigger_seat_win_rate": rate(int(((trig["winner"] == trig["trigger_seat"])).sum()), len(trig)),
+            "tie_rate": rate(int((g["n_winners"] > 1).sum()), len(g)),
+            "round_cap_rate": rate(int((g["end_reason"] == 2).sum()), len(g))}
+
+
+def _pairs(players: pd.DataFrame) -> pd.DataFrame:
+    """Every ordered pair of seats in a game: (strategy, opponent, win_share), win_share 1 when the first
+    finished ahead of the second (most coins, then most market-condition coins, the rulebook's order), 0.5
+    when level, else 0. With two players this is the game's result; with more it is a head-to-head record
+    whose fair value is still 50%."""
+    cols = ["game", "seat", "strategy", "coins", "coins_condition"]
+    p = players[cols].assign(strategy=players["strategy"].astype(str))
+    m = p.merge(p, on="game", suffixes=("", "_o"))
+    m = m[m["seat"] != m["seat_o"]]
+    ahead = (m["coins"] > m["coins_o"]) | ((m["coins"] == m["coins_o"])
+                                          & (m["coins_condition"] > m["coins_condition_o"]))
+    level = (m["coins"] == m["coins_o"]) & (m["coins_condition"] == m["coins_condition_o"])
+    return pd.DataFrame({"strategy": m["strategy"].to_numpy(), "opponent": m["strategy_o"].to_numpy(),
+                         "win_share": np.where(ahead, 1.0, np.where(level, 0.5, 0.0))})
+
+
+def _skill_metrics(games: pd.DataFrame, players: pd.DataFrame, meta: dict) -> dict:
+    """Only when a search strategy played: headline rates among heuristic-only and search-only games, and
+    the skill gap (each search strategy's head-to-head record against each heuristic, see `_pairs`)."""
+    search = skill.search_names(meta)
+    cols = _strategy_columns(games)
+    if not search or not cols or not games[cols].astype(str).isin(search).any().any():
+        return {}
+    level = skill.levels(games, search, cols)
+    out = {}
+    for name in (skill.HEURISTIC, skill.EXPERT):
+        for key, m in _level_rates(games, players, level == name).items():
+            out[f"{key}[{name}]"] = m
+    out.update(skill.gap_metrics(_pairs(players), search))
+    return out
+
+
+def _skill_section(tables, summary, meta, outdir):
+    if not any(k.startswith("skill_gap[") or k.endswith(f"[{skill.EXPERT}]") for k in summary):
+        return None
+    games, players = tables["games"], tables["players"]
+    search = skill.search_names(meta)
+    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
+                   for key, label in SKILL_LABELS.items()}
+    level = skill.levels(games, search, _strategy_columns(games))
+    per_player = pd.Series(level, index=games["game"].to_numpy()).reindex(players["game"].to_numpy()).to_numpy()
+    pools = {}
+    for name in (skill.HEURISTIC, skill.EXPERT):
+        part = players[per_player == name]
+        if len(part):
+            g = part.groupby(part["strategy"].astype(str))["win_share"].agg(["sum", "size"])
+            pools[name] = {s: rate(r["sum"], r["size"]) for s, r in g.iterrows()}
+    sec = skill.section(comparisons, skill.gap_table(_pairs(players), search), pools, outdir,
+                        baseline="greedy", unit="match")
+    P = int(meta.get("players") or players["seat"].max() + 1)
+    sec["text"] += (" Here a match is one game. The skill gap is a head-to-head record: for every search player "
+                    "and every heuristic seated in the same game, a win when the search player finishes ahead "
+                    "(coins, then market-condition coins), a half when level"
+                    + (f"; with {P} players each game gives {P - 1} such pairs per search player, so the "
+                       "intervals are somewhat too narrow. Win rates inside each pool have a fair share of "
+                       f"1/{P}." if P > 2 else ", which with two players is simply the game's result."))
+    return sec
 
 
 def _err(est, lo, hi):
@@ -239,4 +323,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                 "figures": [{"file": "muziris_coins.png",
                              "reading": "How many coins each game took from the supply; games right of the "
                                         "red line would have run out of boxed coins."}]})
+    extra = _skill_section(tables, summary, meta, outdir)
+    if extra is not None:
+        out.append(extra)
     return out

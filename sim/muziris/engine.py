@@ -159,7 +159,16 @@ O_COINS = O_PLAY + MAX_P * MAX_T   # MAX_P
 O_HANDN = O_COINS + MAX_P          # MAX_P
 O_CH_COINS = O_HANDN + MAX_P       # MAX_C (by slot)
 O_CH_MARK = O_CH_COINS + MAX_C     # MAX_C
-OBS_SIZE = O_CH_MARK + MAX_C
+# appended for search players (existing offsets unchanged); all public: which market condition was drawn,
+# the round-1 first player, who triggered the end, the coins each player took from characters, and the open
+# effect frames (which character or card ability is being resolved, and where)
+O_COND = O_CH_MARK + MAX_C
+O_FP0 = O_COND + 1
+O_TRIG_SEAT = O_COND + 2
+O_DEPTH = O_COND + 3
+O_FRAME = O_COND + 4               # 2 frames x F_SIZE, as S_FRAME
+O_C_CHAR = O_FRAME + 2 * F_SIZE    # MAX_P (by seat)
+OBS_SIZE = O_C_CHAR + MAX_P
 
 
 @njit(cache=True)
@@ -750,6 +759,14 @@ def observe(s, cfg, obs):
     for k in range(s[S_NCH]):
         obs[O_CH_COINS + k] = s[S_CH_COINS + k]
         obs[O_CH_MARK + k] = s[S_CH_MARK + k]
+    obs[O_COND] = s[S_COND]
+    obs[O_FP0] = s[S_FP0]
+    obs[O_TRIG_SEAT] = s[S_TRIG_SEAT]
+    obs[O_DEPTH] = s[S_DEPTH]
+    for i in range(2 * F_SIZE):
+        obs[O_FRAME + i] = s[S_FRAME + i]
+    for q in range(np_):
+        obs[O_C_CHAR + q] = s[S_C_CHAR + q]
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ from sim.muziris import engine as E
 from sim.registry import dispatcher
 from sim.rng import reseed
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params")
+STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose_action = dispatcher("muziris", STRATEGY_ARGS)
 
 PICK_COINS = 40   # coins-on-character buckets 0..40; the last one holds 40 or more
@@ -40,7 +40,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks):
         a = 0
         if n > 1:
             E.observe(s, cfg, obs)
-            a = choose_action(sids[s[E.S_CUR]], obs, actions, n, params[s[E.S_CUR]])
+            a = choose_action(sids[s[E.S_CUR]], obs, actions, n, params[s[E.S_CUR]], cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an option index outside the legal options")
         d, x, y = actions[a, 0], actions[a, 1], actions[a, 2]

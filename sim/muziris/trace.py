@@ -77,7 +77,7 @@ def trace(cfg, players: int, choices, seed: int):
         a = 0
         if n > 1:
             E.observe(s, v, obs)
-            a = int(choose_action(sids[p], obs, actions, n, params[p]))
+            a = int(choose_action(sids[p], obs, actions, n, params[p], v))
         d, x, y = (int(actions[a, i]) for i in range(3))
         option = _option(cfg, s, d, x, y)
         option["options"] = int(n)

@@ -19,7 +19,7 @@ def _full_order(obs, min_value):
 
 @strategy("muziris", "collector", params={"card_weight": 0.5, "min_value": 5.0, "wait_penalty": 2.0, "slack": 3.0})
 @njit(cache=True)
-def collector(obs, actions, n_actions, params):
+def collector(obs, actions, n_actions, params, cfg):
     """Holds cards for full-size (3-card) orders of valuable produce: cards weigh card_weight (high), and a
     character that fulfils is only worth taking with a full order worth min_value or more in hand
     (otherwise its value drops by wait_penalty), unless the hand is within `slack` cards of the hand limit

@@ -46,7 +46,7 @@ def condition_values(obs, weight, push, tb):
 
 @strategy("muziris", "condition", params={"card_weight": 0.3, "cond_weight": 0.8, "push": 0.5})
 @njit(cache=True)
-def condition(obs, actions, n_actions, params):
+def condition(obs, actions, n_actions, params, cfg):
     """Greedy, plus the drawn market condition: orders that raise its end scoring (new produce types, most
     orders, most of a type) count cond_weight x its amount extra, a card in hand is worth it under a
     per-card scoring, and when leading it hurries the end trigger (orders, reshuffles) by `push` coins of

@@ -8,7 +8,7 @@ from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose
 
 @strategy("muziris", "grabber", params={"coin_weight": 10.0, "card_weight": 0.3})
 @njit(cache=True)
-def grabber(obs, actions, n_actions, params):
+def grabber(obs, actions, n_actions, params, cfg):
     """Takes the character carrying the most coins (coin_weight x its coins, plus its greedy value, so the
     greedy value only breaks ties when coin_weight is large); plays the rest like greedy."""
     tb = NO_BONUS

@@ -8,7 +8,7 @@ from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose
 
 @strategy("muziris", "greedy", params={"card_weight": 0.3})
 @njit(cache=True)
-def greedy(obs, actions, n_actions, params):
+def greedy(obs, actions, n_actions, params, cfg):
     """Most coins now (one ply): each character is worth the coins on it plus the best its action can earn
     at once; cards count at card_weight x the coins they add to the orders the hand can make (a tie-break
     that also makes it take, keep and discard sensibly)."""

@@ -6,6 +6,6 @@ from sim.registry import strategy
 
 @strategy("muziris", "random")
 @njit(cache=True)
-def random_choice(obs, actions, n_actions, params):
+def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the options of every decision (character, card, order, discard)."""
     return np.random.randint(0, n_actions)

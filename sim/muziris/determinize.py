@@ -1,0 +1,124 @@
+"""Determinization for Muziris search players: a full game state sampled consistently with one observation.
+
+`determinize(obs, cfg, s)` reads only the observation of the player to act and the public rules vector, and
+writes into `s` a state that this player could be in:
+- the public table is copied: characters in play, their coins and markers, the Market, play areas, coins,
+  hand / deck / discard sizes, round, first player, markers left, the final-round flag, the reshuffle count,
+  the market condition and the open effect frames (appended observation fields O_COND ... O_C_CHAR);
+- the unseen cards (the configured produce less the player's own hand, the Market and every play area) are
+  shuffled and dealt: each other player's hand by its public size, then the discard pile by its public size
+  (the rules page makes only its size public), and the rest, in a random order, is the deck;
+- coins by source are only partly public: coins taken from characters are copied, every other coin a player
+  holds is booked as ability coins (the split only feeds the report's statistics, never the play).
+Observing the result for the same seat gives back the same observation (a test checks it), and the sampled
+state passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
+"""
+import numpy as np
+from numba import njit
+
+from sim.muziris import engine as E
+
+
+@njit(cache=True)
+def determinize(obs, cfg, s):
+    me = obs[E.O_SEAT]
+    np_ = obs[E.O_NP]
+    nt = cfg[E.CFG_NT]
+    s[:] = 0
+    s[E.S_NP] = np_
+    s[E.S_ROUND] = obs[E.O_ROUND]
+    s[E.S_FP] = obs[E.O_FP]
+    s[E.S_FP0] = obs[E.O_FP0]
+    s[E.S_COND] = obs[E.O_COND]
+    s[E.S_CUR] = me
+    s[E.S_TURN_IDX] = obs[E.O_TURN_IDX]
+    s[E.S_MARKERS] = obs[E.O_MARKERS]
+    s[E.S_FINAL] = obs[E.O_FINAL]
+    s[E.S_TRIG_SEAT] = obs[E.O_TRIG_SEAT]
+    s[E.S_END] = E.END_RUNNING
+    s[E.S_RESHUF] = obs[E.O_RESHUF]
+    s[E.S_LAST_CH] = -1
+    dk = obs[E.O_DKIND]
+    if dk == E.D_CHAR:
+        s[E.S_PHASE] = E.PH_CHAR
+    elif dk == E.D_DISCARD:
+        s[E.S_PHASE] = E.PH_DISCARD
+    elif dk < 0:
+        raise ValueError("determinize: the game is over")
+    else:
+        s[E.S_PHASE] = E.PH_STEP
+    s[E.S_DEPTH] = obs[E.O_DEPTH]
+    for i in range(2 * E.F_SIZE):
+        s[E.S_FRAME + i] = obs[E.O_FRAME + i]
+    # characters
+    nch = obs[E.O_NCH]
+    s[E.S_NCH] = nch
+    on_chars = 0
+    marks = 0
+    for k in range(nch):
+        s[E.S_CH_ID + k] = obs[E.O_CID + k]
+        s[E.S_CH_COINS + k] = obs[E.O_CH_COINS + k]
+        s[E.S_CH_MARK + k] = obs[E.O_CH_MARK + k]
+        on_chars += obs[E.O_CH_COINS + k]
+        marks += obs[E.O_CH_MARK + k]
+    s[E.S_MARKS_USED] = marks
+    # coins: from characters as observed, the rest booked as ability coins
+    held = 0
+    taken = 0
+    for q in range(np_):
+        c = obs[E.O_COINS + q]
+        s[E.S_COINS + q] = c
+        s[E.S_C_CHAR + q] = obs[E.O_C_CHAR + q]
+        s[E.S_C_ABIL + q] = c - obs[E.O_C_CHAR + q]
+        held += c
+        taken += obs[E.O_C_CHAR + q]
+    s[E.S_PLACED] = on_chars + taken
+    s[E.S_ISSUED] = held + on_chars
+    # cards: the public ones, then the unseen pool dealt to the other hands, the discard pile and the deck
+    unseen = np.zeros(E.MAX_T, dtype=np.int64)
+    n = 0
+    for t in range(nt):
+        s[E.S_HAND + me * E.MAX_T + t] = obs[E.O_HAND + t]
+        s[E.S_MARKET + t] = obs[E.O_MARKET + t]
+        u = cfg[E.CFG_COUNT + t] - obs[E.O_HAND + t] - obs[E.O_MARKET + t]
+        for q in range(np_):
+            s[E.S_PLAY + q * E.MAX_T + t] = obs[E.O_PLAY + q * E.MAX_T + t]
+            u -= obs[E.O_PLAY + q * E.MAX_T + t]
+        if u < 0:
+            raise ValueError("determinize: observation inconsistent with the configured produce")
+        unseen[t] = u
+        n += u
+    if n > E.MAX_DECK:
+        raise ValueError("determinize: more unseen cards than the deck holds")
+    pool = np.empty(E.MAX_DECK, dtype=np.int32)
+    i = 0
+    for t in range(nt):
+        for _ in range(unseen[t]):
+            pool[i] = t
+            i += 1
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = np.random.randint(0, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    i = 0
+    for q in range(np_):
+        if q == me:
+            continue
+        h = obs[E.O_HANDN + q]
+        if i + h > n:
+            raise ValueError("determinize: hand sizes do not fit the unseen cards")
+        for _ in range(h):
+            s[E.S_HAND + q * E.MAX_T + pool[i]] += 1
+            i += 1
+    nd = obs[E.O_DISCARD_N]
+    if i + nd + obs[E.O_DECK] != n:
+        raise ValueError("determinize: unseen cards do not match the hand, discard and deck sizes")
+    for _ in range(nd):
+        s[E.S_DISCARD + pool[i]] += 1
+        i += 1
+    d = 0
+    while i < n:
+        s[E.S_DECK + d] = pool[i]
+        d += 1
+        i += 1
+    s[E.S_DECKPOS] = 0
+    s[E.S_DECKLEN] = d

@@ -1,0 +1,232 @@
+"""`ismcts`: single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012).
+
+Each iteration samples a world consistent with the observation (sim.muziris.determinize: the other players'
+hands, the discard pile and the deck order are dealt from the unseen cards by their public sizes), walks one
+shared tree of action histories with UCB over the options legal in that world (the "availability" count
+replaces the parent's visits), adds one node, plays the game out with a rollout policy for every player (any
+registered non-search strategy, called through the registry's rollout dispatcher, so numba never sees a
+strategy calling itself) and backs the result up to each node for the player who chose there: that player's
+win share (1 won, 1/k shared by k, 0 lost) plus `margin_weight` per coin of lead over the best rival. The
+root's most visited option is played. It reads only `obs` and the public `cfg`.
+
+Parameters: `iterations` per decision; `rollout`, the rollout policy's strategy id (-1: greedy, resolved by
+name when the module loads; ids are the sorted strategy names, see `balance-sim strategies muziris`), played
+with its registered defaults; `exploration`, the UCB constant; `determinizations`, 0 for a fresh world every
+iteration or D to cycle through D worlds sampled up front; `margin_weight`; `horizon`, 0 to play every
+rollout to the end of the game, or R to stop it after R more round ends and score the coins then (the
+market condition's end-of-game coins are not added to a cut rollout).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from sim.muziris import engine as E
+from sim.muziris.determinize import determinize
+from sim.registry import MAX_PARAMS, registered, rollout_dispatcher, strategy
+
+ARGS = ("obs", "actions", "n_actions", "params", "cfg")
+
+
+@njit(cache=True)
+def action_key(actions, a):
+    """An option row [decision, x, y] as one integer, the same in every world."""
+    return (np.int64(actions[a, 0]) * 64 + actions[a, 1] + 1) * 16 + actions[a, 2]
+
+
+@njit(cache=True)
+def playout(s, cfg, rid, rparams, obs, actions, horizon):
+    """Play on from `s` with rollout policy `rid` for every player (the kernel's loop), to the end of the game
+    or, with horizon R > 0, until R more rounds have ended."""
+    stop = s[E.S_ROUND] + horizon if horizon > 0 else 1 << 30
+    while not E.is_over(s) and s[E.S_ROUND] < stop:
+        n = E.legal_actions(s, cfg, actions)
+        a = 0
+        if n > 1:
+            E.observe(s, cfg, obs)
+            a = rollout_choose(rid, obs, actions, n, rparams, cfg)
+            if a < 0 or a >= n:
+                raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
+        E.apply_action(s, cfg, actions[a, 0], actions[a, 1], actions[a, 2])
+
+
+@njit(cache=True)
+def hand_value(s, cfg, p):
+    """Coins the hand could still earn as orders: each produce split into orders of the largest size."""
+    mo = cfg[E.CFG_MAXORD]
+    v = 0
+    for t in range(cfg[E.CFG_NT]):
+        k = s[E.S_HAND + p * E.MAX_T + t]
+        while k > 0:
+            z = min(k, mo)
+            v += cfg[E.CFG_VAL + t * E.MAX_ORD + z - 1]
+            k -= z
+    return v
+
+
+@njit(cache=True)
+def rewards(s, cfg, margin_weight, hand_weight, share, score, cond, rew):
+    """rew[seat] <- win share + margin_weight x (own score - best rival's score). A finished game scores its
+    coins; a rollout cut by the horizon scores coins + the market condition's end-of-game coins as if the
+    game ended now + hand_weight x the hand's order value, and the best score wins (ties shared)."""
+    np_ = s[E.S_NP]
+    if E.is_over(s):
+        E.winners(s, share)
+        for p in range(np_):
+            score[p] = s[E.S_COINS + p]
+    else:
+        E.condition_coins(s, cfg, cond)
+        best, k = -1e300, 0
+        for p in range(np_):
+            score[p] = s[E.S_COINS + p] + cond[p] + hand_weight * hand_value(s, cfg, p)
+            if score[p] > best:
+                best, k = score[p], 1
+            elif score[p] == best:
+                k += 1
+        for p in range(np_):
+            share[p] = 1.0 / k if score[p] == best else 0.0
+    for p in range(np_):
+        rival = -1e300
+        for q in range(np_):
+            if q != p and score[q] > rival:
+                rival = score[q]
+        rew[p] = share[p] + margin_weight * (score[p] - rival)
+
+
+@strategy("muziris", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
+                                       "determinizations": 0.0, "margin_weight": 0.05, "horizon": 4.0,
+                                       "hand_weight": 0.0},
+          search=True)
+@njit(cache=True)
+def ismcts(obs, actions, n_actions, params, cfg):
+    """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""
+    if n_actions <= 1:
+        return 0
+    iters = max(1, int(params[0]))
+    rid = int(params[1])
+    if rid < 0:
+        rid = DEFAULT_ROLLOUT
+    if rid >= ROLLOUT_PARAMS.shape[0]:
+        raise ValueError("ismcts: rollout strategy id out of range")
+    c = params[2]
+    ndet = int(params[3])
+    mw = params[4]
+    horizon = int(params[5])
+    hw = params[6]
+    rparams = ROLLOUT_PARAMS[rid].copy()
+    me = obs[E.O_SEAT]
+
+    cap = 1 + n_actions + iters
+    key = np.zeros(cap, dtype=np.int64)
+    first = np.full(cap, -1, dtype=np.int32)
+    sib = np.full(cap, -1, dtype=np.int32)
+    mover = np.zeros(cap, dtype=np.int32)
+    visits = np.zeros(cap, dtype=np.float64)
+    total = np.zeros(cap, dtype=np.float64)
+    avail = np.ones(cap, dtype=np.float64)
+    path = np.zeros(cap, dtype=np.int32)
+    for i in range(n_actions):  # root child i + 1 <-> row i of the caller's legal options
+        mover[1 + i] = me
+    nn = 1 + n_actions
+
+    s = E.new_state()
+    buf = np.empty((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    robs = obs.copy()  # the static part (values, abilities, characters) is the same in every world
+    share = np.zeros(E.MAX_P)
+    score = np.zeros(E.MAX_P)
+    cond = np.zeros(E.MAX_P, dtype=np.int64)
+    rew = np.zeros(E.MAX_P)
+    worlds = np.zeros((max(ndet, 0), E.STATE_SIZE), dtype=np.int32)
+    for d in range(ndet):
+        determinize(obs, cfg, worlds[d])
+
+    for it in range(iters):
+        if ndet > 0:
+            s[:] = worlds[it % ndet]
+        else:
+            determinize(obs, cfg, s)
+        # root: every legal option is available in every world; UCB1, unvisited options first
+        pick, nun, best = -1, 0, -1e300
+        logn = math.log(it + 1.0)
+        for i in range(n_actions):
+            ch = 1 + i
+            if visits[ch] == 0:
+                nun += 1
+                if np.random.randint(0, nun) == 0:
+                    pick = i
+            elif nun == 0:
+                v = total[ch] / visits[ch] + c * math.sqrt(logn / visits[ch])
+                if v > best:
+                    best, pick = v, i
+        E.apply_action(s, cfg, actions[pick, 0], actions[pick, 1], actions[pick, 2])
+        node = 1 + pick
+        path[0] = node
+        plen = 1
+        expanded = visits[node] == 0
+        while not expanded and not E.is_over(s):
+            p = s[E.S_CUR]
+            n = E.legal_actions(s, cfg, buf)
+            if n == 1:  # forced: not a decision, no node
+                E.apply_action(s, cfg, buf[0, 0], buf[0, 1], buf[0, 2])
+                continue
+            nun, new_a, best, best_ch, best_a = 0, -1, -1e300, -1, -1
+            for a in range(n):
+                k = action_key(buf, a)
+                ch = first[node]
+                while ch >= 0 and (key[ch] != k or mover[ch] != p):
+                    ch = sib[ch]
+                if ch < 0:
+                    nun += 1
+                    if np.random.randint(0, nun) == 0:
+                        new_a = a
+                else:
+                    avail[ch] += 1.0
+                    v = total[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
+                    if v > best:
+                        best, best_ch, best_a = v, ch, a
+            if nun > 0 and nn < cap:
+                ch = nn
+                nn += 1
+                key[ch] = action_key(buf, new_a)
+                mover[ch] = p
+                sib[ch] = first[node]
+                first[node] = ch
+                E.apply_action(s, cfg, buf[new_a, 0], buf[new_a, 1], buf[new_a, 2])
+                expanded = True
+            elif best_ch >= 0:
+                ch = best_ch
+                E.apply_action(s, cfg, buf[best_a, 0], buf[best_a, 1], buf[best_a, 2])
+            else:
+                break  # node budget spent: play out from here
+            node = ch
+            path[plen] = node
+            plen += 1
+        playout(s, cfg, rid, rparams, robs, buf, horizon)
+        rewards(s, cfg, mw, hw, share, score, cond, rew)
+        for i in range(plen):
+            nd = path[i]
+            visits[nd] += 1.0
+            total[nd] += rew[mover[nd]]
+
+    choice, most, mean = 0, -1.0, -1e300
+    for i in range(n_actions):
+        v = visits[1 + i]
+        m = total[1 + i] / v if v > 0 else -1e300
+        if v > most or (v == most and m > mean):
+            choice, most, mean = i, v, m
+    return choice
+
+
+def _rollout_table():
+    """Default parameter vectors of every registered strategy (row = strategy id) and greedy's id."""
+    defs = registered("muziris")
+    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
+    for i, d in enumerate(defs):
+        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
+    names = [d.name for d in defs]
+    return table, names.index("greedy")
+
+
+# Resolved after registration (numba reads these globals when it compiles `ismcts`).
+rollout_choose = rollout_dispatcher("muziris", ARGS)
+ROLLOUT_PARAMS, DEFAULT_ROLLOUT = _rollout_table()
