@@ -155,3 +155,13 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
 
 def all_names(game: str, presets: dict) -> list[str]:
     return [d.name for d in registered(game)] + sorted(presets)
+
+
+def rollout_defaults(game: str, default: str = "greedy") -> tuple[np.ndarray, int]:
+    """For search strategies: every registered strategy's default parameter vector (row = strategy id), and
+    the id of the default rollout policy."""
+    defs = registered(game)
+    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
+    for i, d in enumerate(defs):
+        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
+    return table, [d.name for d in defs].index(default)

@@ -1,8 +1,8 @@
 """Shared numba helpers for Mohur strategies: valuing sales and cards from the observation only."""
-import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
+from strategies._choice import consider  # noqa: F401  (re-exported for the strategies)
 
 
 @njit(cache=True)
@@ -37,17 +37,6 @@ def card_worth(obs, g, held):
 def round_ending_soon(obs):
     """True when one more empty stack or a nearly empty deck would end the round."""
     return obs[E.O_EMPTY] >= obs[E.O_STACKS_END] - 1 or obs[E.O_DECK] <= 4
-
-
-@njit(cache=True)
-def consider(score, best, ties):
-    """Streaming argmax with uniform random tie-breaks: returns (choose_this, best, ties)."""
-    if score > best + 1e-9:
-        return True, score, 1
-    if score >= best - 1e-9:
-        ties += 1
-        return np.random.randint(0, ties) == 0, best, ties
-    return False, best, ties
 
 
 @njit(cache=True)

@@ -20,7 +20,8 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize
-from sim.registry import MAX_PARAMS, registered, rollout_dispatcher, strategy
+from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+from strategies._search import most_visited
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
@@ -182,25 +183,9 @@ def ismcts(obs, actions, n_actions, params, cfg):
             visits[nd] += 1.0
             total[nd] += rew[mover[nd]]
 
-    choice, most, mean = 0, -1.0, -1e300
-    for i in range(n_actions):
-        v = visits[1 + i]
-        m = total[1 + i] / v if v > 0 else -1e300
-        if v > most or (v == most and m > mean):
-            choice, most, mean = i, v, m
-    return choice
-
-
-def _rollout_table():
-    """Default parameter vectors of every registered strategy (row = strategy id) and greedy's id."""
-    defs = registered("mohur")
-    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
-    for i, d in enumerate(defs):
-        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
-    names = [d.name for d in defs]
-    return table, names.index("greedy")
+    return most_visited(visits, total, n_actions)
 
 
 # Resolved after registration (numba reads these globals when it compiles `ismcts`).
 rollout_choose = rollout_dispatcher("mohur", ARGS)
-ROLLOUT_PARAMS, DEFAULT_ROLLOUT = _rollout_table()
+ROLLOUT_PARAMS, DEFAULT_ROLLOUT = rollout_defaults("mohur")

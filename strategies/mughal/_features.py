@@ -1,8 +1,8 @@
 """Shared numba helpers for Mughal strategies: 'VT if scoring happened now', from the observation only."""
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
+from strategies._choice import pick_best  # noqa: F401  (re-exported for the strategies)
 
 
 @njit(cache=True)
@@ -89,24 +89,6 @@ def strongest_suit(obs, p):
         if obs[b + E.B_TOT + k] > obs[b + E.B_TOT + best]:
             best = k
     return best
-
-
-@njit(cache=True)
-def pick_best(scores, n):
-    """Index of the highest score; ties broken uniformly at random."""
-    best = -1e18
-    count = 0
-    choice = 0
-    for i in range(n):
-        if scores[i] > best + 1e-9:
-            best = scores[i]
-            count = 1
-            choice = i
-        elif abs(scores[i] - best) <= 1e-9:
-            count += 1
-            if np.random.randint(0, count) == 0:
-                choice = i
-    return choice
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ from numba import njit
 
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize
-from sim.registry import MAX_PARAMS, registered, rollout_dispatcher, strategy
+from sim.registry import rollout_defaults, rollout_dispatcher, strategy
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
@@ -217,16 +217,6 @@ def ismcts(obs, actions, n_actions, params, cfg):
     return rep[choice]
 
 
-def _rollout_table():
-    """Default parameter vectors of every registered strategy (row = strategy id) and greedy's id."""
-    defs = registered("mughal")
-    table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
-    for i, d in enumerate(defs):
-        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
-    names = [d.name for d in defs]
-    return table, names.index("greedy")
-
-
 # Resolved after registration (numba reads these globals when it compiles `ismcts`).
 rollout_choose = rollout_dispatcher("mughal", ARGS)
-ROLLOUT_PARAMS, DEFAULT_ROLLOUT = _rollout_table()
+ROLLOUT_PARAMS, DEFAULT_ROLLOUT = rollout_defaults("mughal")

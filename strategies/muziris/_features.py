@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from sim.muziris import engine as E
+from strategies._choice import pick_best  # noqa: F401  (re-exported for the strategies)
 
 NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market condition (a numba constant)
 
@@ -168,24 +169,6 @@ def char_has(obs, slot, kind):
         if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3] == kind:
             return True
     return False
-
-
-@njit(cache=True)
-def pick_best(scores, n):
-    """Index of the highest score; ties broken uniformly at random."""
-    best = -1e18
-    count = 0
-    choice = 0
-    for i in range(n):
-        if scores[i] > best + 1e-9:
-            best = scores[i]
-            count = 1
-            choice = i
-        elif abs(scores[i] - best) <= 1e-9:
-            count += 1
-            if np.random.randint(0, count) == 0:
-                choice = i
-    return choice
 
 
 @njit(cache=True)
