@@ -50,34 +50,44 @@ def run_bench(games: list[str], n_games: int, jobs: int) -> None:
 
 
 def _bench_search(spec, cfg, players, n_games) -> None:
-    """Search players at their default budget: the `expert` preset (or each search strategy's defaults) against
-    the bench lineup's first strategy, on one core. Few games: a search decision costs milliseconds."""
+    """Search players at their default budget (the `expert` preset, else each search strategy's defaults), on
+    one core: games per second against the bench lineup's heuristic, and decisions per second in mirror games
+    (every seat searching, so every counted decision is a search decision). Few games: a search decision costs
+    milliseconds."""
     names = [name for name in ("expert",) if name in cfg.presets]
     if not names:
         names = [d.name for d in registered(spec.name) if d.search]
+    kernel = kernel_function(spec)
     for name in names:
-        chosen = tuple(choices(spec.name, cfg.presets, [name] + [spec.bench_lineup[0]] * (players - 1)))
         n = max(2, min(20, n_games // 1000))
-        kernel = kernel_function(spec)
-        base = np.array([c.base_id for c in chosen], dtype=np.int64)
-        params = np.stack([c.vector() for c in chosen])
-        lineup = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
+        rotate = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
                           dtype=np.int64)[:n]
-        kernel(cfg, players, lineup[:1], base, params, 7, False)  # warm
-        start = time.perf_counter()
-        tables = kernel(cfg, players, lineup, base, params, 11, False)
-        seconds = time.perf_counter() - start
-        decisions = _search_decisions(tables, lineup)
-        line = f"  {name} vs {spec.bench_lineup[0]:<18} one core {n / seconds:>10,.2f} games/s"
-        if decisions is not None:
-            line += f", {decisions / seconds:,.0f} {name} decisions/s ({n} games)"
+        chosen = tuple(choices(spec.name, cfg.presets, [name] + [spec.bench_lineup[0]] * (players - 1)))
+        rate = _timed(kernel, spec, cfg, players, chosen, rotate)[0]
+        mirror = tuple(choices(spec.name, cfg.presets, [name] * players))
+        m = max(1, n // 4)
+        seconds_m, tables = _timed(kernel, spec, cfg, players, mirror, np.zeros((m, players), dtype=np.int64))[1:]
+        decisions = _decisions(tables)
+        line = f"  {name} vs {spec.bench_lineup[0]:<18} one core {rate:>10,.2f} games/s ({n} games)"
+        if decisions:
+            line += f"; {decisions / seconds_m:,.0f} {name} decisions/s ({m} mirror games)"
         click.echo(line)
 
 
-def _search_decisions(tables, lineup):
-    """Decisions taken by the searching seat, where the tables count decisions (Mohur's rounds table counts
-    both traders' decisions; turns alternate, so the search player's share is half)."""
-    rounds = tables.get("rounds")
-    if not rounds or "decisions" not in rounds or lineup.shape[1] != 2:
-        return None
-    return float(np.sum(rounds["decisions"])) / 2.0
+def _timed(kernel, spec, cfg, players, chosen, lineup):
+    base = np.array([c.base_id for c in chosen], dtype=np.int64)
+    params = np.stack([c.vector() for c in chosen])
+    kernel(cfg, players, lineup[:1], base, params, 7, False)  # warm
+    start = time.perf_counter()
+    tables = kernel(cfg, players, lineup, base, params, 11, False)
+    seconds = time.perf_counter() - start
+    return len(lineup) / seconds, seconds, tables
+
+
+def _decisions(tables) -> float | None:
+    """Decisions strategies took (calls with more than one option), from whichever table counts them."""
+    for name in ("rounds", "games"):
+        table = tables.get(name)
+        if table and "decisions" in table:
+            return float(np.sum(table["decisions"]))
+    return None

@@ -179,10 +179,11 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
         if meta.get("summary_only") else None
+    sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
     try:
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
-                                 summary_meta=summary_meta)
+                                 summary_meta=summary_meta, sink=sink)
     except (RunInterrupted, KeyboardInterrupt):
         done = len(finished_batches(batch_dir, summary_meta is not None))
         raise UserError(f"interrupted: {done} of {plan.n_batches} batches are saved in {staging}; finish with "
@@ -192,10 +193,10 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
         from analysis.report import build_summary_report
         build_summary_report(tables["summary"], meta, staging)
     else:
-        results.write_tables(staging, tables)
+        sink.close()  # the tables were streamed to Parquet batch by batch
     if report and not summary_only:
         from analysis.report import build_report
-        build_report(tables, meta, staging)
+        build_report(results.read_tables(staging), meta, staging)
     results.write_meta(staging, meta)
     results.finish(staging, out)
     if not quiet and timing["games_per_second"]:

@@ -64,6 +64,44 @@ def write_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
         frame.to_parquet(Path(folder) / f"{name}.parquet", index=False)
 
 
+class ParquetSink:
+    """Receives a run's batches in order and appends them to one Parquet file per table, in row groups of
+    about `rows` rows, so a run of any size holds only a few batches in memory."""
+
+    def __init__(self, folder: Path, spec, plan, rows: int = 250_000):
+        self.folder, self.spec, self.plan, self.rows = Path(folder), spec, plan, rows
+        self.buffers: dict[str, list] = {}
+        self.writers: dict = {}
+
+    def __call__(self, b: int, tables: dict) -> None:
+        from sim.runner import assemble
+        for name, frame in assemble(self.spec, self.plan, [tables]).items():
+            self.buffers.setdefault(name, []).append(frame)
+            if sum(len(f) for f in self.buffers[name]) >= self.rows:
+                self._write(name)
+
+    def _write(self, name: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        parts = self.buffers.pop(name, [])
+        if not parts:
+            return
+        table = pa.Table.from_pandas(pd.concat(parts, ignore_index=True), preserve_index=False)
+        if name not in self.writers:
+            self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema)
+        self.writers[name].write_table(table)
+
+    def close(self) -> None:
+        for name in list(self.buffers):
+            self._write(name)
+        for writer in self.writers.values():
+            writer.close()
+
+
+def read_tables(folder: Path) -> dict[str, pd.DataFrame]:
+    return {path.stem: pd.read_parquet(path) for path in sorted(Path(folder).glob("*.parquet"))}
+
+
 def finish(staging: Path, out: Path) -> None:
     """Swap the finished staging folder into place: two renames, never a half-written `out`."""
     shutil.rmtree(Path(staging) / BATCHES, ignore_errors=True)
@@ -81,8 +119,7 @@ def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
     folder = Path(folder)
     meta = read_meta(folder)
     if not meta.get("partial"):
-        tables = {path.stem: pd.read_parquet(path) for path in sorted(folder.glob("*.parquet"))}
-        return tables, meta
+        return read_tables(folder), meta
     from sim.game import get_game
     from sim.runner import assemble, finished_batches, load_batch, plan_from_meta
     spec = get_game(meta["game"])

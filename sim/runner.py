@@ -159,13 +159,17 @@ class _StopOnCtrlC:
 
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
-            batch_dir: Path | None = None, summary_meta: dict | None = None) -> tuple[dict, dict]:
+            batch_dir: Path | None = None, summary_meta: dict | None = None,
+            sink=None) -> tuple[dict, dict]:
     """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling.
 
     With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
     are loaded instead of played: an interrupted run resumes where it stopped with identical results.
     With `summary_meta` (--summary-only) each batch is summarised in its worker and only the merged summary
     comes back: `({"summary": {...}}, timing)` instead of tables.
+    With `sink` (a callable taking (batch, tables)), every batch is handed to it in batch order as soon as it
+    and all batches before it are in, and nothing is kept: `({}, timing)` comes back. This is how `run` streams
+    its tables to Parquet with flat memory.
     """
     from joblib import Parallel, delayed
     from tqdm import tqdm
@@ -183,6 +187,20 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
 
     merged: dict = {}
 
+    next_out = [0]
+
+    def flush():
+        """Hand the sink every batch that is now next in order (saved batches are read back lazily)."""
+        while next_out[0] < plan.n_batches:
+            b = next_out[0]
+            if b in results:
+                sink(b, results.pop(b))
+            elif b in done:
+                sink(b, load_batch(batch_dir, b))
+            else:
+                break
+            next_out[0] += 1
+
     def keep(b, tables):
         if batch_dir is not None:
             save_batch(batch_dir, b, tables, summary_only)
@@ -190,6 +208,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             stats.merge(merged, tables)  # merged as they arrive: nothing per batch is kept
         else:
             results[b] = tables
+            if sink is not None:
+                flush()
         start, stop = plan.batch_bounds(b)
         bar.update(stop - start)
 
@@ -221,6 +241,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
         if client is not None:
             client.close()
     elapsed = time.perf_counter() - started
+    if sink is not None and not summary_only:
+        flush()
+        done = set()
     for b in sorted(done):
         if summary_only:
             stats.merge(merged, load_batch(batch_dir, b, True))
@@ -228,6 +251,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             results[b] = load_batch(batch_dir, b)
     if summary_only:
         tables = {"summary": stats.finalize(merged)}
+    elif sink is not None:
+        tables = {}
     else:
         tables = assemble(spec, plan, [results[b] for b in range(plan.n_batches)])
     played = sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in todo)
@@ -285,7 +310,9 @@ def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
         return frame  # an aggregate table (counts per batch)
     names = np.array([c.name for c in plan.choices], dtype=object)
     categories = pd.CategoricalDtype(sorted(set(names)))
-    seats = lineups(plan, 0, plan.n_games)[frame[spec.id_column].to_numpy()]
+    ids = frame[spec.id_column].to_numpy()
+    first = int(ids.min()) if len(ids) else 0
+    seats = lineups(plan, first, int(ids.max()) + 1 if len(ids) else 0)[ids - first]  # only the rows' range
     if "seat" in frame:
         chosen = np.take_along_axis(seats, frame["seat"].to_numpy()[:, None].astype(np.int64), axis=1)[:, 0]
         frame["strategy"] = pd.Categorical(names[chosen], dtype=categories)

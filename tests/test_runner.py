@@ -116,11 +116,11 @@ def leftovers(parent, out):
 def test_failure_while_writing_leaves_no_output_folder(cli, tmp_path, monkeypatch):
     out = tmp_path / "res"
 
-    def broken(folder, *args, **kwargs):
-        (folder / "games.parquet").write_bytes(b"half a file")
+    def broken(sink):  # the tables are streamed to Parquet; the failure hits when they are finished
+        (sink.folder / "games.parquet").write_bytes(b"half a file")
         raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(sim.results, "write_tables", broken)
+    monkeypatch.setattr(sim.results.ParquetSink, "close", broken)
     result = cli("run", "mohur", "-n", 50, "-s", "greedy,random", "-o", out, "--no-report", "-q")
     assert result.exit_code != 0
     assert not out.exists(), "a failed run left something at the output path"
@@ -155,10 +155,10 @@ def test_failed_rerun_keeps_the_previous_results(cli, tmp_path, monkeypatch):
     run_ok(cli, "-n", 60, "-s", "greedy,random", "-o", out)
     before = tables(out)
 
-    def broken(folder, *args, **kwargs):
+    def broken(sink):
         raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(sim.results, "write_tables", broken)
+    monkeypatch.setattr(sim.results.ParquetSink, "close", broken)
     result = cli("run", "mohur", "-n", 80, "--seed", 3, "-s", "greedy,random", "-o", out, "--no-report", "-q")
     assert result.exit_code != 0
     assert_same(before, tables(out))

@@ -83,7 +83,8 @@ S_DECK = S_SEEN + MAX_PLAYERS                # deck, top = last
 S_DISC = S_DECK + MAX_CARDS
 S_REM = S_DISC + MAX_CARDS                   # unique cards removed from the game
 S_SCRATCH = S_REM + MAX_CARDS             # MAX_HAND: working space for passing hands
-STATE_SIZE = S_SCRATCH + MAX_HAND
+S_DECISIONS = S_SCRATCH + MAX_HAND          # choices strategies made this game (more than one option)
+STATE_SIZE = S_DECISIONS + 1
 
 # --- actions: one row each ---
 A_TYPE, A_SLOT, A_CARD, A_SUIT, A_LEVEL, A_MASK = 0, 1, 2, 3, 4, 5

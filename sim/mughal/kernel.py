@@ -16,7 +16,7 @@ STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose_action = dispatcher("mughal", STRATEGY_ARGS)
 
 SUITS = ("military", "building", "culture", "wealth")
-GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin"]
+GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]
 PLAYER_FIXED = ["game", "seat", "vt_total", "vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster",
                 "disasters", "disasters_destiny", "disasters_picked", "majorities_won", "majorities_tied",
                 "all_suits_turns", "emperor_wins"]
@@ -50,6 +50,7 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks):
             continue
         a = 0
         if n > 1:
+            s[E.S_DECISIONS] += 1
             E.observe(s, cfg, p, obs)
             a = choose_action(sids[p], obs, actions, n, params[p], cfg)
             if a < 0 or a >= n:
@@ -148,6 +149,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, pi
     games[g, 4] = s[E.S_RESHUFFLES]
     games[g, 5] = top
     games[g, 6] = top - second
+    games[g, 7] = s[E.S_DECISIONS]
 
 
 @njit(cache=True)
@@ -177,7 +179,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     return games, prows, shares, picks
 
 
-_GAME_DTYPES = {"game": np.int32, "winner": np.int8, "n_winners": np.int8, "turns": np.int8,
+_GAME_DTYPES = {"game": np.int32, "decisions": np.int16, "winner": np.int8, "n_winners": np.int8, "turns": np.int8,
                 "reshuffles": np.int16, "vt_top": np.int16, "vt_margin": np.int16}
 
 
