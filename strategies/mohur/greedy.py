@@ -3,7 +3,7 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import consider, fast_take_gain, marginal_worths, sale_rupees
+from strategies.mohur._features import card_worth, consider, fast_take_gain, marginal_worths, sale_rupees
 
 
 @strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
@@ -11,14 +11,26 @@ from strategies.mohur._features import consider, fast_take_gain, marginal_worths
 def greedy(obs, actions, n_actions, params, cfg):
     """Most rupees this turn (one ply): the best sale if any sale is legal; otherwise the take whose cards
     are worth most at the top of their stacks (scaled by take_weight, so any sale beats any take)."""
+    best, ties, choice = -1e18, 0, 0
+    n_sells = 0
+    while n_sells < n_actions and actions[n_sells, E.A_TYPE] == E.T_SELL:  # sells come first
+        v = sale_rupees(obs, actions[n_sells, E.A_GOOD], actions[n_sells, E.A_COUNT])
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = n_sells
+        n_sells += 1
+    if n_sells > 0 and params[0] >= 0 and params[1] >= 0:
+        # No take can score more than taking every card in the market: when the best sale beats even that,
+        # the takes cannot win or tie, so skipping them changes neither the choice nor the random draws.
+        bound = params[1] * obs[E.O_MARKET + E.COIN]
+        for g in range(E.NG):
+            bound += obs[E.O_MARKET + g] * card_worth(obs, g, obs[E.O_HAND + g])
+        if best > params[0] * bound + 1e-9:
+            return choice
     worths = np.empty(2 * E.NG)
     marginal_worths(obs, 0.0, worths)
-    best, ties, choice = -1e18, 0, 0
-    for a in range(n_actions):
-        if actions[a, E.A_TYPE] == E.T_SELL:
-            v = sale_rupees(obs, actions[a, E.A_GOOD], actions[a, E.A_COUNT])
-        else:
-            v = params[0] * fast_take_gain(actions, a, worths, params[1])
+    for a in range(n_sells, n_actions):
+        v = params[0] * fast_take_gain(actions, a, worths, params[1])
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a
