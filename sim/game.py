@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from sim.errors import UserError
@@ -36,8 +36,6 @@ class GameSpec:
     id_column: str = "game"            # the column numbering games within the main table
     default_games: int = 100_000       # what the main job plays
     bench_lineup: tuple[str, ...] = ("greedy", "greedy")
-    describe_players: str = "players"
-    extra: dict = field(default_factory=dict)
 
     def check_players(self, players: int) -> int:
         if not self.min_players <= players <= self.max_players:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.config import apply_set, build, parse_value
+from sim.config import apply_set, build
 from sim.errors import UserError
 
 
@@ -122,11 +122,6 @@ def flatten_summary(summary: dict) -> dict:
     return row
 
 
-def values_from_text(texts: list[str]) -> list:
-    return [parse_value(t) for t in texts]
-
-
-_METRIC = re.compile(r"^[\w\[\]=.<>-]+$")
 
 
 def _scalar(value):
