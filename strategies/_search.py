@@ -1,5 +1,27 @@
 """numba helpers the search players of every game share."""
+import math
+
+import numpy as np
 from numba import njit
+
+
+@njit(cache=True)
+def ucb_root(visits, total, n_actions, it, c):
+    """UCB1 over the root's children 1..n_actions (every legal action exists in every sampled world): an
+    unvisited child first, uniformly among them; else the best mean reward plus c * sqrt(log(it + 1) / visits)."""
+    pick, nun, best = -1, 0, -1e300
+    logn = math.log(it + 1.0)
+    for i in range(n_actions):
+        ch = 1 + i
+        if visits[ch] == 0:
+            nun += 1
+            if np.random.randint(0, nun) == 0:
+                pick = i
+        elif nun == 0:
+            v = total[ch] / visits[ch] + c * math.sqrt(logn / visits[ch])
+            if v > best:
+                best, pick = v, i
+    return pick
 
 
 @njit(cache=True)

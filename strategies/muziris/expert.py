@@ -24,7 +24,7 @@ from numba import njit
 from sim.muziris import engine as E
 from sim.muziris.determinize import determinize
 from sim.registry import rollout_defaults, rollout_dispatcher, strategy
-from strategies._search import most_visited
+from strategies._search import most_visited, ucb_root
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
@@ -147,18 +147,7 @@ def ismcts(obs, actions, n_actions, params, cfg):
         else:
             determinize(obs, cfg, s)
         # root: every legal option is available in every world; UCB1, unvisited options first
-        pick, nun, best = -1, 0, -1e300
-        logn = math.log(it + 1.0)
-        for i in range(n_actions):
-            ch = 1 + i
-            if visits[ch] == 0:
-                nun += 1
-                if np.random.randint(0, nun) == 0:
-                    pick = i
-            elif nun == 0:
-                v = total[ch] / visits[ch] + c * math.sqrt(logn / visits[ch])
-                if v > best:
-                    best, pick = v, i
+        pick = ucb_root(visits, total, n_actions, it, c)
         E.apply_action(s, cfg, actions[pick, 0], actions[pick, 1], actions[pick, 2])
         node = 1 + pick
         path[0] = node
