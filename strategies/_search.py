@@ -34,3 +34,23 @@ def most_visited(visits, total, n_actions):
         if v > most or (v == most and m > mean):
             choice, most, mean = i, v, m
     return choice
+
+
+@njit(cache=True)
+def rollout_id(param, default, n_strategies):
+    """The rollout policy's strategy id from its parameter: negative = the default policy."""
+    rid = int(param)
+    if rid < 0:
+        rid = default
+    if rid >= n_strategies:
+        raise ValueError("ismcts: rollout strategy id out of range")
+    return rid
+
+
+@njit(cache=True)
+def new_tree(cap):
+    """Arrays of a search tree of at most `cap` nodes (node 0 the root): action key, first child, next
+    sibling, player to move, visits, total reward, availability count, and the path of one iteration."""
+    return (np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int32), np.full(cap, -1, dtype=np.int32),
+            np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.float64),
+            np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32))

@@ -21,7 +21,7 @@ from numba import njit
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize
 from sim.registry import rollout_defaults, rollout_dispatcher, strategy
-from strategies._search import most_visited, ucb_root
+from strategies._search import most_visited, new_tree, rollout_id, ucb_root
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
@@ -78,11 +78,7 @@ def ismcts(obs, actions, n_actions, params, cfg):
     if n_actions <= 1:
         return 0
     iters = max(1, int(params[0]))
-    rid = int(params[1])
-    if rid < 0:
-        rid = DEFAULT_ROLLOUT
-    if rid >= ROLLOUT_PARAMS.shape[0]:
-        raise ValueError("ismcts: rollout strategy id out of range")
+    rid = rollout_id(params[1], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
     c = params[2]
     ndet = int(params[3])
     mw = params[4]
@@ -91,14 +87,7 @@ def ismcts(obs, actions, n_actions, params, cfg):
     turn_cap = cfg[E.CFG_TURN_CAP]
 
     cap = 1 + n_actions + iters
-    key = np.zeros(cap, dtype=np.int64)
-    first = np.full(cap, -1, dtype=np.int32)
-    sib = np.full(cap, -1, dtype=np.int32)
-    mover = np.zeros(cap, dtype=np.int32)
-    visits = np.zeros(cap, dtype=np.float64)
-    total = np.zeros(cap, dtype=np.float64)
-    avail = np.ones(cap, dtype=np.float64)
-    path = np.zeros(cap, dtype=np.int32)
+    key, first, sib, mover, visits, total, avail, path = new_tree(cap)
     for i in range(n_actions):  # root child i + 1 <-> row i of the caller's legal actions
         mover[1 + i] = me
     nn = 1 + n_actions

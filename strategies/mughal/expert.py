@@ -27,6 +27,7 @@ from numba import njit
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize
 from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+from strategies._search import rollout_id
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
@@ -145,11 +146,7 @@ def ismcts(obs, actions, n_actions, params, cfg):
     if nc == 1:
         return 0
     iters = max(1, int(params[0]))
-    rid = int(params[1])
-    if rid < 0:
-        rid = DEFAULT_ROLLOUT
-    if rid >= ROLLOUT_PARAMS.shape[0]:
-        raise ValueError("ismcts: rollout strategy id out of range")
+    rid = rollout_id(params[1], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
     c = params[2]
     ndet = int(params[3])
     horizon = int(params[4])
