@@ -9,11 +9,12 @@ import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
-from sim.registry import dispatcher
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher
 from sim.rng import game_seed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
-choose_action = dispatcher("mohur", STRATEGY_ARGS)
+choose = mode_dispatcher("mohur", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
+choose_action = dispatcher("mohur", STRATEGY_ARGS)  # every strategy, for the trace's Python loop
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 
@@ -59,7 +60,7 @@ def draw_first_starter(cfg):
 
 
 @njit(cache=True)
-def play_round(s, cfg, sids, params, obs, actions, debug):
+def play_round(s, cfg, sids, params, obs, actions, debug, mode):
     """Play one dealt round to its end. Returns nothing; the state holds the outcome."""
     cap = cfg[E.CFG_TURN_CAP]
     while not E.is_over(s):
@@ -71,7 +72,7 @@ def play_round(s, cfg, sids, params, obs, actions, debug):
             if n > 1:
                 s[E.S_DECISIONS] += 1
                 E.observe(s, cfg, p, obs)
-                a = choose_action(sids[p], obs, actions, n, params[p], cfg)
+                a = choose(mode, sids[p], obs, actions, n, params[p], cfg)
                 if a < 0 or a >= n:
                     raise ValueError("strategy returned an action index outside the legal actions")
             else:
@@ -117,7 +118,7 @@ def _record_round(rows, r, s, cfg, match, scored):
 
 
 @njit(cache=True)
-def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows, r, seed):
+def play_match(s, cfg, sids, params, obs, actions, debug, mode, match, games, g, rows, r, seed):
     """Play a whole match (best of `seals_to_win`); write its game row and round rows. Returns next r."""
     scored = np.zeros(5, dtype=np.int32)
     np.random.seed(round_seed(seed, match, 0))
@@ -132,13 +133,15 @@ def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows,
         E.deal_round(s, cfg, starter)
         if debug:
             E.check_invariants(s, cfg)
-        play_round(s, cfg, sids, params, obs, actions, debug)
+        play_round(s, cfg, sids, params, obs, actions, debug, mode)
         E.score_round(s, cfg, scored)
         if scored[3] >= 0:
             s[E.S_SEALS + scored[3]] += 1
         if r >= rows.shape[0]:
             grown = np.zeros((2 * rows.shape[0], rows.shape[1]), dtype=rows.dtype)
-            grown[: rows.shape[0]] = rows
+            for i in range(rows.shape[0]):  # element loops: slice copies pull in seconds of compile
+                for j in range(rows.shape[1]):
+                    grown[i, j] = rows[i, j]
             rows = grown
         _record_round(rows, r, s, cfg, match, scored)
         r += 1
@@ -158,7 +161,7 @@ def play_match(s, cfg, sids, params, obs, actions, debug, match, games, g, rows,
 
 
 @njit(cache=True)
-def play_batch(cfg, lineups, choice_base, choice_params, seed, debug):
+def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
     games = np.zeros((n, NGC), dtype=np.int32)
     rows = np.zeros((3 * n + 16, NRC), dtype=np.int32)
@@ -172,14 +175,16 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug):
         for p in range(2):
             c = lineups[m, p]
             sids[p] = choice_base[c]
-            params[p, :] = choice_params[c, :]
-        rows, r = play_match(s, cfg, sids, params, obs, actions, debug, m, games, m, rows, r, seed)
+            for j in range(choice_params.shape[1]):
+                params[p, j] = choice_params[c, j]
+        rows, r = play_match(s, cfg, sids, params, obs, actions, debug, mode, m, games, m, rows, r, seed)
     return games, rows[:r]
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
-    games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug)
+    mode = kernel_mode("mohur", choice_base[lineups.ravel()])
+    games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode)
     return {
         "games": {name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},
         "rounds": {name: rounds[:, i].astype(_dtype(name)) for i, name in enumerate(ROUND_COLUMNS)},

@@ -9,10 +9,11 @@ import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
-from sim.registry import dispatcher
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher
 from sim.rng import reseed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
+choose = mode_dispatcher("mughal", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mughal", STRATEGY_ARGS)
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -37,7 +38,7 @@ def player_columns(n_turns):
 
 
 @njit(cache=True)
-def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks):
+def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks, mode):
     """One simultaneous step: every seat chooses from the same state, then all choices apply.
     Returns how many seats acted. `picks` [kind, step, offered/picked] counts hand choices."""
     P = s[E.S_NP]
@@ -52,7 +53,7 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks):
         if n > 1:
             s[E.S_DECISIONS] += 1
             E.observe(s, cfg, p, obs)
-            a = choose_action(sids[p], obs, actions, n, params[p], cfg)
+            a = choose(mode, sids[p], obs, actions, n, params[p], cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an action index outside the legal actions")
         for c in range(E.ACOLS):
@@ -70,20 +71,20 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks):
 
 
 @njit(cache=True)
-def declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug):
+def declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug, mode):
     """Start of the action phase: owners declare their multi-suit destiny cards, one card per seat per step."""
     s[E.S_STEP] = 0
     while E.undeclared_total(s) > 0:
-        play_step(s, cfg, sids, params, obs, actions, chosen, True, picks)
+        play_step(s, cfg, sids, params, obs, actions, chosen, True, picks, mode)
         if debug:
             E.check_invariants(s, cfg)
 
 
 @njit(cache=True)
-def action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step):
+def action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step, mode):
     """Action step `step` (1-based): all seats place a card, then hands pass (not after the last step)."""
     s[E.S_STEP] = step
-    play_step(s, cfg, sids, params, obs, actions, chosen, False, picks)
+    play_step(s, cfg, sids, params, obs, actions, chosen, False, picks, mode)
     if step < cfg[E.CFG_HAND]:
         E.pass_hands(s, cfg)
     if debug:
@@ -91,7 +92,7 @@ def action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step):
 
 
 @njit(cache=True)
-def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug,
+def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug, mode,
               g, games, prows, shares):
     nt = cfg[E.CFG_NTURNS]
     E.new_game(s, players)
@@ -103,9 +104,9 @@ def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, pi
         E.begin_turn(s, cfg)
         if debug:
             E.check_invariants(s, cfg)
-        declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug)
+        declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug, mode)
         for step in range(1, cfg[E.CFG_HAND] + 1):
-            action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step)
+            action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step, mode)
         E.score_turn(s, cfg, sc)
         games[g, NGF + t - 1] = sc[E.SC_EMP_WINNERS]
         for k in range(E.NSUITS):
@@ -153,7 +154,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, pi
 
 
 @njit(cache=True)
-def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
+def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
     nt = cfg[E.CFG_NTURNS]
     games = np.zeros((n, NGF + nt * (1 + E.NSUITS)), dtype=np.int32)
@@ -172,9 +173,10 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         for p in range(players):
             c = lineups[g, p]
             sids[p] = choice_base[c]
-            params[p, :] = choice_params[c, :]
+            for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
+                params[p, j] = choice_params[c, j]
         reseed(seed, g, 0)
-        play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug,
+        play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug, mode,
                   g, games, prows, shares)
     return games, prows, shares, picks
 
@@ -186,10 +188,11 @@ _GAME_DTYPES = {"game": np.int32, "decisions": np.int16, "winner": np.int8, "n_w
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     lineups = np.ascontiguousarray(lineups, dtype=np.int64)
-    games, prows, shares, picks = play_batch(cfg.vector, int(players), lineups,
-                                             np.ascontiguousarray(choice_base, dtype=np.int64),
+    choice_base = np.ascontiguousarray(choice_base, dtype=np.int64)
+    mode = kernel_mode("mughal", choice_base[lineups.ravel()])
+    games, prows, shares, picks = play_batch(cfg.vector, int(players), lineups, choice_base,
                                              np.ascontiguousarray(choice_params, dtype=np.float64),
-                                             np.uint32(seed), bool(debug))
+                                             np.uint32(seed), bool(debug), mode)
     nt = cfg.n_turns
     gtab = {}
     for i, name in enumerate(game_columns(nt)):

@@ -14,7 +14,7 @@ from sim.runner import batch_seeds
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import AGES, SUITS
-from sim.registry import MAX_PARAMS
+from sim.registry import MAX_PARAMS, kernel_mode
 
 SUIT_NAMES = {-2: "undeclared", -1: "disaster", 0: "military", 1: "building", 2: "culture", 3: "wealth"}
 
@@ -61,6 +61,7 @@ def trace(cfg, players, choices, seed):
         choices = [choices[i % len(choices)] for i in range(P)]
     vec = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
+    mode = kernel_mode("mughal", sids)
     params = np.zeros((P, MAX_PARAMS), dtype=np.float64)
     for p, c in enumerate(choices):
         params[p] = c.vector()
@@ -86,11 +87,11 @@ def trace(cfg, players, choices, seed):
                "direction": "left" if E.direction(s, vec) == 1 else "right", "state": _state(cfg, s)}
         while E.undeclared_total(s) > 0:  # same loop as kernel.declare_all
             s[E.S_STEP] = 0
-            K.play_step(s, vec, sids, params, obs, actions, chosen, True, picks)
+            K.play_step(s, vec, sids, params, obs, actions, chosen, True, picks, mode)
             E.check_invariants(s, vec)
             yield {"event": "declare", "turn": t, "choices": _choices(cfg, chosen, P), "state": _state(cfg, s)}
         for step in range(1, int(vec[E.CFG_HAND]) + 1):
-            K.action_step(s, vec, sids, params, obs, actions, chosen, picks, debug, step)
+            K.action_step(s, vec, sids, params, obs, actions, chosen, picks, debug, step, mode)
             yield {"event": "step", "turn": t, "step": step, "choices": _choices(cfg, chosen, P),
                    "passed": step < int(vec[E.CFG_HAND]), "state": _state(cfg, s)}
         E.score_turn(s, vec, sc)

@@ -9,11 +9,12 @@ import numpy as np
 from numba import njit
 
 from sim.muziris import engine as E
-from sim.registry import dispatcher
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher
 from sim.rng import reseed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
-choose_action = dispatcher("muziris", STRATEGY_ARGS)
+choose = mode_dispatcher("muziris", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
+choose_action = dispatcher("muziris", STRATEGY_ARGS)  # every strategy, for the trace's Python loop
 
 PICK_COINS = 40   # coins-on-character buckets 0..40; the last one holds 40 or more
 
@@ -27,7 +28,7 @@ NPC = len(PLAYER_COLUMNS)
 
 
 @njit(cache=True)
-def play_game(s, cfg, players, sids, params, obs, actions, debug, picks):
+def play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode):
     """Play one game from setup to its end; count character picks by coins on the character."""
     E.new_game(s, cfg, players)
     E.observe_static(s, cfg, obs)
@@ -40,7 +41,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks):
         a = 0
         if n > 1:
             E.observe(s, cfg, obs)
-            a = choose_action(sids[s[E.S_CUR]], obs, actions, n, params[s[E.S_CUR]], cfg)
+            a = choose(mode, sids[s[E.S_CUR]], obs, actions, n, params[s[E.S_CUR]], cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an option index outside the legal options")
         d, x, y = actions[a, 0], actions[a, 1], actions[a, 2]
@@ -52,7 +53,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks):
 
 
 @njit(cache=True)
-def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
+def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
     nt = cfg[E.CFG_NT]
     games = np.zeros((n, NGC), dtype=np.int32)
@@ -72,9 +73,10 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         for p in range(players):
             c = lineups[g, p]
             sids[p] = choice_base[c]
-            params[p, :] = choice_params[c, :]
+            for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
+                params[p, j] = choice_params[c, j]
         reseed(seed, g, 0)
-        play_game(s, cfg, players, sids, params, obs, actions, debug, picks)
+        play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode)
         k = E.winners(s, sh)
         winner = -1
         mask = 0
@@ -122,10 +124,12 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
+    lineups = np.ascontiguousarray(lineups, dtype=np.int64)
+    choice_base = np.asarray(choice_base, dtype=np.int64)
+    mode = kernel_mode("muziris", choice_base[lineups.ravel()])
     games, prow, share, picks, char_games, char_rounds, ordsize = play_batch(
-        cfg.vector, int(players), np.ascontiguousarray(lineups, dtype=np.int64),
-        np.asarray(choice_base, dtype=np.int64), np.asarray(choice_params, dtype=np.float64),
-        np.uint32(seed), bool(debug))
+        cfg.vector, int(players), lineups, choice_base, np.asarray(choice_params, dtype=np.float64),
+        np.uint32(seed), bool(debug), mode)
     n = games.shape[0]
     gt = {"game": np.arange(n, dtype=np.int32)}
     small = {"first_player", "condition", "winner", "n_winners", "end_reason", "trigger_seat"}

@@ -11,7 +11,7 @@ from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import validate
 from sim.mughal.determinize import determinize
-from sim.registry import choices, registered
+from sim.registry import WITH_SEARCH, choices, registered
 
 
 def make_cfg(players):
@@ -40,12 +40,12 @@ def reach(cfg, players, seed, turn, step):
         E.begin_turn(s, v)
         if t == turn and step == 0:
             return s
-        K.declare_all(s, v, sids, params, obs, actions, chosen, picks, True)
+        K.declare_all(s, v, sids, params, obs, actions, chosen, picks, True, WITH_SEARCH)
         for k in range(1, int(v[E.CFG_HAND]) + 1):
             if t == turn and k == step:
                 s[E.S_STEP] = k
                 return s
-            K.action_step(s, v, sids, params, obs, actions, chosen, picks, True, k)
+            K.action_step(s, v, sids, params, obs, actions, chosen, picks, True, k, WITH_SEARCH)
         E.score_turn(s, v, sc)
         E.end_turn(s, v)
     raise AssertionError("unreachable")

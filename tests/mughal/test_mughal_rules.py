@@ -5,6 +5,7 @@ import pytest
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import SUITS
+from sim.registry import HEURISTIC_ONLY
 from _mughal_util import bare_state, card, lineup_args, make_cfg
 
 M, B, C_, W = 1, 2, 4, 8
@@ -294,7 +295,8 @@ def test_choices_are_simultaneous(cfg4):
         obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
         actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
         chosen = np.zeros((8, E.ACOLS), dtype=np.int32)
-        K.declare_all(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, np.zeros((0, 5, 2), np.int64), True)
+        K.declare_all(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, np.zeros((0, 5, 2), np.int64), True,
+                      HEURISTIC_ONLY)
         best = []
         for p in range(4):
             n = E.legal_actions(s, v, p, actions, False)
@@ -304,6 +306,7 @@ def test_choices_are_simultaneous(cfg4):
             best.append({(int(actions[a, E.A_SUIT]), int(actions[a, E.A_LEVEL]))
                          for a in range(n) if sc[a] >= sc.max() - 1e-9})
         s[E.S_STEP] = 1
-        K.play_step(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, False, np.zeros((0, 5, 2), np.int64))
+        K.play_step(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, False, np.zeros((0, 5, 2), np.int64),
+                    HEURISTIC_ONLY)
         for p in range(4):
             assert (int(chosen[p, E.A_SUIT]), int(chosen[p, E.A_LEVEL])) in best[p]
