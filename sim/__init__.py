@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -34,3 +35,7 @@ def cache_root() -> Path:
 SOURCE_HASH = _source_hash()
 if "NUMBA_CACHE_DIR" not in os.environ:
     os.environ["NUMBA_CACHE_DIR"] = str(cache_root() / "numba" / SOURCE_HASH)
+    if "numba" in sys.modules:  # numba read its configuration at import: tell it too, or it would use (and
+        from numba.core import config as _numba_config  # trust) stale caches beside the sources
+
+        _numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
