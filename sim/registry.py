@@ -105,10 +105,16 @@ def _dispatch_source(game: str, args: tuple[str, ...]) -> str:
     lines += ["", "", f"def choose(mode, sid, {arglist}):",
               "    raise TypeError('choose() is called from numba kernels only')",
               "", "", "@overload(choose, jit_options={'cache': True})",
-              f"def _choose(mode, sid, {arglist}):",
-              "    if len(mode) > 0:  # WITH_SEARCH",
-              f"        return lambda mode, sid, {arglist}: choose_action(sid, {arglist})",
-              f"    return lambda mode, sid, {arglist}: choose_heuristic(sid, {arglist})"]
+              f"def _choose(mode, sid, {arglist}):"]
+    # the branches are repeated here rather than calling choose_action: one call level less per decision
+    for guard, subset in (("if len(mode) > 0:  # WITH_SEARCH", defs),
+                          ("else:", [x for x in defs if not x[1].search])):
+        lines += [f"    {guard}", f"        def impl(mode, sid, {arglist}):"]
+        for k, (i, d) in enumerate(subset):
+            lines.append(f"            {'if' if k == 0 else 'elif'} sid == {i}:")
+            lines.append(f"                return _s{i}({arglist})")
+        lines.append("            return -1")
+    lines.append("    return impl")
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,8 @@ game state is one int32 vector `s`, so copying a state (for search) is one `s.co
 import numpy as np
 from numba import njit
 
+from sim.rng import below
+
 NG = 6          # goods kinds
 NK = 7          # goods + coin
 COIN = 6
@@ -156,8 +158,10 @@ def refill_market(s, cfg):
 
 
 @njit(cache=True)
-def deal_round(s, cfg, starter):
-    """Reset the round (seals and round number are kept) and deal it: rulebook setup, in its order."""
+def deal_round(s, cfg, starter, seed):
+    """Reset the round (seals and round number are kept) and deal it: rulebook setup, in its order.
+    Shuffles draw from the deal's own stream, started at `seed` (sim.rng.deal_seed), not from np.random."""
+    x = np.uint64(seed)
     seals0, seals1, rnd = s[S_SEALS], s[S_SEALS + 1], s[S_ROUND]
     s[:] = 0
     s[S_SEALS], s[S_SEALS + 1], s[S_ROUND] = seals0, seals1, rnd
@@ -171,7 +175,7 @@ def deal_round(s, cfg, starter):
             n += 1
     s[S_DECKLEN] = n
     for i in range(n - 1, 0, -1):  # Fisher-Yates
-        j = np.random.randint(0, i + 1)
+        x, j = below(x, i + 1)
         s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
     for p in range(2):
         for _ in range(cfg[CFG_HAND_SIZE]):
@@ -183,7 +187,7 @@ def deal_round(s, cfg, starter):
         for i in range(nb):
             s[S_BONUS + b * MAX_BONUS + i] = cfg[CFG_BONUS + b * MAX_BONUS + i]
         for i in range(nb - 1, 0, -1):
-            j = np.random.randint(0, i + 1)
+            x, j = below(x, i + 1)
             a, c = S_BONUS + b * MAX_BONUS + i, S_BONUS + b * MAX_BONUS + j
             s[a], s[c] = s[c], s[a]
     for g in range(NG):
@@ -417,9 +421,14 @@ def observe(s, cfg, p, obs):
     for g in range(NG):
         pos = s[S_TOKPOS + g]
         nt = cfg[CFG_NTOK + g]
-        obs[O_TOKREM + g] = max(0, nt - pos)
-        for i in range(MAX_TOK):
-            obs[O_TOKV + g * MAX_TOK + i] = cfg[CFG_TOK + g * MAX_TOK + pos + i] if pos + i < nt else 0
+        left = max(0, nt - pos)
+        obs[O_TOKREM + g] = left
+        # values left, top first, then zeros up to the stack's full length; entries past it are never
+        # written, so they stay 0 from the zeroed allocation (every observation is np.zeros; a hot-loop saving)
+        for i in range(left):
+            obs[O_TOKV + g * MAX_TOK + i] = cfg[CFG_TOK + g * MAX_TOK + pos + i]
+        for i in range(left, nt):
+            obs[O_TOKV + g * MAX_TOK + i] = 0
         obs[O_OPP_KNOWN + g] = s[S_KNOWN + 6 * q + g]
         obs[O_MY_KNOWN + g] = s[S_KNOWN + 6 * p + g]
         obs[O_MINSALE + g] = cfg[CFG_MINSALE + g]

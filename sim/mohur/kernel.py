@@ -1,16 +1,18 @@
 """Mohur batch kernel: many matches in one compiled loop, filling result arrays.
 
 Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every
-pairing. Randomness: numba's generator is re-seeded for every round from (batch seed, match, round), so each
-round of a match is dealt the same way whatever happened before it: variants of a sweep play on common random
-numbers round by round, not only until their first difference.
+pairing. Randomness: every round is dealt from its own stream, seeded from (batch seed, match, round) (sim.rng),
+so each round of a match is dealt the same way whatever happened before it: variants of a sweep play on common
+random numbers round by round, not only until their first difference. numba's generator, which the strategies
+use for their tie-breaks, is seeded once per match, from (batch seed, match, 0), and also draws the first
+starter.
 """
 import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import dispatcher, kernel_mode, mode_dispatcher
-from sim.rng import game_seed
+from sim.rng import deal_seed, game_seed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose = mode_dispatcher("mohur", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
@@ -50,7 +52,7 @@ def seed_rng(seed):
     np.random.seed(seed)
 
 
-round_seed = game_seed  # (batch seed, match, round): one stream per round
+match_seed = game_seed  # (batch seed, match, 0): numba's generator, once per match
 
 
 @njit(cache=True)
@@ -121,7 +123,7 @@ def _record_round(rows, r, s, cfg, match, scored):
 def play_match(s, cfg, sids, params, obs, actions, debug, mode, match, games, g, rows, r, seed):
     """Play a whole match (best of `seals_to_win`); write its game row and round rows. Returns next r."""
     scored = np.zeros(5, dtype=np.int32)
-    np.random.seed(round_seed(seed, match, 0))
+    np.random.seed(match_seed(seed, match, 0))
     starter = draw_first_starter(cfg)
     s[E.S_SEALS] = 0
     s[E.S_SEALS + 1] = 0
@@ -129,8 +131,7 @@ def play_match(s, cfg, sids, params, obs, actions, debug, mode, match, games, g,
     winner = -1
     for rnd in range(1, cfg[E.CFG_ROUND_CAP] + 1):
         s[E.S_ROUND] = rnd
-        np.random.seed(round_seed(seed, match, rnd))
-        E.deal_round(s, cfg, starter)
+        E.deal_round(s, cfg, starter, deal_seed(seed, match, rnd))
         if debug:
             E.check_invariants(s, cfg)
         play_round(s, cfg, sids, params, obs, actions, debug, mode)

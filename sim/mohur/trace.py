@@ -10,6 +10,7 @@ import numpy as np
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.mohur.config import GOODS, KINDS
+from sim.rng import deal_seed
 from sim.runner import batch_seeds
 
 
@@ -59,7 +60,7 @@ def trace(cfg, choices, seed: int):
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
            "config": _config_view(cfg.raw)}
     root = np.uint32(batch_seeds(seed, 1)[0])
-    K.seed_rng(K.round_seed(root, 0, 0))
+    K.seed_rng(K.match_seed(root, 0, 0))
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
@@ -68,8 +69,7 @@ def trace(cfg, choices, seed: int):
     winner = None
     for rnd in range(1, int(v[E.CFG_ROUND_CAP]) + 1):
         s[E.S_ROUND] = rnd
-        K.seed_rng(K.round_seed(root, 0, rnd))
-        E.deal_round(s, v, starter)
+        E.deal_round(s, v, starter, deal_seed(root, 0, rnd))
         yield {"event": "round_start", "round": rnd, "starter": starter, **_state(s, v)}
         while not E.is_over(s):
             p = int(s[E.S_CUR])

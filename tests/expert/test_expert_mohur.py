@@ -11,6 +11,7 @@ from sim.mohur import kernel as K
 from sim.mohur.config import validate
 from sim.mohur.determinize import determinize
 from sim.registry import choices, registered
+from sim.rng import deal_seed
 
 CFG = validate(build("sim.mohur"))
 V = CFG.vector
@@ -24,7 +25,7 @@ def reach(seed, steps):
     s = E.new_state()
     s[E.S_ROUND] = 1 + seed % 3
     s[E.S_SEALS] = seed % 2
-    E.deal_round(s, V, seed % 2)
+    E.deal_round(s, V, seed % 2, deal_seed(np.uint32(seed), 0, 1))
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for _ in range(steps):
         p = int(s[E.S_CUR])

@@ -14,6 +14,7 @@ from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.mohur.config import GOODS, KINDS, validate
 from sim.registry import choices
+from sim.rng import deal_seed
 from sim.runner import Plan, lineups
 
 DIAMOND, GOLD, SILVER, CLOTH, SPICE, LEATHER, COIN = range(7)
@@ -75,7 +76,7 @@ def deal(v, seed, starter=0):
     K.seed_rng(np.uint32(seed))
     s = E.new_state()
     s[E.S_ROUND] = 1
-    E.deal_round(s, v, starter)
+    E.deal_round(s, v, starter, deal_seed(np.uint32(seed), 0, 1))
     return s
 
 

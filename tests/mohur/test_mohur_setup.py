@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mohur_support import COIN, E, K, deal, hand, make_cfg, market
+from sim.rng import deal_seed
 
 DEFAULT = make_cfg()
 V = DEFAULT.vector
@@ -81,7 +82,7 @@ def test_bonus_piles_reshuffled_every_round():
         s[E.S_GSUM] = 99  # leftovers of the previous round must be cleared
         s[E.S_TOKPOS + 3] = 4
         s[E.S_BPOS] = 2
-        E.deal_round(s, V, 0)
+        E.deal_round(s, V, 0, deal_seed(np.uint32(5), 0, rnd))
         assert s[E.S_ROUND] == rnd and s[E.S_SEALS] == rnd % 2, "deal must keep seals and the round number"
         assert s[E.S_GSUM] == 0 and s[E.S_TOKPOS + 3] == 0 and s[E.S_BPOS] == 0
         seen.append(piles(s))
@@ -103,3 +104,32 @@ def test_market_coins_and_size_follow_configuration():
         assert sum(hand(s, 0)) == sum(hand(s, 1)) == 4
         assert int(s[E.S_DECKLEN]) == int(v[E.CFG_CARDS:E.CFG_CARDS + 7].sum()) - 1
         E.check_invariants(s, v)
+
+
+def test_deal_stream_is_uniform():
+    """The deal's own generator (sim.rng.below) is uniform: each value of [0, 7) within 3% of its share."""
+    from sim.rng import below
+
+    state = np.uint64(12345)
+    counts = np.zeros(7, dtype=np.int64)
+    for _ in range(70_000):
+        state, r = below(np.uint64(state), 7)
+        counts[r] += 1
+    assert counts.min() > 0.97 * 10_000 and counts.max() < 1.03 * 10_000
+
+
+def test_shuffled_deck_top_card_follows_the_card_counts():
+    """Fisher-Yates over the deal stream: the first card dealt is each kind in proportion to its count in the
+    shuffled deck (coins less the market's setup coins)."""
+    n = 4000
+    firsts = Counter()
+    for seed in range(n):
+        s = E.new_state()
+        E.deal_round(s, V, 0, deal_seed(np.uint32(seed), seed, 1))
+        firsts[int(s[E.S_DECK])] += 1
+    counts = [int(V[E.CFG_CARDS + k]) for k in range(7)]
+    counts[COIN] -= int(V[E.CFG_MARKET_COINS])
+    total = sum(counts)
+    for k in range(7):
+        expected = n * counts[k] / total
+        assert abs(firsts[k] - expected) < 4 * (expected * (1 - counts[k] / total)) ** 0.5 + 1, (k, firsts[k], expected)
