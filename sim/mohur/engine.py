@@ -197,102 +197,115 @@ def deal_round(s, cfg, starter, seed):
 
 
 @njit(cache=True)
-def _emit(actions, n, typ, good, count):
-    if n >= MAX_ACTIONS - 2:
-        raise ValueError("more legal actions than MAX_ACTIONS; lower market_size or hand_limit")
-    for c in range(ACOLS):
-        actions[n, c] = 0
-    actions[n, A_TYPE] = typ
-    actions[n, A_GOOD] = good
-    actions[n, A_COUNT] = count
-    return n + 1
+def _too_many():
+    raise ValueError("more legal actions than MAX_ACTIONS; lower market_size or hand_limit")
 
 
 @njit(cache=True)
-def _next_composition(v, bound, n):
-    """Advance v to the next vector with the same sum and 0 <= v[i] <= bound[i] (left-heavy first)."""
-    right = 0
-    room = 0
-    for i in range(n - 1, -1, -1):
-        if i < n - 1 and v[i] > 0 and room > right:
-            v[i] -= 1
-            left = right + 1
-            for j in range(i + 1, n):
-                v[j] = min(bound[j], left)
-                left -= v[j]
-            return True
-        right += v[i]
-        room += bound[i]
-    return False
+def _simple_row(actions, n, typ, good, count):
+    # no capacity check here (the caller checks once): a function that can raise keeps numba from pruning
+    # the reference counts on `actions`, two atomic operations per row
+    actions[n, A_TYPE] = typ
+    actions[n, A_GOOD] = good
+    actions[n, A_COUNT] = count
+    for c in range(A_TAKE, ACOLS):
+        actions[n, c] = 0
+    return n + 1
 
 
 @njit(cache=True)
 def legal_actions(s, cfg, p, actions):
     """Fill `actions` with every legal action of seat p; return how many. Order: sells, takes, coins,
-    exchanges. The last two rows of `actions` are scratch space (no allocation per turn)."""
+    exchanges (by take vector, then gives in left-heavy order). The last two rows of `actions` are scratch."""
     n = 0
     h = S_HAND + 7 * p
-    hand_goods = goods_in_hand(s, p)
+    hand_goods = 0
+    for g in range(NG):
+        hand_goods += s[h + g]
     limit = cfg[CFG_HAND_LIMIT]
-    for g in range(NG):  # sell: one kind, at least its minimum sale, any number up to all held
+    if hand_goods + NG + 1 >= MAX_ACTIONS - 2:
+        _too_many()
+    for g in range(NG):  # at most hand_goods sells, NG takes and one coin take: within the check above
         for c in range(max(1, cfg[CFG_MINSALE + g]), s[h + g] + 1):
-            n = _emit(actions, n, T_SELL, g, c)
-    if hand_goods + 1 <= limit:
+            n = _simple_row(actions, n, T_SELL, g, c)
+    if hand_goods < limit:
         for g in range(NG):
             if s[S_MARKET + g] > 0:
-                n = _emit(actions, n, T_TAKE_GOOD, g, 1)
+                n = _simple_row(actions, n, T_TAKE_GOOD, g, 1)
                 actions[n - 1, A_TAKE + g] = 1
-    if s[S_MARKET + COIN] > 0:
-        n = _emit(actions, n, T_TAKE_COINS, COIN, s[S_MARKET + COIN])
-        actions[n - 1, A_TAKE + COIN] = s[S_MARKET + COIN]
-    # exchanges: take k >= min_exchange goods, return k cards (goods of kinds not taken, or coins)
-    scratch = actions[MAX_ACTIONS - 1]
-    take = scratch[0:NG]
-    give = scratch[NG:NG + NK]
-    bound = actions[MAX_ACTIONS - 2, 0:NK]
-    take[:] = 0
+    coins = s[S_MARKET + COIN]
+    if coins > 0:
+        n = _simple_row(actions, n, T_TAKE_COINS, COIN, coins)
+        actions[n - 1, A_TAKE + COIN] = coins
+    # exchanges: take k >= min_exchange goods, return k cards (goods of kinds not taken, or coins).
+    # Scratch in the last two rows (2-D indexing only: a row view costs two atomic reference counts):
+    # row SC holds the take vector [0:6] and the give vector [6:13]; row SB the bounds [0:7].
+    SC = MAX_ACTIONS - 1
+    SB = MAX_ACTIONS - 2
+    for c in range(ACOLS):
+        actions[SC, c] = 0
+    min_ex = cfg[CFG_MIN_EXCHANGE]
+    coin_bound_all = min(s[h + COIN], limit - hand_goods)
+    k = 0
     while True:
         j = 0
-        while j < NG:  # mixed-radix increment over the market's goods
-            take[j] += 1
-            if take[j] <= s[S_MARKET + j]:
+        while j < NG:  # mixed-radix increment over the market's goods, keeping the total k
+            if actions[SC, j] < s[S_MARKET + j]:
+                actions[SC, j] += 1
+                k += 1
                 break
-            take[j] = 0
+            k -= actions[SC, j]
+            actions[SC, j] = 0
             j += 1
         if j == NG:
             break
-        k = 0
-        for g in range(NG):
-            k += take[g]
-        if k < cfg[CFG_MIN_EXCHANGE]:
+        if k < min_ex:
             continue
         room = 0
         for g in range(NG):
-            bound[g] = 0 if take[g] > 0 else min(s[h + g], k)
-            room += bound[g]
-        # goods in hand afterwards = hand_goods + coins given, so the limit caps the coins alone
-        bound[COIN] = max(0, min(s[h + COIN], k, limit - hand_goods))
-        room += bound[COIN]
+            b = 0 if actions[SC, g] > 0 else min(s[h + g], k)
+            actions[SB, g] = b
+            room += b
+        b = max(0, min(coin_bound_all, k))  # goods in hand afterwards = hand_goods + coins given
+        actions[SB, COIN] = b
+        room += b
         if room < k:
             continue
         left = k
         for i in range(NK):  # first composition: fill from the left
-            give[i] = min(bound[i], left)
-            left -= give[i]
+            v = min(actions[SB, i], left)
+            actions[SC, NG + i] = v
+            left -= v
         while True:
             if n >= MAX_ACTIONS - 2:
-                raise ValueError("more legal actions than MAX_ACTIONS; lower market_size or hand_limit")
-            row = actions[n]
-            row[A_TYPE] = T_EXCHANGE
-            row[A_GOOD] = -1
-            row[A_COUNT] = k
+                _too_many()
+            actions[n, A_TYPE] = T_EXCHANGE
+            actions[n, A_GOOD] = -1
+            actions[n, A_COUNT] = k
             for g in range(NG):
-                row[A_TAKE + g] = take[g]
-            row[A_TAKE + COIN] = 0
+                actions[n, A_TAKE + g] = actions[SC, g]
+            actions[n, A_TAKE + COIN] = 0
             for i in range(NK):
-                row[A_GIVE + i] = give[i]
+                actions[n, A_GIVE + i] = actions[SC, NG + i]
             n += 1
-            if not _next_composition(give, bound, NK):
+            # next composition (left-heavy order): move one unit from the rightmost movable entry rightward
+            right = 0
+            spare = 0
+            i = NK - 1
+            while i >= 0:
+                v = actions[SC, NG + i]
+                if i < NK - 1 and v > 0 and spare > right:
+                    actions[SC, NG + i] = v - 1
+                    left = right + 1
+                    for j2 in range(i + 1, NK):
+                        w = min(actions[SB, j2], left)
+                        actions[SC, NG + j2] = w
+                        left -= w
+                    break
+                right += v
+                spare += actions[SB, i]
+                i -= 1
+            if i < 0:
                 break
     return n
 

@@ -40,13 +40,23 @@ def round_ending_soon(obs):
 
 
 @njit(cache=True)
-def marginal_worths(obs, keep_weight, out):
-    """out[0:6]: worth of one more card of each good; out[6:12]: worth lost by giving one away."""
-    for g in range(E.NG):
-        held = obs[E.O_HAND + g]
-        w = 1.0 + keep_weight * held
-        out[g] = card_worth(obs, g, held) * w
-        out[E.NG + g] = card_worth(obs, g, held - 1) * w if held > 0 else 0.0
+def _worths(obs, g, keep_weight):
+    held = obs[E.O_HAND + g]
+    w = 1.0 + keep_weight * held
+    return card_worth(obs, g, held) * w, (card_worth(obs, g, held - 1) * w if held > 0 else 0.0)
+
+
+@njit(cache=True)
+def marginal_worths(obs, keep_weight):
+    """A 12-tuple: [0:6] worth of one more card of each good, [6:12] worth lost by giving one away. A tuple,
+    not an array: a heap array here cost an allocation and two atomic reference counts every decision."""
+    g0, l0 = _worths(obs, 0, keep_weight)
+    g1, l1 = _worths(obs, 1, keep_weight)
+    g2, l2 = _worths(obs, 2, keep_weight)
+    g3, l3 = _worths(obs, 3, keep_weight)
+    g4, l4 = _worths(obs, 4, keep_weight)
+    g5, l5 = _worths(obs, 5, keep_weight)
+    return (g0, g1, g2, g3, g4, g5, l0, l1, l2, l3, l4, l5)
 
 
 @njit(cache=True)

@@ -1,4 +1,3 @@
-import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
@@ -27,8 +26,7 @@ def greedy(obs, actions, n_actions, params, cfg):
             bound += obs[E.O_MARKET + g] * card_worth(obs, g, obs[E.O_HAND + g])
         if best > params[0] * bound + 1e-9:
             return choice
-    worths = np.empty(2 * E.NG)
-    marginal_worths(obs, 0.0, worths)
+    worths = marginal_worths(obs, 0.0)
     for a in range(n_sells, n_actions):
         v = params[0] * fast_take_gain(actions, a, worths, params[1])
         take, best, ties = consider(v, best, ties)

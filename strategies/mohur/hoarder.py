@@ -1,4 +1,3 @@
-import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
@@ -19,8 +18,7 @@ def hoarder(obs, actions, n_actions, params, cfg):
     for g in range(E.NG):
         full += obs[E.O_HAND + g]
     forced = full >= obs[E.O_HAND_LIMIT] or round_ending_soon(obs)
-    worths = np.empty(2 * E.NG)
-    marginal_worths(obs, 0.3, worths)
+    worths = marginal_worths(obs, 0.3)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
         typ = actions[a, E.A_TYPE]

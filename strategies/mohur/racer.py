@@ -1,4 +1,3 @@
-import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
@@ -12,8 +11,7 @@ def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least
     `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
     threshold, bias, coin_value = params[0], params[1], params[2]
-    worths = np.empty(2 * E.NG)
-    marginal_worths(obs, 0.0, worths)
+    worths = marginal_worths(obs, 0.0)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
         typ = actions[a, E.A_TYPE]

@@ -1,4 +1,3 @@
-import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
@@ -18,8 +17,7 @@ def setbuilder(obs, actions, n_actions, params, cfg):
         full += obs[E.O_HAND + g]
     hand_full = full >= obs[E.O_HAND_LIMIT]
     hurry = round_ending_soon(obs)
-    worths = np.empty(2 * E.NG)
-    marginal_worths(obs, keep, worths)
+    worths = marginal_worths(obs, keep)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
         if actions[a, E.A_TYPE] == E.T_SELL:
