@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mohur_support import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, SILVER, SPICE, E, actions_buffer, build_state,
+from mohur_support import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, SILVER, SPICE, E, actions_buffer, build_state, deal,
                            effect, hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()
@@ -269,3 +269,34 @@ def test_observation_ignores_hidden_information_on_random_states(seed, steps, sc
         t = scramble_hidden(s, p, rng)
         assert np.array_equal(observation(s, V, p), observation(t, V, p)), \
             f"seat {p}'s observation depends on hidden information"
+
+
+def test_reused_observation_buffer_matches_a_fresh_one():
+    """observe skips rewriting token stacks whose count is unchanged; a buffer reused over a whole match (both
+    seats, sales emptying stacks, a new round) must read exactly like a freshly zeroed one."""
+    rng = np.random.default_rng(3)
+    reused = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    checked = sells = 0
+    for rnd in range(1, 4):
+        s = deal(V, 100 + rnd, starter=rnd % 2)
+        while not E.is_over(s):
+            p = int(s[E.S_CUR])
+            E.observe(s, V, p, reused)
+            assert np.array_equal(reused, observation(s, V, p))
+            for g in range(6):  # and both read the stacks right: values left, top first, then zeros
+                nt, pos = int(V[E.CFG_NTOK + g]), int(s[E.S_TOKPOS + g])
+                values = [int(V[E.CFG_TOK + g * E.MAX_TOK + i]) for i in range(pos, nt)]
+                assert reused[E.O_TOKREM + g] == nt - pos
+                row = reused[E.O_TOKV + g * E.MAX_TOK: E.O_TOKV + (g + 1) * E.MAX_TOK]
+                assert list(row) == values + [0] * (E.MAX_TOK - len(values))
+            checked += 1
+            n = E.legal_actions(s, V, p, buf)
+            if n == 0:
+                E.pass_turn(s, V)
+                continue
+            sell_rows = [i for i in range(n) if buf[i, E.A_TYPE] == E.T_SELL]
+            a = int(rng.choice(sell_rows)) if sell_rows and rng.random() < 0.6 else int(rng.integers(n))
+            sells += int(buf[a, E.A_TYPE] == E.T_SELL)
+            E.apply_action(s, V, p, buf, a)
+    assert checked > 60 and sells > 15
