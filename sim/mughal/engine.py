@@ -272,7 +272,7 @@ def begin_turn(s, cfg):
         s[S_SEEN + p] = 1 << p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def legal_actions(s, cfg, p, actions, declare):
     """Seat p's choices. declare=True: the suits for its first undeclared destiny card (none if it has none).
     Otherwise: every (hand card, suit) pair; a Disaster is one choice with suit -1."""
@@ -308,7 +308,7 @@ def legal_actions(s, cfg, p, actions, declare):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def apply_action(s, cfg, p, row):
     """Apply one chosen action row for seat p: declare a destiny card's suit, or place a hand card."""
     if row[A_TYPE] == T_DECLARE:
@@ -330,7 +330,7 @@ def apply_action(s, cfg, p, row):
     _to_table(s, cfg, p, c, row[A_SUIT])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def pass_hands(s, cfg):
     """Every hand goes to the next seat in this turn's direction; the receiver remembers having seen it."""
     P = s[S_NP]
@@ -506,7 +506,7 @@ def final_result(s, cfg, share):
     return (winner if k == 1 else -1), k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, p, obs):
     """What seat p may know: every table, VT, the emperor track, deck and discard sizes, its own hand, and
     the hands it held earlier this turn (their later picks are public, so it knows them exactly). Appended

@@ -44,6 +44,9 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks, mode):
     P = s[E.S_NP]
     step = s[E.S_STEP]
     acted = 0
+    # copies instead of row views (params[p], chosen[p]): a view costs two atomic reference counts
+    mover = np.empty(params.shape[1], dtype=params.dtype)
+    row = np.empty(E.ACOLS, dtype=chosen.dtype)
     for p in range(P):
         n = E.legal_actions(s, cfg, p, actions, declare)
         chosen[p, E.A_TYPE] = -1
@@ -53,7 +56,9 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks, mode):
         if n > 1:
             s[E.S_DECISIONS] += 1
             E.observe(s, cfg, p, obs)
-            a = choose(mode, sids[p], obs, actions, n, params[p], cfg)
+            for j in range(params.shape[1]):
+                mover[j] = params[p, j]
+            a = choose(mode, sids[p], obs, actions, n, mover, cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an action index outside the legal actions")
         for c in range(E.ACOLS):
@@ -65,7 +70,9 @@ def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks, mode):
             picks[cfg[E.CFG_CKIND + actions[a, E.A_CARD]], step - 1, PICK_PICKED] += 1
     for p in range(P):
         if chosen[p, E.A_TYPE] >= 0:
-            E.apply_action(s, cfg, p, chosen[p])
+            for c in range(E.ACOLS):
+                row[c] = chosen[p, c]
+            E.apply_action(s, cfg, p, row)
             acted += 1
     return acted
 

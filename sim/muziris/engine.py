@@ -394,7 +394,7 @@ def _cycle_draw(s, p):
     _next_step(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def advance(s, cfg):
     """Run automatic steps until a decision is pending or the game is over."""
     while True:
@@ -505,47 +505,56 @@ def end_round(s, cfg):
 
 
 @njit(cache=True)
-def condition_coins(s, cfg, out):
-    """End-of-game coins of the market condition for every seat into out[:players]."""
+def condition_coins_of(s, cfg, p):
+    """End-of-game coins of the market condition for seat p."""
     c = s[S_COND]
     kind, amt, least = cfg[CFG_SCORE + c], cfg[CFG_AMT + c], cfg[CFG_ATLEAST + c]
     np_ = s[S_NP]
     nt = cfg[CFG_NT]
-    for p in range(np_):
-        out[p] = 0
+    coins = 0
     if kind == SC_PER_TYPE:
-        for p in range(np_):
-            for t in range(nt):
-                if s[S_PLAY + p * MAX_T + t] > 0:
-                    out[p] += amt
+        for t in range(nt):
+            if s[S_PLAY + p * MAX_T + t] > 0:
+                coins += amt
     elif kind == SC_PER_HAND:
-        for p in range(np_):
-            out[p] = amt * hand_size(s, p)
+        coins = amt * hand_size(s, p)
     elif kind == SC_MOST_ORDERS:
         best = 0
-        for p in range(np_):
-            best = max(best, orders_of(s, p))
-        if best >= least:
-            for p in range(np_):
-                if orders_of(s, p) == best:
-                    out[p] = amt
+        for q in range(np_):
+            best = max(best, orders_of(s, q))
+        if best >= least and orders_of(s, p) == best:
+            coins = amt
     elif kind == SC_MOST_EACH:
         for t in range(nt):
             best = 0
-            for p in range(np_):
-                best = max(best, s[S_PLAY + p * MAX_T + t])
-            if best >= least:
-                for p in range(np_):
-                    if s[S_PLAY + p * MAX_T + t] == best:
-                        out[p] += amt
+            for q in range(np_):
+                best = max(best, s[S_PLAY + q * MAX_T + t])
+            if best >= least and s[S_PLAY + p * MAX_T + t] == best:
+                coins += amt
+    return coins
+
+
+@njit(cache=True)
+def condition_coins(s, cfg, out):
+    """End-of-game coins of the market condition for every seat into out[:players]."""
+    for p in range(s[S_NP]):
+        out[p] = condition_coins_of(s, cfg, p)
+
+
+assert MAX_P == 4, "end_game pays seats 0-3 one by one: extend it with MAX_P"
 
 
 @njit(cache=True)
 def end_game(s, cfg, reason):
-    out = np.zeros(MAX_P, dtype=np.int64)
-    condition_coins(s, cfg, out)
-    for p in range(s[S_NP]):
-        _gain(s, p, out[p], S_C_COND)
+    # every seat's coins first, then paid: no array here, so the per-step functions that can end the game
+    # (advance, apply_action) compile without reference counting
+    c0 = condition_coins_of(s, cfg, 0) if s[S_NP] > 0 else 0
+    c1 = condition_coins_of(s, cfg, 1) if s[S_NP] > 1 else 0
+    c2 = condition_coins_of(s, cfg, 2) if s[S_NP] > 2 else 0
+    c3 = condition_coins_of(s, cfg, 3) if s[S_NP] > 3 else 0
+    for p, coins in enumerate((c0, c1, c2, c3)):
+        if p < s[S_NP]:
+            _gain(s, p, coins, S_C_COND)
     s[S_END] = reason
     s[S_PHASE] = PH_OVER
 
@@ -581,7 +590,7 @@ def _emit(actions, n, d, x, y):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def legal_actions(s, cfg, actions):
     """Options of the pending decision as rows [decision, x, y]; returns how many (0 when over)."""
     ph = s[S_PHASE]
@@ -642,7 +651,7 @@ def pending_decision(s, cfg):
     return D_CYCLE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def apply_action(s, cfg, d, x, y):
     """Apply option (d, x, y) of the pending decision, then run on to the next decision."""
     p = s[S_CUR]
@@ -726,7 +735,7 @@ def observe_static(s, cfg, obs):
             obs[O_CSTEP + k * MAX_STEPS * 3 + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * 3 + i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, obs):
     """What the player to act may know (rules page, Information): the public table and their own hand."""
     p = s[S_CUR]

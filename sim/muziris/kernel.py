@@ -32,6 +32,7 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode):
     """Play one game from setup to its end; count character picks by coins on the character."""
     E.new_game(s, cfg, players)
     E.observe_static(s, cfg, obs)
+    mover = np.empty(params.shape[1], dtype=params.dtype)  # a copy, not params[p]: a view costs two atomics
     if debug:
         E.check_invariants(s, cfg)
     while not E.is_over(s):
@@ -41,7 +42,10 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode):
         a = 0
         if n > 1:
             E.observe(s, cfg, obs)
-            a = choose(mode, sids[s[E.S_CUR]], obs, actions, n, params[s[E.S_CUR]], cfg)
+            p = s[E.S_CUR]
+            for j in range(params.shape[1]):
+                mover[j] = params[p, j]
+            a = choose(mode, sids[p], obs, actions, n, mover, cfg)
             if a < 0 or a >= n:
                 raise ValueError("strategy returned an option index outside the legal options")
         d, x, y = actions[a, 0], actions[a, 1], actions[a, 2]

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from sim.muziris import engine as E
-from strategies._choice import pick_best  # noqa: F401  (re-exported for the strategies)
+from strategies._choice import consider
 
 NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market condition (a numba constant)
 
@@ -172,41 +172,52 @@ def char_has(obs, slot, kind):
 
 
 @njit(cache=True)
-def option_scores(obs, actions, n, w, tb, cb, scores):
-    """Scores of the options of every decision but the character choice (the strategies differ there)."""
+def option_score(obs, actions, i, w, tb, cb, a0, ad):
+    """Score of option i of any decision but the character choice (the strategies differ there); a0 is
+    obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
+    d, t, y = actions[i, 0], actions[i, 1], actions[i, 2]
+    if d == E.D_TAKE:
+        return take_type_score(obs, t, 1, w, cb, -1, -1)
+    if d == E.D_TAKE_TYPE:
+        return take_type_score(obs, t, a0, w, cb, -1, -1)
+    if d == E.D_FULFIL:
+        return fulfil_score(obs, t, y, a0, w, tb, cb, -1)
+    if d == E.D_CYCLE:
+        # discard the card worth least if a fresh draw is expected to be worth more; else stop
+        return 0.0 if t < 0 else avg_draw(obs, t) - keep(obs, t, obs[E.O_HAND + t])
+    if d == E.D_HAND_AB:
+        return hand_ability_score(obs, t, w, tb, cb, ad)
+    if d == E.D_MARKET_AB:
+        return ability_value(obs, t, w, tb, cb, -1, t, ad)
+    if d == E.D_DISCARD:
+        return -keep(obs, t, obs[E.O_HAND + t])
+    return 0.0
+
+
+# The choosers stream over the options (no score array per decision: an allocation and its reference counts
+# were a sixth of a Muziris game); `consider` breaks ties exactly as pick_best does, with the same draws.
+@njit(cache=True)
+def choose_option(obs, actions, n, w, tb, cb):
+    """Best option of a pending decision other than the character choice."""
     a0 = obs[E.O_SA0]
     ad = avg_draw(obs, -1)
+    best, ties, choice = -1e18, 0, 0
     for i in range(n):
-        d, t, y = actions[i, 0], actions[i, 1], actions[i, 2]
-        if d == E.D_TAKE:
-            scores[i] = take_type_score(obs, t, 1, w, cb, -1, -1)
-        elif d == E.D_TAKE_TYPE:
-            scores[i] = take_type_score(obs, t, a0, w, cb, -1, -1)
-        elif d == E.D_FULFIL:
-            scores[i] = fulfil_score(obs, t, y, a0, w, tb, cb, -1)
-        elif d == E.D_CYCLE:
-            # discard the card worth least if a fresh draw is expected to be worth more; else stop
-            scores[i] = 0.0 if t < 0 else avg_draw(obs, t) - keep(obs, t, obs[E.O_HAND + t])
-        elif d == E.D_HAND_AB:
-            scores[i] = hand_ability_score(obs, t, w, tb, cb, ad)
-        elif d == E.D_MARKET_AB:
-            scores[i] = ability_value(obs, t, w, tb, cb, -1, t, ad)
-        elif d == E.D_DISCARD:
-            scores[i] = -keep(obs, t, obs[E.O_HAND + t])
-        else:
-            scores[i] = 0.0
+        take, best, ties = consider(option_score(obs, actions, i, w, tb, cb, a0, ad), best, ties)
+        if take:
+            choice = i
+    return choice
 
 
 @njit(cache=True)
-def choose(obs, actions, n, w, tb, cb, char_scores):
-    """Best option of the pending decision; at a character choice, by `char_scores` (indexed by slot)."""
-    scores = np.empty(n)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        for i in range(n):
-            scores[i] = char_scores[actions[i, 1]]
-    else:
-        option_scores(obs, actions, n, w, tb, cb, scores)
-    return pick_best(scores, n)
+def choose_character(actions, n, char_scores):
+    """Best character by `char_scores` (indexed by slot)."""
+    best, ties, choice = -1e18, 0, 0
+    for i in range(n):
+        take, best, ties = consider(char_scores[actions[i, 1]], best, ties)
+        if take:
+            choice = i
+    return choice
 
 
 @njit(cache=True)

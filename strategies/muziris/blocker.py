@@ -3,8 +3,8 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import (NO_BONUS, avg_draw, char_value, choose, next_opponent,
-                                          public_char_value)
+from strategies.muziris._features import (NO_BONUS, avg_draw, char_value, choose_character, choose_option,
+                                          next_opponent, public_char_value)
 
 
 @strategy("muziris", "blocker", params={"card_weight": 0.3, "block_weight": 0.6, "card_value": 0.5})
@@ -14,12 +14,13 @@ def blocker(obs, actions, n_actions, params, cfg):
     character is worth to the next player still to act this round (estimated from public information:
     coins on it, their hand size and play area; a card counts card_value coins to them)."""
     tb = NO_BONUS
+    if obs[E.O_DKIND] != E.D_CHAR:
+        return choose_option(obs, actions, n_actions, params[0], tb, 0.0)
     cs = np.zeros(E.MAX_C)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        ad = avg_draw(obs, -1)
-        q = next_opponent(obs)
-        for k in range(obs[E.O_NCH]):
-            cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
-            if q >= 0:
-                cs[k] += params[1] * public_char_value(obs, k, q, params[2])
-    return choose(obs, actions, n_actions, params[0], tb, 0.0, cs)
+    ad = avg_draw(obs, -1)
+    q = next_opponent(obs)
+    for k in range(obs[E.O_NCH]):
+        cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
+        if q >= 0:
+            cs[k] += params[1] * public_char_value(obs, k, q, params[2])
+    return choose_character(actions, n_actions, cs)

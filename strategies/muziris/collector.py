@@ -3,7 +3,8 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import NO_BONUS, avg_draw, char_has, char_value, choose, held, val
+from strategies.muziris._features import (NO_BONUS, avg_draw, char_has, char_value, choose_character, choose_option,
+                                          held, val)
 
 
 @njit(cache=True)
@@ -26,13 +27,14 @@ def collector(obs, actions, n_actions, params, cfg):
     or it is the final round, when anything goes."""
     w = params[0]
     tb = NO_BONUS
+    if obs[E.O_DKIND] != E.D_CHAR:
+        return choose_option(obs, actions, n_actions, w, tb, 0.0)
     cs = np.zeros(E.MAX_C)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        ad = avg_draw(obs, -1)
-        full_hand = obs[E.O_HANDN + obs[E.O_SEAT]] >= obs[E.O_HAND_LIMIT] - params[3]
-        ready = _full_order(obs, params[1]) > 0 or obs[E.O_FINAL] == 1 or full_hand
-        for k in range(obs[E.O_NCH]):
-            cs[k] = char_value(obs, k, w, tb, 0.0, ad)
-            if not ready and char_has(obs, k, E.K_FULFIL):
-                cs[k] -= params[2]
-    return choose(obs, actions, n_actions, w, tb, 0.0, cs)
+    ad = avg_draw(obs, -1)
+    full_hand = obs[E.O_HANDN + obs[E.O_SEAT]] >= obs[E.O_HAND_LIMIT] - params[3]
+    ready = _full_order(obs, params[1]) > 0 or obs[E.O_FINAL] == 1 or full_hand
+    for k in range(obs[E.O_NCH]):
+        cs[k] = char_value(obs, k, w, tb, 0.0, ad)
+        if not ready and char_has(obs, k, E.K_FULFIL):
+            cs[k] -= params[2]
+    return choose_character(actions, n_actions, cs)

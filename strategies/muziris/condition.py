@@ -3,7 +3,7 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import avg_draw, char_value, choose
+from strategies.muziris._features import avg_draw, char_value, choose_character, choose_option
 
 
 @njit(cache=True)
@@ -53,9 +53,10 @@ def condition(obs, actions, n_actions, params, cfg):
     value per step (and slows it when behind)."""
     tb = np.zeros(E.MAX_T)
     cb = condition_values(obs, params[1], params[2], tb)
+    if obs[E.O_DKIND] != E.D_CHAR:
+        return choose_option(obs, actions, n_actions, params[0], tb, cb)
     cs = np.zeros(E.MAX_C)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        ad = avg_draw(obs, -1)
-        for k in range(obs[E.O_NCH]):
-            cs[k] = char_value(obs, k, params[0], tb, cb, ad)
-    return choose(obs, actions, n_actions, params[0], tb, cb, cs)
+    ad = avg_draw(obs, -1)
+    for k in range(obs[E.O_NCH]):
+        cs[k] = char_value(obs, k, params[0], tb, cb, ad)
+    return choose_character(actions, n_actions, cs)

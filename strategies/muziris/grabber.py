@@ -3,7 +3,7 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose
+from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose_character, choose_option
 
 
 @strategy("muziris", "grabber", params={"coin_weight": 10.0, "card_weight": 0.3})
@@ -12,9 +12,10 @@ def grabber(obs, actions, n_actions, params, cfg):
     """Takes the character carrying the most coins (coin_weight x its coins, plus its greedy value, so the
     greedy value only breaks ties when coin_weight is large); plays the rest like greedy."""
     tb = NO_BONUS
+    if obs[E.O_DKIND] != E.D_CHAR:
+        return choose_option(obs, actions, n_actions, params[1], tb, 0.0)
     cs = np.zeros(E.MAX_C)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        ad = avg_draw(obs, -1)
-        for k in range(obs[E.O_NCH]):
-            cs[k] = params[0] * obs[E.O_CH_COINS + k] + char_value(obs, k, params[1], tb, 0.0, ad)
-    return choose(obs, actions, n_actions, params[1], tb, 0.0, cs)
+    ad = avg_draw(obs, -1)
+    for k in range(obs[E.O_NCH]):
+        cs[k] = params[0] * obs[E.O_CH_COINS + k] + char_value(obs, k, params[1], tb, 0.0, ad)
+    return choose_character(actions, n_actions, cs)

@@ -3,7 +3,7 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose
+from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose_character, choose_option
 
 
 @strategy("muziris", "greedy", params={"card_weight": 0.3})
@@ -13,9 +13,10 @@ def greedy(obs, actions, n_actions, params, cfg):
     at once; cards count at card_weight x the coins they add to the orders the hand can make (a tie-break
     that also makes it take, keep and discard sensibly)."""
     tb = NO_BONUS
+    if obs[E.O_DKIND] != E.D_CHAR:
+        return choose_option(obs, actions, n_actions, params[0], tb, 0.0)
     cs = np.zeros(E.MAX_C)
-    if obs[E.O_DKIND] == E.D_CHAR:
-        ad = avg_draw(obs, -1)
-        for k in range(obs[E.O_NCH]):
-            cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
-    return choose(obs, actions, n_actions, params[0], tb, 0.0, cs)
+    ad = avg_draw(obs, -1)
+    for k in range(obs[E.O_NCH]):
+        cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
+    return choose_character(actions, n_actions, cs)
