@@ -2,7 +2,7 @@
 from numba import njit
 
 from sim.mughal import engine as E
-from strategies._choice import pick_best  # noqa: F401  (re-exported for the strategies)
+from strategies._choice import consider, pick_best  # noqa: F401  (re-exported for the strategies)
 
 
 @njit(cache=True)
@@ -97,5 +97,11 @@ def greedy_scores(obs, actions, n, level_weight, scores):
     p = obs[E.O_SEAT]
     omax, ofav = others_max(obs, p)
     for a in range(n):
-        scores[a] = vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
-            + level_weight * actions[a, E.A_LEVEL]
+        scores[a] = greedy_score(obs, actions, a, p, omax, ofav, level_weight)
+
+
+@njit(cache=True)
+def greedy_score(obs, actions, a, p, omax, ofav, level_weight):
+    """greedy_scores for one action, for strategies that stream their argmax (no score array per decision)."""
+    return vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
+        + level_weight * actions[a, E.A_LEVEL]

@@ -1,9 +1,8 @@
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import greedy_scores, others_max, pick_best, vt_now
+from strategies.mughal._features import consider, greedy_score, others_max, vt_now
 
 
 @strategy("mughal", "denier", params={"deny_weight": 1.0, "level_weight": 0.01})
@@ -12,19 +11,28 @@ def denier(obs, actions, n_actions, params, cfg):
     """Takes what the next player in the passing direction most needs: own VT-if-scored-now plus
     deny_weight x the VT the card would add to the seat that receives this hand (its best suit for the
     card). No denial on declarations or on the last step (no hand passes after it)."""
-    scores = np.empty(n_actions)
-    greedy_scores(obs, actions, n_actions, params[1], scores)
+    p = obs[E.O_SEAT]
+    omax, ofav = others_max(obs, p)
+    best_v, ties, choice = -1e18, 0, 0
     if actions[0, E.A_TYPE] != E.T_PLACE or obs[E.O_STEP] >= obs[E.O_HAND_SIZE]:
-        return pick_best(scores, n_actions)
+        for a in range(n_actions):  # streamed argmax: no score array per decision
+            take, best_v, ties = consider(greedy_score(obs, actions, a, p, omax, ofav, params[1]), best_v, ties)
+            if take:
+                choice = a
+        return choice
     q = obs[E.O_NEXT]
-    omax, ofav = others_max(obs, q)
-    base = vt_now(obs, q, omax, ofav, -2, 0)
+    qmax, qfav = others_max(obs, q)
+    base = vt_now(obs, q, qmax, qfav, -2, 0)
     for a in range(n_actions):
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[1])
         mask = actions[a, E.A_MASK]
         level = actions[a, E.A_LEVEL]
-        best = vt_now(obs, q, omax, ofav, -1, 0) - base if mask == 0 else -1e9
+        best = vt_now(obs, q, qmax, qfav, -1, 0) - base if mask == 0 else -1e9
         for k in range(E.NSUITS):
             if mask & (1 << k):
-                best = max(best, vt_now(obs, q, omax, ofav, k, level) - base)
-        scores[a] += params[0] * max(best, 0.0)
-    return pick_best(scores, n_actions)
+                best = max(best, vt_now(obs, q, qmax, qfav, k, level) - base)
+        v += params[0] * max(best, 0.0)
+        take, best_v, ties = consider(v, best_v, ties)
+        if take:
+            choice = a
+    return choice

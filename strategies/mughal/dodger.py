@@ -1,9 +1,8 @@
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import greedy_scores, pick_best
+from strategies.mughal._features import consider, greedy_score, others_max
 
 
 @strategy("mughal", "dodger", params={"disaster_weight": 3.0, "level_weight": 0.25})
@@ -13,9 +12,14 @@ def dodger(obs, actions, n_actions, params, cfg):
     the penalty), so a Disaster stays in the hand for whoever is left with its last card; otherwise
     VT-if-scored-now with a strong preference for high levels (level_weight), keeping its totals high
     enough to absorb a Disaster dealt face up."""
-    scores = np.empty(n_actions)
-    greedy_scores(obs, actions, n_actions, params[1], scores)
-    for a in range(n_actions):
+    p = obs[E.O_SEAT]
+    omax, ofav = others_max(obs, p)
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):  # streamed argmax: no score array per decision
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[1])
         if actions[a, E.A_SUIT] == -1:
-            scores[a] -= params[0]
-    return pick_best(scores, n_actions)
+            v -= params[0]
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice

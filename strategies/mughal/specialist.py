@@ -1,9 +1,8 @@
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import greedy_scores, pick_best
+from strategies.mughal._features import consider, greedy_score, others_max
 
 
 @strategy("mughal", "specialist", params={"suit": 0.0, "focus": 1.0, "level_weight": 0.01})
@@ -11,10 +10,15 @@ from strategies.mughal._features import greedy_scores, pick_best
 def specialist(obs, actions, n_actions, params, cfg):
     """Builds one suit (suit: 0 military, 1 building, 2 culture, 3 wealth; presets specialist-<suit>):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
-    scores = np.empty(n_actions)
-    greedy_scores(obs, actions, n_actions, params[2], scores)
+    p = obs[E.O_SEAT]
+    omax, ofav = others_max(obs, p)
     suit = int(params[0])
-    for a in range(n_actions):
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):  # streamed argmax: no score array per decision
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[2])
         if actions[a, E.A_SUIT] == suit:
-            scores[a] += params[1] * actions[a, E.A_LEVEL]
-    return pick_best(scores, n_actions)
+            v += params[1] * actions[a, E.A_LEVEL]
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice
