@@ -1,4 +1,4 @@
-"""Seeds for numba's generator, derived per game (and per round) from the batch seed.
+"""Seeds for numba's generator, derived per game from the batch seed, and Mohur's per-round deal streams.
 
 Re-seeding every game from (batch seed, game, part) makes a game's random numbers independent of what the games
 before it did, so sweep variants share them game by game (common random numbers), not only until the first
