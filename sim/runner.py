@@ -229,13 +229,13 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                 # The first batch plays here, so the kernel is compiled once (or loaded) in this process and
                 # the workers load it from numba's cache: workers compiling side by side double the work,
                 # and the compiler's memory trips loky's leak guard, which restarts them with a warning.
-                first, todo = todo[0], todo[1:]
+                first, rest = todo[0], todo[1:]
                 keep(first, work(spec.name, cfg, plan, first, seeds[first], debug, *extra))
                 stop.check()
                 client, ctx = _parallel(jobs, backend, scheduler)
                 with ctx:
-                    tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in todo)
-                    for b, tables in zip(todo, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
+                    tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in rest)
+                    for b, tables in zip(rest, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
                         keep(b, tables)
                         stop.check()
     except Exception as exc:

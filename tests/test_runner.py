@@ -48,6 +48,21 @@ def test_identical_tables_for_one_and_two_jobs(cli, tmp_path):
     assert not np.array_equal(a["games"]["turns"].to_numpy(), c["games"]["turns"].to_numpy())
 
 
+def test_parallel_run_counts_every_game_it_played():
+    """The first batch of a parallel run plays in the main process (the kernel compiles once); the timing and
+    the tables still cover every game."""
+    from sim.config import build
+    from sim.game import get_game
+
+    spec = get_game("mohur")
+    cfg = spec.validate(build(spec.package), 2)
+    plan = Plan("mohur", 2, 1200, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 300)
+    tabs, timing = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
+    assert timing["games_played_now"] == 1200
+    assert len(tabs["games"]) == 1200
+    assert np.array_equal(tabs["games"]["match"].to_numpy(), np.arange(1200))
+
+
 def test_batch_seeds_depend_only_on_root_and_index():
     assert batch_seeds(5, 4) == batch_seeds(5, 4)
     assert batch_seeds(5, 4) != batch_seeds(6, 4)
