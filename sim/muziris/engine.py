@@ -541,20 +541,12 @@ def condition_coins(s, cfg, out):
         out[p] = condition_coins_of(s, cfg, p)
 
 
-assert MAX_P == 4, "end_game pays seats 0-3 one by one: extend it with MAX_P"
-
-
 @njit(cache=True)
 def end_game(s, cfg, reason):
-    # every seat's coins first, then paid: no array here, so the per-step functions that can end the game
-    # (advance, apply_action) compile without reference counting
-    c0 = condition_coins_of(s, cfg, 0) if s[S_NP] > 0 else 0
-    c1 = condition_coins_of(s, cfg, 1) if s[S_NP] > 1 else 0
-    c2 = condition_coins_of(s, cfg, 2) if s[S_NP] > 2 else 0
-    c3 = condition_coins_of(s, cfg, 3) if s[S_NP] > 3 else 0
-    for p, coins in enumerate((c0, c1, c2, c3)):
-        if p < s[S_NP]:
-            _gain(s, p, coins, S_C_COND)
+    # condition_coins_of reads plays, hands and the condition, never coins, so paying seat by seat is the same
+    # as scoring everyone first; and no array here lets advance/apply_action compile without reference counting
+    for p in range(s[S_NP]):
+        _gain(s, p, condition_coins_of(s, cfg, p), S_C_COND)
     s[S_END] = reason
     s[S_PHASE] = PH_OVER
 
