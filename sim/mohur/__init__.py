@@ -1,4 +1,4 @@
-"""Mohur: 2-player trading, best of three rounds (seeds/000, rules/mohur.md)."""
+"""Mohur: 2-player trading, best of three rounds (docs/mohur.md)."""
 from sim.game import GameSpec
 from sim.mohur.config import validate
 

@@ -1,4 +1,4 @@
-"""Mughal: 2-8 players, seven emperors' turns of simultaneous card drafting (seeds/001, rules/mughal.md)."""
+"""Mughal: 2-8 players, seven emperors' turns of simultaneous card drafting (docs/mughal.md)."""
 from sim.game import GameSpec
 from sim.mughal.config import validate
 

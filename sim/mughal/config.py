@@ -14,7 +14,8 @@ SUIT_LETTERS = "MBCW"
 AGES = ("early", "middle", "late")
 RULE_KEYS = ("max_players", "destiny_cards", "hand_size", "pass_direction", "majority_vt", "majority_tie_vt",
              "zero_total_scores", "all_suits_vt", "disaster_vt", "emperor_tie", "emperor_zero_wins", "final_tie",
-             "reshuffle_discard")
+             "reshuffle_discard", "skipped_ages")
+SKIPPED_AGES = ("left_out", "shuffled_in")  # index = engine CFG_SKIPPED_AGES
 ROW_KEYS = ("count", "suits", "level", "age", "unique")
 EMPEROR_KEYS = ("name", "bonus", "favoured", "age")
 
@@ -163,6 +164,7 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     v[E.CFG_EMP_ZERO] = _bool(raw, r + "emperor_zero_wins")
     v[E.CFG_FINAL_TIE] = ("share", "none").index(C.need_choice(raw, r + "final_tie", ("share", "none")))
     v[E.CFG_RESHUFFLE] = _bool(raw, r + "reshuffle_discard")
+    v[E.CFG_SKIPPED_AGES] = SKIPPED_AGES.index(C.need_choice(raw, r + "skipped_ages", SKIPPED_AGES))
 
     emperors = _emperors(raw)
     v[E.CFG_NTURNS] = len(emperors)
@@ -182,7 +184,8 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
             c += 1
     v[E.CFG_NCARDS] = c
     v[E.CFG_NKINDS] = len(kinds)
-    _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]))
+    _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]),
+                bool(v[E.CFG_SKIPPED_AGES]))
 
     presets = raw.get("strategies", {})
     for name, preset in presets.items():
@@ -192,21 +195,24 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     return MughalConfig(raw, v, presets, tuple(k[:5] for k in kinds), tuple(emperors))
 
 
-def _check_deck(kinds, emperors, players, per_seat, reshuffle):
+def _check_deck(kinds, emperors, players, per_seat, reshuffle, skipped_in):
     """Refuse a deck that could fail to deal `players` seats (rules.max_players) on some turn. Worst case:
-    every unique card that could have been played already left the game."""
+    every unique card that could have been played already left the game. Ages in play as engine.age_in_play."""
     need = players * per_seat
     opened = -1
+    ages = set()      # ages whose cards are in the game
     removed = 0       # most unique cards that can have left the game so far
     deck = 0          # no reshuffle: fewest cards the deck can hold
     discard = 0       # no reshuffle: fewest cards the discard can hold
     for t, (name, _, _, age) in enumerate(emperors, 1):
         if age > opened:
-            deck += sum(k[5] for k in kinds if opened < k[3] <= age) + discard
+            new = {a for a in range(opened + 1, age + 1) if a == 0 or a == age or skipped_in}
+            deck += sum(k[5] for k in kinds if k[3] in new) + discard
             discard = 0
             opened = age
-        in_play = sum(k[5] for k in kinds if k[3] <= opened)
-        uniques = sum(k[5] for k in kinds if k[4] and k[3] <= opened)
+            ages |= new
+        in_play = sum(k[5] for k in kinds if k[3] in ages)
+        uniques = sum(k[5] for k in kinds if k[4] and k[3] in ages)
         left = in_play - removed if reshuffle else deck
         if left < need:
             hint = "" if reshuffle else " without reshuffling the discard (rules.reshuffle_discard = false)"

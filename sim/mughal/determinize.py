@@ -61,7 +61,7 @@ def determinize(obs, cfg, s):
     pool = np.empty(nc, dtype=np.int32)
     n = 0
     for c in range(nc):
-        if used[c] == 0 and cfg[E.CFG_CAGE + c] <= opened:
+        if used[c] == 0 and E.age_in_play(s, cfg, cfg[E.CFG_CAGE + c]):
             pool[n] = c
             n += 1
     for i in range(n - 1, 0, -1):

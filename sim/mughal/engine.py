@@ -40,7 +40,8 @@ CFG_RESHUFFLE = 12    # 1: an empty deck while dealing takes the shuffled discar
 CFG_NTURNS = 13
 CFG_NCARDS = 14
 CFG_NKINDS = 15
-CFG_EMP_BONUS = 16
+CFG_SKIPPED_AGES = 16  # 1: an age the emperor track skips comes in with the next age opened; 0: it stays out
+CFG_EMP_BONUS = 17
 CFG_EMP_MASK = CFG_EMP_BONUS + MAX_TURNS
 CFG_EMP_AGE = CFG_EMP_MASK + MAX_TURNS
 CFG_CMASK = CFG_EMP_AGE + MAX_TURNS
@@ -159,12 +160,26 @@ def _discard_into_deck(s):
 
 
 @njit(cache=True)
+def age_in_play(s, cfg, a):
+    """Whether the cards of age a are in the game: the Early cards from the start, then the age of each emperor
+    so far ("that age's cards"); an age the track skips stays out unless rules.skipped_ages = "shuffled_in"."""
+    if a > s[S_OPENED]:
+        return False
+    if a == 0 or cfg[CFG_SKIPPED_AGES] == 1:
+        return True
+    for i in range(s[S_TURN]):
+        if cfg[CFG_EMP_AGE + i] == a:
+            return True
+    return False
+
+
+@njit(cache=True)
 def open_ages(s, cfg, upto):
-    """Shuffle every card of the ages after the last opened one up to `upto`, with the discard, into the deck."""
+    """Open age `upto` (the Early cards too at the start): its cards and the discard shuffled into the deck."""
     n = s[S_DECKLEN]
     for c in range(cfg[CFG_NCARDS]):
         a = cfg[CFG_CAGE + c]
-        if s[S_OPENED] < a <= upto:
+        if s[S_OPENED] < a <= upto and (a == 0 or a == upto or cfg[CFG_SKIPPED_AGES] == 1):
             s[S_DECK + n] = c
             n += 1
     s[S_DECKLEN] = n
@@ -623,6 +638,6 @@ def check_invariants(s, cfg):
                 and s[S_TLEN + p] > 0:
             raise AssertionError("invariant: table + hand is not destiny + hand size")
     for c in range(nc):
-        want = 1 if cfg[CFG_CAGE + c] <= s[S_OPENED] else 0
+        want = 1 if age_in_play(s, cfg, cfg[CFG_CAGE + c]) else 0
         if seen[c] != want:
             raise AssertionError("invariant: a card is missing or in two places")

@@ -95,14 +95,14 @@ def trace(cfg, players, choices, seed):
             yield {"event": "step", "turn": t, "step": step, "choices": _choices(cfg, chosen, P),
                    "passed": step < int(vec[E.CFG_HAND]), "state": _state(cfg, s)}
         E.score_turn(s, vec, sc)
+        E.end_turn(s, vec)  # `state` of the scoring event: after the turn's clean-up (discard, removed)
+        E.check_invariants(s, vec)
         yield {"event": "scoring", "turn": t, "seats": [
             {"seat": p, "majority": int(sc[E.SC_MAJ + p]), "all_suits": int(sc[E.SC_ALL + p]),
              "emperor": int(sc[E.SC_EMP + p]), "disaster": int(sc[E.SC_DIS + p]), "vt": int(s[E.S_VT + p])}
             for p in range(P)],
             "margins": {SUITS[k]: int(sc[E.SC_MARGIN + k]) for k in range(E.NSUITS)},
-            "emperor_winners": int(sc[E.SC_EMP_WINNERS])}
-        E.end_turn(s, vec)
-        E.check_invariants(s, vec)
+            "emperor_winners": int(sc[E.SC_EMP_WINNERS]), "state": _state(cfg, s)}
     winner, k = E.final_result(s, vec, share)
     yield {"event": "game_end", "winner": int(winner), "n_winners": int(k),
            "vt": [int(s[E.S_VT + p]) for p in range(P)],

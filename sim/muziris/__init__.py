@@ -1,5 +1,4 @@
-"""Merchants of Muziris: 2-4 players pick characters to take produce and fulfil orders (seeds/003,
-rules/muziris.md)."""
+"""Merchants of Muziris: 2-4 players pick characters to take produce and fulfil orders (docs/muziris.md)."""
 from sim.game import GameSpec
 from sim.muziris.config import validate
 

@@ -11,7 +11,10 @@ from sim.muziris import engine as E
 
 RULE_KEYS = ("starting_hand", "market_size", "hand_limit", "max_order", "first_player_markers",
              "other_player_markers", "setup_coins", "unused_character_coins", "specials_fewer_than_players",
-             "final_round_reuse", "first_player", "condition", "round_cap", "boxed_coins")
+             "final_round_reuse", "first_player", "condition", "round_cap", "boxed_coins", "reshuffle",
+             "take_up_to", "bonus_without_order")
+RESHUFFLE = ("at_next_draw", "when_empty")   # index = engine CFG_RESHUFFLE_NOW
+TAKE_UP_TO = ("most", "choose")              # index = engine CFG_TAKE_CHOICE
 # kind -> (number of arguments, their defaults, lowest allowed value of each)
 STEP_ARGS = {
     "draw": ((1,), (1,)), "take": ((1,), (1,)), "take_type": ((0,), (0,)), "gain": ((0,), (0,)),
@@ -96,6 +99,12 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     if not isinstance(reuse, bool):
         raise ConfigError(r + "final_round_reuse", reuse, "expected true or false")
     v[E.CFG_REUSE] = int(reuse)
+    v[E.CFG_RESHUFFLE_NOW] = RESHUFFLE.index(C.need_choice(raw, r + "reshuffle", RESHUFFLE))
+    v[E.CFG_TAKE_CHOICE] = TAKE_UP_TO.index(C.need_choice(raw, r + "take_up_to", TAKE_UP_TO))
+    bonus = C.lookup(raw, r + "bonus_without_order")
+    if not isinstance(bonus, bool):
+        raise ConfigError(r + "bonus_without_order", bonus, "expected true or false")
+    v[E.CFG_BONUS_NO_ORDER] = int(bonus)
     v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, 100_000)
     v[E.CFG_BOXED] = C.need_int(raw, r + "boxed_coins", 0, 10**9)
     first = C.lookup(raw, r + "first_player")

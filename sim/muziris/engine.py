@@ -62,6 +62,9 @@ CFG_SPECIALS_FEWER = 13   # specials in play = players - this
 CFG_REUSE = 14            # final round: marked characters may be chosen again
 CFG_COND_FIXED = 15       # -1 random, else condition index
 CFG_BOXED = 16
+CFG_RESHUFFLE_NOW = 17    # 1: the discard is reshuffled the moment the last card leaves the deck; 0: at the next draw
+CFG_TAKE_CHOICE = 18      # 1: "take up to N of one type" lets the player choose how many (1..N); 0: always the most
+CFG_BONUS_NO_ORDER = 19   # 1: a fulfil step's extra coins are gained even when no order can be fulfilled
 CFG_COUNT = 20                                  # MAX_T
 CFG_VAL = CFG_COUNT + MAX_T                     # MAX_T x MAX_ORD
 CFG_PSTEP = CFG_VAL + MAX_T * MAX_ORD           # MAX_T x MAX_STEPS x 3
@@ -229,31 +232,43 @@ def _shuffle_deck(s, n):
 
 
 @njit(cache=True)
-def draw_card(s):
-    """Top card of the deck (its produce type), reshuffling the discard pile when the deck is exhausted
-    (rulebook); -1 when both are empty (rules page: the draw does nothing)."""
-    if s[S_DECKPOS] >= s[S_DECKLEN]:
-        n = 0
-        for t in range(MAX_T):
-            for _ in range(s[S_DISCARD + t]):
-                s[S_DECK + n] = t
-                n += 1
-            s[S_DISCARD + t] = 0
-        if n == 0:
-            s[S_DECKPOS] = 0
-            s[S_DECKLEN] = 0
-            return -1
-        _shuffle_deck(s, n)
-        s[S_RESHUF] += 1
+def _reshuffle(s):
+    """The discard pile shuffled into a new deck (a "reshuffle"); False, and nothing counted, when it is empty."""
+    n = 0
+    for t in range(MAX_T):
+        for _ in range(s[S_DISCARD + t]):
+            s[S_DECK + n] = t
+            n += 1
+        s[S_DISCARD + t] = 0
+    if n == 0:
+        s[S_DECKPOS] = 0
+        s[S_DECKLEN] = 0
+        return False
+    _shuffle_deck(s, n)
+    s[S_RESHUF] += 1
+    return True
+
+
+@njit(cache=True)
+def draw_card(s, cfg):
+    """Top card of the deck (its produce type); -1 when deck and discard are both empty (rules page: the draw
+    does nothing). Rulebook: "If during a turn the produce card deck is exhausted, shuffle all cards in the
+    discard pile together to form a new deck": by default (rules.reshuffle = "when_empty") that happens the
+    moment the last card leaves the deck; "at_next_draw" waits for a draw to meet the empty deck. Under both,
+    a draw that meets an empty deck reshuffles first (the deck ran out while the discard was empty)."""
+    if s[S_DECKPOS] >= s[S_DECKLEN] and not _reshuffle(s):
+        return -1
     t = s[S_DECK + s[S_DECKPOS]]
     s[S_DECKPOS] += 1
+    if cfg[CFG_RESHUFFLE_NOW] == 1 and s[S_DECKPOS] >= s[S_DECKLEN]:
+        _reshuffle(s)
     return t
 
 
 @njit(cache=True)
-def draw_to_hand(s, p, n):
+def draw_to_hand(s, cfg, p, n):
     for _ in range(n):
-        t = draw_card(s)
+        t = draw_card(s, cfg)
         if t < 0:
             return
         s[S_HAND + p * MAX_T + t] += 1
@@ -262,7 +277,7 @@ def draw_to_hand(s, p, n):
 @njit(cache=True)
 def refill_market(s, cfg):
     while market_total(s) < cfg[CFG_MARKET_SIZE]:
-        t = draw_card(s)
+        t = draw_card(s, cfg)
         if t < 0:
             return
         s[S_MARKET + t] += 1
@@ -306,7 +321,7 @@ def new_game(s, cfg, players):
             n += 1
     _shuffle_deck(s, n)
     for p in range(players):
-        draw_to_hand(s, p, cfg[CFG_START_HAND])
+        draw_to_hand(s, cfg, p, cfg[CFG_START_HAND])
     refill_market(s, cfg)
     fixed = cfg[CFG_COND_FIXED]
     s[S_COND] = np.random.randint(0, cfg[CFG_NCOND]) if fixed < 0 else fixed
@@ -388,9 +403,9 @@ def fulfil(s, cfg, p, t, size, bonus):
 
 
 @njit(cache=True)
-def _cycle_draw(s, p):
+def _cycle_draw(s, cfg, p):
     f = s[S_DEPTH] - 1
-    draw_to_hand(s, p, s[S_FRAME + f * F_SIZE + F_COUNT])
+    draw_to_hand(s, cfg, p, s[S_FRAME + f * F_SIZE + F_COUNT])
     _next_step(s)
 
 
@@ -412,7 +427,7 @@ def advance(s, cfg):
                 continue
             count = s[S_FRAME + f * F_SIZE + F_COUNT]
             if kind == K_DRAW:
-                draw_to_hand(s, p, a0)
+                draw_to_hand(s, cfg, p, a0)
                 _next_step(s)
             elif kind == K_GAIN:
                 _gain(s, p, a0, S_C_ABIL)
@@ -432,12 +447,14 @@ def advance(s, cfg):
                     return
             elif kind == K_FULFIL or kind == K_HAND_AB:
                 if hand_size(s, p) == 0:
+                    if kind == K_FULFIL and cfg[CFG_BONUS_NO_ORDER] == 1 and a0 > 0:
+                        _gain(s, p, a0, S_C_ABIL)  # no order to fulfil: the extra coins still come (rules page)
                     _next_step(s)
                 else:
                     return
             elif kind == K_CYCLE:
                 if count >= a0 or hand_size(s, p) == 0:
-                    _cycle_draw(s, p)
+                    _cycle_draw(s, cfg, p)
                 else:
                     return
             else:
@@ -600,8 +617,16 @@ def legal_actions(s, cfg, actions):
                 n = _emit(actions, n, D_DISCARD, t, 0)
     elif ph == PH_STEP:
         kind, a0, a1 = _step_of(s, cfg, s[S_DEPTH] - 1)
-        if kind == K_TAKE or kind == K_TAKE_TYPE or kind == K_MARKET_AB:
-            d = D_TAKE if kind == K_TAKE else (D_TAKE_TYPE if kind == K_TAKE_TYPE else D_MARKET_AB)
+        if kind == K_TAKE_TYPE:  # y = how many cards of type x to take
+            for t in range(nt):
+                m = s[S_MARKET + t]
+                if m > 0:
+                    most = m if a0 <= 0 else min(a0, m)
+                    fewest = 1 if a0 > 0 and cfg[CFG_TAKE_CHOICE] == 1 else most
+                    for c in range(fewest, most + 1):
+                        n = _emit(actions, n, D_TAKE_TYPE, t, c)
+        elif kind == K_TAKE or kind == K_MARKET_AB:
+            d = D_TAKE if kind == K_TAKE else D_MARKET_AB
             for t in range(nt):
                 if s[S_MARKET + t] > 0:
                     n = _emit(actions, n, d, t, 0)
@@ -670,17 +695,16 @@ def apply_action(s, cfg, d, x, y):
             s[S_MARKET + x] -= 1
             s[h + x] += 1
             s[S_FRAME + f * F_SIZE + F_COUNT] += 1
-        elif d == D_TAKE_TYPE:
-            m = s[S_MARKET + x] if a0 <= 0 else min(a0, s[S_MARKET + x])
-            s[S_MARKET + x] -= m
-            s[h + x] += m
+        elif d == D_TAKE_TYPE:  # y cards, as legal_actions offered them
+            s[S_MARKET + x] -= y
+            s[h + x] += y
             _next_step(s)
         elif d == D_FULFIL:
             fulfil(s, cfg, p, x, y, a0)
             _next_step(s)
         elif d == D_CYCLE:
             if x < 0:
-                _cycle_draw(s, p)
+                _cycle_draw(s, cfg, p)
             else:
                 s[h + x] -= 1
                 s[S_DISCARD + x] += 1

@@ -43,6 +43,8 @@ def _option(cfg, s, d, x, y) -> dict:
         out["produce"] = cfg.produce[x]
     if d == E.D_FULFIL:
         out["size"] = int(y)
+    elif d == E.D_TAKE_TYPE:
+        out["count"] = int(y)
     return out
 
 
@@ -69,7 +71,7 @@ def trace(cfg, players: int, choices, seed: int):
            "condition": cfg.conditions[s[E.S_COND]],
            "characters_in_play": [cfg.characters[s[E.S_CH_ID + k]] for k in range(int(s[E.S_NCH]))],
            "state": _state(cfg, s)}
-    use = None
+    use = None       # the open `use` event; a use that ends its turn stays open through the hand-limit discards
     discards: list = []
     while not E.is_over(s):
         n = E.legal_actions(s, v, actions)
@@ -85,25 +87,28 @@ def trace(cfg, players: int, choices, seed: int):
         coins_on = [int(s[E.S_CH_COINS + k]) for k in range(int(s[E.S_NCH]))]
         if d == E.D_CHAR:
             use = {"event": "use", "round": rnd, "seat": p, "character": option["character"],
-                   "coins_taken": coins_on[x], "coins_before": int(s[E.S_COINS + p]), "choices": []}
-        elif d == E.D_DISCARD:
-            discards.append(cfg.produce[x])
+                   "coins_taken": coins_on[x], "coins_before": int(s[E.S_COINS + p]), "choices": [option]}
         else:
-            use["choices"].append(option)
+            if d == E.D_DISCARD:
+                discards.append(option)
+            if use is not None:
+                use["choices"].append(option)
         E.apply_action(s, v, d, x, y)
-        if use is not None and (s[E.S_PHASE] != E.PH_STEP):
+        round_ended = bool(E.is_over(s) or int(s[E.S_ROUND]) != rnd)
+        if use is not None and s[E.S_PHASE] not in (E.PH_STEP, E.PH_DISCARD):
             use["coins_gained"] = int(s[E.S_COINS + p]) - use.pop("coins_before")
-            use["round_ended"] = E.is_over(s) or int(s[E.S_ROUND]) != rnd
+            use["round_ended"] = round_ended
             use["state"] = _state(cfg, s)
             yield use
             use = None
         if discards and s[E.S_PHASE] != E.PH_DISCARD:
-            yield {"event": "hand_limit", "round": rnd, "seat": p, "discarded": discards}
+            yield {"event": "hand_limit", "round": rnd, "seat": p, "discarded": [c["produce"] for c in discards],
+                   "choices": discards, "round_ended": round_ended, "state": _state(cfg, s)}
             discards = []
         if not final and s[E.S_FINAL]:
             trig = int(s[E.S_TRIG_SEAT])
             yield {"event": "trigger", "round": rnd, "seat": trig if trig >= 0 else None,
-                   "condition": cfg.conditions[s[E.S_COND]]}
+                   "condition": cfg.conditions[s[E.S_COND]], "state": _state(cfg, s)}
         if not E.is_over(s) and int(s[E.S_ROUND]) != rnd:
             unused = [cfg.characters[s[E.S_CH_ID + k]] for k in range(int(s[E.S_NCH]))
                       if s[E.S_CH_COINS + k] > coins_on[k]]

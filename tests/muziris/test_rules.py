@@ -23,7 +23,7 @@ def test_rulebook_example_of_play(cfg):
     pick(cfg, s, "advisor")
     act(cfg, s, E.D_MARKET_AB, T(cfg, "cinnamon"))
     assert s[E.S_DISCARD + T(cfg, "cinnamon")] == 1
-    act(cfg, s, E.D_TAKE_TYPE, T(cfg, "cucumber"))
+    act(cfg, s, E.D_TAKE_TYPE, T(cfg, "cucumber"), 2)  # "Red adds 2 Cucumber cards": 1 or 2, Red's choice
     # the round is over
     assert hand(cfg, s, 1) == {"mango": 1, "ginger": 1, "cucumber": 2}
     assert s[E.S_ROUND] == 2 and not E.is_over(s)
@@ -127,10 +127,10 @@ def test_reshuffle_and_empty_draw(cfg):
         s[E.S_DISCARD + s[E.S_DECK + i]] += 1
     s[E.S_DECKPOS] = s[E.S_DECKLEN]
     n = E.discard_total(s)
-    E.draw_to_hand(s, 0, 1)
+    E.draw_to_hand(s, cfg.vector, 0, 1)  # a draw that meets an empty deck reshuffles first
     assert s[E.S_RESHUF] == 1 and E.discard_total(s) == 0 and E.deck_left(s) == n - 1
     E.check_invariants(s, cfg.vector)
-    E.draw_to_hand(s, 0, n + 5)  # deck and discard run dry: the extra draws do nothing
+    E.draw_to_hand(s, cfg.vector, 0, n + 5)  # deck and discard run dry: the extra draws do nothing
     assert E.deck_left(s) == 0 and s[E.S_RESHUF] == 1
     E.check_invariants(s, cfg.vector)
 
@@ -200,8 +200,32 @@ def test_ginger_discard_up_to_2_draw_as_many(cfg):
 
 def test_cinnamon_take_up_to_2_of_one_type(cfg):
     s = _advisor(cfg, "cinnamon", {"mango": 3}, [{}, {}, {}])
-    act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"))
+    act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"), 2)
     assert hand(cfg, s, 0) == {"mango": 2} and market(cfg, s) == {"mango": 1}
+
+
+def test_cinnamon_one_or_two_is_the_players_choice(cfg):
+    # DEFAULT (rules.take_up_to = "choose"): "up to 2" offers 1 and 2 when 2 are available, 1 when only 1 is
+    s = _advisor(cfg, "cinnamon", {"mango": 2, "banana": 1}, [{}, {}, {}])
+    mango, banana = T(cfg, "mango"), T(cfg, "banana")
+    assert sorted(legal(cfg, s)) == sorted([(E.D_TAKE_TYPE, mango, 1), (E.D_TAKE_TYPE, mango, 2),
+                                            (E.D_TAKE_TYPE, banana, 1)])
+    act(cfg, s, E.D_TAKE_TYPE, mango, 1)
+    assert hand(cfg, s, 0) == {"mango": 1} and market(cfg, s) == {"mango": 1, "banana": 1}
+
+
+def test_cinnamon_always_most_when_configured():
+    c = cfg_with(3, rules__take_up_to='"most"')
+    s = _advisor(c, "cinnamon", {"mango": 2, "banana": 1}, [{}, {}, {}])
+    assert sorted(legal(c, s)) == sorted([(E.D_TAKE_TYPE, T(c, "mango"), 2), (E.D_TAKE_TYPE, T(c, "banana"), 1)])
+
+
+def test_captain_takes_every_card_of_the_type_without_choice(cfg):
+    chars = ["advisor", "customer", "merchant", "captain", "beggar"]
+    s = setup(cfg, 3, fp=0, chars=chars, market={"mango": 3, "banana": 1})
+    pick(cfg, s, "captain")
+    assert sorted(legal(cfg, s)) == sorted([(E.D_TAKE_TYPE, T(cfg, "mango"), 3),
+                                            (E.D_TAKE_TYPE, T(cfg, "banana"), 1)])
 
 
 def test_cardamom_fulfil(cfg):
@@ -235,7 +259,7 @@ def test_special_characters(cfg, name):
     elif name == "farmer":
         assert E.hand_size(s, 0) == 5
     elif name == "captain":
-        act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"))
+        act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"), 3)
         assert hand(cfg, s, 0)["mango"] == 3 and market(cfg, s) == {"banana": 1}
     elif name == "broker":
         act(cfg, s, E.D_FULFIL, T(cfg, "coconut"), 2)
@@ -348,3 +372,64 @@ def test_end_game_condition_coins_counted(cfg):
     s[E.S_RESHUF] = 1
     _finish_round(cfg, s)
     assert s[E.S_C_COND] == E.hand_size(s, 0) and s[E.S_C_COND] > 0
+
+
+@pytest.mark.parametrize("bonus", ["default", "false"])
+def test_broker_with_an_empty_hand(bonus):
+    # DEFAULT (rules.bonus_without_order = true): the Broker resolves as much as it can, so with no order to
+    # fulfil the extra coin is still gained; false: no order, no coin
+    c = cfg_with(3) if bonus == "default" else cfg_with(3, rules__bonus_without_order=bonus)
+    chars = ["advisor", "customer", "merchant", "broker", "beggar"]
+    s = setup(c, 3, fp=0, chars=chars, hands=[{}, {}, {}])
+    pick(c, s, "broker")
+    gained = 1 if bonus == "default" else 0
+    assert s[E.S_COINS] == gained and s[E.S_C_ABIL] == gained and s[E.S_PHASE] == E.PH_CHAR
+
+
+def _deck_of(s, cards):
+    """Leave only the first `cards` deck cards in the deck; the rest go to the discard pile."""
+    for i in range(s[E.S_DECKPOS] + cards, s[E.S_DECKLEN]):
+        s[E.S_DISCARD + s[E.S_DECK + i]] += 1
+    s[E.S_DECKLEN] = s[E.S_DECKPOS] + cards
+
+
+def _reshuffle_cfg(when):
+    """The default configuration (whose reading must be "when_empty") or the other reading."""
+    return cfg_with(3) if when == "when_empty" else cfg_with(3, rules__reshuffle=f'"{when}"')
+
+
+@pytest.mark.parametrize("when", ["when_empty", "at_next_draw"])
+def test_reshuffle_the_moment_the_deck_runs_out(when):
+    # DEFAULT (rules.reshuffle = "when_empty"), the rulebook: "If during a turn the produce card deck is
+    # exhausted, shuffle all cards in the discard pile together to form a new deck"
+    c = _reshuffle_cfg(when)
+    s = setup(c, 3)
+    _deck_of(s, 1)
+    n = E.discard_total(s)
+    E.draw_to_hand(s, c.vector, 0, 1)  # the last card leaves the deck
+    E.check_invariants(s, c.vector)
+    if when == "when_empty":
+        assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n and E.discard_total(s) == 0
+    else:
+        assert s[E.S_RESHUF] == 0 and E.deck_left(s) == 0 and E.discard_total(s) == n
+        E.draw_to_hand(s, c.vector, 0, 1)
+        assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n - 1
+
+
+@pytest.mark.parametrize("when", ["when_empty", "at_next_draw"])
+def test_monsoon_triggers_on_the_turn_after_a_refill_empties_the_deck(when):
+    # the refill after round 1 takes the last deck cards: under the rulebook's reading the discard is reshuffled
+    # then, so the first turn of round 2 ends with Monsoon triggered
+    c = _reshuffle_cfg(when)
+    chars = ["advisor", "customer", "merchant", "beggar", "scholar"]
+    s = setup(c, 3, fp=0, chars=chars, cond="monsoon", hands=[{}, {}, {}], market={})
+    _deck_of(s, 4)
+    for name in ("beggar", "merchant", "customer", "advisor"):  # empty hands and Market: no draws this round
+        pick(c, s, name)
+    assert s[E.S_ROUND] == 2 and E.market_total(s) == 4 and E.deck_left(s) == (0 if when == "at_next_draw" else 80)
+    assert s[E.S_RESHUF] == (1 if when == "when_empty" else 0)
+    pick(c, s, "beggar")
+    pick(c, s, "customer")  # seat 1's turn ends
+    assert s[E.S_FINAL] == (1 if when == "when_empty" else 0)
+    if when == "when_empty":
+        assert s[E.S_TRIG_SEAT] == 1
