@@ -88,6 +88,32 @@ def test_ages_open_with_the_discard(cfg4):
     assert s[E.S_OPENED] == 2 and s[E.S_DISCLEN] == 0
 
 
+@pytest.mark.parametrize("skipped", ["default", "shuffled_in"])
+def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
+    # rules page: "When a turn that opens an age starts ..., that age's cards and the whole discard pile are
+    # shuffled into the deck" (DEFAULT rules.skipped_ages = "left_out"); "shuffled_in" brings the skipped ones too
+    sets = ('emperors.3.age="late"', 'emperors.4.age="late"')
+    if skipped != "default":
+        sets += (f'rules.skipped_ages="{skipped}"',)
+    cfg = make_cfg(4, sets)
+    v = cfg.vector
+    s = E.new_state()
+    E.new_game(s, 4)
+    E.seed(3)
+    _play_turns(cfg, s, 2, 4)
+    E.begin_turn(s, v)                                             # turn 3 opens Late
+    ages = [int(v[E.CFG_CAGE + c]) for c in range(v[E.CFG_NCARDS])]
+    dealt = {int(s[E.S_DECK + i]) for i in range(s[E.S_DECKLEN])}
+    dealt |= {int(s[E.S_TABLE + E.MAX_TABLE * p + i]) for p in range(4) for i in range(s[E.S_TLEN + p])}
+    dealt |= {int(s[E.S_HAND + E.MAX_HAND * p + i]) for p in range(4) for i in range(s[E.S_HLEN + p])}
+    middle = {c for c in range(len(ages)) if ages[c] == 1}
+    late = {c for c in range(len(ages)) if ages[c] == 2}
+    assert late <= dealt
+    assert (middle & dealt) == (middle if skipped == "shuffled_in" else set())
+    assert len(dealt) == 56 + 28 + (28 if skipped == "shuffled_in" else 0)
+    E.check_invariants(s, v)
+
+
 def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
     cfg = make_cfg(8)
     s = E.new_state()
