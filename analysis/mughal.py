@@ -269,8 +269,9 @@ def _emperors(games, players, cfg, outdir) -> dict:
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     save(fig, outdir / "mughal_emperor_ties.png")
     figures = [{"file": "mughal_emperor_ties.png",
-                "reading": "Each bar splits the games by how many players shared that emperor's bonus "
-                           "(tied players each take half, rounded down, by default)."}]
+                "reading": "Each bar splits the games by how many players had the highest favoured total "
+                           "for that emperor (tied players each take half the bonus, rounded down, by default; "
+                           "none of them under rules.emperor_tie = \"none\")."}]
     text = "The emperor bonus goes to the highest total among the favoured suits."
     if (spec >= 0).any():
         fig, ax = new_figure(8.5, 4.0)
