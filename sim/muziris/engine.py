@@ -617,14 +617,16 @@ def legal_actions(s, cfg, actions):
                 n = _emit(actions, n, D_DISCARD, t, 0)
     elif ph == PH_STEP:
         kind, a0, a1 = _step_of(s, cfg, s[S_DEPTH] - 1)
-        if kind == K_TAKE_TYPE:  # y = how many cards of type x to take
+        if kind == K_TAKE_TYPE:  # y: how many cards of type x, or 0 when the count is not a choice
+            choice = a0 > 0 and cfg[CFG_TAKE_CHOICE] == 1
             for t in range(nt):
                 m = s[S_MARKET + t]
                 if m > 0:
-                    most = m if a0 <= 0 else min(a0, m)
-                    fewest = 1 if a0 > 0 and cfg[CFG_TAKE_CHOICE] == 1 else most
-                    for c in range(fewest, most + 1):
-                        n = _emit(actions, n, D_TAKE_TYPE, t, c)
+                    if choice:
+                        for c in range(1, min(a0, m) + 1):
+                            n = _emit(actions, n, D_TAKE_TYPE, t, c)
+                    else:
+                        n = _emit(actions, n, D_TAKE_TYPE, t, 0)
         elif kind == K_TAKE or kind == K_MARKET_AB:
             d = D_TAKE if kind == K_TAKE else D_MARKET_AB
             for t in range(nt):
@@ -695,9 +697,12 @@ def apply_action(s, cfg, d, x, y):
             s[S_MARKET + x] -= 1
             s[h + x] += 1
             s[S_FRAME + f * F_SIZE + F_COUNT] += 1
-        elif d == D_TAKE_TYPE:  # y cards, as legal_actions offered them
-            s[S_MARKET + x] -= y
-            s[h + x] += y
+        elif d == D_TAKE_TYPE:  # y cards as chosen; y = 0: every card of the type (a0 = 0) or up to a0
+            m = y
+            if y <= 0:
+                m = s[S_MARKET + x] if a0 <= 0 else min(a0, s[S_MARKET + x])
+            s[S_MARKET + x] -= m
+            s[h + x] += m
             _next_step(s)
         elif d == D_FULFIL:
             fulfil(s, cfg, p, x, y, a0)

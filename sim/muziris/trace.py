@@ -43,8 +43,10 @@ def _option(cfg, s, d, x, y) -> dict:
         out["produce"] = cfg.produce[x]
     if d == E.D_FULFIL:
         out["size"] = int(y)
-    elif d == E.D_TAKE_TYPE:
-        out["count"] = int(y)
+    elif d == E.D_TAKE_TYPE:  # cards taken: the chosen count, or (y = 0) every card of the type / up to a0
+        kind, a0, _ = E._step_of(s, cfg.vector, s[E.S_DEPTH] - 1)
+        m = int(s[E.S_MARKET + x])
+        out["count"] = int(y) if y > 0 else (m if a0 <= 0 else min(int(a0), m))
     return out
 
 

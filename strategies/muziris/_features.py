@@ -178,8 +178,8 @@ def option_score(obs, actions, i, w, tb, cb, a0, ad):
     d, t, y = actions[i, 0], actions[i, 1], actions[i, 2]
     if d == E.D_TAKE:
         return take_type_score(obs, t, 1, w, cb, -1, -1)
-    if d == E.D_TAKE_TYPE:  # y: how many of the type this option takes (the player's choice, rules.take_up_to)
-        return take_type_score(obs, t, y, w, cb, -1, -1)
+    if d == E.D_TAKE_TYPE:  # y: how many of the type this option takes (rules.take_up_to), 0: as many as a0 allows
+        return take_type_score(obs, t, y if y > 0 else a0, w, cb, -1, -1)
     if d == E.D_FULFIL:
         return fulfil_score(obs, t, y, a0, w, tb, cb, -1)
     if d == E.D_CYCLE:

@@ -32,7 +32,7 @@ ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 @njit(cache=True)
 def action_key(actions, a):
     """An option row [decision, x, y] as one integer, the same in every world (y < 64: an order size, or the
-    cards a take_type option takes, at most the Market's size)."""
+    cards a take_type option takes, at most the Market's size; 0 when the count is not a choice)."""
     return (np.int64(actions[a, 0]) * 64 + actions[a, 1] + 1) * 64 + actions[a, 2]
 
 

@@ -14,6 +14,7 @@ from _mughal_util import make_cfg
     (("emperors.1.favoured=[\"navy\"]",), "emperors.1.favoured"),
     (("emperors.3.age=\"early\"", "emperors.2.age=\"middle\""), "emperors.3.age"),
     (("rules.emperor_tie=\"split\"",), "rules.emperor_tie"),
+    (("rules.skipped_ages=\"dropped\"",), "rules.skipped_ages"),
     (("rules.hand_size=0",), "rules.hand_size"),
     (("rules.max_players=9",), "rules.max_players"),
     (("rules.zero_total_scores=1",), "rules.zero_total_scores"),

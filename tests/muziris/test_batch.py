@@ -121,6 +121,9 @@ def test_designer_can_reassign_abilities():
     ("rules.first_player", 7, "rules.first_player"),
     ("rules.condition", "drought", "rules.condition"),
     ("rules.final_round_reuse", 1, "rules.final_round_reuse"),
+    ("rules.reshuffle", "later", "rules.reshuffle"),
+    ("rules.take_up_to", "all", "rules.take_up_to"),
+    ("rules.bonus_without_order", 1, "rules.bonus_without_order"),
 ])
 def test_config_errors(key, value, match):
     raw = build("sim.muziris")

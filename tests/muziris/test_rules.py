@@ -217,15 +217,19 @@ def test_cinnamon_one_or_two_is_the_players_choice(cfg):
 def test_cinnamon_always_most_when_configured():
     c = cfg_with(3, rules__take_up_to='"most"')
     s = _advisor(c, "cinnamon", {"mango": 2, "banana": 1}, [{}, {}, {}])
-    assert sorted(legal(c, s)) == sorted([(E.D_TAKE_TYPE, T(c, "mango"), 2), (E.D_TAKE_TYPE, T(c, "banana"), 1)])
+    assert sorted(legal(c, s)) == sorted([(E.D_TAKE_TYPE, T(c, "mango"), 0), (E.D_TAKE_TYPE, T(c, "banana"), 0)])
+    act(c, s, E.D_TAKE_TYPE, T(c, "mango"))  # y = 0: as many as "up to 2" allows
+    assert hand(c, s, 0) == {"mango": 2} and market(c, s) == {"banana": 1}
 
 
 def test_captain_takes_every_card_of_the_type_without_choice(cfg):
     chars = ["advisor", "customer", "merchant", "captain", "beggar"]
-    s = setup(cfg, 3, fp=0, chars=chars, market={"mango": 3, "banana": 1})
+    s = setup(cfg, 3, fp=0, chars=chars, hands=[{}, {}, {}], market={"mango": 3, "banana": 1})
     pick(cfg, s, "captain")
-    assert sorted(legal(cfg, s)) == sorted([(E.D_TAKE_TYPE, T(cfg, "mango"), 3),
-                                            (E.D_TAKE_TYPE, T(cfg, "banana"), 1)])
+    assert sorted(legal(cfg, s)) == sorted([(E.D_TAKE_TYPE, T(cfg, "mango"), 0),
+                                            (E.D_TAKE_TYPE, T(cfg, "banana"), 0)])  # y = 0: every card
+    act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"))
+    assert hand(cfg, s, 0) == {"mango": 3} and market(cfg, s) == {"banana": 1}
 
 
 def test_cardamom_fulfil(cfg):
@@ -259,7 +263,7 @@ def test_special_characters(cfg, name):
     elif name == "farmer":
         assert E.hand_size(s, 0) == 5
     elif name == "captain":
-        act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"), 3)
+        act(cfg, s, E.D_TAKE_TYPE, T(cfg, "mango"))
         assert hand(cfg, s, 0)["mango"] == 3 and market(cfg, s) == {"banana": 1}
     elif name == "broker":
         act(cfg, s, E.D_FULFIL, T(cfg, "coconut"), 2)
