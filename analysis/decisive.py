@@ -7,11 +7,13 @@ in a game when the set of winners changes (a different seat wins, a sole win bec
 other way round). `decisive_rate[<source>]` is the share of games where it is, with a 95% Wilson interval
 (stats.rate, so --summary-only runs merge it exactly).
 
-Mohur is decided at two levels: a round is won on rupees, then bonus-token count, then goods-token count (a
-source's tokens leave those counts too); the match goes to the first trader to win `seals_to_win` rounds. The
-match-level rate replays the seal count over the rounds as played with each round's new winner; a match in
-which nobody reaches the seals within the rounds played counts as changed (its winner no longer follows from
-the rounds). The round-level rate is `decisive_round_rate[<source>]`.
+Mohur is decided at two levels. Sources score per round: a round is won on rupees, then bonus-token count,
+then goods-token count (a source's tokens leave those counts too), and `decisive_round_rate[<source>]` is exact
+by the accounting above. The match goes to the first trader to win `seals_to_win` rounds: the match-level
+`decisive_rate` replays the seal count over the rounds as played, each with its new winner (later rounds keep
+their starter and play). A match the played rounds leave unfinished (1-1 after a 2-0 match lost a round) would
+have needed a deciding round that was never played; it counts as half a change (the decider taken as a toss-up),
+so the rate lies between the matches that surely change and those plus every unfinished one.
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ def changed(actual: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
-    return {f"{name}[{source}]": stats.rate(int(np.count_nonzero(f)), len(f)) for source, f in flags.items()}
+    """Share of games changed; `flags` are booleans or weights in [0, 1] (Mohur's unfinished matches: 1/2)."""
+    return {f"{name}[{source}]": stats.rate(float(np.sum(f)), len(f)) for source, f in flags.items()}
 
 
 # ---- Mohur ---------------------------------------------------------------------------------------------------
@@ -108,9 +111,16 @@ def mohur_metrics(games: pd.DataFrame, rounds: pd.DataFrame, cfg: dict) -> dict:
     position = rounds["round"].to_numpy(np.int64) - 1
     seals = int(rules["seals_to_win"])
     played = match_winners(match_row, position, actual, len(games), seals)
-    out.update(rates({s: match_winners(match_row, position, w, len(games), seals) != played
+    out.update(rates({s: match_change(played, match_winners(match_row, position, w, len(games), seals))
                       for s, w in without.items()}))
     return out
+
+
+def match_change(played: np.ndarray, without: np.ndarray) -> np.ndarray:
+    """1 where the match winner changes, 1/2 where the rounds as played no longer finish a match that had a
+    winner (its deciding round was never played: a toss-up), 0 where it stays."""
+    unfinished = (without < 0) & (played >= 0)
+    return np.where(unfinished, 0.5, (without != played).astype(float))
 
 
 def mohur_labels() -> dict:
@@ -175,7 +185,7 @@ def muziris_columns(cfg: dict, players: pd.DataFrame) -> dict:
     out["character_coins"] = ("coins on characters", "coins_characters")
     for name, entry in cfg.get("characters", {}).items():
         if f"coins_action_{name}" in players and _coin_steps(entry.get("action")):
-            out[f"action_{slug(name)}"] = (f"{name}'s action", f"coins_action_{name}")
+            out[f"action_{slug(name)}"] = (f"{name[:1].upper()}{name[1:]}'s action", f"coins_action_{name}")
     for name, entry in cfg.get("produce", {}).items():
         if f"coins_ability_{name}" in players and _coin_steps(entry.get("ability")):
             out[f"ability_{slug(name)}"] = (f"{name}'s ability", f"coins_ability_{name}")
@@ -256,6 +266,7 @@ def section(summary: dict, labels: dict, outdir, unit: str = "games", with_round
             "on who wins; one that decides many is where a change will be felt.")
     if with_rounds:
         text += (" A Mohur match is won by rounds: a source that swings a round need not swing the match, so "
-                 "both are shown (grey: rounds).")
+                 "both are shown (grey: rounds). A match whose rounds, rescored, no longer finish it (2-0 becomes "
+                 "1-1) counts as half a change: its deciding round was never played.")
     return {"title": "What decides games", "text": text,
             "figures": [{"file": "decisive.png", "reading": _reading(table, unit)}]}

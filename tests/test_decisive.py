@@ -89,7 +89,7 @@ def test_mohur_match_level_replays_the_seals():
         # match 2: seat 1 wins 2-1, its first win by the coin token; without it seat 0 reaches 2 seals in round 2
         _round(2, 1, **coin1), _round(2, 2, **big0), _round(2, 3, coin_token=1, taken_gold_1=40, tokens_gold_1=1),
         # match 3: 2-0 for seat 1, round 2 by the coin token; without it 1-1 and no third round was played:
-        # the rounds as played no longer give seat 1 the match -> decisive
+        # the deciding round is a toss-up -> half a change
         _round(3, 1, coin_token=1, taken_gold_1=40, tokens_gold_1=1), _round(3, 2, **coin1),
     ]
     games, rounds = _mohur(rows, 4)
@@ -98,9 +98,11 @@ def test_mohur_match_level_replays_the_seals():
     assert D.match_winners(match_row, position, actual, 4, 2).tolist() == [0, 0, 1, 1]
     assert D.match_winners(match_row, position, without["coin_token"], 4, 2).tolist() == [0, 0, 0, -1]
     s = D.mohur_metrics(games, rounds, MOHUR_CFG)
-    assert s["decisive_rate[coin_token]"]["estimate"] == pytest.approx(2 / 4)
+    assert D.match_change(np.array([0, 0, 1, 1]), np.array([0, 0, 0, -1])).tolist() == [0, 0, 1, 0.5]
+    assert D.match_change(np.array([-1, -1]), np.array([1, -1])).tolist() == [1, 0]  # a round-cap match
+    assert s["decisive_rate[coin_token]"]["estimate"] == pytest.approx(1.5 / 4)
     assert s["decisive_round_rate[coin_token]"]["estimate"] == pytest.approx(3 / 10)  # rounds 1.2, 2.1, 3.2
-    assert s["decisive_rate[goods_gold]"]["estimate"] == pytest.approx(2 / 4)  # matches 2 and 3 flip
+    assert s["decisive_rate[goods_gold]"]["estimate"] == pytest.approx(1.5 / 4)  # match 2 flips, 3 unfinished
 
 
 def test_mohur_results_without_token_counts_have_no_decisive_figures():
