@@ -18,6 +18,7 @@ so the rate lies between the matches that surely change and those plus every unf
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -61,10 +62,14 @@ def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
 
 
 # ---- Mohur ---------------------------------------------------------------------------------------------------
+def _pair(rounds: pd.DataFrame, fmt: str) -> np.ndarray:
+    """Columns `fmt.format(0)` and `fmt.format(1)` as one [round, seat] array."""
+    return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
+
+
 def mohur_sources(rounds: pd.DataFrame, coin_token: int) -> dict:
     """source -> (rupees taken away [n, 2], bonus tokens taken away [n, 2], goods tokens taken away [n, 2])."""
-    def pair(fmt):
-        return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
+    pair = partial(_pair, rounds)
     zero = np.zeros((len(rounds), 2), dtype=np.int64)
     holder = rounds["coin_token"].to_numpy()
     coin = np.stack([np.where(holder == p, coin_token, 0) for p in (0, 1)], axis=1)
@@ -77,8 +82,7 @@ def mohur_sources(rounds: pd.DataFrame, coin_token: int) -> dict:
 
 def mohur_round_winners(rounds: pd.DataFrame, coin_token: int) -> tuple[np.ndarray, dict]:
     """Each round's winner as played (-1 drawn) and without each source."""
-    def pair(fmt):
-        return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
+    pair = partial(_pair, rounds)
     rupees, bonus, goods = pair("rupees_{}"), pair("bonus_tokens_{}"), pair("goods_tokens_{}")
     actual = sole_winner(winner_mask([rupees, bonus, goods]))
     without = {source: sole_winner(winner_mask([rupees - r, bonus - b, goods - g]))
@@ -130,10 +134,15 @@ def mohur_labels() -> dict:
 
 
 # ---- seat-per-row games (Mughal, Muziris) --------------------------------------------------------------------
-def seat_grid(players: pd.DataFrame, n_seats: int, column: str) -> np.ndarray:
-    """A players-table column as [game, seat] (rows in game order, then seat order)."""
-    order = np.lexsort((players["seat"].to_numpy(), players["game"].to_numpy()))
+def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarray | None = None) -> np.ndarray:
+    """A players-table column as [game, seat] (rows in game order, then seat order); `order` is seat_order's
+    result, to sort a large table once for many columns."""
+    order = seat_order(players) if order is None else order
     return players[column].to_numpy(np.int64)[order].reshape(-1, n_seats)
+
+
+def seat_order(players: pd.DataFrame) -> np.ndarray:
+    return np.lexsort((players["seat"].to_numpy(), players["game"].to_numpy()))
 
 
 def emperor_columns(cfg: dict, players: pd.DataFrame) -> dict:
@@ -149,13 +158,12 @@ def emperor_columns(cfg: dict, players: pd.DataFrame) -> dict:
 
 def mughal_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
     tie = "none" if cfg.get("rules", {}).get("final_tie") == "none" else "share"
-    total = seat_grid(players, n_seats, "vt_total")
+    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+    total = grid("vt_total")
     actual = winner_mask([total], tie)
-    parts = {key: sum(seat_grid(players, n_seats, c) for c in cols)
-             for key, (_, cols) in emperor_columns(cfg, players).items()}
-    parts.update({"majorities": seat_grid(players, n_seats, "vt_majority"),
-                  "all_suits": seat_grid(players, n_seats, "vt_all_suits"),
-                  "disasters": seat_grid(players, n_seats, "vt_disaster")})
+    parts = {key: sum(grid(c) for c in cols) for key, (_, cols) in emperor_columns(cfg, players).items()}
+    parts.update({"majorities": grid("vt_majority"), "all_suits": grid("vt_all_suits"),
+                  "disasters": grid("vt_disaster")})
     return rates({key: changed(actual, winner_mask([total - part], tie)) for key, part in parts.items()})
 
 
@@ -169,10 +177,7 @@ def _coin_steps(steps) -> bool:
     """Whether an ability or character action can give coins by itself (gain, per order, a fulfil bonus)."""
     from sim.muziris.config import parse_steps
     from sim.muziris.engine import K_FULFIL, K_GAIN, K_PER_ORDER
-    try:
-        parsed = parse_steps("", steps, True)
-    except Exception:  # noqa: BLE001 -- a configuration the run accepted always parses; be lenient in reports
-        return False
+    parsed = parse_steps("", steps, True)  # the run validated this configuration: it parses
     return any((k in (K_GAIN, K_FULFIL) and a0 > 0) or (k == K_PER_ORDER and a0 > 0 and a1 > 0)
                for k, a0, a1 in parsed)
 
@@ -195,12 +200,12 @@ def muziris_columns(cfg: dict, players: pd.DataFrame) -> dict:
 
 
 def muziris_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
-    coins = seat_grid(players, n_seats, "coins")
-    condition = seat_grid(players, n_seats, "coins_condition")
+    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+    coins, condition = grid("coins"), grid("coins_condition")
     actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
     flags = {}
     for key, (_, column) in muziris_columns(cfg, players).items():
-        part = seat_grid(players, n_seats, column)
+        part = grid(column)
         flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
     return rates(flags)
 
@@ -228,9 +233,9 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
     for frame, shift, color, label in series:
         rate = frame["rate"].to_numpy(float) * 100
         ax.barh(y + shift, rate, height=height, color=color, label=label)
-        ax.errorbar(rate, y + shift, xerr=[rate - frame["ci_low"].to_numpy(float) * 100,
-                                           frame["ci_high"].to_numpy(float) * 100 - rate],
-                    fmt="none", ecolor="black", capsize=3, lw=1)
+        low = np.clip(rate - frame["ci_low"].to_numpy(float) * 100, 0, None)  # Wilson at 0/n: rounding
+        high = np.clip(frame["ci_high"].to_numpy(float) * 100 - rate, 0, None)
+        ax.errorbar(rate, y + shift, xerr=[low, high], fmt="none", ecolor="black", capsize=3, lw=1)
     ax.set_yticks(y, table["label"])
     ax.set_xlabel(f"{unit} whose winner changes without the source (%); bars: 95% interval")
     ax.set_title(title)
