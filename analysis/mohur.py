@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import common, skill, stats
+from analysis import common, decisive, skill, stats
 from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
@@ -58,6 +58,7 @@ def summarize(tables, meta) -> dict:
     out.update(common.win_rate_metrics(long))
     out["balance"] = _balance(games)
     out.update(_skill_metrics(games, rounds, long, meta))
+    out.update(decisive.mohur_metrics(games, rounds, meta["config"]))
     return out
 
 
@@ -155,6 +156,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_tokens(rounds, cfg, outdir))
     out.append(_scores(rounds, cfg, outdir))
     out.append(_balance_table(summary))
+    what_decides = decisive.section(summary, decisive.mohur_labels(), outdir, unit="matches", with_rounds=True)
+    if what_decides is not None:
+        out.append(what_decides)
     extra = _skill_section(games, summary, meta, outdir)
     if extra is not None:
         out.append(extra)

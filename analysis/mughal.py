@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from analysis import common, skill, stats
+from analysis import common, decisive, skill, stats
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save, strategy_colors
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -59,6 +59,7 @@ def summarize(tables, meta) -> dict:
     out["disasters_per_player"] = stats.mean(players["disasters"])
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
+    out.update(decisive.mughal_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
     return out
 
 
@@ -171,6 +172,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_disasters(players, outdir))
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
+    what_decides = decisive.section(summary, decisive.mughal_labels(cfg, players), outdir)
+    if what_decides is not None:
+        out.append(what_decides)
     extra = _skill_section(tables, meta, summary, outdir)
     if extra is not None:
         out.append(extra)

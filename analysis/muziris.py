@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import skill
+from analysis import decisive, skill
 from analysis.stats import mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
 
@@ -35,6 +35,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out["round_cap_rate"] = rate(int((games["end_reason"] == 2).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
     out.update(_skill_metrics(games, players, meta))
+    out.update(decisive.muziris_metrics(players, meta.get("config") or {},
+                                        int(meta.get("players") or players["seat"].max() + 1)))
     return out
 
 
@@ -323,6 +325,10 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                 "figures": [{"file": "muziris_coins.png",
                              "reading": "How many coins each game took from the supply; games right of the "
                                         "red line would have run out of boxed coins."}]})
+    labels = {key: label for key, (label, _) in decisive.muziris_columns(meta.get("config") or {}, players).items()}
+    what_decides = decisive.section(summary, labels, outdir)
+    if what_decides is not None:
+        out.append(what_decides)
     extra = _skill_section(tables, summary, meta, outdir)
     if extra is not None:
         out.append(extra)

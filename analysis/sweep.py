@@ -106,6 +106,8 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
 def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir) -> list:
     keys = [k for k, _ in params]
     metrics = headline_metrics(game, table)
+    targeted = [t.metric for t in targets if t.metric + ".n" in table and t.metric not in metrics]
+    metrics = targeted + metrics  # a targeted figure (e.g. decisive_rate[coin_token]) is always shown
     figures = []
     for i, metric in enumerate(metrics):
         path = outdir / f"sweep_{i:02d}.png"

@@ -70,7 +70,8 @@ S_ROUND = 86
 S_SOLD = 87                 # 7: cards sold (discarded) per kind
 S_BONUS = 94                # 3 x MAX_BONUS: shuffled piles
 S_DECK = S_BONUS + NPILES * MAX_BONUS
-STATE_SIZE = S_DECK + MAX_DECK
+S_TCNT = S_DECK + MAX_DECK  # 2 x 6: goods tokens per seat per good (results only: what decides a round)
+STATE_SIZE = S_TCNT + 2 * NG
 
 END_RUNNING, END_STACKS, END_DECK, END_STALLED, END_TURN_CAP = 0, 1, 2, 3, 4
 END_NAMES = ("running", "stacks", "deck", "stalled", "turn_cap")
@@ -346,6 +347,7 @@ def apply_action(s, cfg, p, actions, a):
             s[S_GSUM + p] += v
             s[S_GCNT + p] += 1
             s[S_TAKEN + 6 * p + g] += v
+            s[S_TCNT + 6 * p + g] += 1
             gained += v
         if s[S_FIRSTSALE + g] < 0:
             s[S_FIRSTSALE + g] = gained

@@ -32,6 +32,7 @@ ROUND_COLUMNS = (
     + [f"sales_size_{n}" for n in range(1, 6)]
     + [f"bonus_pile{b}_count" for b in (3, 4, 5)]
     + [f"bonus_pile{b}_rupees" for b in (3, 4, 5)]
+    + [f"tokens_{g}_{p}" for g in GOODS for p in (0, 1)]  # goods tokens per good and seat
 )
 RC = {name: i for i, name in enumerate(ROUND_COLUMNS)}
 GAME_COLUMNS = ["match", "first_starter", "winner", "seals_0", "seals_1", "rounds", "turns"]
@@ -45,6 +46,7 @@ R_LEFT = RC["left_diamond"]
 R_SALES = RC["sales_size_1"]
 R_PCNT = RC["bonus_pile3_count"]
 R_PSUM = RC["bonus_pile3_rupees"]
+R_TCNT = RC["tokens_diamond_0"]
 
 
 @njit(cache=True)
@@ -113,6 +115,8 @@ def _record_round(rows, r, s, cfg, match, scored):
         rows[r, R_TAKEN + 2 * g] = s[E.S_TAKEN + g]
         rows[r, R_TAKEN + 2 * g + 1] = s[E.S_TAKEN + 6 + g]
         rows[r, R_FIRST + g] = s[E.S_FIRSTSALE + g]
+        rows[r, R_TCNT + 2 * g] = s[E.S_TCNT + g]
+        rows[r, R_TCNT + 2 * g + 1] = s[E.S_TCNT + 6 + g]
         left = 0
         for i in range(s[E.S_TOKPOS + g], cfg[E.CFG_NTOK + g]):
             left += cfg[E.CFG_TOK + g * E.MAX_TOK + i]
@@ -204,5 +208,5 @@ _NARROW = {"starter", "winner", "end_reason", "coin_token", "tie_break", "first_
 def _dtype(name: str):
     """Compact columns: a million matches' rounds table is ~300 MB in int16 against ~600 MB in int32.
     Rupee totals fit 16 bits because validation caps token values (sim.mohur.config.MAX_RUPEES)."""
-    return np.int32 if name in _WIDE else np.int8 if name in _NARROW else np.int16
+    return np.int32 if name in _WIDE else np.int8 if name in _NARROW or name.startswith("tokens_") else np.int16
 

@@ -120,7 +120,11 @@ S_C_SETUP = S_C_ABIL + MAX_P     # MAX_P
 S_C_COND = S_C_SETUP + MAX_P     # MAX_P
 S_ORDSIZE = S_C_COND + MAX_P     # MAX_T x MAX_ORD: orders fulfilled by produce and size
 S_DECK = S_ORDSIZE + MAX_T * MAX_ORD
-STATE_SIZE = S_DECK + MAX_DECK
+# MAX_P x (MAX_C + MAX_T): ability coins split by what gave them, a character's action (by configuration index)
+# or a produce ability (MAX_C + type); results only (what decides a game), S_C_ABIL stays the total
+S_C_ABIL_BY = S_DECK + MAX_DECK
+ABIL_BY = MAX_C + MAX_T
+STATE_SIZE = S_C_ABIL_BY + MAX_P * ABIL_BY
 
 # --- observation offsets: the static part is written once per game, the rest at every decision ---
 O_NT = 0
@@ -288,6 +292,10 @@ def _gain(s, p, coins, source):
     s[S_COINS + p] += coins
     s[S_ISSUED] += coins
     s[source + p] += coins
+    if source == S_C_ABIL and s[S_DEPTH] > 0:  # the innermost open effect gave them (a Scholar's coconut: coconut)
+        o = S_FRAME + (s[S_DEPTH] - 1) * F_SIZE
+        by = s[o + F_ID] + (MAX_C if s[o + F_SRC] == SRC_PRODUCE else 0)
+        s[S_C_ABIL_BY + p * ABIL_BY + by] += coins
 
 
 @njit(cache=True)

@@ -60,8 +60,10 @@ def play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode):
 def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
     nt = cfg[E.CFG_NT]
+    nc = cfg[E.CFG_NC]
     games = np.zeros((n, NGC), dtype=np.int32)
-    prow = np.zeros((n * players, NPC + nt), dtype=np.int32)
+    # per player: the fixed columns, order coins by produce, ability coins by character action, by produce
+    prow = np.zeros((n * players, NPC + nt + nc + nt), dtype=np.int32)
     share = np.zeros(n * players, dtype=np.float32)
     picks = np.zeros((E.MAX_C, PICK_COINS + 1), dtype=np.int64)
     char_games = np.zeros(E.MAX_C, dtype=np.int64)
@@ -114,6 +116,10 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             for t in range(nt):
                 prow[r, NPC + t] = s[E.S_C_ORD + p * E.MAX_T + t]
                 orders_coins += s[E.S_C_ORD + p * E.MAX_T + t]
+            for c in range(nc):
+                prow[r, NPC + nt + c] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + c]
+            for t in range(nt):
+                prow[r, NPC + nt + nc + t] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + E.MAX_C + t]
             prow[r, 0] = s[E.S_COINS + p]
             prow[r, 1] = orders_coins
             prow[r, 2] = s[E.S_C_CHAR + p]
@@ -148,6 +154,11 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         pt[f"coins_order_{produce}"] = prow[:, NPC + t].astype(np.int16)
     pt["first_player"] = pt["seat"] == np.repeat(gt["first_player"], players)
     pt["win_share"] = share
+    nc = len(cfg.characters)
+    for c, character in enumerate(cfg.characters):  # ability coins by source (sum: coins_abilities)
+        pt[f"coins_action_{character}"] = prow[:, NPC + len(cfg.produce) + c].astype(np.int16)
+    for t, produce in enumerate(cfg.produce):
+        pt[f"coins_ability_{produce}"] = prow[:, NPC + len(cfg.produce) + nc + t].astype(np.int16)
     nc = len(cfg.characters)
     names = np.array(cfg.characters, dtype=object)
     ci, coins = np.nonzero(picks[:nc])

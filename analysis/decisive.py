@@ -1,0 +1,277 @@
+"""What decides games: for each scoring source, how often taking its points away changes who wins.
+
+A source's points are subtracted from every seat's total and the winners are worked out again with the game's
+own tie-breaks, from the results tables alone. This is accounting, not a replay: every card and action stays as
+played, although players could have played differently in a game without that source. A source is *decisive*
+in a game when the set of winners changes (a different seat wins, a sole win becomes shared or void, or the
+other way round). `decisive_rate[<source>]` is the share of games where it is, with a 95% Wilson interval
+(stats.rate, so --summary-only runs merge it exactly).
+
+Mohur is decided at two levels. Sources score per round: a round is won on rupees, then bonus-token count,
+then goods-token count (a source's tokens leave those counts too), and `decisive_round_rate[<source>]` is exact
+by the accounting above. The match goes to the first trader to win `seals_to_win` rounds: the match-level
+`decisive_rate` replays the seal count over the rounds as played, each with its new winner (later rounds keep
+their starter and play). A match the played rounds leave unfinished (1-1 after a 2-0 match lost a round) would
+have needed a deciding round that was never played; it counts as half a change (the decider taken as a toss-up),
+so the rate lies between the matches that surely change and those plus every unfinished one.
+"""
+from __future__ import annotations
+
+import re
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+from analysis.style import ACCENT, NEUTRAL, new_figure, save
+
+GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
+
+
+def slug(name: str) -> str:
+    """A source key usable in `--target METRIC=...`: lower case, words joined by underscores."""
+    return re.sub(r"[^a-z0-9]+", "_", str(name).lower()).strip("_")
+
+
+def winner_mask(keys: list[np.ndarray], tie: str = "share") -> np.ndarray:
+    """Winners of each game (rows) among its seats (columns): the seats with the lexicographically largest
+    (keys[0], keys[1], ...). tie "share": every seat still level wins; "none": a game still level has none."""
+    mask = np.ones(np.shape(keys[0]), dtype=bool)
+    for key in keys:
+        key = np.asarray(key, dtype=np.int64)
+        top = np.where(mask, key, np.iinfo(np.int64).min).max(axis=1, keepdims=True)
+        mask &= key == top
+    if tie == "none":
+        mask &= mask.sum(axis=1, keepdims=True) == 1
+    return mask
+
+
+def sole_winner(mask: np.ndarray) -> np.ndarray:
+    """Seat of the only winner, -1 when there is none or several."""
+    return np.where(mask.sum(axis=1) == 1, mask.argmax(axis=1), -1)
+
+
+def changed(actual: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return (actual != other).any(axis=1)
+
+
+def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
+    """Share of games changed; `flags` are booleans or weights in [0, 1] (Mohur's unfinished matches: 1/2)."""
+    return {f"{name}[{source}]": stats.rate(float(np.sum(f)), len(f)) for source, f in flags.items()}
+
+
+# ---- Mohur ---------------------------------------------------------------------------------------------------
+def _pair(rounds: pd.DataFrame, fmt: str) -> np.ndarray:
+    """Columns `fmt.format(0)` and `fmt.format(1)` as one [round, seat] array."""
+    return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
+
+
+def mohur_sources(rounds: pd.DataFrame, coin_token: int) -> dict:
+    """source -> (rupees taken away [n, 2], bonus tokens taken away [n, 2], goods tokens taken away [n, 2])."""
+    pair = partial(_pair, rounds)
+    zero = np.zeros((len(rounds), 2), dtype=np.int64)
+    holder = rounds["coin_token"].to_numpy()
+    coin = np.stack([np.where(holder == p, coin_token, 0) for p in (0, 1)], axis=1)
+    out = {"coin_token": (coin, zero, zero),
+           "bonus_tokens": (pair("bonus_rupees_{}"), pair("bonus_tokens_{}"), zero)}
+    for g in GOODS:
+        out[f"goods_{g}"] = (pair(f"taken_{g}_{{}}"), zero, pair(f"tokens_{g}_{{}}"))
+    return out
+
+
+def mohur_round_winners(rounds: pd.DataFrame, coin_token: int) -> tuple[np.ndarray, dict]:
+    """Each round's winner as played (-1 drawn) and without each source."""
+    pair = partial(_pair, rounds)
+    rupees, bonus, goods = pair("rupees_{}"), pair("bonus_tokens_{}"), pair("goods_tokens_{}")
+    actual = sole_winner(winner_mask([rupees, bonus, goods]))
+    without = {source: sole_winner(winner_mask([rupees - r, bonus - b, goods - g]))
+               for source, (r, b, g) in mohur_sources(rounds, coin_token).items()}
+    return actual, without
+
+
+def match_winners(match_row: np.ndarray, position: np.ndarray, round_winner: np.ndarray, n_matches: int,
+                  seals: int) -> np.ndarray:
+    """The match winner from its rounds in order: the first seat to win `seals` of them (-1: nobody does)."""
+    width = int(position.max()) + 1 if len(position) else 1
+    grid = np.full((n_matches, width), -1, dtype=np.int64)
+    grid[match_row, position] = round_winner
+    first = []
+    for seat in (0, 1):
+        done = np.cumsum(grid == seat, axis=1) >= seals
+        first.append(np.where(done.any(axis=1), done.argmax(axis=1), width))
+    return np.where(first[0] < first[1], 0, np.where(first[1] < first[0], 1, -1))
+
+
+def mohur_metrics(games: pd.DataFrame, rounds: pd.DataFrame, cfg: dict) -> dict:
+    """decisive_round_rate and decisive_rate (matches) per source; {} for results written before the rounds
+    table had its goods tokens per good (`tokens_<good>_<seat>`), which the tie-break on token counts needs."""
+    if any(f"tokens_{g}_{p}" not in rounds for g in GOODS for p in (0, 1)):
+        return {}
+    rules = cfg["rules"]
+    actual, without = mohur_round_winners(rounds, int(rules["coin_token"]))
+    out = rates({s: w != actual for s, w in without.items()}, "decisive_round_rate")
+    match_row = pd.Index(games["match"].to_numpy()).get_indexer(rounds["match"].to_numpy())
+    position = rounds["round"].to_numpy(np.int64) - 1
+    seals = int(rules["seals_to_win"])
+    played = match_winners(match_row, position, actual, len(games), seals)
+    out.update(rates({s: match_change(played, match_winners(match_row, position, w, len(games), seals))
+                      for s, w in without.items()}))
+    return out
+
+
+def match_change(played: np.ndarray, without: np.ndarray) -> np.ndarray:
+    """1 where the match winner changes, 1/2 where the rounds as played no longer finish a match that had a
+    winner (its deciding round was never played: a toss-up), 0 where it stays."""
+    unfinished = (without < 0) & (played >= 0)
+    return np.where(unfinished, 0.5, (without != played).astype(float))
+
+
+def mohur_labels() -> dict:
+    labels = {"coin_token": "coin token", "bonus_tokens": "bonus tokens"}
+    labels.update({f"goods_{g}": f"{g} tokens" for g in GOODS})
+    return labels
+
+
+# ---- seat-per-row games (Mughal, Muziris) --------------------------------------------------------------------
+def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarray | None = None) -> np.ndarray:
+    """A players-table column as [game, seat] (rows in game order, then seat order); `order` is seat_order's
+    result, to sort a large table once for many columns."""
+    order = seat_order(players) if order is None else order
+    return players[column].to_numpy(np.int64)[order].reshape(-1, n_seats)
+
+
+def seat_order(players: pd.DataFrame) -> np.ndarray:
+    return np.lexsort((players["seat"].to_numpy(), players["game"].to_numpy()))
+
+
+def emperor_columns(cfg: dict, players: pd.DataFrame) -> dict:
+    """Emperor source key -> (display name, the per-turn `emp_vt_<t>` columns it scored in)."""
+    out: dict = {}
+    for t, emperor in enumerate(cfg.get("emperors", []), start=1):
+        column = f"emp_vt_{t}"
+        if column in players:
+            key = f"emperor_{slug(emperor['name'])}"
+            out.setdefault(key, (emperor["name"], []))[1].append(column)
+    return out
+
+
+def mughal_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
+    tie = "none" if cfg.get("rules", {}).get("final_tie") == "none" else "share"
+    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+    total = grid("vt_total")
+    actual = winner_mask([total], tie)
+    parts = {key: sum(grid(c) for c in cols) for key, (_, cols) in emperor_columns(cfg, players).items()}
+    parts.update({"majorities": grid("vt_majority"), "all_suits": grid("vt_all_suits"),
+                  "disasters": grid("vt_disaster")})
+    return rates({key: changed(actual, winner_mask([total - part], tie)) for key, part in parts.items()})
+
+
+def mughal_labels(cfg: dict, players: pd.DataFrame) -> dict:
+    labels = {key: f"{name}'s bonus" for key, (name, _) in emperor_columns(cfg, players).items()}
+    labels.update({"majorities": "suit majorities", "all_suits": "all-suits award", "disasters": "Disasters"})
+    return labels
+
+
+def _coin_steps(steps) -> bool:
+    """Whether an ability or character action can give coins by itself (gain, per order, a fulfil bonus)."""
+    from sim.muziris.config import parse_steps
+    from sim.muziris.engine import K_FULFIL, K_GAIN, K_PER_ORDER
+    parsed = parse_steps("", steps, True)  # the run validated this configuration: it parses
+    return any((k in (K_GAIN, K_FULFIL) and a0 > 0) or (k == K_PER_ORDER and a0 > 0 and a1 > 0)
+               for k, a0, a1 in parsed)
+
+
+def muziris_columns(cfg: dict, players: pd.DataFrame) -> dict:
+    """Muziris source key -> (label, players-table column). Abilities and character actions are listed only
+    when the configuration lets them give coins (so sweeps see the same keys in every variant)."""
+    out = {f"orders_{slug(p)}": (f"{p} orders", f"coins_order_{p}") for p in cfg.get("produce", {})
+           if f"coins_order_{p}" in players}
+    out["character_coins"] = ("coins on characters", "coins_characters")
+    for name, entry in cfg.get("characters", {}).items():
+        if f"coins_action_{name}" in players and _coin_steps(entry.get("action")):
+            out[f"action_{slug(name)}"] = (f"{name[:1].upper()}{name[1:]}'s action", f"coins_action_{name}")
+    for name, entry in cfg.get("produce", {}).items():
+        if f"coins_ability_{name}" in players and _coin_steps(entry.get("ability")):
+            out[f"ability_{slug(name)}"] = (f"{name}'s ability", f"coins_ability_{name}")
+    out["setup_coins"] = ("setup coins", "coins_setup")
+    out["condition"] = ("market condition", "coins_condition")
+    return out
+
+
+def muziris_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
+    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+    coins, condition = grid("coins"), grid("coins_condition")
+    actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
+    flags = {}
+    for key, (_, column) in muziris_columns(cfg, players).items():
+        part = grid(column)
+        flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
+    return rates(flags)
+
+
+# ---- report ---------------------------------------------------------------------------------------------------
+def _table(summary: dict, name: str, labels: dict) -> pd.DataFrame:
+    rows = []
+    for key, m in summary.items():
+        if key.startswith(f"{name}[") and isinstance(m, dict) and m.get("n"):
+            source = key[len(name) + 1:-1]
+            rows.append({"source": source, "label": labels.get(source, source), "rate": m["estimate"],
+                         "ci_low": m["ci_low"], "ci_high": m["ci_high"], "n": m["n"]})
+    return pd.DataFrame(rows, columns=["source", "label", "rate", "ci_low", "ci_high", "n"])
+
+
+def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame | None = None) -> None:
+    fig, ax = new_figure(7.5, max(2.6, 0.42 * len(table) + 1.2))
+    y = np.arange(len(table))[::-1]
+    height = 0.4 if rounds is not None else 0.7
+    series = [(table, 0.0, ACCENT, unit)]
+    if rounds is not None:
+        series = [(table, height / 2, ACCENT, unit),
+                  (rounds.set_index("source").reindex(table["source"]).reset_index(), -height / 2, NEUTRAL,
+                   "rounds")]
+    for frame, shift, color, label in series:
+        rate = frame["rate"].to_numpy(float) * 100
+        ax.barh(y + shift, rate, height=height, color=color, label=label)
+        low = np.clip(rate - frame["ci_low"].to_numpy(float) * 100, 0, None)  # Wilson at 0/n: rounding
+        high = np.clip(frame["ci_high"].to_numpy(float) * 100 - rate, 0, None)
+        ax.errorbar(rate, y + shift, xerr=[low, high], fmt="none", ecolor="black", capsize=3, lw=1)
+    ax.set_yticks(y, table["label"])
+    ax.set_xlabel(f"{unit} whose winner changes without the source (%); bars: 95% interval")
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    ax.grid(axis="y", visible=False)
+    if rounds is not None:
+        ax.legend(frameon=False, loc="lower right")
+    save(fig, path)
+
+
+def _reading(table: pd.DataFrame, unit: str) -> str:
+    """"Babur's bonus decides 9.1% of games (95% CI 8.7%-9.5%); Akbar's 5.0%; ..." in the chart's order."""
+    parts = [f"{row.label} {row.rate:.1%}" for row in table.itertuples()]
+    top = table.iloc[0]
+    parts[0] = (f"{top['label'][:1].upper()}{top['label'][1:]} decides {top['rate']:.1%} of {unit} "
+                f"(95% CI {top['ci_low']:.1%}-{top['ci_high']:.1%})")
+    never = table[table["ci_high"] < 0.001]
+    tail = (f" {len(never)} source(s) practically never decide one (below 0.1%)." if len(never) else "")
+    return "; ".join(parts) + "." + tail
+
+
+def section(summary: dict, labels: dict, outdir, unit: str = "games", with_rounds: bool = False) -> dict | None:
+    """The report's "What decides games" section from the summary's decisive rates (None when it has none)."""
+    table = _table(summary, "decisive_rate", labels).sort_values("rate", ascending=False, kind="stable")
+    if table.empty:
+        return None
+    rounds = _table(summary, "decisive_round_rate", labels) if with_rounds else None
+    _plot(table, outdir / "decisive.png", "What decides games: winner changes without the source", unit,
+          rounds if rounds is not None and len(rounds) else None)
+    text = ("For each source of points, the share of " + unit + " whose winner would change if that source's "
+            "points were taken away from every player, with every card played as it was (players might have "
+            "played differently without it). A source that decides few games can be retuned with little effect "
+            "on who wins; one that decides many is where a change will be felt.")
+    if with_rounds:
+        text += (" A Mohur match is won by rounds: a source that swings a round need not swing the match, so "
+                 "both are shown (grey: rounds). A match whose rounds, rescored, no longer finish it (2-0 becomes "
+                 "1-1) counts as half a change: its deciding round was never played.")
+    return {"title": "What decides games", "text": text,
+            "figures": [{"file": "decisive.png", "reading": _reading(table, unit)}]}
