@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import common, skill, stats
+from analysis import common, edges, skill, stats
 from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
@@ -29,17 +29,7 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
     out = {}
-    decided = rounds[["winner", "starter", "round"]]  # mask a few columns, not the whole table
-    decided = decided[decided["winner"] >= 0]
-    out["first_player_round_win_rate"] = stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided))
-    for rnd in sorted(decided["round"].unique())[:5]:
-        part = decided[decided["round"] == rnd]
-        out[f"first_player_round_win_rate[round={rnd}]"] = stats.rate(
-            (part["winner"] == part["starter"]).sum(), len(part))
-    won = games[["winner", "first_starter"]]
-    won = won[won["winner"] >= 0]
-    out["first_player_match_win_rate"] = stats.rate((won["winner"] == won["first_starter"]).sum(), len(won))
-    out["seat0_match_win_rate"] = stats.rate((won["winner"] == 0).sum(), len(won))
+    out.update(first_player_metrics(games, rounds))
     out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
     out["turns_per_round"] = stats.mean(rounds["turns"])
     out["rounds_per_match"] = stats.mean(games["rounds"])
@@ -56,8 +46,33 @@ def summarize(tables, meta) -> dict:
         out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == code).sum(), len(rounds))
     long = common.two_player_long(games, "match")
     out.update(common.win_rate_metrics(long))
+    out.update(common.meta_game_metrics(*common.two_seat_arrays(long)))
     out["balance"] = _balance(games)
     out.update(_skill_metrics(games, rounds, long, meta))
+    return out
+
+
+def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
+    """The starter's and seat 0's edges at equal skill (`analysis.edges`): the headline keys carry the mirror
+    estimate (or the model's without mirror matches), `[mirror=<strategy>]` each strategy's mirror matches,
+    `[all_games]` the raw rate over every match. Round 1 (random starter) and later rounds (the previous
+    round's loser starts) are reported apart."""
+    out = {}
+    r = rounds[["winner", "starter", "round", "strategy_0", "strategy_1"]]
+    edges.put(out, "first_player_round_win_rate", edges.two_seat_edges(r, r["starter"]))
+    numbers = np.sort(r["round"].unique())
+    for rnd in numbers[:5]:
+        part = r[r["round"] == rnd]
+        e = edges.two_seat_edges(part, part["starter"])
+        if e["rates"] is not None:
+            out[f"first_player_round_win_rate[round={rnd}]"] = e["rates"][0]
+    later = r[r["round"] > 1]
+    e = edges.two_seat_edges(later, later["starter"])
+    if e["rates"] is not None and len(later):
+        out["first_player_round_win_rate[later_rounds]"] = e["rates"][0]
+    g = games[["winner", "first_starter", "strategy_0", "strategy_1"]]
+    edges.put(out, "first_player_match_win_rate", edges.two_seat_edges(g, g["first_starter"]))
+    edges.put(out, "seat0_match_win_rate", edges.two_seat_edges(g, np.zeros(len(g), dtype=np.int64)))
     return out
 
 
@@ -135,21 +150,20 @@ def _balance(games: pd.DataFrame) -> dict:
     return {"estimate": 1 - worst[0], "ci_low": 1 - worst[1][1], "ci_high": 1 - worst[1][0], "n": int(worst[2])}
 
 
-def _edge_sentence(m: dict, who: str, what: str) -> str:
-    if m["n"] == 0:
+def _edge_sentence(m: dict | None, who: str, what: str) -> str:
+    if not m or not m.get("n"):
         return f"No {what} to measure."
-    p = stats.binomial_test_half(m["estimate"] * m["n"], m["n"])
     verdict = ("a real edge" if m["ci_low"] > 0.5 else "a real handicap" if m["ci_high"] < 0.5
                else "no edge we can detect")
     return (f"The {who} wins {what} {m['estimate']:.1%} of the time (95% CI {m['ci_low']:.1%}-{m['ci_high']:.1%}, "
-            f"p = {p:.2g}): {verdict}.")
+            f"{edges.p_text(edges.p_half(m))}): {verdict}.")
 
 
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, rounds = tables["games"], tables["rounds"]
     cfg = meta["config"]
     long = common.two_player_long(games, "match")
-    out, _ = common.strategy_sections(long, outdir, two_player=True)
+    out, _ = common.strategy_sections(long, outdir, two_player=True, summary=summary)
     out.append(_first_player(rounds, summary, outdir))
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))
@@ -162,26 +176,51 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
 
 
 def _first_player(rounds, summary, outdir) -> dict:
-    decided = rounds[["winner", "starter", "round"]]
-    decided = decided[decided["winner"] >= 0]
-    per_round = decided.assign(w=(decided["winner"] == decided["starter"]).astype(float))
-    table = common.rate_table(per_round.rename(columns={"w": "win_share"}), "round").head(5)
-    overall = summary["first_player_round_win_rate"]
-    common.plot_rates(table, outdir / "first_player_by_round.png",
-                      "Round starter's win rate by round number", "round (round 1: random starter; "
-                      "later: the previous round's loser starts)", None)
+    from analysis.report import fmt_metric
+    overall = summary.get("first_player_round_win_rate")
+    r1, later = summary.get("first_player_round_win_rate[round=1]"), summary.get(
+        "first_player_round_win_rate[later_rounds]")
     need = stats.games_to_detect(0.01)
-    text = (_edge_sentence(overall, "trader who starts a round", "it") + " "
-            + _edge_sentence(summary["first_player_match_win_rate"], "trader who starts the match", "the match")
-            + f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds.")
-    r1 = summary.get("first_player_round_win_rate[round=1]")
-    later = table[table.index > 1]
-    reading = "Each bar is how often the round's starter wins that round."
-    if r1 and len(later):
-        reading += (f" In round 1 the starter is random ({r1['estimate']:.1%}); later rounds are started by the "
-                    f"previous loser ({later['rate'].mean():.1%} on average), so the catch-up rule shows here.")
-    return {"title": "First-player advantage", "text": text,
-            "figures": [{"file": "first_player_by_round.png", "reading": reading}]}
+    text = _edge_sentence(overall, "trader who starts a round", "it") + " "
+    text += edges.source_sentence(overall or {}, "match") + " "
+    if r1 and later:
+        text += (f"Round 1 (random starter): {r1['estimate']:.1%} (95% CI {r1['ci_low']:.1%}-{r1['ci_high']:.1%}); "
+                 f"later rounds, started by the previous round's loser: {later['estimate']:.1%} "
+                 f"({later['ci_low']:.1%}-{later['ci_high']:.1%}). ")
+    text += _edge_sentence(summary.get("first_player_match_win_rate"), "trader who starts the match", "the match")
+    naive = summary.get("first_player_round_win_rate[all_games]")
+    if naive and naive.get("n") and overall and overall.get("population") == edges.MIRROR:
+        text += (f" Over every match, mixed pairings included, the starter wins {naive['estimate']:.1%} of rounds: "
+                 "that raw figure is confounded, because the loser of a round starts the next and in a mixed "
+                 "pairing the loser is usually the weaker strategy.")
+    text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
+    # by round number, from the headline population
+    labels = [k for k in summary if k.startswith("first_player_round_win_rate[round=")]
+    table = pd.DataFrame({"rate": [summary[k]["estimate"] for k in labels],
+                          "ci_low": [summary[k]["ci_low"] for k in labels],
+                          "ci_high": [summary[k]["ci_high"] for k in labels]},
+                         index=pd.Index([k.split("=")[1].rstrip("]") for k in labels], name="round"))
+    source = "mirror matches" if (overall or {}).get("population") == edges.MIRROR else "model at equal skill"
+    figures = []
+    if len(table):
+        common.plot_rates(table, outdir / "first_player_by_round.png",
+                          f"Round starter's win rate by round number ({source})", "round (round 1: random starter; "
+                          "later: the previous round's loser starts)", None)
+        figures.append({"file": "first_player_by_round.png",
+                        "reading": "Each bar is how often the round's starter wins that round, at equal skill; "
+                                   "the dashed line is no edge."})
+    mirror = {k.split("=")[1].rstrip("]"): m for k, m in summary.items()
+              if k.startswith("first_player_round_win_rate[mirror=")}
+    html_rows = ""
+    for name, m in sorted(mirror.items(), key=lambda kv: -kv[1]["estimate"]):
+        match = summary.get(f"first_player_match_win_rate[mirror={name}]")
+        html_rows += (f"<tr><td>{name}</td><td>{fmt_metric('rate', m)}</td>"
+                      f"<td>{fmt_metric('rate', match)}</td><td>{m['n']:,}</td></tr>")
+    out = {"title": "First-player advantage", "text": text, "figures": figures}
+    if html_rows:
+        out["html"] = ("<table><tr><th>mirror matches of</th><th>round starter wins the round</th>"
+                       "<th>match starter wins the match</th><th>decided rounds</th></tr>" + html_rows + "</table>")
+    return out
 
 
 def _length(games, rounds, summary, cfg, outdir) -> dict:

@@ -163,7 +163,8 @@ def _skill_section(tables, meta, summary, outdir):
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, players = tables["games"], tables["players"]
     cfg = meta.get("config") or {}
-    out, _ = common.strategy_sections(players, outdir, two_player=False)
+    out, _ = common.strategy_sections(players, outdir, two_player=False, summary=summary,
+                                      players=_players_count(tables, meta))
     out.append(_seats(tables, meta, outdir))
     out.append(_vt(players, outdir))
     out.append(_emperors(games, players, cfg, outdir))
