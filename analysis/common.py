@@ -245,3 +245,16 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
         strength_figures, more = meta_game_section(summary, outdir, colors, players)
         figures += strength_figures
     return [{"title": "Who wins", "figures": figures}] + more, extra
+
+
+def wide_players(players: pd.DataFrame, columns=()) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, dict]:
+    """A players table (one row per player-game) as per-game arrays, games in increasing id order:
+    (game ids, strategy codes (games, seats), win shares (games, seats), strategy names, {column: array})."""
+    p = int(players["seat"].max()) + 1
+    ordered = players.sort_values(["game", "seat"], kind="stable")
+    strategy = ordered["strategy"]
+    strategy = strategy if isinstance(strategy.dtype, pd.CategoricalDtype) else strategy.astype("category")
+    codes = np.asarray(strategy.cat.codes, dtype=np.int64).reshape(-1, p)
+    win = ordered["win_share"].to_numpy(dtype=float).reshape(-1, p)
+    extra = {c: ordered[c].to_numpy(dtype=float).reshape(-1, p) for c in columns}
+    return (ordered["game"].to_numpy()[::p], codes, win, [str(c) for c in strategy.cat.categories], extra)

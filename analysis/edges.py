@@ -68,15 +68,17 @@ def put(out: dict, key: str, edges: dict, k: int = 0, naive_key: str | None = No
     out[naive_key or f"{key}[all_games]"] = edges["naive"][k]
 
 
-def source_sentence(m: dict, unit: str) -> str:
-    """Which estimate a headline figure is, and why, in a designer's words."""
+def source_sentence(m: dict, games: str, counted: str | None = None) -> str:
+    """Which estimate a headline figure is, and why, in a designer's words. games: "matches" or "games";
+    counted: what the figure's n counts (default: `games`)."""
+    counted = counted or games
     if m.get("population") == MIRROR:
-        return (f"Measured on mirror {unit}es (both or all seats the same strategy, {m['n']:,} of them), so "
-                "strategy strength cannot leak into it.")
+        return (f"Measured on mirror {games} (every seat the same strategy; {m['n']:,} {counted}), so strategy "
+                "strength cannot leak into it.")
     if m.get("population") == MODEL:
-        return (f"This run has no mirror {unit}es, so the figure comes from a model of {m['n']:,} {unit}es with a "
-                "strength per strategy and an effect per position (Bradley-Terry/Luce): the position's edge at "
-                "equal skill.")
+        return (f"This run has no mirror {games} (every seat the same strategy), so the figure comes from a model "
+                f"of {m['n']:,} {counted} with a strength per strategy and an effect per position "
+                "(Bradley-Terry/Luce): the position's edge at equal skill.")
     return ""
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import common, edges, skill, stats
-from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
+from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
@@ -182,7 +182,7 @@ def _first_player(rounds, summary, outdir) -> dict:
         "first_player_round_win_rate[later_rounds]")
     need = stats.games_to_detect(0.01)
     text = _edge_sentence(overall, "trader who starts a round", "it") + " "
-    text += edges.source_sentence(overall or {}, "match") + " "
+    text += edges.source_sentence(overall or {}, "matches", "decided rounds") + " "
     if r1 and later:
         text += (f"Round 1 (random starter): {r1['estimate']:.1%} (95% CI {r1['ci_low']:.1%}-{r1['ci_high']:.1%}); "
                  f"later rounds, started by the previous round's loser: {later['estimate']:.1%} "
@@ -226,8 +226,9 @@ def _first_player(rounds, summary, outdir) -> dict:
 def _length(games, rounds, summary, cfg, outdir) -> dict:
     fig, ax = new_figure()
     turns = rounds["turns"].to_numpy()
-    bins = np.arange(turns.min(), turns.max() + 2) - 0.5 if turns.max() - turns.min() < 120 else 60
-    ax.hist(turns, bins=bins, color=ACCENT, alpha=0.85)
+    shown, cap, left_off, longest = clip_upper(turns)
+    bins = np.arange(shown.min(), shown.max() + 2) - 0.5 if shown.max() - shown.min() < 120 else 60
+    ax.hist(shown, bins=bins, color=ACCENT, alpha=0.85)
     ax.axvline(turns.mean(), color="black", ls="--", lw=1, label=f"mean {turns.mean():.1f}")
     ax.set_xlabel("turns in a round (both traders)")
     ax.set_ylabel("rounds")
@@ -259,7 +260,8 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
             f"{minutes['estimate']:.1f} minutes a match (the rulebook promises 10 to 15).")
     return {"title": "Round length", "text": text, "figures": [
         {"file": "turns_per_round.png", "reading": f"Most rounds last between {np.percentile(turns, 10):.0f} and "
-                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."},
+                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."
+                                                   + overflow_note(left_off, len(turns), cap, longest, "rounds")},
         {"file": "rounds_and_endings.png",
          "reading": f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty deck; "
                     "stalled and turn-cap endings are safety rules that should stay at zero."}]}
@@ -279,7 +281,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax.set_xticks(x, GOODS)
     ax.set_ylabel("rupees per round (mean)")
     ax.set_title("Where each stack's rupees go")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "stack_split.png")
     share_first = first.sum() / max(taken.sum(), 1e-9)
 
@@ -329,12 +331,13 @@ def _scores(rounds, cfg, outdir) -> dict:
         bottom += parts[col].to_numpy()
     ax.set_ylabel("rupees per round (mean)")
     ax.set_title("Score composition by strategy")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "score_composition.png")
 
     margin = (rounds["rupees_0"] - rounds["rupees_1"]).abs()
     fig, ax = new_figure()
-    ax.hist(margin, bins=np.arange(0, min(margin.max(), 80) + 2) - 0.5, color=ACCENT, alpha=0.85)
+    shown, cap, left_off, widest = clip_upper(margin.to_numpy())
+    ax.hist(shown, bins=np.arange(0, shown.max() + 2) - 0.5, color=ACCENT, alpha=0.85)
     ax.axvspan(-0.5, 3.5, color="#e07b39", alpha=0.15, label="decided by 3 rupees or fewer")
     ax.set_xlabel("score margin of a round (rupees)")
     ax.set_ylabel("rounds")
@@ -352,7 +355,7 @@ def _scores(rounds, cfg, outdir) -> dict:
                     "orange slice."},
         {"file": "score_margin.png",
          "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
-                    "decided by 3 or fewer."}]}
+                    "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")}]}
 
 
 def _balance_table(summary) -> dict:
@@ -364,7 +367,8 @@ def _balance_table(summary) -> dict:
             ("closeness (rounds decided by 3 rupees or fewer)", "close_round_rate"),
             ("coin token awarded", "coin_token_rate")]
     body = "".join(f"<tr><td>{label}</td><td>{fmt_metric(key if key != 'balance' else 'balance_rate', summary[key])}"
-                   f"</td></tr>" for label, key in rows)
-    return {"title": "Balance summary", "html": f"<table><tr><th>metric</th><th>value</th></tr>{body}</table>",
+                   f"</td><td><code>{key}</code></td></tr>" for label, key in rows)
+    return {"title": "Balance summary",
+            "html": f"<table><tr><th>metric</th><th>value</th><th>code name</th></tr>{body}</table>",
             "text": "In the style of Ludii's game metrics: balance near 100% means no seat is favoured when both "
                     "traders play alike."}
