@@ -194,12 +194,16 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     bt = table_from_summary(summary, "strength", "elo")
     if len(bt):
         plot_strength(bt, outdir / "strength.png", "Strength ranking (Bradley-Terry/Luce, Elo scale)", colors)
-        widest = (bt["ci_high"] - bt["ci_low"]).max() / 2
-        out.append({"file": "strength.png",
-                    "reading": f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; "
-                               f"100 Elo points means winning about 64% of two-player games against the other. "
-                               f"Fitted to every game with a weak prior (so a strategy that never wins stays "
-                               f"finite); the widest interval is +/-{widest:.0f} Elo."})
+        half = (bt["ci_high"] - bt["ci_low"]) / 2
+        loose = half > 5 * half.median()  # strategies that (almost) never win: mostly the prior bounds them
+        reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
+                   f"points means winning about 64% of two-player games against the other. Fitted to every game "
+                   f"with a weak prior, so a strategy that never wins stays finite; intervals are "
+                   f"+/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo")
+        if loose.any():
+            reading += (f", except {', '.join(half[loose].index)} (+/-{half[loose].max():.0f}): it rarely or never "
+                        "beats the others, so its games say only that it is much weaker")
+        out.append({"file": "strength.png", "reading": reading + "."})
     nash = table_from_summary(summary, "nash_weight", "weight")
     sections = []
     if len(nash):

@@ -47,7 +47,13 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
         for code in np.unique(strategy[mirror, 0]):
             part = mirror & (strategy[:, 0] == code)
             out["by_strategy"][names[code]] = _mirror_rates(position[part], win_share[part], positions)
-    elif len(strategy) and not stats._AGGREGATING:  # the model's estimate does not merge across batches
+    elif len(strategy) and stats._AGGREGATING:  # --summary-only: the model's sufficient statistics, fitted at the end
+        cells = models.cells(strategy, position, win_share, names)
+        out["population"] = MODEL
+        out["rates"] = [{"estimate": None, "ci_low": None, "ci_high": None, "n": len(strategy), "_kind": "luce",
+                         "_cells": cells, "_position": k, "_positions": positions, "_s": 0.0, "_ss": 0.0,
+                         "_n": len(strategy)} for k in range(positions)]
+    elif len(strategy):
         fit = models.fit_luce(strategy, win_share, names, position, positions)
         table = models.position_rates(fit)
         out["population"] = MODEL

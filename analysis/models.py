@@ -36,12 +36,13 @@ class LuceFit:
     games: np.ndarray         # decided games each strategy took part in (mirror games count once)
 
 
-def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray):
-    """Games with the same (strategy, position) per seat share one row: counts and summed win shares."""
+def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, weights=None):
+    """Games with the same (strategy, position) per seat share one row: counts and summed win shares.
+    With `weights`, each input row already stands for that many games and win_share holds their sums."""
     key = np.concatenate([strategy, position], axis=1).astype(np.int64)
     rows, inverse = np.unique(key, axis=0, return_inverse=True)
     inverse = inverse.ravel()
-    counts = np.bincount(inverse, minlength=len(rows)).astype(float)
+    counts = np.bincount(inverse, weights=weights, minlength=len(rows)).astype(float)
     wins = np.stack([np.bincount(inverse, weights=win_share[:, s], minlength=len(rows))
                      for s in range(win_share.shape[1])], axis=1)
     p = strategy.shape[1]
@@ -49,7 +50,7 @@ def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndar
 
 
 def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.ndarray | None = None,
-             positions: int | None = None) -> LuceFit:
+             positions: int | None = None, weights=None) -> LuceFit:
     """Maximum a posteriori Luce model. strategy: (games, seats) codes into `names`; win_share: (games, seats),
     each row summing to 1 (a shared win split); position: (games, seats) position of each seat (default: the
     seat itself). Position terms are fitted only when `positions` > 1."""
@@ -59,7 +60,7 @@ def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.nd
     positions = positions or 1
     k, q = len(names), max(positions - 1, 0)
     s_rows, pos_rows, counts, wins = group_lineups(strategy, position if q else np.zeros_like(strategy),
-                                                   np.asarray(win_share, dtype=float))
+                                                   np.asarray(win_share, dtype=float), weights)
     # design: (configs, seats, terms)
     X = np.zeros((len(counts), p, k + q))
     for seat in range(p):
@@ -151,6 +152,27 @@ def position_rates(fit: LuceFit, draws: int = 4000, seed: int = 0) -> pd.DataFra
         low, high = np.percentile(sample, [2.5, 97.5], axis=0)
     return pd.DataFrame({"rate": est, "ci_low": low, "ci_high": high}, index=pd.RangeIndex(fit.positions,
                                                                                          name="position"))
+
+
+def cells(strategy, position, win_share, names) -> list:
+    """A model estimate's sufficient statistics, as JSON: one [strategy names..., positions..., games,
+    win sums...] row per lineup. Batches' cells concatenate (--summary-only)."""
+    s_rows, pos_rows, counts, wins = group_lineups(strategy, position, win_share)
+    return [[names[c] for c in s] + [int(x) for x in ps] + [float(n)] + [float(x) for x in w]
+            for s, ps, n, w in zip(s_rows, pos_rows, counts, wins)]
+
+
+def rate_from_cells(rows: list, position: int, positions: int) -> dict:
+    """The equal-skill rate of `position` from merged `cells`."""
+    p = (len(rows[0]) - 1) // 3
+    names = sorted({r[s] for r in rows for s in range(p)})
+    code = {n: i for i, n in enumerate(names)}
+    strategy = np.array([[code[r[s]] for s in range(p)] for r in rows])
+    pos = np.array([r[p:2 * p] for r in rows], dtype=np.int64)
+    counts = np.array([r[2 * p] for r in rows], dtype=float)
+    wins = np.array([r[2 * p + 1:] for r in rows], dtype=float)
+    fit = fit_luce(strategy, wins, names, pos, positions, weights=counts)
+    return model_rate(position_rates(fit), position, int(counts.sum()))
 
 
 def model_rate(table: pd.DataFrame, position: int, n: int) -> dict:

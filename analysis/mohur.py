@@ -233,7 +233,7 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     ax.set_xlabel("turns in a round (both traders)")
     ax.set_ylabel("rounds")
     ax.set_title("Round length")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper right")
     save(fig, outdir / "turns_per_round.png")
 
     fig, axes = new_figure(9, 3.6)
