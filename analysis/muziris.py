@@ -196,7 +196,16 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                  f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
-    out.append({"title": "First-player advantage and seats", "text": text,
+    from analysis.report import fmt_metric
+    mirrors = sorted({k.split("mirror=")[1].rstrip("]") for k in summary
+                      if k.startswith("position_win_rate[0][mirror=")})
+    rows = "".join(f"<tr><td>{name}</td>" + "".join(
+        f"<td>{fmt_metric('rate', summary.get(f'position_win_rate[{k}][mirror={name}]'))}</td>" for k in range(P))
+        + "</tr>" for name in mirrors)
+    table = ("<table><tr><th>mirror games of</th>" + "".join(
+        f"<th>{'first player' if k == 0 else f'+{k} (clockwise)'} wins</th>" for k in range(P)) + f"</tr>{rows}</table>"
+        if rows else "")
+    out.append({"title": "First-player advantage and seats", "text": text, "html": table,
                 "figures": [{"file": "muziris_first_player.png",
                              "reading": "Each bar is how often the player sitting that many seats after the "
                                         "round-1 first player wins, at equal skill; the dashed line is an even "
