@@ -165,8 +165,8 @@ h1{margin-bottom:.2em}h2{border-bottom:2px solid #e4e7eb;padding-bottom:.2em;mar
 .meta{color:#52606d}.fig{margin:1.2em 0}.fig img{max-width:100%;border:1px solid #e4e7eb;border-radius:4px}
 .reading{margin:.3em 0 0 0;color:#323f4b;font-style:italic}
 table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}
-td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left;overflow-wrap:anywhere;min-width:4em}
-th{font-size:.92em}code{color:#52606d;font-size:.85em}
+td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left}
+th{font-size:.92em;overflow-wrap:anywhere;min-width:5em}code{color:#52606d;font-size:.85em;overflow-wrap:anywhere}
 .partial{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;border-radius:4px}
 .lead{font-size:1.08em;background:#f0f4f8;padding:.8em 1em;border-radius:4px}
 """
