@@ -250,3 +250,35 @@ def test_plain_names_and_clipped_histograms():
     kept, cap, left_off, largest = clip_upper(values)
     assert kept.max() == 40 and left_off == 10 and largest == 1000
     assert "10 rounds" in overflow_note(left_off, len(values), cap, largest, "rounds")
+
+
+# ---- --summary-only: model estimates merge as lineup cells ----
+def test_model_estimate_merges_across_batches_exactly():
+    from analysis import stats
+    rng = np.random.default_rng(9)
+    games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 4000, 0.53, mirrors=False)
+    r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
+    whole = edges.two_seat_edges(r, r["starter"])["rates"][0]
+    total = {}
+    with stats.aggregating():
+        for part in (r.iloc[:3000], r.iloc[3000:]):
+            stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+    merged = stats.finalize(total)["x"]
+    assert merged["population"] == "model" and merged["n"] == whole["n"]
+    for key in ("estimate", "ci_low", "ci_high"):
+        assert merged[key] == pytest.approx(whole[key], rel=1e-9)
+
+
+def test_mirror_rate_wins_over_a_batch_without_mirror_games():
+    from analysis import stats
+    rng = np.random.default_rng(10)
+    games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 3000, 0.53)
+    r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
+    mixed = r[r["strategy_0"] != r["strategy_1"]]
+    for order in ((r, mixed), (mixed, r)):
+        total = {}
+        with stats.aggregating():
+            for part in order:
+                stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+        merged = stats.finalize(total)["x"]
+        assert merged == edges.two_seat_edges(r, r["starter"])["rates"][0]
