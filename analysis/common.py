@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import stats
+from analysis import models, stats
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
 
@@ -53,46 +53,69 @@ def matchup_matrix(long: pd.DataFrame) -> pd.DataFrame:
     return grouped.unstack("opponent")
 
 
-def bradley_terry(long: pd.DataFrame, iterations: int = 500) -> pd.DataFrame:
-    """Bradley-Terry strengths from two-player results, on the Elo scale (mean 0), with 95% intervals
-    from the observed information matrix. Mirror matches carry no information and are left out."""
+def two_seat_arrays(long: pd.DataFrame):
+    """(strategy codes (games, 2), win shares (games, 2), names) from a two-player long frame."""
     seat0 = long[long["seat"] == 0]
     s, o = categorical_pair(seat0["strategy"], seat0["opponent"])
-    i, j = s.codes.astype(np.int64), o.codes.astype(np.int64)
-    keep = i != j  # mirror matches carry no information about relative strength
-    i, j, w = i[keep], j[keep], seat0["win_share"].to_numpy()[keep]
-    present = np.unique(np.concatenate([i, j]))
-    if len(present) < 2:
-        return pd.DataFrame(columns=["elo", "ci_low", "ci_high"])
-    names = [s.categories[c] for c in present]
-    remap = np.full(len(s.categories), -1)
-    remap[present] = np.arange(len(present))
-    i, j, k = remap[i], remap[j], len(present)
-    wins = np.zeros((k, k))
-    np.add.at(wins, (i, j), w)
-    np.add.at(wins, (j, i), 1 - w)
-    games = wins + wins.T
-    strength = np.ones(k)
-    total_wins = wins.sum(axis=1) + 0.5  # a half-win prior keeps an unbeaten strategy finite
-    for _ in range(iterations):  # Zermelo/MM updates
-        denom = (games / (strength[:, None] + strength[None, :])).sum(axis=1) + 1.0 / (2 * strength)
-        new = total_wins / denom
-        new /= np.exp(np.log(new).mean())
-        if np.allclose(new, strength, rtol=1e-10):
-            strength = new
-            break
-        strength = new
-    beta = np.log(strength)
-    p = strength[:, None] / (strength[:, None] + strength[None, :])
-    info = -(games * p * p.T)
-    np.fill_diagonal(info, 0.0)
-    np.fill_diagonal(info, -info.sum(axis=1))
-    cov = np.linalg.pinv(info)  # the sum-zero constraint leaves one direction free
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    scale = 400 / np.log(10)
-    elo = (beta - beta.mean()) * scale
-    return pd.DataFrame({"elo": elo, "ci_low": elo - stats.Z95 * se * scale, "ci_high": elo + stats.Z95 * se * scale},
-                        index=pd.Index(names, name="strategy")).sort_values("elo", ascending=False)
+    w = seat0["win_share"].to_numpy(dtype=float)
+    return (np.stack([np.asarray(s.codes), np.asarray(o.codes)], axis=1), np.stack([w, 1 - w], axis=1),
+            list(s.categories))
+
+
+def bradley_terry(long: pd.DataFrame) -> pd.DataFrame:
+    """Bradley-Terry strengths from two-player results on the Elo scale, with 95% intervals and a seat term
+    (`analysis.models`). Mirror matches carry no information about relative strength and drop out."""
+    strategy, win, names = two_seat_arrays(long)
+    if len(np.unique(strategy)) < 2:
+        return pd.DataFrame(columns=["elo", "ci_low", "ci_high", "n"])
+    return models.strengths(models.fit_luce(strategy, win, names, None, 2))
+
+
+def head_to_head(strategy: np.ndarray, keys: list[np.ndarray], names) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every ordered pair of seats of different strategies in a game: (wins, meetings) of row strategy against
+    column strategy, a win when the row's seat finishes ahead on `keys` (compared in order: e.g. VT, then the
+    tie-break), half when level. With two players this is simply the game's result."""
+    k, p = len(names), strategy.shape[1]
+    wins, meet = np.zeros((k, k)), np.zeros((k, k))
+    for a in range(p):
+        for b in range(p):
+            if a == b:
+                continue
+            share = np.full(len(strategy), 0.5)
+            undecided = np.ones(len(strategy), dtype=bool)
+            for key in keys:
+                ahead, behind = key[:, a] > key[:, b], key[:, a] < key[:, b]
+                share[undecided & ahead], share[undecided & behind] = 1.0, 0.0
+                undecided &= ~(ahead | behind)
+            np.add.at(wins, (strategy[:, a], strategy[:, b]), share)
+            np.add.at(meet, (strategy[:, a], strategy[:, b]), 1.0)
+    return pd.DataFrame(wins, index=names, columns=names), pd.DataFrame(meet, index=names, columns=names)
+
+
+def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) -> dict:
+    """summary.json's `strength[<strategy>]` (Elo, from the winner of each game) and `nash_weight[<strategy>]`
+    (the equilibrium mix of the head-to-head game `h2h` = (wins, meetings); default: the games' results, two
+    players). Left out of --summary-only runs: neither is a sum that merges across batches."""
+    if stats._AGGREGATING or len(np.unique(strategy)) < 2:
+        return {}
+    p = strategy.shape[1]
+    out = models.strength_metrics(models.strengths(models.fit_luce(strategy, win, names, None, p)))
+    wins, meet = h2h if h2h is not None else head_to_head(strategy, [win], names)
+    played = [n for n in names if meet.loc[n].sum() > 0]
+    if len(played) >= 2:
+        out.update(models.nash_metrics(models.nash_table(wins.loc[played, played], meet.loc[played, played]),
+                                       len(strategy)))
+    return out
+
+
+def table_from_summary(summary: dict, prefix: str, column: str) -> pd.DataFrame:
+    """`prefix[<strategy>]` metrics back into a table (estimate in `column`), largest first."""
+    rows = {k[len(prefix) + 1:-1]: m for k, m in summary.items() if k.startswith(prefix + "[") and isinstance(m, dict)}
+    table = pd.DataFrame({column: [m["estimate"] for m in rows.values()],
+                          "ci_low": [m["ci_low"] for m in rows.values()],
+                          "ci_high": [m["ci_high"] for m in rows.values()]},
+                         index=pd.Index(list(rows), name="strategy"))
+    return table.sort_values(column, ascending=False)
 
 
 # ---- figures shared by the games ----
@@ -140,16 +163,64 @@ def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
     ax.barh(y, bt["elo"], color=[colors.get(n, NEUTRAL) for n in bt.index], alpha=0.9)
     ax.errorbar(bt["elo"], y, xerr=[bt["elo"] - bt["ci_low"], bt["ci_high"] - bt["elo"]], fmt="none",
                 ecolor="black", capsize=4, lw=1)
+    for yy, (name, r) in zip(y, bt.iterrows()):  # the numbers: intervals of a few Elo vanish at this scale
+        ax.annotate(f"{r.elo:+.0f} ({r.ci_low:+.0f} to {r.ci_high:+.0f})", (0, yy), xytext=(4, 0),
+                    textcoords="offset points", va="center", ha="left" if r.elo < 0 else "right", fontsize=8)
     ax.set_yticks(y, bt.index)
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("strength (Elo points, mean 0); bars: 95% interval")
+    ax.set_xlabel("strength (Elo points; 0 = the average strategy); bars: 95% interval")
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     save(fig, path)
 
 
-def strategy_sections(long: pd.DataFrame, outdir, two_player: bool) -> tuple[list[dict], dict]:
-    """Win rate by strategy and seat, matchups and strength: the panels every game's report opens with."""
+def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
+    fig, ax = new_figure()
+    x = np.arange(len(table))
+    ax.bar(x, table["weight"] * 100, color=[colors.get(n, NEUTRAL) for n in table.index], alpha=0.9)
+    ax.errorbar(x, table["weight"] * 100, yerr=[np.clip(table["weight"] - table["ci_low"], 0, None) * 100,
+                                                np.clip(table["ci_high"] - table["weight"], 0, None) * 100],
+                fmt="none", ecolor="black", capsize=4, lw=1)
+    ax.set_xticks(x, table.index, rotation=20 if len(table) > 5 else 0)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("weight in the equilibrium mix (%)")
+    ax.set_title("The meta-game: the mix no strategy can exploit (bars: 95% bootstrap interval)")
+    save(fig, path)
+
+
+def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tuple[list[dict], list[dict]]:
+    """Strength ranking and equilibrium mix, read back from summary.json's strength[...] / nash_weight[...]."""
+    out = []
+    bt = table_from_summary(summary, "strength", "elo")
+    if len(bt):
+        plot_strength(bt, outdir / "strength.png", "Strength ranking (Bradley-Terry/Luce, Elo scale)", colors)
+        half = (bt["ci_high"] - bt["ci_low"]) / 2
+        loose = half > 5 * half.median()  # strategies that (almost) never win: mostly the prior bounds them
+        reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
+                   f"points means winning about 64% of two-player games against the other. Fitted to every game "
+                   f"with a weak prior, so a strategy that never wins stays finite; intervals are "
+                   f"+/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo")
+        if loose.any():
+            reading += (f", except {', '.join(half[loose].index)} (+/-{half[loose].max():.0f}): it rarely or never "
+                        "beats the others, so its games say only that it is much weaker")
+        out.append({"file": "strength.png", "reading": reading + "."})
+    nash = table_from_summary(summary, "nash_weight", "weight")
+    sections = []
+    if len(nash):
+        plot_nash(nash, outdir / "nash.png", colors)
+        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players),
+                         "figures": [{"file": "nash.png",
+                                      "reading": "If players chose strategies knowing the whole field, this is the "
+                                                 "mix none could beat by switching (symmetric Nash equilibrium of "
+                                                 "the matchup matrix, scipy linear program). A strategy with weight "
+                                                 "0 is never worth playing against this field."}]})
+    return out, sections
+
+
+def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dict | None = None,
+                      players: int = 2) -> tuple[list[dict], dict]:
+    """Win rate by strategy and seat, matchups, strength and the meta-game: the panels every game's report
+    opens with."""
     colors = strategy_colors(long["strategy"].unique())
     figures = []
     by_strategy = rate_table(long, "strategy").sort_values("rate", ascending=False)
@@ -160,12 +231,12 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool) -> tuple[lis
                     "reading": f"{best} wins most often ({by_strategy.iloc[0]['rate']:.1%} of its games); "
                                "bars that do not overlap are real differences."})
     by_seat = rate_table(long, "seat")
-    plot_rates(by_seat, outdir / "win_rate_by_seat.png", "Win rate by seat (strategies rotated through seats)",
-               "seat", None, reference=1 / long["seat"].nunique())
+    plot_rates(by_seat, outdir / "win_rate_by_seat.png", "Win rate by seat, every game (strategies rotated "
+               "through seats)", "seat", None, reference=1 / long["seat"].nunique())
     spread = by_seat["rate"].max() - by_seat["rate"].min()
     figures.append({"file": "win_rate_by_seat.png",
-                    "reading": f"Seats differ by at most {spread:.1%} in win rate; the dashed line is what a "
-                               "perfectly fair seat would win."})
+                    "reading": f"Seats differ by at most {spread:.1%} in win rate over every game; the dashed line "
+                               "is what a perfectly fair seat would win."})
     extra = {}
     if two_player and long["strategy"].nunique() > 1:
         matrix = matchup_matrix(long)
@@ -173,11 +244,21 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool) -> tuple[lis
         figures.append({"file": "matchups.png",
                         "reading": "Each cell is how often the row strategy beats the column strategy; blue "
                                    "favours the row, red the column, 50 is an even matchup."})
-        bt = bradley_terry(long)
-        if len(bt):
-            plot_strength(bt, outdir / "strength.png", "Strength ranking (Bradley-Terry, Elo scale)", colors)
-            figures.append({"file": "strength.png",
-                            "reading": f"Fitted to every match: {bt.index[0]} is strongest; 100 Elo points "
-                                       "means winning about 64% of games against the other."})
-            extra["bradley_terry"] = bt
-    return [{"title": "Who wins", "figures": figures}], extra
+    more = []
+    if summary is not None:
+        strength_figures, more = meta_game_section(summary, outdir, colors, players)
+        figures += strength_figures
+    return [{"title": "Who wins", "figures": figures}] + more, extra
+
+
+def wide_players(players: pd.DataFrame, columns=()) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, dict]:
+    """A players table (one row per player-game) as per-game arrays, games in increasing id order:
+    (game ids, strategy codes (games, seats), win shares (games, seats), strategy names, {column: array})."""
+    p = int(players["seat"].max()) + 1
+    ordered = players.sort_values(["game", "seat"], kind="stable")
+    strategy = ordered["strategy"]
+    strategy = strategy if isinstance(strategy.dtype, pd.CategoricalDtype) else strategy.astype("category")
+    codes = np.asarray(strategy.cat.codes, dtype=np.int64).reshape(-1, p)
+    win = ordered["win_share"].to_numpy(dtype=float).reshape(-1, p)
+    extra = {c: ordered[c].to_numpy(dtype=float).reshape(-1, p) for c in columns}
+    return (ordered["game"].to_numpy()[::p], codes, win, [str(c) for c in strategy.cat.categories], extra)

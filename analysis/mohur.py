@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis import common, decisive, skill, stats
-from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
+from analysis import common, decisive, edges, skill, stats
+from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
@@ -29,17 +29,7 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
     out = {}
-    decided = rounds[["winner", "starter", "round"]]  # mask a few columns, not the whole table
-    decided = decided[decided["winner"] >= 0]
-    out["first_player_round_win_rate"] = stats.rate((decided["winner"] == decided["starter"]).sum(), len(decided))
-    for rnd in sorted(decided["round"].unique())[:5]:
-        part = decided[decided["round"] == rnd]
-        out[f"first_player_round_win_rate[round={rnd}]"] = stats.rate(
-            (part["winner"] == part["starter"]).sum(), len(part))
-    won = games[["winner", "first_starter"]]
-    won = won[won["winner"] >= 0]
-    out["first_player_match_win_rate"] = stats.rate((won["winner"] == won["first_starter"]).sum(), len(won))
-    out["seat0_match_win_rate"] = stats.rate((won["winner"] == 0).sum(), len(won))
+    out.update(first_player_metrics(games, rounds))
     out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
     out["turns_per_round"] = stats.mean(rounds["turns"])
     out["rounds_per_match"] = stats.mean(games["rounds"])
@@ -56,9 +46,34 @@ def summarize(tables, meta) -> dict:
         out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == code).sum(), len(rounds))
     long = common.two_player_long(games, "match")
     out.update(common.win_rate_metrics(long))
+    out.update(common.meta_game_metrics(*common.two_seat_arrays(long)))
     out["balance"] = _balance(games)
     out.update(_skill_metrics(games, rounds, long, meta))
     out.update(decisive.mohur_metrics(games, rounds, meta["config"]))
+    return out
+
+
+def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
+    """The starter's and seat 0's edges at equal skill (`analysis.edges`): the headline keys carry the mirror
+    estimate (or the model's without mirror matches), `[mirror=<strategy>]` each strategy's mirror matches,
+    `[all_games]` the raw rate over every match. Round 1 (random starter) and later rounds (the previous
+    round's loser starts) are reported apart."""
+    out = {}
+    r = rounds[["winner", "starter", "round", "strategy_0", "strategy_1"]]
+    edges.put(out, "first_player_round_win_rate", edges.two_seat_edges(r, r["starter"]))
+    numbers = np.sort(r["round"].unique())
+    for rnd in numbers[:5]:
+        part = r[r["round"] == rnd]
+        e = edges.two_seat_edges(part, part["starter"])
+        if e["rates"] is not None:
+            out[f"first_player_round_win_rate[round={rnd}]"] = e["rates"][0]
+    later = r[r["round"] > 1]
+    e = edges.two_seat_edges(later, later["starter"])
+    if e["rates"] is not None and len(later):
+        out["first_player_round_win_rate[later_rounds]"] = e["rates"][0]
+    g = games[["winner", "first_starter", "strategy_0", "strategy_1"]]
+    edges.put(out, "first_player_match_win_rate", edges.two_seat_edges(g, g["first_starter"]))
+    edges.put(out, "seat0_match_win_rate", edges.two_seat_edges(g, np.zeros(len(g), dtype=np.int64)))
     return out
 
 
@@ -136,21 +151,20 @@ def _balance(games: pd.DataFrame) -> dict:
     return {"estimate": 1 - worst[0], "ci_low": 1 - worst[1][1], "ci_high": 1 - worst[1][0], "n": int(worst[2])}
 
 
-def _edge_sentence(m: dict, who: str, what: str) -> str:
-    if m["n"] == 0:
+def _edge_sentence(m: dict | None, who: str, what: str) -> str:
+    if not m or not m.get("n"):
         return f"No {what} to measure."
-    p = stats.binomial_test_half(m["estimate"] * m["n"], m["n"])
     verdict = ("a real edge" if m["ci_low"] > 0.5 else "a real handicap" if m["ci_high"] < 0.5
                else "no edge we can detect")
     return (f"The {who} wins {what} {m['estimate']:.1%} of the time (95% CI {m['ci_low']:.1%}-{m['ci_high']:.1%}, "
-            f"p = {p:.2g}): {verdict}.")
+            f"{edges.p_text(edges.p_half(m))}): {verdict}.")
 
 
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, rounds = tables["games"], tables["rounds"]
     cfg = meta["config"]
     long = common.two_player_long(games, "match")
-    out, _ = common.strategy_sections(long, outdir, two_player=True)
+    out, _ = common.strategy_sections(long, outdir, two_player=True, summary=summary)
     out.append(_first_player(rounds, summary, outdir))
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))
@@ -166,38 +180,64 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
 
 
 def _first_player(rounds, summary, outdir) -> dict:
-    decided = rounds[["winner", "starter", "round"]]
-    decided = decided[decided["winner"] >= 0]
-    per_round = decided.assign(w=(decided["winner"] == decided["starter"]).astype(float))
-    table = common.rate_table(per_round.rename(columns={"w": "win_share"}), "round").head(5)
-    overall = summary["first_player_round_win_rate"]
-    common.plot_rates(table, outdir / "first_player_by_round.png",
-                      "Round starter's win rate by round number", "round (round 1: random starter; "
-                      "later: the previous round's loser starts)", None)
+    from analysis.report import fmt_metric
+    overall = summary.get("first_player_round_win_rate")
+    r1, later = summary.get("first_player_round_win_rate[round=1]"), summary.get(
+        "first_player_round_win_rate[later_rounds]")
     need = stats.games_to_detect(0.01)
-    text = (_edge_sentence(overall, "trader who starts a round", "it") + " "
-            + _edge_sentence(summary["first_player_match_win_rate"], "trader who starts the match", "the match")
-            + f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds.")
-    r1 = summary.get("first_player_round_win_rate[round=1]")
-    later = table[table.index > 1]
-    reading = "Each bar is how often the round's starter wins that round."
-    if r1 and len(later):
-        reading += (f" In round 1 the starter is random ({r1['estimate']:.1%}); later rounds are started by the "
-                    f"previous loser ({later['rate'].mean():.1%} on average), so the catch-up rule shows here.")
-    return {"title": "First-player advantage", "text": text,
-            "figures": [{"file": "first_player_by_round.png", "reading": reading}]}
+    text = _edge_sentence(overall, "trader who starts a round", "it") + " "
+    text += edges.source_sentence(overall or {}, "matches", "decided rounds") + " "
+    if r1 and later:
+        text += (f"Round 1 (random starter): {r1['estimate']:.1%} (95% CI {r1['ci_low']:.1%}-{r1['ci_high']:.1%}); "
+                 f"later rounds, started by the previous round's loser: {later['estimate']:.1%} "
+                 f"({later['ci_low']:.1%}-{later['ci_high']:.1%}). ")
+    text += _edge_sentence(summary.get("first_player_match_win_rate"), "trader who starts the match", "the match")
+    naive = summary.get("first_player_round_win_rate[all_games]")
+    if naive and naive.get("n") and overall and overall.get("population") == edges.MIRROR:
+        text += (f" Over every match, mixed pairings included, the starter wins {naive['estimate']:.1%} of rounds: "
+                 "that raw figure is confounded, because the loser of a round starts the next and in a mixed "
+                 "pairing the loser is usually the weaker strategy.")
+    text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
+    # by round number, from the headline population
+    labels = [k for k in summary if k.startswith("first_player_round_win_rate[round=")]
+    table = pd.DataFrame({"rate": [summary[k]["estimate"] for k in labels],
+                          "ci_low": [summary[k]["ci_low"] for k in labels],
+                          "ci_high": [summary[k]["ci_high"] for k in labels]},
+                         index=pd.Index([k.split("=")[1].rstrip("]") for k in labels], name="round"))
+    source = "mirror matches" if (overall or {}).get("population") == edges.MIRROR else "model at equal skill"
+    figures = []
+    if len(table):
+        common.plot_rates(table, outdir / "first_player_by_round.png",
+                          f"Round starter's win rate by round number ({source})", "round (round 1: random starter; "
+                          "later: the previous round's loser starts)", None)
+        figures.append({"file": "first_player_by_round.png",
+                        "reading": "Each bar is how often the round's starter wins that round, at equal skill; "
+                                   "the dashed line is no edge."})
+    mirror = {k.split("=")[1].rstrip("]"): m for k, m in summary.items()
+              if k.startswith("first_player_round_win_rate[mirror=")}
+    html_rows = ""
+    for name, m in sorted(mirror.items(), key=lambda kv: -kv[1]["estimate"]):
+        match = summary.get(f"first_player_match_win_rate[mirror={name}]")
+        html_rows += (f"<tr><td>{name}</td><td>{fmt_metric('rate', m)}</td>"
+                      f"<td>{fmt_metric('rate', match)}</td><td>{m['n']:,}</td></tr>")
+    out = {"title": "First-player advantage", "text": text, "figures": figures}
+    if html_rows:
+        out["html"] = ("<table><tr><th>mirror matches of</th><th>round starter wins the round</th>"
+                       "<th>match starter wins the match</th><th>decided rounds</th></tr>" + html_rows + "</table>")
+    return out
 
 
 def _length(games, rounds, summary, cfg, outdir) -> dict:
     fig, ax = new_figure()
     turns = rounds["turns"].to_numpy()
-    bins = np.arange(turns.min(), turns.max() + 2) - 0.5 if turns.max() - turns.min() < 120 else 60
-    ax.hist(turns, bins=bins, color=ACCENT, alpha=0.85)
+    shown, cap, left_off, longest = clip_upper(turns)
+    bins = np.arange(shown.min(), shown.max() + 2) - 0.5 if shown.max() - shown.min() < 120 else 60
+    ax.hist(shown, bins=bins, color=ACCENT, alpha=0.85)
     ax.axvline(turns.mean(), color="black", ls="--", lw=1, label=f"mean {turns.mean():.1f}")
     ax.set_xlabel("turns in a round (both traders)")
     ax.set_ylabel("rounds")
     ax.set_title("Round length")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper right")
     save(fig, outdir / "turns_per_round.png")
 
     fig, axes = new_figure(9, 3.6)
@@ -224,7 +264,8 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
             f"{minutes['estimate']:.1f} minutes a match (the rulebook promises 10 to 15).")
     return {"title": "Round length", "text": text, "figures": [
         {"file": "turns_per_round.png", "reading": f"Most rounds last between {np.percentile(turns, 10):.0f} and "
-                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."},
+                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."
+                                                   + overflow_note(left_off, len(turns), cap, longest, "rounds")},
         {"file": "rounds_and_endings.png",
          "reading": f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty deck; "
                     "stalled and turn-cap endings are safety rules that should stay at zero."}]}
@@ -244,7 +285,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax.set_xticks(x, GOODS)
     ax.set_ylabel("rupees per round (mean)")
     ax.set_title("Where each stack's rupees go")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "stack_split.png")
     share_first = first.sum() / max(taken.sum(), 1e-9)
 
@@ -294,12 +335,13 @@ def _scores(rounds, cfg, outdir) -> dict:
         bottom += parts[col].to_numpy()
     ax.set_ylabel("rupees per round (mean)")
     ax.set_title("Score composition by strategy")
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "score_composition.png")
 
     margin = (rounds["rupees_0"] - rounds["rupees_1"]).abs()
     fig, ax = new_figure()
-    ax.hist(margin, bins=np.arange(0, min(margin.max(), 80) + 2) - 0.5, color=ACCENT, alpha=0.85)
+    shown, cap, left_off, widest = clip_upper(margin.to_numpy())
+    ax.hist(shown, bins=np.arange(0, shown.max() + 2) - 0.5, color=ACCENT, alpha=0.85)
     ax.axvspan(-0.5, 3.5, color="#e07b39", alpha=0.15, label="decided by 3 rupees or fewer")
     ax.set_xlabel("score margin of a round (rupees)")
     ax.set_ylabel("rounds")
@@ -317,7 +359,7 @@ def _scores(rounds, cfg, outdir) -> dict:
                     "orange slice."},
         {"file": "score_margin.png",
          "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
-                    "decided by 3 or fewer."}]}
+                    "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")}]}
 
 
 def _balance_table(summary) -> dict:
@@ -329,7 +371,8 @@ def _balance_table(summary) -> dict:
             ("closeness (rounds decided by 3 rupees or fewer)", "close_round_rate"),
             ("coin token awarded", "coin_token_rate")]
     body = "".join(f"<tr><td>{label}</td><td>{fmt_metric(key if key != 'balance' else 'balance_rate', summary[key])}"
-                   f"</td></tr>" for label, key in rows)
-    return {"title": "Balance summary", "html": f"<table><tr><th>metric</th><th>value</th></tr>{body}</table>",
+                   f"</td><td><code>{key}</code></td></tr>" for label, key in rows)
+    return {"title": "Balance summary",
+            "html": f"<table><tr><th>metric</th><th>value</th><th>code name</th></tr>{body}</table>",
             "text": "In the style of Ludii's game metrics: balance near 100% means no seat is favoured when both "
                     "traders play alike."}

@@ -7,8 +7,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from analysis import common, decisive, skill, stats
-from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save, strategy_colors
+from analysis import common, decisive, edges, skill, stats
+from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
+                            strategy_colors)
 
 SUITS = ("military", "building", "culture", "wealth")
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
@@ -19,39 +20,21 @@ def _n_turns(games: pd.DataFrame) -> int:
     return sum(1 for c in games.columns if re.fullmatch(r"emp_winners_\d+", c))
 
 
-def _equal_games(games: pd.DataFrame, players: int) -> pd.Series:
-    """Games where every seat plays the same strategy (seat effects without strategy effects)."""
-    cols = [f"strategy_{s}" for s in range(players) if f"strategy_{s}" in games]
-    if not cols:
-        return pd.Series(True, index=games.index)
-    first = games[cols[0]].astype(str)
-    same = pd.Series(True, index=games.index)
-    for c in cols[1:]:
-        same &= games[c].astype(str) == first
-    return same
-
-
 def _players_count(tables, meta) -> int:
     return int(meta.get("players") or tables["players"]["seat"].max() + 1)
-
-
-def _seat_frame(tables, meta) -> tuple[pd.DataFrame, bool]:
-    """Player rows of equal-strategy games if there are any, else all (seats are rotated by the runner)."""
-    players = tables["players"]
-    equal = _equal_games(tables["games"], _players_count(tables, meta))
-    ids = tables["games"].loc[equal, "game"]
-    if len(ids):
-        return players[players["game"].isin(ids)], True
-    return players, False
 
 
 def summarize(tables, meta) -> dict:
     games, players = tables["games"], tables["players"]
     out = {}
-    seat_rows, _ = _seat_frame(tables, meta)
-    for seat, row in common.rate_table(seat_rows, "seat").iterrows():
-        out[f"seat_win_rate[{seat}]"] = stats.rate(row.wins, row.n)
+    _, strategy, win, names, extra = common.wide_players(players, ["vt_total"])
+    p = strategy.shape[1]
+    seat_edges = edges.position_edges(strategy, np.tile(np.arange(p), (len(strategy), 1)), win, names, p)
+    for seat in range(p):
+        edges.put(out, f"seat_win_rate[{seat}]", seat_edges, seat)
     out.update(common.win_rate_metrics(players))
+    out.update(common.meta_game_metrics(strategy, win, names,
+                                        common.head_to_head(strategy, [extra["vt_total"], win], names)))
     out["vt_total"] = stats.mean(players["vt_total"])
     out["tie_rate"] = stats.rate(int((games["n_winners"] > 1).sum()), len(games))
     for part in PARTS:
@@ -164,8 +147,9 @@ def _skill_section(tables, meta, summary, outdir):
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, players = tables["games"], tables["players"]
     cfg = meta.get("config") or {}
-    out, _ = common.strategy_sections(players, outdir, two_player=False)
-    out.append(_seats(tables, meta, outdir))
+    out, _ = common.strategy_sections(players, outdir, two_player=False, summary=summary,
+                                      players=_players_count(tables, meta))
+    out.append(_seats(tables, meta, summary, outdir))
     out.append(_vt(players, outdir))
     out.append(_emperors(games, players, cfg, outdir))
     out.append(_margins(games, outdir))
@@ -181,31 +165,48 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     return out
 
 
-def _seats(tables, meta, outdir) -> dict:
-    rows, equal = _seat_frame(tables, meta)
+def _seats(tables, meta, summary, outdir) -> dict:
+    from analysis.report import fmt_metric
     p = _players_count(tables, meta)
-    table = common.rate_table(rows, "seat")
+    keys = [f"seat_win_rate[{seat}]" for seat in range(p)]
+    head = [summary.get(k) for k in keys]
+    if any(m is None for m in head):
+        return {"title": "Does the seat matter?", "text": "Too few games to measure seat effects."}
+    table = pd.DataFrame({"rate": [m["estimate"] for m in head], "ci_low": [m["ci_low"] for m in head],
+                          "ci_high": [m["ci_high"] for m in head]}, index=pd.Index(range(p), name="seat"))
+    mirror = head[0].get("population") == edges.MIRROR
     common.plot_rates(table, outdir / "mughal_seat_equal.png",
-                      f"Win rate by seat, {p} players" + (" (same strategy in every seat)" if equal else ""),
+                      f"Win rate by seat, {p} players, at equal skill ("
+                      + ("mirror games" if mirror else "model") + ")",
                       "seat (hands pass to seat + 1 on odd turns, seat - 1 on even turns)", None, reference=1 / p)
     spread = table["rate"].max() - table["rate"].min()
-    text = (f"With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
-            f"hands in turn. {'Only games with the same strategy in every seat are used, so' if equal else 'Strategies rotate through the seats, so'} "
-            f"differences between bars are seat effects. Ties share the win (1/k each).")
-    return {"title": "Does the seat matter?", "text": text, "figures": [{
+    text = ("With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
+            "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
+    rows = ""
+    names = sorted({k.split("mirror=")[1].rstrip("]") for k in summary if k.startswith("seat_win_rate[0][mirror=")})
+    for name in names:
+        cells = "".join(f"<td>{fmt_metric('rate', summary.get(f'{k}[mirror={name}]'))}</td>" for k in keys)
+        rows += f"<tr><td>{name}</td>{cells}</tr>"
+    out = {"title": "Does the seat matter?", "text": text, "figures": [{
         "file": "mughal_seat_equal.png",
         "reading": f"Seat win rates span {spread:.1%}; the dashed line is a fair share of 1/{p}."}]}
+    if rows:
+        out["html"] = ("<table class='wide'><tr><th>mirror games of</th>"
+                       + "".join(f"<th>seat {s} wins</th>" for s in range(p)) + f"</tr>{rows}</table>")
+    return out
 
 
 def _vt(players, outdir) -> dict:
     names = sorted(players["strategy"].astype(str).unique())
     colors = strategy_colors(names)
     fig, ax = new_figure()
-    lo, hi = int(players["vt_total"].min()), int(players["vt_total"].max())
+    vt = players["vt_total"].to_numpy()
+    _, cap, left_off, largest = clip_upper(vt)
+    lo, hi = int(vt.min()), int(cap)
     bins = np.arange(lo, hi + 2) - 0.5
     for name in names:
         v = players.loc[players["strategy"].astype(str) == name, "vt_total"].to_numpy()
-        ax.hist(v, bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
+        ax.hist(v[v <= cap], bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
                 label=f"{name} (mean {v.mean():.1f})")
     ax.set_xlabel("VT at the end of the game")
     ax.set_ylabel("share of player-games")
@@ -230,11 +231,12 @@ def _vt(players, outdir) -> dict:
     ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
     ax.set_ylabel("mean VT per game")
     ax.set_title("Where the VT comes from")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, outdir / "mughal_vt_parts.png")
     top = means.sum(axis=1).idxmax()
     return {"title": "Victory tokens", "figures": [
-        {"file": "mughal_vt_hist.png", "reading": "Each line is the spread of final VT for one strategy."},
+        {"file": "mughal_vt_hist.png", "reading": "Each line is the spread of final VT for one strategy."
+                                                  + overflow_note(left_off, len(vt), cap, largest, "player-games")},
         {"file": "mughal_vt_parts.png",
          "reading": f"Stacked mean VT per game by source; {top} collects the most, Disasters pull below zero."}]}
 
@@ -270,7 +272,7 @@ def _emperors(games, players, cfg, outdir) -> dict:
     ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylabel("share of games (%)")
     ax.set_title("Who takes each emperor's bonus: alone, tied, or nobody")
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "mughal_emperor_ties.png")
     figures = [{"file": "mughal_emperor_ties.png",
                 "reading": "Each bar splits the games by how many players had the highest favoured total "

@@ -6,10 +6,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import decisive, skill
+from analysis import common, decisive, edges, skill
 from analysis.stats import mean, rate, wilson
-from analysis.style import ACCENT, NEUTRAL, new_figure, save, strategy_colors
+from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 
+HEADLINES = ("first_player_win_rate", "rounds_per_game", "tie_rate", "round_cap_rate", "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
 
 
@@ -22,11 +23,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     games, players = tables["games"], tables["players"]
     n = len(games)
     out = {}
-    first = players[players["first_player"]]
-    out["first_player_win_rate"] = rate(first["win_share"].sum(), n)
-    seat_wins = players.groupby("seat", observed=True)["win_share"].agg(["sum", "size"])
-    for seat, row in seat_wins.iterrows():
-        out[f"seat_win_rate[{int(seat)}]"] = rate(row["sum"], row["size"])
+    out.update(position_metrics(games, players))
     by_strategy = players.groupby("strategy", observed=True)["win_share"].agg(["sum", "size"])
     for name, row in by_strategy.iterrows():
         out[f"win_rate[{name}]"] = rate(row["sum"], row["size"])
@@ -34,9 +31,31 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
     out["round_cap_rate"] = rate(int((games["end_reason"] == 2).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
+    _, strategy, win, names, extra = common.wide_players(players, ["coins", "coins_condition"])
+    out.update(common.meta_game_metrics(strategy, win, names, common.head_to_head(
+        strategy, [extra["coins"], extra["coins_condition"]], names)))
     out.update(_skill_metrics(games, players, meta))
     out.update(decisive.muziris_metrics(players, meta.get("config") or {},
                                         int(meta.get("players") or players["seat"].max() + 1)))
+    return out
+
+
+def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
+    """Win rate by position after the round-1 first player (`position_win_rate[k]`, k seats clockwise; position
+    0 is `first_player_win_rate`) and by fixed seat (`seat_win_rate[s]`), at equal skill (`analysis.edges`):
+    mirror games when the run has them, else the model; `[mirror=<strategy>]` and `[all_games]` beside."""
+    ids, strategy, win, names, _ = common.wide_players(players)
+    p = strategy.shape[1]
+    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
+    seat = np.tile(np.arange(p), (len(strategy), 1))
+    out = {}
+    by_position = edges.position_edges(strategy, (seat - first[:, None]) % p, win, names, p)
+    edges.put(out, "first_player_win_rate", by_position, 0)
+    for k in range(p):
+        edges.put(out, f"position_win_rate[{k}]", by_position, k)
+    by_seat = edges.position_edges(strategy, seat, win, names, p)
+    for k in range(p):
+        edges.put(out, f"seat_win_rate[{k}]", by_seat, k)
     return out
 
 
@@ -122,6 +141,17 @@ def _skill_section(tables, summary, meta, outdir):
     return sec
 
 
+def _p_fair(m: dict, players: int) -> float:
+    """Two-sided p-value that a rate is the fair share 1/players (binomial; the model's Wald test on its
+    log-odds interval)."""
+    from scipy.special import logit
+    from scipy.stats import binomtest, norm
+    if m.get("population") == edges.MODEL:
+        se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * 1.959963984540054)
+        return float(2 * norm.sf(abs(logit(m["estimate"]) - logit(1 / players)) / se))
+    return float(binomtest(int(round(m["estimate"] * m["n"])), m["n"], 1 / players).pvalue)
+
+
 def _err(est, lo, hi):
     est, lo, hi = (np.nan_to_num(np.asarray(a, dtype=float)) for a in (est, lo, hi))
     return np.clip([est - lo, hi - est], 0, None)
@@ -140,38 +170,53 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     n = len(games)
     out = []
 
-    # 1. first player and seats
-    pos = (players["seat"].astype(int) - np.repeat(games["first_player"].to_numpy().astype(int), P)) % P
-    g = players.groupby(pos.to_numpy())["win_share"].agg(["sum", "size"])
-    lo, hi = wilson(g["sum"], g["size"])
-    fig, ax = new_figure()
-    _bars(ax, ["first player"] + [f"+{i} (clockwise)" for i in range(1, P)], g["sum"] / g["size"], lo, hi)
-    ax.axhline(1 / P, color=NEUTRAL, ls="--", label=f"fair share 1/{P}")
-    ax.set_ylabel("win rate (shared wins split)")
-    ax.set_title("Win rate by position relative to the round-1 first player (95% intervals)")
-    ax.legend()
-    save(fig, outdir / "muziris_first_player.png")
-    s = players.groupby("seat", observed=True)["win_share"].agg(["sum", "size"])
-    lo, hi = wilson(s["sum"], s["size"])
-    fig, ax = new_figure()
-    _bars(ax, [f"seat {i}" for i in s.index], s["sum"] / s["size"], lo, hi)
-    ax.axhline(1 / P, color=NEUTRAL, ls="--", label=f"fair share 1/{P}")
-    ax.set_ylabel("win rate")
-    ax.set_title("Win rate by seat (seats rotate between strategies; 95% intervals)")
-    ax.legend()
-    save(fig, outdir / "muziris_seats.png")
-    fp = summary["first_player_win_rate"]
-    out.append({"title": "First-player advantage and seats",
-                "text": (f"The round-1 first player acts twice in every round they lead and the marker passes "
-                         f"left each round. Over {n:,} games the round-1 first player won "
-                         f"{fp['estimate']:.1%} (95% interval {fp['ci_low']:.1%} to {fp['ci_high']:.1%}) "
-                         f"against a fair share of {1 / P:.1%}."),
+    # 1. first player and seats, at equal skill (mirror games, else the model; see analysis.edges)
+    def metric_bars(prefix, labels, path, title):
+        ms = [summary.get(f"{prefix}[{k}]") or {} for k in range(P)]
+        est, lo, hi = (np.array([m.get(f, np.nan) for m in ms], dtype=float) for f in ("estimate", "ci_low", "ci_high"))
+        fig, ax = new_figure()
+        _bars(ax, labels, est, lo, hi)
+        ax.axhline(1 / P, color=NEUTRAL, ls="--", label=f"fair share 1/{P}")
+        ax.set_ylabel("win rate (shared wins split)")
+        ax.set_title(title)
+        ax.legend(loc="lower right")
+        save(fig, outdir / path)
+        return ms[0]
+
+    source = summary.get("first_player_win_rate") or {}
+    pool = "mirror games" if source.get("population") == edges.MIRROR else "model at equal skill"
+    metric_bars("position_win_rate", ["first player"] + [f"+{i} (clockwise)" for i in range(1, P)],
+                "muziris_first_player.png", f"Win rate by position after the round-1 first player ({pool})")
+    metric_bars("seat_win_rate", [f"seat {i}" for i in range(P)], "muziris_seats.png",
+                f"Win rate by seat ({pool}; 95% intervals)")
+    fp = summary.get("first_player_win_rate")
+    naive = summary.get("first_player_win_rate[all_games]")
+    text = ("The round-1 first player acts twice in every round they lead and the marker passes left each round. ")
+    if fp:
+        text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
+                 f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}, {edges.p_text(_p_fair(fp, P))}) against a fair "
+                 f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
+    if naive and naive.get("n"):
+        text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
+    from analysis.report import fmt_metric
+    mirrors = sorted({k.split("mirror=")[1].rstrip("]") for k in summary
+                      if k.startswith("position_win_rate[0][mirror=")})
+    rows = "".join(f"<tr><td>{name}</td>" + "".join(
+        f"<td>{fmt_metric('rate', summary.get(f'position_win_rate[{k}][mirror={name}]'))}</td>" for k in range(P))
+        + "</tr>" for name in mirrors)
+    table = ("<table><tr><th>mirror games of</th>" + "".join(
+        f"<th>{'first player' if k == 0 else f'+{k} (clockwise)'} wins</th>" for k in range(P)) + f"</tr>{rows}</table>"
+        if rows else "")
+    out.append({"title": "First-player advantage and seats", "text": text, "html": table,
                 "figures": [{"file": "muziris_first_player.png",
                              "reading": "Each bar is how often the player sitting that many seats after the "
-                                        "round-1 first player wins; the dashed line is an even share."},
+                                        "round-1 first player wins, at equal skill; the dashed line is an even "
+                                        "share."},
                             {"file": "muziris_seats.png",
-                             "reading": "Each bar is how often a fixed seat wins; bars near the dashed line "
-                                        "mean seating does not matter."}]})
+                             "reading": "Each bar is how often a fixed seat wins at equal skill; bars near the "
+                                        "dashed line mean seating does not matter."}]})
+    strength_figures, meta_sections = common.meta_game_section(
+        summary, outdir, strategy_colors(players["strategy"].astype(str).unique()), P)
 
     # 2. strategies and market conditions
     names = sorted(players["strategy"].astype(str).unique())
@@ -211,6 +256,9 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                              "reading": "How often each strategy wins over all its games, seats rotated."},
                             {"file": "muziris_conditions.png",
                              "reading": "The same win rates split by the market condition drawn for the game."}]})
+
+    out[-1]["figures"] += strength_figures
+    out += meta_sections
 
     # 3. length and end
     fig, ax = new_figure()
@@ -311,7 +359,11 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     boxed = int((meta.get("config") or {}).get("rules", {}).get("boxed_coins", 205))
     short = summary["coins_short_rate"]
     fig, ax = new_figure()
-    ax.hist(games["peak_coins"], bins=50, color=ACCENT)
+    peak = games["peak_coins"].to_numpy()
+    _, cap, _, largest = clip_upper(peak)
+    cap = max(cap, boxed + 10)  # keep the games that would run out of boxed coins in view
+    shown, left_off = peak[peak <= cap], int((peak > cap).sum())
+    ax.hist(shown, bins=50, color=ACCENT)
     ax.axvline(boxed, color="#c0392b", ls="--", label=f"boxed coins ({boxed})")
     ax.set_xlabel("coins out of the supply at the end (players + characters)")
     ax.set_ylabel("games")
@@ -324,7 +376,8 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                          f"{boxed} coins in the box at some moment."),
                 "figures": [{"file": "muziris_coins.png",
                              "reading": "How many coins each game took from the supply; games right of the "
-                                        "red line would have run out of boxed coins."}]})
+                                        "red line would have run out of boxed coins."
+                                        + overflow_note(left_off, len(peak), cap, largest, "games")}]})
     labels = {key: label for key, (label, _) in decisive.muziris_columns(meta.get("config") or {}, players).items()}
     what_decides = decisive.section(summary, labels, outdir)
     if what_decides is not None:

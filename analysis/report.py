@@ -79,6 +79,10 @@ def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
+    if name.startswith("strength["):
+        return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
+    if name.startswith("nash_weight["):
+        return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
     is_rate = "rate" in name or name.startswith("win_rate") or name.startswith("seat_win_rate")
     if is_rate:
         return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
@@ -87,19 +91,89 @@ def fmt_metric(name: str, m) -> str:
     return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
 
 
+# plain names for the code names of summary.json (a game adds its own in its module's LABELS)
+LABELS = {
+    "first_player_round_win_rate": "Round starter wins the round",
+    "first_player_match_win_rate": "Match starter wins the match",
+    "first_player_win_rate": "Round-1 first player wins",
+    "seat0_match_win_rate": "Seat 0 wins the match",
+    "drawn_round_rate": "Round is drawn",
+    "turns_per_round": "Turns per round",
+    "rounds_per_match": "Rounds per match",
+    "rounds_per_game": "Rounds per game",
+    "coin_token_rate": "Coin token awarded in a round",
+    "minutes_per_match": "Minutes per match",
+    "balance": "Balance (1 - largest seat gap at equal strategies)",
+    "close_round_rate": "Round decided by 3 rupees or fewer",
+    "decision_move_rate": "Turns with a real choice",
+    "score_margin": "Winning margin of a round (rupees)",
+    "tie_rate": "Game tied (shared win)",
+    "vt_total": "Final VT per player",
+    "round_cap_rate": "Game reaches the round cap",
+    "coins_short_rate": "Game needs more coins than the box holds",
+}
+_PREFIXES = {"win_rate": "{} wins (share of its games)", "strength": "{}'s strength (Elo)",
+             "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
+             "position_win_rate": "Player {} seats after the round-1 first player wins"}
+_SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
+             "heuristic": "in heuristic-only games", "expert": "in search-only games"}
+
+
+def plain_name(name: str, labels: dict | None = None) -> str:
+    """A designer's words for a summary.json key: `first_player_round_win_rate[mirror=greedy]` reads "Round
+    starter wins the round, mirror games of greedy". Unknown keys come back as they are."""
+    labels = {**LABELS, **(labels or {})}
+    base, _, rest = name.partition("[")
+    parts = [p.rstrip("]") for p in rest.split("[")] if rest else []
+    if base in _PREFIXES and parts:
+        text = _PREFIXES[base].format(parts.pop(0))
+        if base == "position_win_rate" and text.startswith("Player 0 seats"):
+            text = "Round-1 first player wins"
+    elif base in labels:
+        text = labels[base]
+    else:
+        return name
+    for part in parts:
+        key, _, value = part.partition("=")
+        if key == "mirror":
+            text += f", mirror games of {value}"
+        elif key == "round":
+            text += f", round {value}"
+        elif key in _SUFFIXES:
+            text += f", {_SUFFIXES[key]}"
+        else:
+            text += f" [{part}]"
+    return text
+
+
+def _how_measured(m: dict) -> str:
+    return {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}.get(m.get("population"), "")
+
+
+def _in_headline_table(name: str, headlines) -> bool:
+    if not headlines or name in headlines:
+        return True
+    base = name.partition("[")[0]
+    return name.count("[") == 1 and base in ("win_rate", "strength", "nash_weight", "seat_win_rate",
+                                              "position_win_rate")
+
+
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:980px;margin:2em auto;
 padding:0 1em;color:#1f2933;line-height:1.5}
 h1{margin-bottom:.2em}h2{border-bottom:2px solid #e4e7eb;padding-bottom:.2em;margin-top:2em}
 .meta{color:#52606d}.fig{margin:1.2em 0}.fig img{max-width:100%;border:1px solid #e4e7eb;border-radius:4px}
 .reading{margin:.3em 0 0 0;color:#323f4b;font-style:italic}
-table{border-collapse:collapse;margin:1em 0}td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left}
+table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}
+td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left}
+th{font-size:.92em;overflow-wrap:anywhere;min-width:5em}code{color:#52606d;font-size:.85em;overflow-wrap:anywhere}
 .partial{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;border-radius:4px}
 .lead{font-size:1.08em;background:#f0f4f8;padding:.8em 1em;border-radius:4px}
 """
 
 
 def _html(meta, summary, sections, outdir: Path, headlines) -> str:
+    labels = getattr(importlib.import_module(f"analysis.{meta['game']}"), "LABELS", {})
     title = f"{meta['game'].title()} balance report"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
@@ -113,10 +187,12 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
     changes = config_changes(meta)
     parts.append("<p class='meta'>Configuration: " + ("defaults." if not changes else
                  "defaults except " + "; ".join(html.escape(c) for c in changes) + ".") + "</p>")
-    parts.append("<h2>Headline figures</h2><table><tr><th>figure</th><th>value</th></tr>")
+    parts.append("<h2>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
+                 "(summary.json)</th></tr>")
     for name, m in summary.items():
-        if isinstance(m, dict) and (not headlines or name in headlines or name.startswith("win_rate[")):
-            parts.append(f"<tr><td>{html.escape(name)}</td><td>{html.escape(fmt_metric(name, m))}</td></tr>")
+        if isinstance(m, dict) and _in_headline_table(name, headlines):
+            parts.append(f"<tr><td>{html.escape(plain_name(name, labels) + _how_measured(m))}</td>"
+                         f"<td>{html.escape(fmt_metric(name, m))}</td><td><code>{html.escape(name)}</code></td></tr>")
     parts.append("</table>")
     for section in sections:
         parts.append(f"<h2>{html.escape(section['title'])}</h2>")
@@ -129,6 +205,9 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
             parts.append(f"<div class='fig'><img alt='{html.escape(fig['reading'])}' "
                          f"src='data:image/png;base64,{data}'><p class='reading'>{html.escape(fig['reading'])}</p>"
                          "</div>")
-    parts.append("<p class='meta'>Intervals are 95% (Wilson for rates, normal for means). summary.json holds "
-                 "every headline figure.</p></body></html>")
+    parts.append("<p class='meta'>Intervals are 95% (Wilson for rates, normal for means, the model's information "
+                 "matrix for strengths and model estimates, bootstrap for the equilibrium mix). First-player and "
+                 "seat figures are at equal skill: from mirror games (every seat the same strategy) when the run "
+                 "has them, otherwise from a model with a strength per strategy. summary.json holds every "
+                 "headline figure.</p></body></html>")
     return "\n".join(parts)

@@ -27,10 +27,21 @@ def merge(total: dict, part: dict) -> dict:
     for name, m in part.items():
         if not isinstance(m, dict) or "_kind" not in m:
             continue
+        if name in total and total[name]["_kind"] != m["_kind"]:
+            # an equal-skill figure is a mirror-game rate where a batch has mirror games and a model's cells
+            # where it has none; the mirror games of the whole run decide, as in a full run
+            if m["_kind"] == "luce":
+                continue
+            del total[name]
         if name not in total:
             total[name] = {"_kind": m["_kind"], "_s": 0.0, "_ss": 0.0, "_n": 0}
+            if "population" in m:
+                total[name]["population"] = m["population"]
         for key in ("_s", "_ss", "_n"):
             total[name][key] += m.get(key, 0)
+        if m["_kind"] == "luce":  # a model estimate: its lineup cells add up, the fit waits for finalize
+            total[name].setdefault("_cells", []).extend(m["_cells"])
+            total[name]["_position"], total[name]["_positions"] = m["_position"], m["_positions"]
     return total
 
 
@@ -41,6 +52,11 @@ def finalize(total: dict) -> dict:
         n = int(m["_n"])
         if m["_kind"] == "rate":
             out[name] = rate(m["_s"], n)
+            if "population" in m:
+                out[name]["population"] = m["population"]
+        elif m["_kind"] == "luce":
+            from analysis.models import rate_from_cells
+            out[name] = rate_from_cells(m["_cells"], m["_position"], m["_positions"])
         elif n == 0:
             out[name] = {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
         else:

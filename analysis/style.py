@@ -28,3 +28,22 @@ def save(fig, path) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def clip_upper(values, q: float = 99.9):
+    """A histogram's data up to the q-th percentile, so one rare long tail (a round at the turn cap) does not
+    squash the plot: (kept values, cut-off, count left off, largest value)."""
+    import numpy as np
+    values = np.asarray(values)
+    if values.size == 0:
+        return values, 0, 0, 0
+    cap = np.percentile(values, q)
+    keep = values <= cap
+    return values[keep], cap, int((~keep).sum()), values.max()
+
+
+def overflow_note(left_off: int, total: int, cap, largest, unit: str) -> str:
+    """The caption's count of what clip_upper left off."""
+    if not left_off:
+        return ""
+    return f" Not shown: {left_off:,} {unit} ({left_off / total:.2%}) above {cap:g} (the largest: {largest:g})."

@@ -30,7 +30,7 @@ class Plan:
     seed: int
     choices: tuple  # StrategyChoice per lineup index
     batch_size: int
-    round_robin: bool = False  # two players: every pairing of the choices, mirror matches included
+    round_robin: bool = False  # every pairing (two players) or rotations and mirror games (more), see lineups
 
     @property
     def n_batches(self) -> int:
@@ -52,7 +52,9 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
 
     Seats rotate game by game, so every strategy sits in every seat equally often and seat effects
     separate from strategy effects. Two players: blocks of two games play one pairing both ways round.
-    More players: seat s of game g plays choice (g // p + s) mod c, rotated by g mod p.
+    More players: seat s of game g plays choice (g // p + s) mod c, rotated by g mod p. Round-robin (-s all)
+    with more players alternates blocks of p such games with blocks of mirror games (every seat the same
+    choice, each choice in turn), so seat effects can be measured at equal skill.
     """
     g = np.arange(start, stop, dtype=np.int64)
     p, c = plan.players, len(plan.choices)
@@ -64,7 +66,13 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
         out[swap] = pair[swap][:, ::-1]
         return out
     seats = np.arange(p, dtype=np.int64)
-    base = ((g // p)[:, None] + seats[None, :]) % c
+    block = g // p
+    if plan.round_robin:  # every second block of p games is a mirror game (every seat one strategy)
+        offset, mirror = (block // 2) % c, (block % 2) == 1
+    else:
+        offset, mirror = block % c, np.zeros(len(g), dtype=bool)
+    base = (offset[:, None] + seats[None, :]) % c
+    base[mirror] = offset[mirror][:, None]
     shift = (g % p)[:, None]
     return np.take_along_axis(base, (seats[None, :] - shift) % p, axis=1)
 

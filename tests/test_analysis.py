@@ -76,10 +76,15 @@ def test_mohur_metrics_against_hand_computed_table():
     s = mohur_analysis.summarize(tables, meta)
     # decided rounds: starters 0,1,1,0,1 against winners 0,0,0,1,1 -> starter won rounds 1, 5 (match 0 r1,
     # match 3 r1): 2 of 5
-    assert s["first_player_round_win_rate"]["estimate"] == pytest.approx(2 / 5)
-    assert s["first_player_round_win_rate"]["n"] == 5
-    assert s["first_player_match_win_rate"]["estimate"] == pytest.approx(2 / 4)  # matches 0 and 3
-    assert s["seat0_match_win_rate"]["estimate"] == pytest.approx(2 / 4)
+    assert s["first_player_round_win_rate[all_games]"]["estimate"] == pytest.approx(2 / 5)
+    assert s["first_player_round_win_rate[all_games]"]["n"] == 5
+    assert s["first_player_match_win_rate[all_games]"]["estimate"] == pytest.approx(2 / 4)  # matches 0 and 3
+    assert s["seat0_match_win_rate[all_games]"]["estimate"] == pytest.approx(2 / 4)
+    # the headline figures come from the mirror match (3: a against a): its starter (seat 1) won its one round
+    for key in ("first_player_round_win_rate", "first_player_match_win_rate", "first_player_round_win_rate[mirror=a]"):
+        assert s[key]["estimate"] == 1 and s[key]["n"] == 1 and s[key]["population"] == "mirror"
+    assert s["seat0_match_win_rate"]["estimate"] == 0
+    assert "first_player_round_win_rate[mirror=b]" not in s
     assert s["drawn_round_rate"]["estimate"] == pytest.approx(1 / 6)
     assert s["turns_per_round"]["estimate"] == pytest.approx(260 / 6)
     assert s["rounds_per_match"]["estimate"] == pytest.approx(6 / 4)
@@ -92,7 +97,7 @@ def test_mohur_metrics_against_hand_computed_table():
     assert s["decision_move_rate"]["estimate"] == pytest.approx((20 + 20 + 22 + 22 + 20 + 25) / 260)
 
 
-def test_bradley_terry_orders_strengths():
+def test_bradley_terry_orders_strengths():  # planted-truth tests of the fit itself: tests/test_models.py
     rng = np.random.default_rng(0)
     n = 3000
     strength = {"strong": 2.0, "mid": 1.0, "weak": 0.5}
@@ -127,11 +132,22 @@ def test_report_end_to_end_and_summary_agrees_with_parquet(tmp_path):
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert summary["game"] == "mohur" and summary["games"] == 600 == len(games)
     decided = rounds[rounds["winner"] >= 0]
-    assert summary["first_player_round_win_rate"]["estimate"] == pytest.approx(
+    assert summary["first_player_round_win_rate[all_games]"]["estimate"] == pytest.approx(
         (decided["winner"] == decided["starter"]).mean())
-    assert summary["first_player_match_win_rate"]["estimate"] == pytest.approx(
-        (games["winner"] == games["first_starter"]).mean())
-    assert summary["seat0_match_win_rate"]["estimate"] == pytest.approx((games["winner"] == 0).mean())
+    mirror = decided[decided["strategy_0"] == decided["strategy_1"]]
+    assert summary["first_player_round_win_rate"]["estimate"] == pytest.approx(
+        (mirror["winner"] == mirror["starter"]).mean())
+    assert summary["first_player_round_win_rate"]["population"] == "mirror"
+    won = games[games["winner"] >= 0]
+    assert summary["first_player_match_win_rate[all_games]"]["estimate"] == pytest.approx(
+        (won["winner"] == won["first_starter"]).mean())
+    mirror_games = won[won["strategy_0"] == won["strategy_1"]]
+    assert summary["seat0_match_win_rate"]["estimate"] == pytest.approx((mirror_games["winner"] == 0).mean())
+    for strat in ("greedy", "racer", "setbuilder"):
+        assert np.isfinite(summary[f"strength[{strat}]"]["estimate"])
+    assert sum(summary[f"nash_weight[{s}]"]["estimate"] for s in ("greedy", "racer", "setbuilder")) == \
+        pytest.approx(1.0)
+    assert "Round starter wins the round" in html and "p = 0 " not in html and "p = 0)" not in html
     assert summary["turns_per_round"]["estimate"] == pytest.approx(rounds["turns"].mean())
     assert summary["rounds_per_match"]["estimate"] == pytest.approx(games["rounds"].mean())
     assert summary["coin_token_rate"]["estimate"] == pytest.approx((rounds["coin_token"] >= 0).mean())
@@ -160,5 +176,8 @@ def test_other_games_report_end_to_end(game, players, tmp_path):
     assert summary["game"] == game and summary["games"] == 400
     for seat in range(players):
         assert f"seat_win_rate[{seat}]" in summary
+        assert summary[f"seat_win_rate[{seat}]"]["population"] == "mirror"  # -s all plays mirror games too
+    assert any(k.startswith("strength[") for k in summary)
+    assert sum(m["estimate"] for k, m in summary.items() if k.startswith("nash_weight[")) == pytest.approx(1.0)
     assert "tie_rate" in summary and any(k.startswith("win_rate[") for k in summary)
     assert "data:image/png;base64," in (out / "report.html").read_text()

@@ -103,6 +103,23 @@ def test_round_robin_every_pairing_with_mirrors():
         assert (lu[:, 0] == s).sum() == (lu[:, 1] == s).sum()
 
 
+def test_round_robin_with_more_players_adds_mirror_games():
+    names = ["greedy", "random", "denier"]
+    c, p = len(names), 4
+    plan = Plan("mughal", p, 2 * c * p * 5, 1, tuple(choices("mughal", {}, names)), 100, round_robin=True)
+    lu = lineups(plan, 0, plan.n_games)
+    mirror = (lu == lu[:, :1]).all(axis=1)
+    assert mirror.mean() == 0.5
+    for s in range(c):  # every strategy has its mirror games, and sits in every seat equally often elsewhere
+        assert (mirror & (lu[:, 0] == s)).sum() == plan.n_games // (2 * c)
+        counts = [(lu[~mirror, seat] == s).sum() for seat in range(p)]
+        assert len(set(counts)) == 1
+    assert not (lu[~mirror] == lu[~mirror][:, :1]).all(axis=1).any()
+    assert np.array_equal(np.concatenate([lineups(plan, 0, 37), lineups(plan, 37, plan.n_games)]), lu)
+    named = Plan("mughal", p, 120, 1, tuple(choices("mughal", {}, names)), 100, round_robin=False)
+    assert not (lineups(named, 0, 120) == lineups(named, 0, 120)[:, :1]).all(axis=1).any()
+
+
 def test_seat_rotation_in_results(cli, tmp_path):
     run_ok(cli, "-n", 200, "-s", "greedy,random", "-o", tmp_path / "two")
     g = tables(tmp_path / "two")["games"]

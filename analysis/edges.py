@@ -1,0 +1,120 @@
+"""First-player and seat edges at equal skill.
+
+A raw "the starter wins X%" over every game mixes the position's edge with who tends to hold the position:
+in Mohur the loser of a round starts the next, and in mixed pairings the loser is usually the weaker strategy,
+so the raw rate measures "weaker player" as much as "starter". The headline estimate therefore comes from
+mirror games (every seat the same strategy) when the run has them, pooled and per strategy; without mirror
+games, from a Luce/Bradley-Terry model of the winner with a term per position and a strength per strategy
+(`analysis.models.fit_luce`), which compares positions at equal strength. Every metric says which it is in its
+`population` field ("mirror" or "model").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from analysis import models, stats
+
+MIRROR, MODEL = "mirror", "model"
+
+
+def is_mirror(strategy: np.ndarray) -> np.ndarray:
+    return (strategy == strategy[:, :1]).all(axis=1)
+
+
+def _mirror_rates(position, win_share, positions) -> list[dict]:
+    n = len(position)
+    return [{**stats.rate(float(win_share[position == k].sum()), n), "population": MIRROR}
+            for k in range(positions)]
+
+
+def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, names,
+                   positions: int) -> dict:
+    """Equal-skill win rate of every position. strategy: (games, seats) codes into `names`; position:
+    (games, seats) position of each seat, 0..positions-1, each once per game; win_share: (games, seats), rows
+    summing to 1 (undecided games left out by the caller).
+
+    Returns {"population", "rates": [metric per position], "by_strategy": {name: [metric per position]},
+    "naive": [metric per position over every game]}; by_strategy is filled from mirror games only."""
+    strategy = np.asarray(strategy, dtype=np.int64)
+    position = np.asarray(position, dtype=np.int64)
+    win_share = np.asarray(win_share, dtype=float)
+    naive = [stats.rate(float(win_share[position == k].sum()), len(position)) for k in range(positions)]
+    mirror = is_mirror(strategy) if len(strategy) else np.zeros(0, dtype=bool)
+    out = {"naive": naive, "by_strategy": {}}
+    if mirror.any():
+        out["population"] = MIRROR
+        out["rates"] = _mirror_rates(position[mirror], win_share[mirror], positions)
+        for code in np.unique(strategy[mirror, 0]):
+            part = mirror & (strategy[:, 0] == code)
+            out["by_strategy"][names[code]] = _mirror_rates(position[part], win_share[part], positions)
+    elif len(strategy) and stats._AGGREGATING:  # --summary-only: the model's sufficient statistics, fitted at the end
+        cells = models.cells(strategy, position, win_share, names)
+        out["population"] = MODEL
+        out["rates"] = [{"estimate": None, "ci_low": None, "ci_high": None, "n": len(strategy), "_kind": "luce",
+                         "_cells": cells, "_position": k, "_positions": positions, "_s": 0.0, "_ss": 0.0,
+                         "_n": len(strategy)} for k in range(positions)]
+    elif len(strategy):
+        fit = models.fit_luce(strategy, win_share, names, position, positions)
+        table = models.position_rates(fit)
+        out["population"] = MODEL
+        out["rates"] = [models.model_rate(table, k, len(strategy)) for k in range(positions)]
+    else:
+        out["population"] = None
+        out["rates"] = None
+    return out
+
+
+def put(out: dict, key: str, edges: dict, k: int = 0, naive_key: str | None = None) -> None:
+    """Write position k's figures into a summary: `key` (the headline), `key[mirror=<strategy>]`, and the
+    raw rate over every game as `key[all_games]`."""
+    if edges["rates"] is not None:
+        out[key] = edges["rates"][k]
+    for name, rates in edges["by_strategy"].items():
+        out[f"{key}[mirror={name}]"] = rates[k]
+    out[naive_key or f"{key}[all_games]"] = edges["naive"][k]
+
+
+def source_sentence(m: dict, games: str, counted: str | None = None) -> str:
+    """Which estimate a headline figure is, and why, in a designer's words. games: "matches" or "games";
+    counted: what the figure's n counts (default: `games`)."""
+    counted = counted or games
+    if m.get("population") == MIRROR:
+        return (f"Measured on mirror {games} (every seat the same strategy; {m['n']:,} {counted}), so strategy "
+                "strength cannot leak into it.")
+    if m.get("population") == MODEL:
+        return (f"This run has no mirror {games} (every seat the same strategy), so the figure comes from a model "
+                f"of {m['n']:,} {counted} with a strength per strategy and an effect per position "
+                "(Bradley-Terry/Luce): the position's edge at equal skill.")
+    return ""
+
+
+def p_text(p: float) -> str:
+    """p-values as a designer should read them: never 'p = 0'."""
+    if p != p:
+        return "p n/a"
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}"
+
+
+def two_seat_edges(frame, lead) -> dict:
+    """`position_edges` for a two-seat table (columns winner, strategy_0, strategy_1; winner -1 = undecided,
+    left out): position 0 is the seat given per row by `lead` (the starter, or 0 for seat effects)."""
+    from analysis.common import categorical_pair
+    decided = frame["winner"].to_numpy() >= 0
+    s0, s1 = categorical_pair(frame["strategy_0"], frame["strategy_1"])
+    strategy = np.stack([np.asarray(s0.codes), np.asarray(s1.codes)], axis=1)[decided]
+    lead = np.asarray(lead)[decided]
+    position = np.stack([lead != 0, lead != 1], axis=1).astype(np.int64)
+    winner = frame["winner"].to_numpy()[decided]
+    win = np.stack([winner == 0, winner == 1], axis=1).astype(float)
+    return position_edges(strategy, position, win, list(s0.categories), 2)
+
+
+def p_half(m: dict) -> float:
+    """Two-sided p-value that a headline rate is 1/2: the binomial test for a plain rate, the model's Wald test
+    (on the log-odds scale, from its interval) for a model estimate."""
+    if m.get("population") == MODEL:
+        from scipy.special import logit
+        from scipy.stats import norm
+        se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * stats.Z95)
+        return float(2 * norm.sf(abs(logit(m["estimate"])) / se)) if se > 0 else float("nan")
+    return stats.binomial_test_half(m["estimate"] * m["n"], m["n"])

@@ -1,0 +1,252 @@
+"""Models behind the figures that raw rates get wrong: strengths, equal-skill seat effects, the meta-game.
+
+- `fit_luce`: the winner of a game as a Luce choice among its seats, P(seat s wins) proportional to
+  exp(strength of its strategy + effect of its position). With two seats this is Bradley-Terry (a logistic
+  regression); with more it is the conditional logit. Games are grouped by lineup first, so a million games
+  cost a few hundred rows. A weak Gaussian prior on every term keeps a strategy that never (or always) wins
+  finite; intervals come from the posterior information matrix, so they shrink like 1/sqrt(games).
+- `strengths`: the strategies' terms on the Elo scale with 95% intervals.
+- `position_rates`: the win rate of each position at equal skill (strategy terms held equal).
+- `nash_mix`: the symmetric equilibrium of the zero-sum game a matchup matrix defines (scipy's linear program),
+  with bootstrap intervals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linprog
+from scipy.special import expit
+
+from analysis import stats
+
+ELO = 400 / np.log(10)        # Elo points per unit of log-odds
+PRIOR_SD_ELO = 1000.0         # weak prior: a strategy's strength is N(0, 1000 Elo); data swamp it within dozens of games
+PRIOR_SD_POSITION = 10.0      # positions are always identified; the prior only keeps the algebra well posed
+
+
+@dataclass
+class LuceFit:
+    beta: np.ndarray          # strategy terms (log scale) then position terms (position 0 is the reference)
+    cov: np.ndarray           # posterior covariance (inverse of the negative Hessian incl. the prior)
+    info: np.ndarray          # data information per strategy (diagonal of the negative data Hessian)
+    names: list               # strategy names, in beta's order
+    positions: int            # number of positions (their terms: beta[len(names):], position 0 fixed at 0)
+    games: np.ndarray         # decided games each strategy took part in (mirror games count once)
+
+
+def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, weights=None):
+    """Games with the same (strategy, position) per seat share one row: counts and summed win shares.
+    With `weights`, each input row already stands for that many games and win_share holds their sums."""
+    key = np.concatenate([strategy, position], axis=1).astype(np.int64)
+    rows, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    counts = np.bincount(inverse, weights=weights, minlength=len(rows)).astype(float)
+    wins = np.stack([np.bincount(inverse, weights=win_share[:, s], minlength=len(rows))
+                     for s in range(win_share.shape[1])], axis=1)
+    p = strategy.shape[1]
+    return rows[:, :p], rows[:, p:], counts, wins
+
+
+def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.ndarray | None = None,
+             positions: int | None = None, weights=None) -> LuceFit:
+    """Maximum a posteriori Luce model. strategy: (games, seats) codes into `names`; win_share: (games, seats),
+    each row summing to 1 (a shared win split); position: (games, seats) position of each seat (default: the
+    seat itself). Position terms are fitted only when `positions` > 1."""
+    strategy = np.asarray(strategy, dtype=np.int64)
+    n_games, p = strategy.shape
+    position = np.tile(np.arange(p), (n_games, 1)) if position is None else np.asarray(position, dtype=np.int64)
+    positions = positions or 1
+    k, q = len(names), max(positions - 1, 0)
+    s_rows, pos_rows, counts, wins = group_lineups(strategy, position if q else np.zeros_like(strategy),
+                                                   np.asarray(win_share, dtype=float), weights)
+    # design: (configs, seats, terms)
+    X = np.zeros((len(counts), p, k + q))
+    for seat in range(p):
+        X[np.arange(len(counts)), seat, s_rows[:, seat]] += 1.0
+        if q:
+            has = pos_rows[:, seat] > 0
+            X[np.nonzero(has)[0], seat, k + pos_rows[has, seat] - 1] = 1.0
+    m = wins.sum(axis=1)
+    prior = np.concatenate([np.full(k, (ELO / PRIOR_SD_ELO) ** 2), np.full(q, PRIOR_SD_POSITION ** -2)])
+
+    def objective(beta):
+        eta = X @ beta
+        eta -= eta.max(axis=1, keepdims=True)
+        logz = np.log(np.exp(eta).sum(axis=1))
+        return float((wins * eta).sum() - (m * logz).sum() - 0.5 * (prior * beta * beta).sum())
+
+    def derivatives(beta):
+        eta = X @ beta
+        eta -= eta.max(axis=1, keepdims=True)
+        pr = np.exp(eta)
+        pr /= pr.sum(axis=1, keepdims=True)
+        grad = np.einsum("cst,cs->t", X, wins - m[:, None] * pr) - prior * beta
+        xbar = np.einsum("cst,cs->ct", X, pr)
+        second = np.einsum("c,cs,cst,csu->tu", m, pr, X, X) - np.einsum("c,ct,cu->tu", m, xbar, xbar)
+        return grad, second  # second: the negative data Hessian
+
+    beta = np.zeros(k + q)
+    value = objective(beta)
+    for _ in range(200):  # Newton with step halving: the objective is concave
+        grad, data_info = derivatives(beta)
+        step = np.linalg.solve(data_info + np.diag(prior), grad)
+        t = 1.0
+        while t > 1e-6:
+            new = beta + t * step
+            new_value = objective(new)
+            if new_value >= value - 1e-12:
+                break
+            t /= 2
+        beta, done = new, abs(new_value - value) < 1e-10 and np.abs(t * step).max() < 1e-8
+        value = new_value
+        if done:
+            break
+    _, data_info = derivatives(beta)
+    cov = np.linalg.inv(data_info + np.diag(prior))
+    played = np.zeros(k)
+    for seat_codes, n in zip(s_rows, counts):
+        played[np.unique(seat_codes)] += n
+    return LuceFit(beta, cov, np.diag(data_info)[:k].copy(), list(names), positions, played)
+
+
+def strengths(fit: LuceFit) -> pd.DataFrame:
+    """Strategy strengths on the Elo scale with 95% intervals. 0 is the average strategy, each weighted by how
+    much its games tell about it (so a strategy that never wins, whose strength only its prior bounds, does not
+    widen everyone else's interval). 100 Elo = winning 64% against the other (two players)."""
+    k = len(fit.names)
+    w = fit.info / fit.info.sum() if fit.info.sum() > 0 else np.full(k, 1 / k)
+    anchor = np.eye(k) - np.outer(np.ones(k), w)
+    elo = anchor @ fit.beta[:k] * ELO
+    se = np.sqrt(np.clip(np.diag(anchor @ fit.cov[:k, :k] @ anchor.T), 0, None)) * ELO
+    return pd.DataFrame({"elo": elo, "ci_low": elo - stats.Z95 * se, "ci_high": elo + stats.Z95 * se,
+                         "n": fit.games.astype(int)},
+                        index=pd.Index(fit.names, name="strategy")).sort_values("elo", ascending=False)
+
+
+def strength_metrics(table: pd.DataFrame) -> dict:
+    """summary.json entries `strength[<strategy>]` (Elo)."""
+    return {f"strength[{name}]": {"estimate": float(r.elo), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high),
+                                  "n": int(r.n)} for name, r in table.iterrows()}
+
+
+def position_rates(fit: LuceFit, draws: int = 4000, seed: int = 0) -> pd.DataFrame:
+    """Win rate of each position when every seat plays equally well: softmax of the position terms, with 95%
+    intervals from the terms' normal posterior (two positions: exactly expit of the term's interval)."""
+    k, q = len(fit.names), fit.positions - 1
+    delta = np.concatenate([[0.0], fit.beta[k:k + q]])
+    cov = fit.cov[k:k + q, k:k + q]
+    est = np.exp(delta - delta.max())
+    est /= est.sum()
+    if q == 1:
+        se = float(np.sqrt(cov[0, 0]))
+        lo, hi = expit(np.array([-delta[1] - stats.Z95 * se, -delta[1] + stats.Z95 * se]))  # position 0 vs 1
+        low, high = np.array([lo, 1 - hi]), np.array([hi, 1 - lo])
+    else:
+        rng = np.random.default_rng(seed)
+        sample = rng.multivariate_normal(delta[1:], cov, size=draws)
+        sample = np.concatenate([np.zeros((draws, 1)), sample], axis=1)
+        sample = np.exp(sample - sample.max(axis=1, keepdims=True))
+        sample /= sample.sum(axis=1, keepdims=True)
+        low, high = np.percentile(sample, [2.5, 97.5], axis=0)
+    return pd.DataFrame({"rate": est, "ci_low": low, "ci_high": high}, index=pd.RangeIndex(fit.positions,
+                                                                                         name="position"))
+
+
+def cells(strategy, position, win_share, names) -> list:
+    """A model estimate's sufficient statistics, as JSON: one [strategy names..., positions..., games,
+    win sums...] row per lineup. Batches' cells concatenate (--summary-only)."""
+    s_rows, pos_rows, counts, wins = group_lineups(strategy, position, win_share)
+    return [[names[c] for c in s] + [int(x) for x in ps] + [float(n)] + [float(x) for x in w]
+            for s, ps, n, w in zip(s_rows, pos_rows, counts, wins)]
+
+
+def rate_from_cells(rows: list, position: int, positions: int) -> dict:
+    """The equal-skill rate of `position` from merged `cells`."""
+    p = (len(rows[0]) - 1) // 3
+    names = sorted({r[s] for r in rows for s in range(p)})
+    code = {n: i for i, n in enumerate(names)}
+    strategy = np.array([[code[r[s]] for s in range(p)] for r in rows])
+    pos = np.array([r[p:2 * p] for r in rows], dtype=np.int64)
+    counts = np.array([r[2 * p] for r in rows], dtype=float)
+    wins = np.array([r[2 * p + 1:] for r in rows], dtype=float)
+    fit = fit_luce(strategy, wins, names, pos, positions, weights=counts)
+    return model_rate(position_rates(fit), position, int(counts.sum()))
+
+
+def model_rate(table: pd.DataFrame, position: int, n: int) -> dict:
+    """One row of `position_rates` as a summary.json metric, marked as the model's estimate."""
+    r = table.loc[position]
+    return {"estimate": float(r.rate), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(n),
+            "population": "model"}
+
+
+# ---- the meta-game ----
+def nash_mix(payoff: np.ndarray) -> np.ndarray:
+    """A symmetric equilibrium mix of a symmetric zero-sum game (payoff[i, j] = -payoff[j, i]): maximise v
+    subject to x' payoff >= v for every column, x a distribution (linear program, HiGHS)."""
+    a = np.asarray(payoff, dtype=float)
+    k = a.shape[0]
+    # variables x_1..x_k, v; minimise -v; constraints v - x' a[:, j] <= 0
+    c = np.concatenate([np.zeros(k), [-1.0]])
+    a_ub = np.concatenate([-a.T, np.ones((k, 1))], axis=1)
+    a_eq = np.concatenate([np.ones((1, k)), [[0.0]]], axis=1)
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * k + [(None, None)], method="highs")
+    if not res.success:
+        raise RuntimeError(f"Nash linear program failed: {res.message}")
+    x = np.clip(res.x[:k], 0, None)
+    return x / x.sum()
+
+
+def nash_table(wins: pd.DataFrame, games: pd.DataFrame, reps: int = 400, seed: int = 0) -> pd.DataFrame:
+    """Equilibrium weights from head-to-head records (wins[i, j]: i's win shares against j in games[i, j]
+    meetings; mirror cells ignored), with 95% bootstrap intervals (every cell resampled binomially)."""
+    names = list(wins.index)
+    w = wins.reindex(index=names, columns=names).fillna(0).to_numpy(dtype=float)
+    n = games.reindex(index=names, columns=names).fillna(0).to_numpy(dtype=float)
+
+    def payoff(win_matrix):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(n > 0, win_matrix / n, 0.5)
+        a = rate - 0.5
+        a = (a - a.T) / 2  # exactly zero-sum (the two orientations of a cell are the same games)
+        np.fill_diagonal(a, 0.0)
+        return a
+
+    est = nash_mix(payoff(w))
+    rng = np.random.default_rng(seed)
+    upper = np.triu_indices(len(names), 1)
+    sample = np.empty((reps, len(names)))
+    for r in range(reps):
+        sim = np.zeros_like(w)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(n[upper] > 0, w[upper] / n[upper], 0.5)
+        sim[upper] = rng.binomial(n[upper].astype(np.int64), np.clip(rate, 0, 1))
+        sim[upper[1], upper[0]] = n[upper] - sim[upper]
+        sample[r] = nash_mix(payoff(sim))
+    low, high = np.percentile(sample, [2.5, 97.5], axis=0)
+    return pd.DataFrame({"weight": est, "ci_low": np.minimum(low, est), "ci_high": np.maximum(high, est)},
+                        index=pd.Index(names, name="strategy")).sort_values("weight", ascending=False)
+
+
+def nash_metrics(table: pd.DataFrame, n: int) -> dict:
+    return {f"nash_weight[{name}]": {"estimate": float(r.weight), "ci_low": float(r.ci_low),
+                                     "ci_high": float(r.ci_high), "n": int(n)} for name, r in table.iterrows()}
+
+
+def nash_reading(table: pd.DataFrame, players: int) -> str:
+    survive = table[table["weight"] >= 0.01]
+    names = list(survive.index)
+    pairwise = "" if players == 2 else (f" With {players} players the game is reduced to head-to-head records "
+                                        "(who finishes ahead of whom in the same game).")
+    if len(names) == 1:
+        return (f"{names[0]} is the only strategy in the equilibrium mix: against every other strategy it does at "
+                f"least as well, so a player who knew the field would always play it; whatever makes {names[0]} "
+                f"strong may be too strong.{pairwise}")
+    parts = ", ".join(f"{n} {r.weight:.0%}" for n, r in survive.iterrows())
+    out = [n for n in table.index if n not in names]
+    return (f"The equilibrium mix keeps {len(names)} strategies ({parts}): none beats every other, so the field "
+            f"has real choices." + (f" Dropped: {', '.join(out)} (never worth playing against this field)."
+                                     if out else "") + pairwise)

@@ -1,0 +1,284 @@
+"""Strengths, equal-skill seat edges and the meta-game, each on simulated data with a planted truth."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit, logit
+
+from analysis import common, edges, models
+from analysis import mohur as mohur_analysis
+from analysis.report import plain_name
+from analysis.style import clip_upper, overflow_note
+
+
+# ---- Bradley-Terry / Luce ----
+def _two_player_games(rng, beta, n, mirrors=True, seat_edge=0.0):
+    """n games between strategies of log-strength `beta`, pairings drawn uniformly (mirror pairings included
+    when `mirrors`); seat 0 gets `seat_edge` on the log-odds scale."""
+    k = len(beta)
+    pairs = np.array([(i, j) for i in range(k) for j in range(k) if mirrors or i != j])
+    pick = pairs[rng.integers(0, len(pairs), n)]
+    p0 = expit(beta[pick[:, 0]] - beta[pick[:, 1]] + seat_edge)
+    w0 = (rng.random(n) < p0).astype(float)
+    return pick, np.stack([w0, 1 - w0], axis=1)
+
+
+def _diff_and_se(fit, i, j):
+    d = fit.beta[i] - fit.beta[j]
+    se = np.sqrt(fit.cov[i, i] + fit.cov[j, j] - 2 * fit.cov[i, j])
+    return d, se
+
+
+def test_luce_with_two_players_is_the_logistic_regression_statsmodels_fits():
+    import statsmodels.api as sm
+    rng = np.random.default_rng(1)
+    beta = np.array([0.8, 0.0, -0.5])
+    pick, win = _two_player_games(rng, beta, 6000, mirrors=False, seat_edge=0.2)
+    fit = models.fit_luce(pick, win, ["a", "b", "c"], None, 2)
+    # reference: seat-0 win ~ seat intercept + (x_i - x_j), strategy c as the baseline
+    x = np.zeros((len(pick), 2))
+    for col in range(2):
+        x[:, col] = (pick[:, 0] == col).astype(float) - (pick[:, 1] == col).astype(float)
+    ref = sm.Logit(win[:, 0], sm.add_constant(x)).fit(disp=0)
+    for col in range(2):
+        d, se = _diff_and_se(fit, col, 2)
+        assert d == pytest.approx(ref.params[col + 1], abs=2e-3)
+        assert se == pytest.approx(ref.bse[col + 1], rel=2e-2)
+    # the seat term: position 1's effect is minus seat 0's edge
+    assert -fit.beta[3] == pytest.approx(ref.params[0], abs=2e-3)
+
+
+def test_luce_with_more_players_matches_statsmodels_conditional_logit():
+    from statsmodels.discrete.conditional_models import ConditionalLogit
+    rng = np.random.default_rng(2)
+    beta = np.array([0.6, 0.0, -0.4, 0.2])
+    n, p = 1500, 3
+    strat = rng.integers(0, 4, (n, p))
+    u = beta[strat]
+    prob = np.exp(u) / np.exp(u).sum(axis=1, keepdims=True)
+    winner = (prob.cumsum(axis=1) < rng.random((n, 1))).sum(axis=1)
+    win = np.zeros((n, p))
+    win[np.arange(n), winner] = 1
+    fit = models.fit_luce(strat, win, list("abcd"), None, 1)
+    exog = np.stack([(strat == c).astype(float).ravel() for c in range(3)], axis=1)  # d is the baseline
+    ref = ConditionalLogit(win.ravel(), exog, groups=np.repeat(np.arange(n), p)).fit(disp=0)
+    for c in range(3):
+        d, se = _diff_and_se(fit, c, 3)
+        assert d == pytest.approx(ref.params[c], abs=5e-3)
+        assert se == pytest.approx(ref.bse[c], rel=3e-2)
+
+
+def test_strengths_recover_planted_elo_including_a_strategy_that_never_wins():
+    rng = np.random.default_rng(3)
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])   # the last one practically never wins
+    pick, win = _two_player_games(rng, elo / models.ELO, 20000)
+    mirror = pick[:, 0] == pick[:, 1]
+    assert win[~mirror][pick[~mirror] == 3].sum() == 0  # the planted truth as described: d never wins
+    table = models.strengths(models.fit_luce(pick[~mirror], win[~mirror], list("abcd"), None, 2))
+    assert np.isfinite(table.to_numpy(dtype=float)).all()
+    assert list(table.index) == ["a", "b", "c", "d"]
+    assert table.loc["d", "ci_high"] < table.loc["c", "elo"] - 500
+    # the differences among the others lie within their intervals' reach (about 3 standard errors)
+    for x, y in (("a", "b"), ("b", "c"), ("a", "c")):
+        d = table.loc[x, "elo"] - table.loc[y, "elo"]
+        half = (table.loc[x, "ci_high"] - table.loc[x, "ci_low"]) / 2 + (table.loc[y, "ci_high"] - table.loc[y, "ci_low"]) / 2
+        assert abs(d - (elo["abcd".index(x)] - elo["abcd".index(y)])) < half
+    # a strategy that never wins does not widen the others' intervals: a few Elo at this size
+    assert (table.loc[["a", "b", "c"], "ci_high"] - table.loc[["a", "b", "c"], "ci_low"]).max() / 2 < 25
+
+
+def test_strength_intervals_shrink_like_one_over_root_n():
+    beta = np.array([0.5, 0.0, -0.3])
+    widths = []
+    for n in (5000, 20000):
+        pick, win = _two_player_games(np.random.default_rng(4), beta, n)
+        t = models.strengths(models.fit_luce(pick, win, list("abc"), None, 2))
+        widths.append((t["ci_high"] - t["ci_low"]).to_numpy())
+    ratio = widths[0] / widths[1]
+    assert np.all((ratio > 1.8) & (ratio < 2.2))
+
+
+def test_strength_difference_intervals_cover_about_95_percent():
+    beta = np.array([0.4, 0.0, -0.6])
+    hits = 0
+    reps = 200
+    for seed in range(reps):
+        pick, win = _two_player_games(np.random.default_rng(100 + seed), beta, 600)
+        fit = models.fit_luce(pick, win, list("abc"), None, 2)
+        d, se = _diff_and_se(fit, 0, 2)
+        hits += abs(d - 1.0) < 1.959963984540054 * se
+    assert 0.90 <= hits / reps <= 0.99
+
+
+# ---- first-player edge with a catch-up rule ----
+def _mohur_like(rng, beta, n_matches, edge, mirrors=True):
+    """Best-of-three matches: round 1's starter is random, later rounds are started by the previous loser;
+    P(starter wins) = expit(logit(edge) + strength(starter) - strength(other)). Returns (games, rounds)."""
+    k = len(beta)
+    pairs = np.array([(i, j) for i in range(k) for j in range(k) if mirrors or i != j])
+    pick = pairs[rng.integers(0, len(pairs), n_matches)]
+    starter = rng.integers(0, 2, n_matches)
+    first = starter.copy()
+    won = np.zeros((n_matches, 2), dtype=int)
+    winner = np.full(n_matches, -1)
+    rows = []
+    for rnd in (1, 2, 3):
+        live = winner < 0
+        idx = np.nonzero(live)[0]
+        s = starter[idx]
+        own, other = pick[idx, s], pick[idx, 1 - s]
+        starter_wins = rng.random(len(idx)) < expit(logit(edge) + beta[own] - beta[other])
+        w = np.where(starter_wins, s, 1 - s)
+        rows.append(pd.DataFrame({"match": idx, "round": rnd, "starter": s, "winner": w}))
+        won[idx, w] += 1
+        starter[idx] = 1 - w  # the loser starts the next round
+        done = won[idx].max(axis=1) >= 2
+        winner[idx[done]] = won[idx[done]].argmax(axis=1)
+    names = np.array([f"s{i}" for i in range(k)])
+    games = pd.DataFrame({"match": np.arange(n_matches), "first_starter": first, "winner": winner,
+                          "strategy_0": names[pick[:, 0]], "strategy_1": names[pick[:, 1]]})
+    rounds = pd.concat(rows, ignore_index=True).merge(games[["match", "strategy_0", "strategy_1"]], on="match")
+    return games, rounds
+
+
+def test_headline_starter_edge_recovers_the_planted_edge_and_the_raw_rate_does_not():
+    rng = np.random.default_rng(5)
+    games, rounds = _mohur_like(rng, np.array([1.5, 0.0, -1.5]), 30000, 0.53)
+    out = mohur_analysis.first_player_metrics(games, rounds)
+    head, naive = out["first_player_round_win_rate"], out["first_player_round_win_rate[all_games]"]
+    assert head["population"] == "mirror"
+    assert head["ci_low"] <= 0.53 <= head["ci_high"]
+    assert not naive["ci_low"] <= 0.53 <= naive["ci_high"]   # today's report would have been caught
+    assert naive["estimate"] < 0.5                            # ...it even reverses the sign
+    r1 = out["first_player_round_win_rate[round=1]"]
+    assert r1["ci_low"] <= 0.53 <= r1["ci_high"]
+    for s in ("s0", "s1", "s2"):
+        m = out[f"first_player_round_win_rate[mirror={s}]"]
+        assert m["ci_low"] - 0.01 <= 0.53 <= m["ci_high"] + 0.01
+
+
+def test_without_mirror_matches_the_model_recovers_the_planted_edge():
+    rng = np.random.default_rng(6)
+    games, rounds = _mohur_like(rng, np.array([1.5, 0.0, -1.5]), 30000, 0.53, mirrors=False)
+    out = mohur_analysis.first_player_metrics(games, rounds)
+    head = out["first_player_round_win_rate"]
+    assert head["population"] == "model"
+    assert head["ci_low"] <= 0.53 <= head["ci_high"]
+    naive = out["first_player_round_win_rate[all_games]"]
+    assert not naive["ci_low"] <= 0.53 <= naive["ci_high"]
+    assert "first_player_round_win_rate[mirror=s0]" not in out
+
+
+def test_model_starter_edge_interval_covers_about_95_percent():
+    hits, reps = 0, 100
+    for seed in range(reps):
+        games, rounds = _mohur_like(np.random.default_rng(1000 + seed), np.array([1.0, 0.0, -1.0]), 1500,
+                                    0.53, mirrors=False)
+        r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
+        m = edges.two_seat_edges(r, r["starter"])["rates"][0]
+        hits += m["ci_low"] <= 0.53 <= m["ci_high"]
+    assert 0.88 <= hits / reps <= 1.0
+
+
+def test_seat_edges_with_more_players_at_equal_skill():
+    """Four seats with planted position effects, strategies of very different strength placed so the strong one
+    sits in seat 0 more often: the raw seat rates are confounded, mirror games and the model are not."""
+    rng = np.random.default_rng(8)
+    n, p = 40000, 4
+    delta = np.array([0.3, 0.0, 0.0, -0.2])
+    beta = np.array([1.2, 0.0, -1.0])
+    truth = np.exp(delta) / np.exp(delta).sum()
+    strat = rng.integers(0, 3, (n, p))
+    strat[: n // 2, 0] = 0  # the strong strategy holds seat 0 in half the games
+    mirror = np.arange(n) % 3 == 0
+    strat[mirror] = rng.integers(0, 3, mirror.sum())[:, None]
+    mirror = edges.is_mirror(strat)  # (random lineups are sometimes mirrors too)
+    u = beta[strat] + delta
+    prob = np.exp(u) / np.exp(u).sum(axis=1, keepdims=True)
+    winner = (prob.cumsum(axis=1) < rng.random((n, 1))).sum(axis=1)
+    win = np.zeros((n, p))
+    win[np.arange(n), winner] = 1
+    pos = np.tile(np.arange(p), (n, 1))
+    names = ["a", "b", "c"]
+    with_mirrors = edges.position_edges(strat, pos, win, names, p)
+    without = edges.position_edges(strat[~mirror], pos[~mirror], win[~mirror], names, p)
+    assert with_mirrors["population"] == "mirror" and without["population"] == "model"
+    for e in (with_mirrors, without):
+        for k in range(p):  # eight checks at once: allow 1.5 half-widths (about 3 standard errors)
+            r = e["rates"][k]
+            assert abs(r["estimate"] - truth[k]) < 1.5 * (r["ci_high"] - r["ci_low"]) / 2
+    assert with_mirrors["naive"][0]["ci_low"] > truth[0] + 0.02
+
+
+# ---- the meta-game ----
+def test_nash_of_rock_paper_scissors_is_uniform():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+    assert models.nash_mix(rps) == pytest.approx([1 / 3] * 3, abs=1e-9)
+
+
+def test_nash_puts_all_weight_on_a_dominant_strategy():
+    a = np.array([[0, 0.2, 0.3, 0.1], [-0.2, 0, 0.1, -0.1], [-0.3, -0.1, 0, 0.2], [-0.1, 0.1, -0.2, 0]])
+    assert models.nash_mix(a) == pytest.approx([1, 0, 0, 0], abs=1e-9)
+
+
+def test_nash_table_from_head_to_head_records():
+    names = ["rock", "paper", "scissors"]
+    n = pd.DataFrame(1000.0, index=names, columns=names)
+    rate = pd.DataFrame([[0.5, 0.3, 0.7], [0.7, 0.5, 0.3], [0.3, 0.7, 0.5]], index=names, columns=names)
+    table = models.nash_table(rate * n, n, reps=100)
+    assert table["weight"].to_numpy() == pytest.approx([1 / 3] * 3, abs=1e-6)
+    assert (table["ci_low"] <= table["weight"]).all() and (table["weight"] <= table["ci_high"]).all()
+    assert models.nash_metrics(table, 3000)["nash_weight[rock]"]["estimate"] == pytest.approx(1 / 3, abs=1e-6)
+
+
+def test_meta_game_metrics_on_two_player_games():
+    rng = np.random.default_rng(8)
+    pick, win = _two_player_games(rng, np.array([1.0, 0.0, -0.5]), 3000)
+    out = common.meta_game_metrics(pick, win, ["a", "b", "c"])
+    assert sum(out[f"nash_weight[{s}]"]["estimate"] for s in "abc") == pytest.approx(1.0)
+    assert out["nash_weight[a]"]["estimate"] == pytest.approx(1.0)  # a beats everything
+    assert out["strength[a]"]["estimate"] > out["strength[b]"]["estimate"] > out["strength[c]"]["estimate"]
+
+
+# ---- readability helpers ----
+def test_plain_names_and_clipped_histograms():
+    assert plain_name("first_player_round_win_rate") == "Round starter wins the round"
+    assert plain_name("first_player_round_win_rate[mirror=greedy]").endswith("mirror games of greedy")
+    assert plain_name("strength[racer]") == "racer's strength (Elo)"
+    assert plain_name("something_new[x]") == "something_new[x]"
+    assert edges.p_text(0.0) == "p < 0.0001" and edges.p_text(0.03) == "p = 0.03"
+    values = np.concatenate([np.full(9990, 40), np.full(10, 1000)])
+    kept, cap, left_off, largest = clip_upper(values)
+    assert kept.max() == 40 and left_off == 10 and largest == 1000
+    assert "10 rounds" in overflow_note(left_off, len(values), cap, largest, "rounds")
+
+
+# ---- --summary-only: model estimates merge as lineup cells ----
+def test_model_estimate_merges_across_batches_exactly():
+    from analysis import stats
+    rng = np.random.default_rng(9)
+    games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 4000, 0.53, mirrors=False)
+    r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
+    whole = edges.two_seat_edges(r, r["starter"])["rates"][0]
+    total = {}
+    with stats.aggregating():
+        for part in (r.iloc[:3000], r.iloc[3000:]):
+            stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+    merged = stats.finalize(total)["x"]
+    assert merged["population"] == "model" and merged["n"] == whole["n"]
+    for key in ("estimate", "ci_low", "ci_high"):
+        assert merged[key] == pytest.approx(whole[key], rel=1e-9)
+
+
+def test_mirror_rate_wins_over_a_batch_without_mirror_games():
+    from analysis import stats
+    rng = np.random.default_rng(10)
+    games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 3000, 0.53)
+    r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
+    mixed = r[r["strategy_0"] != r["strategy_1"]]
+    for order in ((r, mixed), (mixed, r)):
+        total = {}
+        with stats.aggregating():
+            for part in order:
+                stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+        merged = stats.finalize(total)["x"]
+        assert merged == edges.two_seat_edges(r, r["starter"])["rates"][0]
