@@ -2,7 +2,7 @@
 
 Every rate or mean in a summary is a ratio of sums over table rows (successes / trials, total / count), and
 every row belongs to one game (Mohur: one match). We cut a run's game ids into the same G blocks of consecutive
-games (G = `BLOCKS`), let the game's own `summarize` give every block's sums and counts (the sufficient
+games (G = `BLOCKS`, fewer for runs under 2,000 games), let the game's own `summarize` give every block's sums and counts (the sufficient
 statistics `--summary-only` merges), and linearise the ratio R = S / N by the delta method: block b's
 pseudo-value is R + G (s_b - R n_b) / N, whose mean is R and whose variance / G is the delta-method variance
 of R. Blocks hold whole games, so the rounds of one match stay together and their correlation cannot narrow an
@@ -29,6 +29,7 @@ from scipy import stats as sps
 from analysis import stats
 
 BLOCKS = 100
+MIN_BLOCK_GAMES = 20  # small runs get fewer, larger blocks (at least 2)
 ALPHA = 0.05
 CORRECTION = "holm"  # statsmodels' multipletests method used wherever a set of changes is called real
 
@@ -36,7 +37,8 @@ CORRECTION = "holm"  # statsmodels' multipletests method used wherever a set of 
 def block_edges(n_games: int, blocks: int = BLOCKS) -> np.ndarray:
     """Game-id boundaries of the blocks: a function of the number of games only, so two runs of equal size
     cut identically."""
-    return np.linspace(0, n_games, min(blocks, max(n_games, 1)) + 1).round().astype(np.int64)
+    count = min(blocks, max(2, n_games // MIN_BLOCK_GAMES), max(n_games, 1))
+    return np.linspace(0, n_games, count + 1).round().astype(np.int64)
 
 
 def _by_block(tables: dict, id_column: str, edges: np.ndarray):
@@ -79,8 +81,9 @@ def block_statistics(tables: dict, meta: dict, full: dict, summarize=None, id_co
         m = full.get(name)
         if not isinstance(m, dict) or m.get("n") is None or int(arr[:, 1].sum()) != int(m["n"]):
             continue
-        if m["n"] and not math.isclose(arr[:, 0].sum() / arr[:, 1].sum(), m["estimate"], rel_tol=1e-9,
-                                       abs_tol=1e-12):
+        # float32 columns (win shares) sum with different rounding in blocks: agree to 1e-6, not exactly
+        if m["n"] and not math.isclose(arr[:, 0].sum() / arr[:, 1].sum(), m["estimate"], rel_tol=1e-6,
+                                       abs_tol=1e-9):
             continue
         out[name] = arr
     return out
