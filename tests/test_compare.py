@@ -116,7 +116,7 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")
     common = ["-n", 400, "--batch-size", 200, "-s", "greedy,racer", "--no-report", "-q"]
     for name, extra in (("base", ["--seed", 3]), ("rich", ["--seed", 3, "--set", "rules.coin_token=10"]),
-                        ("other", ["--seed", 4])):
+                        ("other", ["--seed", 4]), ("summary", ["--seed", 3, "--summary-only"])):
         r = invoke("run", "mohur", *common, *extra, "-o", root / name)
         assert r.exit_code == 0, r.output
     return root
@@ -133,15 +133,12 @@ def test_compare_same_seed_is_paired(runs):
     doc = _load(out)
     assert doc["paired"] is True and doc["why_not_paired"] == []
     assert doc["differences_in_configuration"] == ["rules.coin_token = 10 (A: 5)"]
-    base = json.loads((runs / "base" / "summary.json").read_text()) if (runs / "base" / "summary.json").exists() \
-        else None
     metrics = doc["metrics"]
     assert "first_player_round_win_rate" in metrics and "win_rate[racer]" in metrics
     for name, m in metrics.items():
         assert {"a", "b", "diff", "ci_low", "ci_high", "paired", "p", "p_adjusted", "verdict"} <= set(m), name
         assert m["ci_low"] <= m["diff"] <= m["ci_high"]
         assert m["diff"] == pytest.approx(m["b"] - m["a"])
-    assert base is None  # --no-report: the figures came from the tables themselves
     fp = metrics["first_player_round_win_rate"]
     assert fp["paired"] is True
     # common random numbers: the paired intervals are narrower than the same runs' unpaired ones
@@ -161,6 +158,16 @@ def test_compare_different_seeds_is_unpaired(runs):
     assert doc["paired"] is False and "seeds differ" in doc["why_not_paired"][0]
     assert all(m["paired"] is False for m in doc["metrics"].values())
     assert "Not paired" in (out / "compare.html").read_text()
+
+
+def test_compare_summary_only_run_falls_back_to_its_intervals(runs):
+    out = runs / "cmp-summary"
+    r = invoke("compare", runs / "base", runs / "summary", "-o", out)
+    assert r.exit_code == 0, r.output
+    doc = _load(out)
+    assert doc["paired"] is False and any("summary-only" in w for w in doc["why_not_paired"])
+    fp = doc["metrics"]["first_player_round_win_rate"]
+    assert fp["diff"] == pytest.approx(0, abs=1e-12)  # the same games, summarised batch by batch
 
 
 def test_compare_run_with_itself_finds_no_change(runs):
@@ -208,7 +215,6 @@ def test_sweep_differences_from_baseline(tmp_path):
     assert table[f"{m}.diff"].isna().tolist() == [False, True, False]
     assert table[f"{m}.diff"][0] == pytest.approx(table[m][0] - table[m][1])
     assert table[f"{m}.diff_paired"][0] == True  # noqa: E712 (a CSV bool)
-    # the coin token adds 0 or 10 rupees to the same rounds: drawn rounds can only become rarer with it
     page = (out / "sweep_report.html").read_text()
     assert "Differences from the baseline" in page and "Holm" in page
     assert (out / "sweep_differences.png").is_file()
@@ -220,3 +226,22 @@ def test_sweep_unknown_baseline_writes_nothing(tmp_path):
                "--baseline", "7")
     assert r.exit_code == 2 and "--baseline" in r.output and "rules.coin_token=5" in r.output
     assert not out.exists() and not out.with_name("sweep.partial").exists()
+
+
+def test_baseline_resolution():
+    from sim.errors import UserError
+    from sim.sweep import grid, resolve_baseline
+    one = [("rules.coin_token", [0, 5, 10])]
+    assert resolve_baseline(one, grid(one), []) == 0
+    assert resolve_baseline(one, grid(one), ["10"]) == 2
+    assert resolve_baseline(one, grid(one), ["#1"]) == 1
+    two = [("rules.coin_token", [0, 5]), ("rules.hand_limit", [6, 7])]
+    assert resolve_baseline(two, grid(two), ["rules.coin_token=5", "rules.hand_limit=6"]) == 2
+    with pytest.raises(UserError, match="matches no variant"):
+        resolve_baseline(one, grid(one), ["7"])
+    with pytest.raises(UserError, match="no such variant"):
+        resolve_baseline(one, grid(one), ["#3"])
+    with pytest.raises(UserError, match="matches several variants"):
+        resolve_baseline(two, grid(two), ["rules.hand_limit=7"])
+    with pytest.raises(UserError, match="not swept"):
+        resolve_baseline(one, grid(one), ["rules.seals=2"])
