@@ -88,16 +88,19 @@ def section_html(table, keys, rows_by_variant: dict, baseline: int, label, outdi
     metrics = list(next(iter(rows_by_variant.values())))
     shown = metrics[:SHOWN]
     count = sum(len(r) for r in rows_by_variant.values())
-    paired = all(r["paired"] for rows in rows_by_variant.values() for r in rows.values())
+    flags = [r["paired"] for rows in rows_by_variant.values() for r in rows.values()]
     parts = ["<h2>Differences from the baseline</h2>",
              f"<p class='lead'>Each variant minus the baseline ({html.escape(label(table, baseline, keys))}), "
              + ("paired game by game: every variant was dealt the same cards wherever the deck is unchanged, so "
-                "these intervals are far narrower than the variants' own. " if paired else
-                "not all paired (a figure that is not a sum over games, marked *). ")
+                "these intervals are far narrower than the variants' own. " if any(flags) else
+                "from the variants' own intervals (not paired). ")
+             + ("Figures marked * are not sums over games and use the variants' own intervals. "
+                if any(flags) and not all(flags) else "")
              + f"A change is called real when its p-value, corrected (Holm) for all {count} comparisons here, is "
                "below 0.05.</p>"]
     for i, rows in rows_by_variant.items():
-        real = [f"{r['label']} {fmt_diff(m, r)}" for m, r in rows.items() if r["verdict"] == REAL]
+        real = [f"{r['label']} {fmt_diff(m, r)}{'' if r['paired'] else ' *'}" for m, r in rows.items()
+                if r["verdict"] == REAL]
         text = ("real changes: " + "; ".join(real)) if real else "no real change"
         parts.append(f"<p><b>{html.escape(label(table, i, keys))}</b>: {html.escape(text)}.</p>")
     parts.append("<table><tr><th>variant</th>" + "".join(
