@@ -103,7 +103,10 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
     return lines
 
 
-def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir) -> list:
+def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir,
+                       differences: dict | None = None, baseline: int = 0) -> list:
+    """`differences`: {variant: {metric: row}} from analysis.sweep_paired, each variant against `baseline`."""
+    from analysis.sweep_paired import section_html
     keys = [k for k, _ in params]
     metrics = headline_metrics(game, table)
     targeted = [t.metric for t in targets if t.metric + ".n" in table and t.metric not in metrics]
@@ -120,7 +123,8 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{game} sweep</title><style>{CSS}</style>"
              f"</head><body><h1>{html.escape(game.title())} sweep over {html.escape(', '.join(keys))}</h1>",
              f"<p class='meta'>{len(table)} variants x {n_games:,} games, seed {seed}; every variant played on "
-             "the same random numbers, so differences are the parameter's effect.</p>"]
+             "the same random numbers, so the paired differences from the baseline below are the parameter's "
+             "effect, measured with far less noise than each variant's own interval.</p>"]
     for line in lines:
         parts.append(f"<p class='lead'>{html.escape(line)}</p>")
     parts.append("<h2>Variants</h2><table><tr><th>variant</th>" + "".join(f"<th>{html.escape(m)}</th>"
@@ -130,7 +134,9 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         cells = "".join(f"<td>{html.escape(fmt_metric(m, {'estimate': row[m], 'ci_low': row[m + '.ci_low'], 'ci_high': row[m + '.ci_high']}))}</td>"
                         for m in metrics[:6])
         parts.append(f"<tr><td>{html.escape(label)}</td>{cells}</tr>")
-    parts.append("</table><h2>Figures</h2>")
+    parts.append("</table>")
+    parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
+    parts.append("<h2>Figures</h2>")
     for metric, name in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode()
         reading = (f"How {metric} moves as {keys[0]} changes; the band is the 95% interval." if len(keys) == 1

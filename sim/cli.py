@@ -233,6 +233,19 @@ def report(folder, out):
 
 
 @main.command()
+@click.argument("dir_a")
+@click.argument("dir_b")
+@click.option("-o", "--out", default=None, type=click.Path(file_okay=False),
+              help="Where to write compare.html and compare.json (default reports/compare-A-vs-B).")
+def compare(dir_a, dir_b, out):
+    """Every headline figure of results folder DIR_B minus DIR_A, with 95% intervals and a verdict; paired
+    game by game when both runs share seed, batch size and lineups (common random numbers)."""
+    from analysis.compare import run_compare
+    folder = run_compare(Path(dir_a), Path(dir_b), Path(out) if out else None)
+    click.echo(str(folder / "compare.html"))
+
+
+@main.command()
 @_game_arg
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
 @click.option("-s", "--strategies", default="greedy", show_default=True,
@@ -365,14 +378,16 @@ def sweep(game, args):
     \b
     balance-sim sweep GAME --param KEY --values V1 V2 ... [--param KEY2 --range START:STOP:STEP]
                       [-n N] [-s A,B] [-p P] [--seed S] [-j J] [-o DIR] [--target METRIC=VALUE[:TOL]]
-                      [--reports] [--config FILE] [--set KEY=VALUE]
-    Writes DIR/variant-NNN/ (a results folder each), sweep.csv, sweep.parquet and sweep_report.html.
+                      [--reports] [--config FILE] [--set KEY=VALUE] [--baseline VALUE | KEY=VALUE ... | #I]
+    Writes DIR/variant-NNN/ (a results folder each), sweep.csv, sweep.parquet and sweep_report.html, with each
+    variant's paired difference from the baseline (default: the first variant).
     """
     from sim.sweep import parse_target, run_sweep, variant_label
     params, rest = _split_params(list(args))
     parser = _options_parser("sweep")
     parser.add_argument("--reports", action="store_true")
     parser.add_argument("--batch-size", type=int, default=2000)
+    parser.add_argument("--baseline", action="append", default=[])
     opts = parser.parse_args(rest)
     if not 1 <= len(params) <= 2:
         raise UserError("sweep: give one or two --param KEY with --values or --range")
@@ -384,7 +399,7 @@ def sweep(game, args):
     out = Path(opts.out) if opts.out else Path("reports") / f"{spec.name}-sweep"
     folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
                               opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
-                              opts.quiet)
+                              opts.quiet, opts.baseline)
     for line in lines:
         click.echo(line)
     click.echo(str(folder / "sweep_report.html"))

@@ -110,6 +110,36 @@ def grid(params: list[tuple[str, list]]) -> list[dict]:
     return [dict(zip(keys, combo)) for combo in itertools.product(*[v for _, v in params])]
 
 
+def resolve_baseline(params: list[tuple[str, list]], variants: list[dict], specs: list[str]) -> int:
+    """--baseline: the variant the others are compared with. `#I` is variant I (as numbered in sweep.csv);
+    VALUE is the swept parameter's value (one parameter); KEY=VALUE, repeated, picks a grid cell. Default 0."""
+    from sim.config import parse_value
+    if not specs:
+        return 0
+    labels = "; ".join(f"#{i} {variant_label(v)}" for i, v in enumerate(variants))
+    if len(specs) == 1 and specs[0].startswith("#"):
+        text = specs[0][1:]
+        if text.isdigit() and int(text) < len(variants):
+            return int(text)
+        raise UserError(f"--baseline {specs[0]}: no such variant; allowed: {labels}")
+    wanted = {}
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        if not sep:
+            if len(params) != 1 or len(specs) != 1:
+                raise UserError(f"--baseline {spec}: with several parameters give KEY=VALUE for each, or #I; "
+                                f"allowed: {labels}")
+            key, value = params[0][0], spec
+        if key not in dict(params):
+            raise UserError(f"--baseline {spec}: {key} is not swept; swept: {', '.join(k for k, _ in params)}")
+        wanted[key] = parse_value(value)
+    matches = [i for i, v in enumerate(variants) if all(v[k] == wanted[k] for k in wanted)]
+    if len(matches) != 1:
+        raise UserError(f"--baseline {' '.join(specs)}: " + ("matches no variant" if not matches else
+                        "matches several variants; name every parameter") + f"; allowed: {labels}")
+    return matches[0]
+
+
 def flatten_summary(summary: dict) -> dict:
     """summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n."""
     row = {}
@@ -141,9 +171,13 @@ def _meta(spec, players, plan, cfg, extra=None) -> dict:
 
 
 def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_games, seed, jobs, out: Path,
-              batch_size, reports: bool, targets: list[Target], backend="loky", scheduler=None, quiet=False):
+              batch_size, reports: bool, targets: list[Target], backend="loky", scheduler=None, quiet=False,
+              baseline: list[str] = ()):
     """Play every variant of the grid on common random numbers; write one results folder per variant, the
-    combined table (sweep.csv, sweep.parquet) and sweep_report.html."""
+    combined table (sweep.csv, sweep.parquet, with each variant's paired difference from the baseline) and
+    sweep_report.html."""
+    from analysis import sweep_paired
+    from analysis.paired import block_statistics
     from analysis.report import build_report, summary_for
     from analysis.sweep import build_sweep_report
     from sim import results
@@ -151,9 +185,10 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
 
     variants = grid(params)
     configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in variants]
+    base = resolve_baseline(params, variants, list(baseline))
     results.check_output(out)
     staging = results.begin(out, {"game": spec.name, "sweep": [k for k, _ in params], "partial": True})
-    rows = []
+    rows, summaries, blocks, metas = [], [], [], []
     for i, (assign, cfg) in enumerate(zip(variants, configs)):
         if not quiet:
             print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
@@ -170,12 +205,19 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
             (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
         results.write_meta(folder, meta)
         rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
+        summaries.append(summary)
+        metas.append(meta)
+        blocks.append(block_statistics(tables, meta, summary))
+        del tables
+    diffs = sweep_paired.variant_differences(spec.name, summaries, blocks, metas, base)
+    for i, row in enumerate(rows):
+        row.update(sweep_paired.columns(diffs, i, base))
     table = pd.DataFrame(rows)
     table.to_csv(staging / "sweep.csv", index=False)
     table.to_parquet(staging / "sweep.parquet", index=False)
-    lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging)
+    lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging, diffs, base)
     results.write_meta(staging, {"game": spec.name, "sweep": {k: v for k, v in params}, "games": n_games,
-                                 "seed": seed, "variants": len(variants), "partial": False,
+                                 "seed": seed, "variants": len(variants), "partial": False, "baseline": base,
                                  "targets": [t.describe() for t in targets]})
     results.finish(staging, out)
     return out, lines

@@ -1,0 +1,336 @@
+"""`balance-sim compare DIR_A DIR_B`: every headline figure of two runs, B minus A, with a 95% interval and a
+verdict, paired game by game when the runs share their random numbers (see analysis/paired.py for the method).
+
+Writes compare.json (per figure: a, b, diff, ci_low, ci_high, paired, p, p_adjusted, verdict) and
+compare.html with compare.png (the differences and their intervals).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from analysis import paired as pairing_stats
+from analysis.report import CSS, config_changes
+from analysis.style import ACCENT, NEUTRAL, new_figure, save
+from sim.errors import UserError
+
+REAL, NOISE = "real change", "within noise"
+
+# Plain names of the headline figures; a figure not listed is shown by its code name, spelled out.
+PLAIN = {
+    "first_player_round_win_rate": "Round starter wins the round",
+    "first_player_match_win_rate": "Match starter wins the match",
+    "first_player_win_rate": "First player wins",
+    "seat0_match_win_rate": "Seat 0 wins the match",
+    "drawn_round_rate": "Round ends in a draw",
+    "turns_per_round": "Turns per round",
+    "rounds_per_match": "Rounds per match",
+    "rounds_per_game": "Rounds per game",
+    "coin_token_rate": "Coin token awarded in a round",
+    "minutes_per_match": "Minutes per match",
+    "balance": "Balance (1 - seat gap in mirror games)",
+    "close_round_rate": "Round decided by 3 rupees or fewer",
+    "decision_move_rate": "Turns with a real choice",
+    "score_margin": "Round's winning margin (rupees)",
+    "tie_rate": "Shared victory",
+    "vt_total": "VT per player",
+    "winning_margin": "Winning margin (VT)",
+    "round_cap_rate": "Game reaches the round cap",
+    "coins_short_rate": "Bank runs short of coins",
+}
+
+
+def plain_name(name: str) -> str:
+    if name in PLAIN:
+        return PLAIN[name]
+    base, _, arg = name.partition("[")
+    arg = arg.rstrip("]")
+    if base == "win_rate":
+        return f"{arg} wins"
+    if base == "seat_win_rate":
+        return f"Seat {arg} wins"
+    label = PLAIN.get(base, base.replace("_", " ").capitalize())
+    return f"{label} ({arg})" if arg else label
+
+
+# ---- pairing --------------------------------------------------------------------------------------------------
+def _lineup(meta: dict) -> tuple:
+    return (meta.get("players"), bool(meta.get("round_robin")),
+            tuple((s.get("name"), s.get("base"), tuple(s.get("params", ()))) for s in meta.get("strategies", [])))
+
+
+def why_not_paired(meta_a: dict, meta_b: dict) -> list[str]:
+    """Reasons the two runs' games cannot be matched one to one (empty: they can). Game i of each run is
+    dealt from the same stream only with the same seed, batch size and lineup (strategies by game index)."""
+    reasons = []
+    for key, what in (("seed", "seeds"), ("batch_size", "batch sizes"), ("games", "numbers of games")):
+        if meta_a.get(key) != meta_b.get(key):
+            reasons.append(f"the {what} differ (A {meta_a.get(key)}, B {meta_b.get(key)})")
+    if _lineup(meta_a) != _lineup(meta_b):
+        reasons.append("the strategies or players differ, so game i does not seat the same lineup in both")
+    for label, meta in (("A", meta_a), ("B", meta_b)):
+        if meta.get("partial"):
+            reasons.append(f"run {label} is partial")
+        if meta.get("summary_only"):
+            reasons.append(f"run {label} kept no per-game tables (--summary-only)")
+    return reasons
+
+
+def differences(names: list[str], summary_a: dict, summary_b: dict, blocks_a: dict, blocks_b: dict,
+                paired: bool) -> dict:
+    """B minus A for every named figure both runs have (no verdict yet: see `call_real`)."""
+    rows = {}
+    for name in names:
+        result = None
+        if name in blocks_a and name in blocks_b:
+            result = pairing_stats.difference(blocks_a[name], blocks_b[name], paired)
+            method = ("paired by game (common random numbers)" if paired
+                      else "independent runs (Welch, blocks of games)")
+        if result is None:
+            result = pairing_stats.difference_from_intervals(summary_a.get(name), summary_b.get(name))
+            method = "from the two runs' own intervals (not a sum over games, so not paired)"
+        if result is not None:
+            rows[name] = {"label": plain_name(name), **result, "method": method}
+    return rows
+
+
+def call_real(*families: dict) -> int:
+    """Adds p_adjusted and a verdict to every row of the given tables of differences, correcting for all of
+    them together (everything a page shows is one family); returns the number of comparisons."""
+    rows = [row for family in families for row in family.values()]
+    adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
+    for row, p_adj, is_real in zip(rows, adjusted, real):
+        row["p_adjusted"] = None if math.isnan(p_adj) else float(p_adj)
+        row["verdict"] = REAL if is_real else NOISE
+    return len(rows)
+
+
+# ---- loading ------------------------------------------------------------------------------------------------
+def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
+    """(meta, summary, tables or None) of a results folder; one-line errors for anything else."""
+    from analysis.report import summary_for
+    from sim import results
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserError(f"compare: {label} {folder}: no such folder")
+    meta = results.read_meta(folder)
+    if meta.get("summary_only") or not any(folder.glob("*.parquet")):
+        path = folder / "summary.json"
+        if not path.is_file():
+            raise UserError(f"compare: {label} {folder}: has neither tables nor summary.json; rerun it")
+        return meta, json.loads(path.read_text()), None
+    tables, meta = results.load(folder)
+    return meta, summary_for(tables, meta), tables
+
+
+def _check_out(out: Path, inputs: list[Path]) -> None:
+    out = Path(out)
+    for folder in inputs:
+        if out.resolve() == Path(folder).resolve():
+            raise UserError(f"-o {out}: is one of the folders compared; choose another path")
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "compare.json").exists())):
+        raise UserError(f"-o {out}: exists and is not a balance-sim comparison folder; choose another path")
+
+
+def default_out(dir_a: Path, dir_b: Path) -> Path:
+    return Path("reports") / f"compare-{Path(dir_a).resolve().name}-vs-{Path(dir_b).resolve().name}"
+
+
+def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
+    """Check both folders and the output before any work; then write compare.json, compare.png, compare.html
+    into a staging sibling and rename it into place."""
+    from sim import results
+    dir_a, dir_b = Path(dir_a), Path(dir_b)
+    for label, folder in (("A", dir_a), ("B", dir_b)):
+        if not folder.is_dir():
+            raise UserError(f"compare: {label} {folder}: no such folder")
+        results.read_meta(folder)
+    game_a, game_b = results.read_meta(dir_a)["game"], results.read_meta(dir_b)["game"]
+    if game_a != game_b:
+        raise UserError(f"compare: A is a {game_a} run and B a {game_b} run; compare two runs of the same game")
+    out = Path(out) if out else default_out(dir_a, dir_b)
+    _check_out(out, [dir_a, dir_b])
+    meta_a, summary_a, tables_a = load_run(dir_a, "A")
+    meta_b, summary_b, tables_b = load_run(dir_b, "B")
+    reasons = why_not_paired(meta_a, meta_b)
+    blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
+    blocks_b = pairing_stats.block_statistics(tables_b, meta_b, summary_b) if tables_b is not None else {}
+    names = pairing_stats.headline_names(game_a, summary_a, summary_b)
+    rows = differences(names, summary_a, summary_b, blocks_a, blocks_b, paired=not reasons)
+    call_real(rows)
+    doc = {"game": game_a, "a": _describe(dir_a, meta_a), "b": _describe(dir_b, meta_b),
+           "differences_in_configuration": config_diff(meta_a.get("config", {}), meta_b.get("config", {})),
+           "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
+               int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
+           "diff": "B minus A", "metrics": rows}
+    staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        (staging / "compare.json").write_text(json.dumps(_clean(doc), indent=2) + "\n")
+        plot_differences(rows, staging / "compare.png", "Differences, B minus A")
+        (staging / "compare.html").write_text(_html(doc, staging))
+        results.finish(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def _describe(folder: Path, meta: dict) -> dict:
+    return {"folder": str(folder), "games": meta.get("games"), "seed": meta.get("seed"),
+            "batch_size": meta.get("batch_size"), "strategies": [s.get("name") for s in meta.get("strategies", [])],
+            "configuration": config_changes(meta)}
+
+
+def config_diff(a: dict, b: dict, path: str = "") -> list[str]:
+    """Keys whose values differ between two configurations, as `key = B's value (A: A's value)`."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [line for key in sorted(set(a) | set(b)) for line in config_diff(a.get(key), b.get(key),
+                                                                                 f"{path}{key}.")]
+    return [] if a == b else [f"{path.rstrip('.')} = {json.dumps(b)} (A: {json.dumps(a)})"]
+
+
+def _clean(value):
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+# ---- presentation --------------------------------------------------------------------------------------------
+def fmt_value(name: str, value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.1%}" if pairing_stats.is_rate(name) else f"{value:.2f}"
+
+
+def _number(value: float, half_width: float) -> str:
+    """Signed, with enough decimals to show the interval's width (two significant digits of it)."""
+    digits = 2 if not half_width or not math.isfinite(half_width) else 1 - math.floor(math.log10(half_width))
+    return f"{value:+.{min(max(digits, 0), 6)}f}"
+
+
+def fmt_diff(name: str, row: dict) -> str:
+    """`+1.20 pts (+0.80 to +1.60)` for rates, `+1.5 (+1.1 to +1.9)` otherwise."""
+    scale, unit = (100.0, " pts") if pairing_stats.is_rate(name) else (1.0, "")
+    half = (row["ci_high"] - row["ci_low"]) * scale / 2
+    f = lambda v: _number(v * scale, half) if scale == 1.0 else f"{v * scale:+.2f}"
+    return f"{f(row['diff'])}{unit} ({f(row['ci_low'])} to {f(row['ci_high'])})"
+
+
+def fmt_p(p) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}"
+
+
+def plot_differences(rows: dict, path: Path, title: str) -> None:
+    """One row per figure: the difference and its 95% interval (rates in percentage points, other figures in
+    per cent of A's value); where the runs are paired, the wider grey bar is the interval the same runs would
+    give if they were independent."""
+    panels = [("rates: B minus A (percentage points)", [n for n in rows if pairing_stats.is_rate(n)], 100.0),
+              ("other figures: B minus A (% of A)", [n for n in rows if not pairing_stats.is_rate(n)], None)]
+    panels = [p for p in panels if p[1]]
+    height = 1.0 + 0.32 * sum(len(p[1]) for p in panels) + 0.6 * len(panels)
+    fig, _ = new_figure(8.0, max(2.5, height))
+    fig.clf()
+    axes = fig.subplots(len(panels), 1, squeeze=False,
+                        gridspec_kw={"height_ratios": [max(len(p[1]), 1) + 1 for p in panels]})[:, 0]
+    for ax, (label, names, scale) in zip(axes, panels):
+        y = np.arange(len(names))[::-1]
+        for yi, name in zip(y, names):
+            row = rows[name]
+            k = scale if scale else (100.0 / abs(row["a"]) if row["a"] else float("nan"))
+            if "unpaired_ci_low" in row:
+                ax.plot([row["unpaired_ci_low"] * k, row["unpaired_ci_high"] * k], [yi, yi], color=NEUTRAL,
+                        lw=6, alpha=0.45, solid_capstyle="butt")
+            colour = ACCENT if row["verdict"] == REAL else "#52606d"
+            ax.errorbar(row["diff"] * k, yi, xerr=[[(row["diff"] - row["ci_low"]) * k],
+                                                  [(row["ci_high"] - row["diff"]) * k]],
+                        fmt="o", color=colour, ecolor=colour, capsize=3, lw=1.4, ms=4)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_yticks(y, [rows[n]["label"] for n in names], fontsize=8)
+        ax.set_ylim(-0.7, len(names) - 0.3)
+        ax.set_xlabel(label)
+        ax.grid(axis="x", alpha=0.3)
+        ax.grid(axis="y", visible=False)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[0].set_title(title)
+    save(fig, path)
+
+
+def pairing_sentence(doc: dict) -> str:
+    if doc["paired"]:
+        return (f"Paired game by game: both runs used seed {doc['a']['seed']}, batch size {doc['a']['batch_size']} "
+                "and the same lineups, so game i of each was dealt the same cards wherever the deck is unchanged. "
+                "Each interval uses the paired variance (common random numbers), which is why it can be much "
+                "narrower than the two runs' own intervals suggest.")
+    return ("Not paired: " + "; ".join(doc["why_not_paired"]) + ". The runs are treated as independent samples, "
+            "so the intervals are as wide as the two runs' own uncertainty allows. Rerun both with the same "
+            "--seed, --batch-size, -n and strategies to pair them.")
+
+
+def _html(doc: dict, outdir: Path) -> str:
+    rows = doc["metrics"]
+    real = [n for n, r in rows.items() if r["verdict"] == REAL]
+    title = f"{doc['game'].title()} comparison: B against A"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    for key in ("a", "b"):
+        d = doc[key]
+        config = "defaults" if not d["configuration"] else "defaults except " + "; ".join(d["configuration"])
+        parts.append(f"<p class='meta'><b>{key.upper()}</b>: {html.escape(d['folder'])}: {d['games']:,} games, "
+                     f"seed {d['seed']}, strategies {html.escape(', '.join(d['strategies']))}; "
+                     f"{html.escape(config)}.</p>")
+    changed = doc["differences_in_configuration"]
+    parts.append("<p class='lead'>" + html.escape(
+        "B differs from A in: " + "; ".join(changed) + "." if changed else "A and B have the same configuration.")
+        + "</p>")
+    parts.append(f"<p class='lead'>{html.escape(pairing_sentence(doc))}</p>")
+    if real:
+        listed = "; ".join(f"{rows[n]['label']} {fmt_diff(n, rows[n])}" for n in real)
+        verdict = (f"{len(real)} of {len(rows)} figures changed for real (B minus A, 95% interval): {listed}. "
+                   "Everything else is within noise.")
+    else:
+        verdict = f"None of the {len(rows)} figures changed beyond noise."
+    parts.append(f"<p class='lead'>{html.escape(verdict)}</p>")
+    parts.append("<h2>Figures</h2><table><tr><th>figure</th><th>code name</th><th>A</th><th>B</th>"
+                 "<th>B minus A (95% interval)</th><th>p</th><th>verdict</th></tr>")
+    for name, r in rows.items():
+        style = " style='font-weight:600'" if r["verdict"] == REAL else ""
+        parts.append(f"<tr{style}><td>{html.escape(r['label'])}</td><td><code>{html.escape(name)}</code></td>"
+                     f"<td>{fmt_value(name, r['a'])}</td><td>{fmt_value(name, r['b'])}</td>"
+                     f"<td>{html.escape(fmt_diff(name, r))}{'' if r['paired'] else ' *'}</td>"
+                     f"<td>{html.escape(fmt_p(r['p']))}</td><td>{r['verdict']}</td></tr>")
+    parts.append("</table>")
+    if any(not r["paired"] for r in rows.values()):
+        parts.append("<p class='meta'>* not paired: " + html.escape(
+            "; ".join(sorted({f"{r['label']}: {r['method']}" for r in rows.values() if not r["paired"]}))
+            if doc["paired"] else "the runs do not share their random numbers (above).") + "</p>")
+    data = base64.b64encode((outdir / "compare.png").read_bytes()).decode()
+    reading = ("Each dot is B minus A with its 95% interval; blue dots are real changes. An interval that crosses "
+               "the zero line is a change we cannot tell from noise.")
+    if doc["paired"]:
+        reading += " The wide grey bars are what the interval would be without pairing."
+    parts.append(f"<div class='fig'><img alt='{html.escape(reading)}' src='data:image/png;base64,{data}'>"
+                 f"<p class='reading'>{html.escape(reading)}</p></div>")
+    parts.append(f"<p class='meta'>Method: each run's games are cut into {doc['blocks']} blocks of consecutive "
+                 "games; every figure is a ratio of per-block sums (delta method), and the interval is a paired t "
+                 "interval on the blocks when the runs share their random numbers, Welch's otherwise. A change is "
+                 f"called real when its p-value, corrected for the {len(rows)} figures compared "
+                 f"({html.escape(doc['correction'].title())}), is below {doc['alpha']:g}. compare.json holds every "
+                 "figure.</p></body></html>")
+    return "\n".join(parts)
