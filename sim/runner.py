@@ -185,12 +185,12 @@ WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played agai
 
 
 class _StopOnCtrlC:
-    """The first Ctrl-C asks the run to stop after the batch in hand (it is saved, so nothing is lost); a second
-    one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
+    """The first Ctrl-C (or SIGTERM) asks the run to stop after the batch in hand (it is saved, so nothing is
+    lost); a second one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
 
     def __init__(self):
         self.requested = False
-        self._old = None
+        self._old = {}
 
     def _handle(self, signum, frame):
         if self.requested:
@@ -201,13 +201,14 @@ class _StopOnCtrlC:
         import signal
         import threading
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handle)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
         return self
 
     def __exit__(self, *exc):
         import signal
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
         return False
 
     def check(self):
