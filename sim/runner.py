@@ -153,6 +153,15 @@ def exit_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
+def _death(exc: Exception) -> str:
+    """loky's several-paragraph message, down to how the worker ended (e.g. 'exit codes SIGKILL(-9)')."""
+    import re
+    found = re.search(r"exit codes? of the workers? (?:are|is) \{([^}]*)\}", str(exc))
+    if found:
+        return f"exit codes {found.group(1)}"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+
+
 def _client(n_jobs: int, backend: str, scheduler: str | None):
     if backend != "dask":
         return None
@@ -339,8 +348,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                         lost = next(pending(last), None)
                         if deaths > WORKER_RETRIES:
                             raise WorkersFailed(f"worker processes died {deaths} times in a row, the last time "
-                                                f"while playing from batch {lost} ({exc})") from None
-                        _warn(f"a worker process died while playing batch {lost} or after ({exc}); "
+                                                f"while playing batch {lost} or one after it ({_death(exc)})") from None
+                        _warn(f"a worker process died while playing batch {lost} or after ({_death(exc)}); "
                               "playing those batches again")
     except Exception as exc:
         if stop.requested:  # a worker killed by the same Ctrl-C: still an interruption, not a failure
