@@ -171,7 +171,7 @@ def test_workers_exit_with_their_parent(tmp_path, sig):
     workers = children(proc.pid)
     assert workers, "no worker processes found"
     proc.send_signal(sig)
-    proc.communicate(timeout=300)
+    proc.wait(timeout=300)  # not communicate(): orphaned workers would hold its pipes open
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and any(alive(p) for p in workers):
         time.sleep(0.1)
