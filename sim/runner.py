@@ -10,6 +10,7 @@ import itertools
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -333,13 +334,18 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                 last, deaths = first, 0
                 while True:
                     try:
-                        with _backend_config(backend):
+                        with _backend_config(backend), warnings.catch_warnings():
+                            # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
+                            warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
                             tasks = (task(b) for b in pending(last))
                             played = Parallel(n_jobs=workers, return_as="generator")(tasks)
-                            for b, tables in zip(pending(last), played):
-                                keep(b, tables)
-                                last, deaths = b, 0
-                                stop.check()
+                            try:
+                                for b, tables in zip(pending(last), played):
+                                    keep(b, tables)
+                                    last, deaths = b, 0
+                                    stop.check()
+                            finally:
+                                played.close()  # cancels what is in flight here, under the filter above
                         break
                     except BrokenProcessPool as exc:
                         if stop.requested:
