@@ -201,6 +201,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
         done = len(saved_batches(batch_dir, summary_meta is not None))
         return f"{done} of {plan.n_batches} batches are saved in {staging}"
 
+    for stale in [staging / "report.html", staging / "summary.json", *staging.glob("*.png")]:
+        stale.unlink(missing_ok=True)  # a report of the partial run ('report DIR.partial') is not this run's
     try:
         sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,

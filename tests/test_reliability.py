@@ -314,8 +314,10 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     r = cli("report", partial_path(out), "-o", tmp_path / "partial-report")
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "partial-report" / "summary.json").read_text())["games"] == 1000
+    assert cli("report", partial_path(out)).exit_code == 0  # written into the .partial folder itself
     r = cli("run", "--resume", out, "-q", "--no-report")
     assert r.exit_code == 0, r.output
+    assert not (out / "summary.json").exists() and not (out / "report.html").exists()  # not the partial's
     assert "batch-0000002.npz (holds batch 1)" in r.stderr
     assert "batch-0000003.npz (unreadable" in r.stderr
     assert "batch-0000004.npz (checksum mismatch)" in r.stderr
