@@ -165,7 +165,12 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
     meta["identity"] = results.identity({k: meta[k] for k in RUN_IDENTITY})
     with exclusive(out):
         results.check_output(out)
-        staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
+        try:
+            staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
+        except OSError as exc:
+            if exc.errno not in _WRITE_ERRORS:
+                raise
+            raise UserError(f"-o {out}: cannot write there ({exc.strerror or exc})") from None
         return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 

@@ -54,8 +54,9 @@ def exclusive(out: Path, what: str = "-o"):
             break
         os.close(fd)
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        with contextlib.suppress(OSError):  # the pid only helps the message of a refused second writer
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
         with contextlib.suppress(OSError):

@@ -251,3 +251,13 @@ def test_a_batch_that_keeps_killing_its_worker_is_reported(tmp_path, monkeypatch
     kept = sorted(int(p.stem.split("-")[1]) for p in (partial_path(out) / "batches").glob("batch-*"))
     assert kept == list(range(len(kept))) and 1 <= len(kept) <= 5
     assert f"while playing batch {len(kept)} or one after it" in lines[-1]
+
+
+def test_full_disk_before_the_first_batch_is_one_line(tmp_path, monkeypatch):
+    def full(folder, meta):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(Path(folder) / "meta.json"))
+
+    monkeypatch.setattr(sim.results, "write_meta", full)
+    r = cli("run", "mohur", *COMMON, "-o", tmp_path / "D")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert "No space left on device" in r.stderr and "Traceback" not in r.output
