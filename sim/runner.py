@@ -360,6 +360,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     except Exception as exc:
         if stop.requested:  # a worker killed by the same Ctrl-C: still an interruption, not a failure
             raise RunInterrupted() from exc
+        if type(exc).__name__ == "KilledWorker":  # Dask already retried the batch on other workers
+            raise WorkersFailed(f"Dask workers died playing a batch ({_death(exc)})") from None
         raise
     finally:
         bar.close()

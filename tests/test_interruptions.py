@@ -261,3 +261,20 @@ def test_full_disk_before_the_first_batch_is_one_line(tmp_path, monkeypatch):
     r = cli("run", "mohur", *COMMON, "-o", tmp_path / "D")
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
     assert "No space left on device" in r.stderr and "Traceback" not in r.output
+
+
+def test_dask_giving_up_on_a_batch_is_one_line(tmp_path, monkeypatch):
+    """Dask retries a batch whose worker died on other workers, then raises KilledWorker: one line, exit 2."""
+    class KilledWorker(Exception):
+        pass
+
+    def killed(game, cfg, plan, b, seed, debug):
+        if b == 2:
+            raise KilledWorker("Attempted to run task 'run_one_batch-2' on 4 different workers, but all those "
+                               "workers died while running it.")
+        return PLAY(game, cfg, plan, b, seed, debug)
+
+    monkeypatch.setattr(sim.runner, "run_one_batch", killed)
+    r = cli("run", "mohur", *COMMON, "-o", tmp_path / "D")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
+    assert "Dask workers died" in r.stderr and "2 of 32 batches are saved" in r.stderr
