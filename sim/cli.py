@@ -32,6 +32,9 @@ class Group(click.Group):
             _fail(str(exc))
 
     def main(self, *args, **kwargs):
+        if not args and "args" not in kwargs:  # the installed program itself (click's test runner passes args)
+            import sim.runner
+            sim.runner.IGNORE_SIGNALS_ONCE_STOPPED = True
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:

@@ -194,6 +194,11 @@ class WorkersFailed(Exception):
 WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played again, this many times in a row
 
 
+# Set by the command-line program (not when a test or a notebook calls us): once a run has stopped on a signal
+# the process is about to exit, and a further Ctrl-C would only turn its clean exit into a traceback.
+IGNORE_SIGNALS_ONCE_STOPPED = False
+
+
 class _StopOnCtrlC:
     """The first Ctrl-C (or SIGTERM) asks the run to stop after the batch in hand (it is saved, so nothing is
     lost); a second one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
@@ -218,7 +223,7 @@ class _StopOnCtrlC:
     def __exit__(self, *exc):
         import signal
         for sig, old in self._old.items():
-            signal.signal(sig, old)
+            signal.signal(sig, signal.SIG_IGN if self.requested and IGNORE_SIGNALS_ONCE_STOPPED else old)
         return False
 
     def check(self):
