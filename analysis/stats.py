@@ -2,24 +2,26 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 
 import numpy as np
 
 Z95 = 1.959963984540054
-_AGGREGATING = False
+# Per thread (and per asyncio task), not per process: with `--backend threading` several batches are summarised
+# at once in one process, and one batch leaving the block must not switch it off for another still inside.
+_AGGREGATING = contextvars.ContextVar("balance_sim_aggregating", default=False)
 
 
 @contextlib.contextmanager
 def aggregating():
     """Within this block rate() and mean() also carry their sufficient statistics (`_kind`, `_s`, `_ss`,
     `_n`), so summaries of separate batches can be merged exactly (see merge/finalize): --summary-only."""
-    global _AGGREGATING
-    old, _AGGREGATING = _AGGREGATING, True
+    token = _AGGREGATING.set(True)
     try:
         yield
     finally:
-        _AGGREGATING = old
+        _AGGREGATING.reset(token)
 
 
 def merge(total: dict, part: dict) -> dict:
@@ -88,7 +90,7 @@ def rate(successes, n) -> dict:
     else:
         lo, hi = wilson(successes, n)
         out = {"estimate": float(successes) / n, "ci_low": float(lo), "ci_high": float(hi), "n": n}
-    if _AGGREGATING:
+    if _AGGREGATING.get():
         out.update(_kind="rate", _s=float(successes), _ss=0.0, _n=n)
     return out
 
@@ -103,7 +105,7 @@ def mean(values) -> dict:
         m = float(values.mean())
         se = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
         out = {"estimate": m, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se, "n": int(n)}
-    if _AGGREGATING:
+    if _AGGREGATING.get():
         out.update(_kind="mean", _s=float(values.sum()), _ss=float((values * values).sum()), _n=int(n))
     return out
 

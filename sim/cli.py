@@ -1,6 +1,7 @@
 """The `balance-sim` command line. Every mistake in a flag or configuration is one line on stderr, exit 2."""
 from __future__ import annotations
 
+import errno
 import json
 import platform
 import sys
@@ -31,6 +32,9 @@ class Group(click.Group):
             _fail(str(exc))
 
     def main(self, *args, **kwargs):
+        if not args and "args" not in kwargs:  # the installed program itself (click's test runner passes args)
+            import sim.runner
+            sim.runner.IGNORE_SIGNALS_ONCE_STOPPED = True
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -146,59 +150,94 @@ def _game_names():
     return game_names()
 
 
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.EACCES, errno.EPERM}
+RUN_IDENTITY = ("game", "players", "games", "seed", "summary_only", "strategies", "round_robin", "batch_size",
+                "debug", "config")
+
+
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
                   scheduler, report: bool, debug: bool, quiet: bool, summary_only: bool = False) -> Path:
     from sim import results
-    results.check_output(out)
+    from sim.lock import exclusive
     meta = {
         "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
         "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "versions": _versions(),
     }
-    staging = results.begin(out, meta)
-    return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+    meta["identity"] = results.identity({k: meta[k] for k in RUN_IDENTITY})
+    with exclusive(out):
+        results.check_output(out)
+        try:
+            staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
+        except OSError as exc:
+            if exc.errno not in _WRITE_ERRORS:
+                raise
+            raise UserError(f"-o {out}: cannot write there ({exc.strerror or exc})") from None
+        return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 
 def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
     from sim import results
     from sim.game import get_game
+    from sim.lock import exclusive
     staging, out = results.partial_path(folder), results.final_path(folder)
-    if not staging.is_dir():
-        raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
-    meta = results.read_meta(staging)
-    spec = get_game(meta["game"])
-    cfg = spec.validate(meta["config"], meta["players"])
-    return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+    with exclusive(out, "--resume"):
+        if not staging.is_dir():
+            raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
+        if not results.is_ours(staging):
+            raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
+        meta = results.read_meta(staging)
+        if "sweep" in meta or "tune" in meta:
+            kind = "sweep" if "sweep" in meta else "tune"
+            raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
+                            "command again to continue it")
+        spec = get_game(meta["game"])
+        cfg = spec.validate(meta["config"], meta["players"])
+        return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 
 def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
     from sim import results
-    from sim.runner import RunInterrupted, execute, finished_batches, plan_from_meta
+    from sim.runner import RunInterrupted, WorkersFailed, execute, plan_from_meta, saved_batches
     plan = plan_from_meta(meta)
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
         if meta.get("summary_only") else None
-    sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
+
+    def saved() -> str:
+        done = len(saved_batches(batch_dir, summary_meta is not None))
+        return f"{done} of {plan.n_batches} batches are saved in {staging}"
+
+    for stale in [staging / "report.html", staging / "summary.json", *staging.glob("*.png")]:
+        stale.unlink(missing_ok=True)  # a report of the partial run ('report DIR.partial') is not this run's
     try:
+        sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
                                  summary_meta=summary_meta, sink=sink)
+        meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
+        if summary_only := meta.get("summary_only"):
+            from analysis.report import build_summary_report
+            build_summary_report(tables["summary"], meta, staging)
+        else:
+            sink.close()  # the tables were streamed to Parquet batch by batch
+        if report and not summary_only:
+            from analysis.report import build_report
+            build_report(results.read_tables(staging), meta, staging)
+        results.write_meta(staging, meta)
+        results.finish(staging, out)
     except (RunInterrupted, KeyboardInterrupt):
-        done = len(finished_batches(batch_dir, summary_meta is not None))
-        raise UserError(f"interrupted: {done} of {plan.n_batches} batches are saved in {staging}; finish with "
-                        f"'balance-sim run --resume {out}' or report them with 'balance-sim report {staging}'")
-    meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
-    if summary_only := meta.get("summary_only"):
-        from analysis.report import build_summary_report
-        build_summary_report(tables["summary"], meta, staging)
-    else:
-        sink.close()  # the tables were streamed to Parquet batch by batch
-    if report and not summary_only:
-        from analysis.report import build_report
-        build_report(results.read_tables(staging), meta, staging)
-    results.write_meta(staging, meta)
-    results.finish(staging, out)
+        raise UserError(f"interrupted: {saved()}; finish with 'balance-sim run --resume {out}' or report them "
+                        f"with 'balance-sim report {staging}'") from None
+    except WorkersFailed as exc:
+        raise UserError(f"{exc}: {saved()}; finish with 'balance-sim run --resume {out}'") from None
+    except OSError as exc:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
+        if exc.errno not in _WRITE_ERRORS:
+            raise
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise UserError(f"cannot write{where}: {exc.strerror or exc}; {saved()}; make room and finish with "
+                        f"'balance-sim run --resume {out}'") from None
     if not quiet and timing["games_per_second"]:
         click.echo(f"{spec.name}: {timing['games_played_now']:,} games in {timing['seconds']:.1f} s "
                    f"({timing['games_per_second']:,.0f}/s), seed {meta['seed']}", err=True)
@@ -228,7 +267,11 @@ def report(folder, out):
         click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that finished",
                    err=True)
     target.mkdir(parents=True, exist_ok=True)
-    build_report(tables, meta, target)
+    if meta.get("partial") and "summary" in tables:  # an interrupted --summary-only run: merged batch summaries
+        from analysis.report import build_summary_report
+        build_summary_report({**tables["summary"], "partial": True}, meta, target)
+    else:
+        build_report(tables, meta, target)
     click.echo(str(target / "report.html"))
 
 

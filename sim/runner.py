@@ -10,12 +10,14 @@ import itertools
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim.batches import load_batch, save_batch, saved_batches, sound_batches
 from sim.errors import UserError
 from sim.game import GameSpec, kernel_function
 
@@ -77,9 +79,14 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
     return np.take_along_axis(base, (seats[None, :] - shift) % p, axis=1)
 
 
+def batch_seed(root: int, b: int) -> int:
+    """Seed of batch b: child b of SeedSequence(root), made on its own so a plan of any size needs no list."""
+    child = np.random.SeedSequence(root, spawn_key=(b,))  # what SeedSequence(root).spawn(n)[b] is
+    return int(child.generate_state(1, dtype=np.uint32)[0])
+
+
 def batch_seeds(root: int, n_batches: int) -> list[int]:
-    children = np.random.SeedSequence(root).spawn(n_batches)
-    return [int(child.generate_state(1, dtype=np.uint32)[0]) for child in children]
+    return [batch_seed(root, b) for b in range(n_batches)]
 
 
 def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) -> dict:
@@ -114,33 +121,99 @@ def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bo
     return json.loads(json.dumps(part))  # plain floats: small to ship back and to save
 
 
-def _parallel(n_jobs: int, backend: str, scheduler: str | None):
-    from joblib import Parallel, parallel_config
-    if backend == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise UserError("--backend dask needs dask[distributed]: pip install 'balance-sim[dask]'") from None
-        if scheduler:
-            client = Client(scheduler)
-        else:
-            client = Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
-                                         dashboard_address=None))
-        return client, parallel_config(backend="dask")
-    return None, parallel_config(backend=backend)
+def _warn(message: str) -> None:
+    from tqdm import tqdm
+    tqdm.write(f"balance-sim: warning: {message}", file=sys.stderr)  # above a progress bar, not through it
+
+
+def worker_count(jobs: int, tasks: int, backend: str, scheduler: str | None) -> int:
+    """Workers worth starting: never more than there are batches left to hand out (each loky worker is a whole
+    process with its own numba, about 300 MB); more than the cores is allowed but said."""
+    cores = os.cpu_count() or 1
+    wanted = cores if jobs < 0 else jobs
+    if wanted > cores and not scheduler and tasks > cores:
+        _warn(f"-j {jobs} is more than the {cores} cores here: the workers share them (no faster) and each "
+              "holds its own memory")
+    return max(1, min(wanted, tasks))
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """loky worker initializer: end this worker when the main process ends, however it ends. A SIGTERM or SIGKILL
+    to the main process otherwise leaves its workers playing (and holding memory and the terminal) for minutes.
+    Linux delivers SIGKILL on the parent's death even while a compiled batch holds the GIL; elsewhere a thread
+    checks between batches."""
+    if os.getppid() != parent_pid:
+        return  # not our direct child (a Dask worker under its nanny): its own supervisor ends it
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    else:
+        import threading
+
+        def watch():
+            while os.getppid() == parent_pid:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="balance-sim-parent-watch").start()
+    if os.getppid() != parent_pid:  # the parent died before the watch was set
+        os._exit(1)
+
+
+def _death(exc: Exception) -> str:
+    """loky's several-paragraph message, down to how the worker ended (e.g. 'exit codes SIGKILL(-9)')."""
+    import re
+    found = re.search(r"exit codes? of the workers? (?:are|is) \{([^}]*)\}", str(exc))
+    if found:
+        return f"exit codes {found.group(1)}"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+
+
+def _client(n_jobs: int, backend: str, scheduler: str | None):
+    if backend != "dask":
+        return None
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise UserError("--backend dask needs dask[distributed]: pip install 'balance-sim[dask]'") from None
+    if scheduler:
+        return Client(scheduler)
+    return Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
+                               dashboard_address=None))
+
+
+def _backend_config(backend: str):
+    from joblib import parallel_config
+    if backend == "loky":
+        return parallel_config(backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),))
+    return parallel_config(backend=backend)
 
 
 class RunInterrupted(Exception):
     """Ctrl-C: the batches finished so far are saved (with a batch folder) and the run can be resumed."""
 
 
+class WorkersFailed(Exception):
+    """Worker processes kept dying on the same batch (out of memory, killed): the batches before it are saved."""
+
+
+WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played again, this many times in a row
+
+
+# Set by the command-line program (not when a test or a notebook calls us): once a run has stopped on a signal
+# the process is about to exit, and a further Ctrl-C would only turn its clean exit into a traceback.
+IGNORE_SIGNALS_ONCE_STOPPED = False
+
+
 class _StopOnCtrlC:
-    """The first Ctrl-C asks the run to stop after the batch in hand (it is saved, so nothing is lost); a second
-    one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
+    """The first Ctrl-C (or SIGTERM) asks the run to stop after the batch in hand (it is saved, so nothing is
+    lost); a second one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
 
     def __init__(self):
         self.requested = False
-        self._old = None
+        self._old = {}
 
     def _handle(self, signum, frame):
         if self.requested:
@@ -151,13 +224,14 @@ class _StopOnCtrlC:
         import signal
         import threading
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handle)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
         return self
 
     def __exit__(self, *exc):
         import signal
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, signal.SIG_IGN if self.requested and IGNORE_SIGNALS_ONCE_STOPPED else old)
         return False
 
     def check(self):
@@ -169,107 +243,152 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
             batch_dir: Path | None = None, summary_meta: dict | None = None,
             sink=None) -> tuple[dict, dict]:
-    """Play the plan and return (tables, timings). Batches come back in order whatever the scheduling.
+    """Play the plan and return (tables, timings). Batches are delivered in batch order whatever the scheduling.
 
     With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
-    are loaded instead of played: an interrupted run resumes where it stopped with identical results.
+    are checked (index, games, checksum) and loaded instead of played: an interrupted run resumes where it
+    stopped with identical results; a damaged file is named and its batch played again.
     With `summary_meta` (--summary-only) each batch is summarised in its worker and only the merged summary
     comes back: `({"summary": {...}}, timing)` instead of tables.
     With `sink` (a callable taking (batch, tables)), every batch is handed to it in batch order as soon as it
     and all batches before it are in, and nothing is kept: `({}, timing)` comes back. This is how `run` streams
     its tables to Parquet with flat memory.
+    The plan is never materialised (batches and their seeds are generated as they are handed out), so its
+    size costs no memory before the first game.
     """
     from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import BrokenProcessPool
     from tqdm import tqdm
 
-    seeds = batch_seeds(plan.seed, plan.n_batches)
+    from analysis import stats
     summary_only = summary_meta is not None
-    done = set(finished_batches(batch_dir, summary_only)) if batch_dir else set()
-    todo = [b for b in range(plan.n_batches) if b not in done]
+
+    def seed_of(b: int) -> int:
+        return batch_seed(plan.seed, b)
+
+    done: set[int] = set()
+    if batch_dir is not None:
+        good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only)
+        done = set(good)
+        if bad:
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            _warn(f"{len(bad)} saved batch file(s) cannot be trusted and are played again: "
+                  + ", ".join(bad[:5]) + more)
+
+    def pending(after: int = -1):
+        return (b for b in range(after + 1, plan.n_batches) if b not in done)
+
+    def games_in(b: int) -> int:
+        start, stop = plan.batch_bounds(b)
+        return stop - start
+
+    saved_games = sum(games_in(b) for b in done)
     started = time.perf_counter()
-    results: dict[int, dict] = {}
     bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
                desc=spec.name, mininterval=0.5, file=sys.stderr)
-    bar.update(sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in done))
-    client = None
-
+    bar.update(saved_games)
     merged: dict = {}
-
+    collected: list[dict] = []
+    waiting: dict[int, dict] = {}
     next_out = [0]
 
-    def flush():
-        """Hand the sink every batch that is now next in order (saved batches are read back lazily)."""
+    def deliver(b: int, tables: dict) -> None:
+        if summary_only:
+            stats.merge(merged, tables)  # in batch order, so a resumed run sums exactly as an uninterrupted one
+        elif sink is not None:
+            sink(b, tables)
+        else:
+            collected.append(tables)
+
+    def flush() -> None:
+        """Deliver every batch that is now next in order (saved ones are read back only then)."""
         while next_out[0] < plan.n_batches:
             b = next_out[0]
-            if b in results:
-                sink(b, results.pop(b))
+            if b in waiting:
+                deliver(b, waiting.pop(b))
             elif b in done:
-                sink(b, load_batch(batch_dir, b))
+                deliver(b, load_batch(batch_dir, b, summary_only))
             else:
                 break
             next_out[0] += 1
 
-    def keep(b, tables):
+    def keep(b: int, tables: dict) -> None:
         if batch_dir is not None:
-            save_batch(batch_dir, b, tables, summary_only)
-        if summary_only:
-            stats.merge(merged, tables)  # merged as they arrive: nothing per batch is kept
-        else:
-            results[b] = tables
-            if sink is not None:
-                flush()
-        start, stop = plan.batch_bounds(b)
-        bar.update(stop - start)
+            save_batch(batch_dir, b, tables, summary_only, seed=seed_of(b), bounds=plan.batch_bounds(b))
+        waiting[b] = tables
+        flush()
+        bar.update(games_in(b))
 
-    if summary_only:
-        from analysis import stats
-        work, extra = summarize_one_batch, (summary_meta,)
-    else:
-        work, extra = run_one_batch, ()
+    work, extra = (summarize_one_batch, (summary_meta,)) if summary_only else (run_one_batch, ())
+
+    def task(b: int):
+        return delayed(work)(spec.name, cfg, plan, b, seed_of(b), debug, *extra)
+
+    client = None
     stop = _StopOnCtrlC()
     try:
         with stop:
-            if (jobs == 1 and backend == "loky") or not todo:
-                for b in todo:
-                    keep(b, work(spec.name, cfg, plan, b, seeds[b], debug, *extra))
-                    stop.check()
-            else:
-                # The first batch plays here, so the kernel is compiled once (or loaded) in this process and
-                # the workers load it from numba's cache: workers compiling side by side double the work,
-                # and the compiler's memory trips loky's leak guard, which restarts them with a warning.
-                first, rest = todo[0], todo[1:]
-                keep(first, work(spec.name, cfg, plan, first, seeds[first], debug, *extra))
+            todo = pending()
+            # The first batch plays here, so the kernel is compiled once (or loaded) in this process and the
+            # workers load it from numba's cache: workers compiling side by side double the work, and the
+            # compiler's memory trips loky's leak guard, which restarts them with a warning.
+            first = next(todo, None)
+            if first is not None:
+                keep(first, work(spec.name, cfg, plan, first, seed_of(first), debug, *extra))
                 stop.check()
-                client, ctx = _parallel(jobs, backend, scheduler)
-                with ctx:
-                    tasks = (delayed(work)(spec.name, cfg, plan, b, seeds[b], debug, *extra) for b in rest)
-                    for b, tables in zip(rest, Parallel(n_jobs=jobs, return_as="generator")(tasks)):
-                        keep(b, tables)
-                        stop.check()
+            remaining = plan.n_batches - len(done) - (first is not None)
+            workers = worker_count(jobs, remaining, backend, scheduler) if remaining else 1
+            if remaining and workers == 1 and backend != "dask":
+                for b in todo:
+                    keep(b, work(spec.name, cfg, plan, b, seed_of(b), debug, *extra))
+                    stop.check()
+            elif remaining:
+                client = _client(workers, backend, scheduler)
+                last, deaths = first, 0
+                while True:
+                    try:
+                        with _backend_config(backend), warnings.catch_warnings():
+                            # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
+                            warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                            tasks = (task(b) for b in pending(last))
+                            played = Parallel(n_jobs=workers, return_as="generator")(tasks)
+                            try:
+                                for b, tables in zip(pending(last), played):
+                                    keep(b, tables)
+                                    last, deaths = b, 0
+                                    stop.check()
+                            finally:
+                                played.close()  # cancels what is in flight here, under the filter above
+                        break
+                    except BrokenProcessPool as exc:
+                        if stop.requested:
+                            raise
+                        deaths += 1
+                        lost = next(pending(last), None)
+                        if deaths > WORKER_RETRIES:
+                            raise WorkersFailed(f"worker processes died {deaths} times in a row, the last time "
+                                                f"while playing batch {lost} or one after it ({_death(exc)})") from None
+                        _warn(f"a worker process died while playing batch {lost} or after ({_death(exc)}); "
+                              "playing those batches again")
     except Exception as exc:
         if stop.requested:  # a worker killed by the same Ctrl-C: still an interruption, not a failure
             raise RunInterrupted() from exc
+        if type(exc).__name__ == "KilledWorker":  # Dask already retried the batch on other workers
+            raise WorkersFailed(f"Dask workers died playing a batch ({_death(exc)})") from None
         raise
     finally:
         bar.close()
         if client is not None:
             client.close()
     elapsed = time.perf_counter() - started
-    if sink is not None and not summary_only:
-        flush()
-        done = set()
-    for b in sorted(done):
-        if summary_only:
-            stats.merge(merged, load_batch(batch_dir, b, True))
-        else:
-            results[b] = load_batch(batch_dir, b)
+    flush()  # saved batches after the last one played
     if summary_only:
         tables = {"summary": stats.finalize(merged)}
     elif sink is not None:
         tables = {}
     else:
-        tables = assemble(spec, plan, [results[b] for b in range(plan.n_batches)])
-    played = sum(np.subtract(*plan.batch_bounds(b)[::-1]) for b in todo)
+        tables = assemble(spec, plan, collected)
+    played = plan.n_games - saved_games
     return tables, {"seconds": elapsed, "games_played_now": int(played),
                     "games_per_second": played / elapsed if elapsed and played else None}
 
@@ -277,42 +396,6 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
 def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.DataFrame]:
     names = batches[0].keys() if batches else []
     return {name: _to_frame(spec, plan, [b[name] for b in batches]) for name in names}
-
-
-def _batch_path(batch_dir: Path, b: int, summary_only: bool = False) -> Path:
-    return Path(batch_dir) / f"batch-{b:07d}.{'json' if summary_only else 'npz'}"
-
-
-def save_batch(batch_dir: Path, b: int, tables: dict, summary_only: bool = False) -> None:
-    import json
-    batch_dir = Path(batch_dir)
-    batch_dir.mkdir(parents=True, exist_ok=True)
-    final = _batch_path(batch_dir, b, summary_only)
-    tmp = batch_dir / f".tmp-{final.name}"
-    if summary_only:
-        tmp.write_text(json.dumps(tables))
-    else:
-        np.savez(tmp, **{f"{table}/{col}": arr for table, cols in tables.items() for col, arr in cols.items()})
-    os.replace(tmp, final)
-
-
-def load_batch(batch_dir: Path, b: int, summary_only: bool = False) -> dict:
-    import json
-    if summary_only:
-        return json.loads(_batch_path(batch_dir, b, True).read_text())
-    tables: dict[str, dict] = {}
-    with np.load(_batch_path(batch_dir, b)) as data:
-        for key in data.files:
-            table, _, col = key.partition("/")
-            tables.setdefault(table, {})[col] = data[key]
-    return tables
-
-
-def finished_batches(batch_dir: Path | None, summary_only: bool = False) -> list[int]:
-    if batch_dir is None or not Path(batch_dir).is_dir():
-        return []
-    ext = "json" if summary_only else "npz"
-    return sorted(int(p.name.split("-")[1].split(".")[0]) for p in Path(batch_dir).glob(f"batch-*.{ext}"))
 
 
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:

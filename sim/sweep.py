@@ -6,6 +6,8 @@ are the parameter's effect, not noise.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import itertools
 import json
 import math
@@ -19,6 +21,11 @@ import pandas as pd
 
 from sim.config import apply_set, build
 from sim.errors import UserError
+
+
+MAX_VALUES = 10_000  # values one --param may take (--range or --values): larger grids are refused before any work
+MAX_VARIANTS = 1_000  # variants (grid cells) a sweep plays; tune samples at most --max-candidates of any grid
+MAX_IN_MEMORY_GAMES = 5_000_000  # games of one variant or candidate held in memory (about 330 bytes each)
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,8 @@ def parse_range(text: str) -> list:
         raise UserError(f"--range {text!r}: expected START:STOP[:STEP] with START <= STOP and STEP > 0, e.g. 3:9:1")
     step = nums[2] if len(nums) == 3 else 1.0
     count = int(math.floor((nums[1] - nums[0]) / step + 1e-9)) + 1
+    if count > MAX_VALUES:
+        raise UserError(f"--range {text!r}: {count:,} values; at most {MAX_VALUES:,} per parameter")
     values = [nums[0] + i * step for i in range(count)]
     integral = all(float(p).is_integer() for p in nums)
     return [int(round(v)) if integral else round(v, 10) for v in values]
@@ -105,7 +114,21 @@ def _toml(value) -> str:
     return repr(value)
 
 
-def grid(params: list[tuple[str, list]]) -> list[dict]:
+def grid_size(params: list[tuple[str, list]]) -> int:
+    return math.prod(len(v) for _, v in params)
+
+
+def _check_values(params: list[tuple[str, list]]) -> None:
+    for key, values in params:
+        if len(values) > MAX_VALUES:
+            raise UserError(f"--param {key}: {len(values):,} values; at most {MAX_VALUES:,} per parameter")
+
+
+def grid(params: list[tuple[str, list]], limit: int = MAX_VARIANTS, what: str = "sweep") -> list[dict]:
+    _check_values(params)
+    if grid_size(params) > limit:
+        raise UserError(f"{what}: {grid_size(params):,} variants (" + " x ".join(f"{len(v):,} {k}" for k, v in params)
+                        + f"); at most {limit:,}: give fewer values")
     keys = [k for k, _ in params]
     return [dict(zip(keys, combo)) for combo in itertools.product(*[v for _, v in params])]
 
@@ -138,6 +161,21 @@ def resolve_baseline(params: list[tuple[str, list]], variants: list[dict], specs
         raise UserError(f"--baseline {' '.join(specs)}: " + ("matches no variant" if not matches else
                         "matches several variants; name every parameter") + f"; allowed: {labels}")
     return matches[0]
+
+
+def grid_cell(params: list[tuple[str, list]], index: int) -> dict:
+    """Cell `index` of the grid in itertools.product order, without building the grid."""
+    cell = {}
+    for key, values in reversed(params):
+        index, i = divmod(index, len(values))
+        cell[key] = values[i]
+    return {k: cell[k] for k, _ in params}
+
+
+def _games_check(games: int, what: str) -> None:
+    if games > MAX_IN_MEMORY_GAMES:
+        raise UserError(f"{what}: {games:,} games of one variant would be held in memory; at most "
+                        f"{MAX_IN_MEMORY_GAMES:,} (use 'balance-sim run --summary-only' for larger runs)")
 
 
 def flatten_summary(summary: dict) -> dict:
@@ -175,7 +213,47 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
               baseline: list[str] = ()):
     """Play every variant of the grid on common random numbers; write one results folder per variant, the
     combined table (sweep.csv, sweep.parquet, with each variant's paired difference from the baseline) and
-    sweep_report.html."""
+    sweep_report.html. The same command run again after an interruption keeps the variants that finished."""
+    from sim import results
+    from sim.lock import exclusive
+
+    variants = grid(params)
+    _games_check(n_games, f"sweep -n {n_games:,}")
+    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in variants]
+    base = resolve_baseline(params, variants, list(baseline))
+    ident = results.identity({"sweep": params, "configs": [c.raw for c in configs], "games": n_games, "seed": seed,
+                              "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
+                              "batch_size": batch_size, "reports": reports})
+    with exclusive(out):
+        results.check_output(out)
+        staging = results.begin(out, {"game": spec.name, "sweep": [k for k, _ in params], "identity": ident,
+                                      "partial": True}, quiet)
+        with _continuable("sweep", staging):
+            return _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n_games, seed, jobs,
+                               out, staging, batch_size, reports, targets, backend, scheduler, quiet, base)
+
+
+@contextlib.contextmanager
+def _continuable(kind: str, staging: Path):
+    """An interrupted sweep or tune keeps what finished in its `.partial` folder; the same command continues."""
+    from sim.runner import RunInterrupted, WorkersFailed
+    again = f"run the same 'balance-sim {kind}' command again to continue"
+    try:
+        yield
+    except (RunInterrupted, KeyboardInterrupt):
+        raise UserError(f"interrupted: what finished is kept in {staging}; {again}") from None
+    except WorkersFailed as exc:
+        raise UserError(f"{exc}; what finished is kept in {staging}; {again}") from None
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG):
+            raise
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise UserError(f"cannot write{where}: {exc.strerror or exc}; what finished is kept in {staging}; make "
+                        f"room and {again}") from None
+
+
+def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n_games, seed, jobs, out, staging,
+                batch_size, reports, targets, backend, scheduler, quiet, base):
     from analysis import sweep_paired
     from analysis.paired import block_statistics
     from analysis.report import build_report, summary_for
@@ -183,27 +261,28 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
     from sim import results
     from sim.runner import Plan
 
-    variants = grid(params)
-    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in variants]
-    base = resolve_baseline(params, variants, list(baseline))
-    results.check_output(out)
-    staging = results.begin(out, {"game": spec.name, "sweep": [k for k, _ in params], "partial": True})
     rows, summaries, blocks, metas = [], [], [], []
     for i, (assign, cfg) in enumerate(zip(variants, configs)):
-        if not quiet:
-            print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
-        plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
-        tables, timing = _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet)
         folder = staging / f"variant-{i:03d}"
-        folder.mkdir()
-        meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
-        results.write_tables(folder, tables)
-        if reports:
-            summary = build_report(tables, meta, folder)
+        kept = results._meta_of(folder)
+        if kept is not None and kept.get("partial") is False and (folder / "summary.json").is_file():
+            summary = json.loads((folder / "summary.json").read_text())  # finished before an interruption
+            meta, tables = kept, results.read_tables(folder)  # its games pair with the other variants'
         else:
-            summary = summary_for(tables, meta)
-            (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-        results.write_meta(folder, meta)
+            if not quiet:
+                print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
+            shutil.rmtree(folder, ignore_errors=True)  # a variant cut short: ours, played again
+            plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+            tables, timing = _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet)
+            folder.mkdir()
+            meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
+            results.write_tables(folder, tables)
+            if reports:
+                summary = build_report(tables, meta, folder)
+            else:
+                summary = summary_for(tables, meta)
+                (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+            results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
         rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
         summaries.append(summary)
         metas.append(meta)
@@ -237,25 +316,68 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
     better half (by distance to the targets) goes on to the next round with twice the games each, until one is
     left or the budget is spent. Candidates replay the same seeds (common random numbers), and each round
     extends a candidate's earlier games instead of starting again (saved batches are reused)."""
-    from analysis.report import summary_for
-    from sim import results
-    from sim.runner import Plan
-
     for t in targets:
         if not re.match(r"^[\w\[\]=.<>-]+$", t.metric):
             raise UserError(f"--target {t.metric!r}: not a metric name")
-    candidates = grid(params)
-    if len(candidates) > max_candidates:
-        pick = np.random.default_rng(seed).choice(len(candidates), max_candidates, replace=False)
-        candidates = [candidates[i] for i in sorted(pick)]
+    if max_candidates > MAX_VARIANTS:
+        raise UserError(f"--max-candidates {max_candidates:,}: at most {MAX_VARIANTS:,}")
+    _check_values(params)
+    total = grid_size(params)
+    if total >= 2 ** 62:
+        raise UserError(f"tune: a grid of {total:.3g} candidates is too large to sample; give fewer values")
+    if total > max_candidates:  # sampled without building the grid, so its size costs nothing
+        pick = np.random.default_rng(seed).choice(total, max_candidates, replace=False)
+        candidates = [grid_cell(params, int(i)) for i in sorted(pick)]
+    else:
+        candidates = grid(params, limit=math.inf)
     configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in candidates]
     rounds = max(1, math.ceil(math.log2(len(candidates)))) + 1 if len(candidates) > 1 else 1
     per_round = budget // rounds
     if per_round // len(candidates) < batch_size:
         raise UserError(f"--budget {budget}: too small for {len(candidates)} candidates over {rounds} rounds; "
                         f"give at least {rounds * len(candidates) * batch_size} games")
+    _games_check(_most_games(len(candidates), rounds, per_round, batch_size), f"tune --budget {budget:,}")
+    from sim.lock import exclusive
+    with exclusive(out):
+        return _tune(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend,
+                     scheduler, quiet, candidates, configs, rounds, per_round, max_candidates)
+
+
+def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> int:
+    """Games the last survivor of successive halving will have played (and hold in memory)."""
+    survivors, games = n_candidates, 0
+    for r in range(rounds):
+        games += (per_round // survivors) // batch_size * batch_size
+        if survivors == 1:
+            break
+        survivors = max(1, math.ceil(survivors / 2)) if r < rounds - 1 else survivors
+    return games
+
+
+def _tune(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
+          quiet, candidates, configs, rounds, per_round, max_candidates):
+    from analysis.report import summary_for
+    from sim import results
+    from sim.runner import Plan
+
     results.check_output(out)
-    staging = results.begin(out, {"game": spec.name, "tune": True, "partial": True})
+    # the same command run again continues: candidates' saved batches are checked and reused
+    ident = results.identity({"tune": candidates, "configs": [c.raw for c in configs], "seed": seed,
+                              "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
+                              "batch_size": batch_size, "budget": budget, "max_candidates": max_candidates,
+                              "targets": [t.describe() for t in targets]})
+    staging = results.begin(out, {"game": spec.name, "tune": True, "identity": ident, "partial": True}, quiet)
+    with _continuable("tune", staging):
+        return _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend,
+                      scheduler, quiet, candidates, configs, rounds, per_round, staging)
+
+
+def _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
+           quiet, candidates, configs, rounds, per_round, staging):
+    from analysis.report import summary_for
+    from sim import results
+    from sim.runner import Plan
+
     survivors = list(range(len(candidates)))
     games = {c: 0 for c in survivors}
     summaries: dict[int, dict] = {}

@@ -48,6 +48,34 @@ def test_merge_of_aggregated_summaries_is_exact():
     assert merged["r"] == stats.rate(12, 20)
 
 
+def test_aggregating_is_per_thread():
+    """--backend threading summarises batches side by side in one process: a thread inside aggregating() must
+    not switch sufficient statistics on for another thread, nor off when it leaves while another is inside."""
+    import threading
+
+    inside, leave, left = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with stats.aggregating():
+            inside.set()
+            leave.wait(10)
+        left.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    inside.wait(10)
+    seen["other thread, outside"] = stats.rate(3, 7)
+    with stats.aggregating():
+        leave.set()
+        left.wait(10)  # the other thread has left its block while this one is still inside
+        seen["inside after the other left"] = stats.mean([1.0, 2.0])
+    thread.join()
+    assert "_kind" not in seen["other thread, outside"]
+    assert seen["inside after the other left"]["_kind"] == "mean"
+    assert "_kind" not in stats.rate(1, 2)
+
+
 def _tiny_tables():
     """Four matches, hand-made: the round starter wins 3 of 5 decided rounds, one drawn round."""
     games = pd.DataFrame({"match": [0, 1, 2, 3], "first_starter": [0, 1, 0, 1], "winner": [0, 0, 1, 1],
