@@ -7,6 +7,7 @@ import numpy as np
 
 from sim import config as C
 from sim.errors import ConfigError
+from sim.registry import check_presets
 from sim.mughal import engine as E
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -185,10 +186,7 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]))
 
     presets = raw.get("strategies", {})
-    for name, preset in presets.items():
-        if not isinstance(preset, dict) or "base" not in preset:
-            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
-                                                            "and parameter values")
+    check_presets("mughal", presets)
     return MughalConfig(raw, v, presets, tuple(k[:5] for k in kinds), tuple(emperors))
 
 
