@@ -22,7 +22,7 @@ SCHEDULER_TIMEOUT_S = 5.0
 
 def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise UserError(f"{option} {value}: {what} from {lo:,} to {hi:,}")
+        raise UserError(f"{option} {value}: must be {what} of at least {lo:,} and at most {hi:,}")
     return value
 
 
@@ -31,7 +31,7 @@ def games(value, option: str = "--games") -> int:
 
 
 def batch_size(value) -> int:
-    return _whole("--batch-size", value, 1, MAX_BATCH, "games per batch")
+    return _whole("--batch-size", value, 1, MAX_BATCH, "a number of games per batch")
 
 
 def seed(value) -> int:

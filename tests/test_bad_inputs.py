@@ -208,7 +208,7 @@ CLI = [
     ("-o with a .partial file", RUN, lambda root: (root / "out.partial").write_text("mine"),
      ["out.partial", "not a folder"]),
     ("-o ''", RUN[:-1] + [""], None, ["-o ''"]),
-    ("run --seed -1", RUN + ["--seed", "-1"], None, ["--seed -1", "0 to"]),
+    ("run --seed -1", RUN + ["--seed", "-1"], None, ["--seed -1", "at least 0"]),
     ("sweep --seed -1", SWEEP + ["--seed", "-1"], None, ["--seed -1"]),
     ("trace --seed -1", ["trace", "mohur", "--seed", "-1"], None, ["--seed -1"]),
     ("run -n 10**30", RUN + ["-n", str(10**30)], None, ["--games", "1,000,000,000,000"]),
