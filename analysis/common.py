@@ -126,8 +126,9 @@ def plot_rates(table: pd.DataFrame, path, title: str, xlabel: str, colors: dict 
     x = np.arange(len(labels))
     col = [colors.get(l, NEUTRAL) for l in labels] if colors else NEUTRAL
     ax.bar(x, table["rate"] * 100, color=col, alpha=0.9)
-    ax.errorbar(x, table["rate"] * 100, yerr=[(table["rate"] - table["ci_low"]) * 100,
-                                              (table["ci_high"] - table["rate"]) * 100],
+    # clipped at 0: at a rate of exactly 0 or 1 the interval's end can differ from the rate by a rounding error
+    ax.errorbar(x, table["rate"] * 100, yerr=[((table["rate"] - table["ci_low"]) * 100).clip(lower=0),
+                                              ((table["ci_high"] - table["rate"]) * 100).clip(lower=0)],
                 fmt="none", ecolor="black", capsize=4, lw=1)
     if reference is not None:
         ax.axhline(reference * 100, color="black", ls="--", lw=0.8, label=f"{reference:.0%} (no edge)")

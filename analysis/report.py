@@ -6,19 +6,35 @@ ci_high, n}}` and `sections(tables, meta, summary, outdir) -> [{title, text, fig
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import importlib
 import json
 import math
+import os
+import shutil
+import warnings
 from pathlib import Path
 
+import numpy as np
+
 from sim.config import load_defaults
+
+
+@contextlib.contextmanager
+def quiet_numpy():
+    """Figures over no rows (a degenerate configuration, an empty subset) are NaN and reported as n/a; numpy's
+    RuntimeWarnings about them (empty means, 0/0) would only add noise to the terminal."""
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def summary_for(tables, meta) -> dict:
     module = importlib.import_module(f"analysis.{meta['game']}")
     summary = {"game": meta["game"], "games": int(meta["games"])}
-    summary.update(module.summarize(tables, meta))
+    with quiet_numpy():
+        summary.update(module.summarize(tables, meta))
     if meta.get("partial"):
         summary["partial"] = True
     return summary
@@ -29,7 +45,8 @@ def build_report(tables, meta, outdir) -> dict:
     module = importlib.import_module(f"analysis.{meta['game']}")
     summary = summary_for(tables, meta)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
-    sections = module.sections(tables, meta, summary, outdir)
+    with quiet_numpy():
+        sections = module.sections(tables, meta, summary, outdir)
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 
@@ -45,6 +62,29 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
                     "so it has no plots; run without --summary-only (on fewer games) for the full report."}
     (outdir / "report.html").write_text(_html(meta, summary, [note], outdir, getattr(module, "HEADLINES", ())))
     return summary
+
+
+def write_atomically(target, build):
+    """Run `build(folder)` in a hidden staging folder and move what it wrote into `target` only when it
+    finished: a failure (a full disk, a damaged table) leaves `target` as it was, with nothing half-written."""
+    target = Path(target)
+    exists = target.is_dir()
+    staging = target / f".report-{os.getpid()}.tmp" if exists else \
+        target.with_name(f".{target.name}.report-{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir(parents=True)
+        result = build(staging)
+        if exists:
+            for path in staging.iterdir():
+                os.replace(path, target / path.name)
+            staging.rmdir()
+        else:
+            os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return result
 
 
 def _clean(value):

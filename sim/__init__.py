@@ -26,10 +26,35 @@ def _source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+def _writable(folder: Path) -> str | None:
+    """None if we can create files in `folder` (creating it), else why not. Tried, not asked: os.access says yes
+    to root on a read-only mount or beneath a file."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return None
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+
+
 def cache_root() -> Path:
-    root = os.environ.get("BALANCE_SIM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "balance-sim")
-    return Path(root)
+    """$BALANCE_SIM_CACHE, else $XDG_CACHE_HOME/balance-sim (~/.cache/balance-sim). If that cannot be written,
+    a per-user folder in the system's temporary folder, said once on stderr; child processes inherit the choice
+    through $BALANCE_SIM_CACHE."""
+    if os.environ.get("BALANCE_SIM_CACHE"):
+        return Path(os.environ["BALANCE_SIM_CACHE"])
+    root = Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "balance-sim"
+    why = _writable(root)
+    if why is not None:
+        import tempfile
+        fallback = Path(tempfile.gettempdir()) / f"balance-sim-cache-{os.getuid() if hasattr(os, 'getuid') else 0}"
+        print(f"balance-sim: warning: cache folder {root} cannot be written ({why}); using {fallback} "
+              "(set BALANCE_SIM_CACHE to choose another)", file=sys.stderr)
+        os.environ["BALANCE_SIM_CACHE"] = str(fallback)
+        root = fallback
+    return root
 
 
 SOURCE_HASH = _source_hash()

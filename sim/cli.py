@@ -6,15 +6,23 @@ import json
 import platform
 import sys
 import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 import sim
+from sim import inputs
 from sim.errors import UserError
 
 DEFAULT_SEED = 1
+# Errors of the machine rather than of the program: one line, like a bad flag.
+ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS}
+# joblib warns that "0 tasks ... have been cancelled" when a result generator is closed after its last result:
+# nothing was cancelled, so it is noise on every parallel run.
+warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
 
 
 def _fail(message: str) -> None:
@@ -30,6 +38,10 @@ class Group(click.Group):
             return super().invoke(ctx)
         except UserError as exc:
             _fail(str(exc))
+        except OSError as exc:
+            if exc.errno not in ENVIRONMENT_ERRNOS:
+                raise
+            _fail(f"cannot write {exc.filename or 'the results'}: {exc.strerror}")
 
     def main(self, *args, **kwargs):
         if not args and "args" not in kwargs:  # the installed program itself (click's test runner passes args)
@@ -79,6 +91,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     players = spec.check_players(players if players is not None else spec.default_players)
     raw = build(spec.package, config_file, tuple(sets))
     cfg = spec.validate(raw, players)
+    for line in getattr(cfg, "warnings", ()):
+        click.echo(f"balance-sim: warning: {line}", err=True)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     round_robin = names == ["all"]
     if round_robin:  # search players cost milliseconds a move: they play only when named
@@ -118,27 +132,32 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         no_report, summary_only, debug, quiet, config_file, sets):
     """Play GAME many times and write a results folder (tables, meta.json, report)."""
     from sim.runner import DEFAULT_BATCH
-    if jobs == 0 or jobs < -1:
-        raise UserError(f"--jobs {jobs}: must be a positive number of workers, or -1 for all cores")
+    inputs.jobs(jobs)
     if scheduler and backend != "dask":
         raise UserError("--scheduler goes with --backend dask")
+    _quiet_warnings(quiet)
     if resume:
+        _refuse_with_resume(click.get_current_context())
+        inputs.dask_scheduler(backend, scheduler)
         folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
     else:
         if not game:
             raise UserError("missing GAME; allowed: " + ", ".join(_game_names()))
+        if n_games is not None:
+            inputs.games(n_games)
+        inputs.batch_size(DEFAULT_BATCH if batch_size is None else batch_size)
+        inputs.seed(seed)
+        if out is not None:
+            inputs.output_folder(out)
         spec, players, cfg, chosen, everyone = load_setup(game, config_file, sets, players, strategies)
         if round_robin and players != 2:
             raise UserError(f"--round-robin: pairings are for two players; {spec.name} has {players} here "
                             "(more players rotate the listed strategies through the seats)")
         round_robin = round_robin or everyone
         n_games = spec.default_games if n_games is None else n_games
-        if n_games < 1:
-            raise UserError(f"--games {n_games}: must be at least 1")
         batch_size = DEFAULT_BATCH if batch_size is None else batch_size
-        if batch_size < 1:
-            raise UserError(f"--batch-size {batch_size}: must be at least 1")
-        out = Path(out) if out else Path("reports") / spec.name
+        out = Path(out) if out is not None else inputs.output_folder(Path("reports") / spec.name)
+        inputs.dask_scheduler(backend, scheduler)
         folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
                                backend, scheduler, not no_report, debug, quiet, summary_only)
     if not quiet:
@@ -150,9 +169,29 @@ def _game_names():
     return game_names()
 
 
-_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.EACCES, errno.EPERM}
+_WRITE_ERRORS = ENVIRONMENT_ERRNOS | {errno.EIO, errno.EFBIG}
 RUN_IDENTITY = ("game", "players", "games", "seed", "summary_only", "strategies", "round_robin", "batch_size",
                 "debug", "config")
+
+
+RESUMABLE = {"resume", "jobs", "backend", "scheduler", "no_report", "quiet"}  # how, not what, is played
+
+
+def _refuse_with_resume(ctx: click.Context) -> None:
+    """--resume finishes a run exactly as it was started: an option that would change what is played (games,
+    seed, strategies, configuration, output) is refused rather than silently ignored."""
+    given = [p for p in ctx.command.params if p.name not in RESUMABLE
+             and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
+    if given:
+        name = max(given[0].opts, key=len) if given[0].opts else given[0].name
+        raise UserError(f"{name} cannot be given with --resume: a resumed run plays what it was started with "
+                        f"(only -j, --backend, --scheduler, --no-report and -q apply); start a new run to change it")
+
+
+def _quiet_warnings(quiet: bool) -> None:
+    """-q: no joblib or loky UserWarnings either (worker restarts and the like), only errors."""
+    if quiet:
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"(joblib|loky)(\.|$)")
 
 
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
@@ -180,6 +219,7 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
 def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
     from sim import results
     from sim.game import get_game
+    from sim import report_folder
     from sim.lock import exclusive
     staging, out = results.partial_path(folder), results.final_path(folder)
     with exclusive(out, "--resume"):
@@ -187,11 +227,14 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
             raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
         if not results.is_ours(staging):
             raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
-        meta = results.read_meta(staging)
+        meta = report_folder.read_meta(staging)
         if "sweep" in meta or "tune" in meta:
             kind = "sweep" if "sweep" in meta else "tune"
             raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
                             "command again to continue it")
+        report_folder.check_meta(staging, meta)
+        if not isinstance(meta.get("batch_size"), int) or meta["batch_size"] < 1:
+            raise UserError(f"--resume {folder}: {staging / 'meta.json'} has no valid 'batch_size'; start a new run")
         spec = get_game(meta["game"])
         cfg = spec.validate(meta["config"], meta["players"])
         return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
@@ -259,19 +302,31 @@ def _versions() -> dict:
               help="Where to write the report (default: the results folder itself).")
 def report(folder, out):
     """Write report.html, the plots and summary.json for a results FOLDER."""
-    from analysis.report import build_report
-    from sim import results
-    tables, meta = results.load(Path(folder))
-    target = Path(out) if out else Path(folder)
+    from analysis.report import build_report, build_summary_report, write_atomically
+    from sim import report_folder
+    if out is not None:
+        inputs.output_folder(out, staged=False)
+    kind, content, meta = report_folder.load(Path(folder))
+    target = Path(out) if out is not None else Path(folder)
     if meta.get("partial"):
         click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that finished",
                    err=True)
-    target.mkdir(parents=True, exist_ok=True)
-    if meta.get("partial") and "summary" in tables:  # an interrupted --summary-only run: merged batch summaries
-        from analysis.report import build_summary_report
-        build_summary_report({**tables["summary"], "partial": True}, meta, target)
+    if kind == "summary":
+        build = lambda staging: build_summary_report(content, meta, staging)  # noqa: E731
+    elif meta.get("partial") and "summary" in content:  # an interrupted --summary-only run: merged batches
+        build = lambda staging: build_summary_report({**content["summary"], "partial": True}, meta,  # noqa: E731
+                                                     staging)
     else:
-        build_report(tables, meta, target)
+        build = lambda staging: build_report(content, meta, staging)  # noqa: E731
+    try:
+        write_atomically(target, build)
+    except KeyError as exc:  # a column the game's analysis needs: tables edited, or copied from another run
+        raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
+                        "another run?); make it again with 'balance-sim run'") from None
+    except OSError as exc:
+        if exc.errno not in ENVIRONMENT_ERRNOS:
+            raise
+        raise UserError(f"cannot write the report in {target}: {exc.strerror}; nothing there was changed") from None
     click.echo(str(target / "report.html"))
 
 
@@ -297,6 +352,7 @@ def compare(dir_a, dir_b, out):
 @_config_options
 def trace(game, seed, strategies, players, config_file, sets):
     """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
+    inputs.seed(seed)
     spec, players, cfg, chosen, _ = load_setup(game, config_file, sets, players, strategies)
     if len(chosen) == 1:
         chosen = chosen * players
@@ -336,6 +392,11 @@ def config_cmd(game):
 def bench(games, n_games, jobs):
     """Matches per second per strategy pairing, on one core and on JOBS workers."""
     from sim.bench import run_bench
+    from sim.game import get_game
+    inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
+    inputs.jobs(jobs, allow_all=False)
+    for name in games:
+        get_game(name)
     run_bench(list(games), n_games, jobs)
 
 
@@ -409,7 +470,20 @@ def _options_parser(prog: str):
     return parser
 
 
+MAX_CANDIDATES = 4096  # tune: candidates drawn from the grid (each is played at least one batch)
 _PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]}
+
+
+def _check_common(opts) -> None:
+    """The options sweep and tune share, checked before any configuration is built."""
+    inputs.jobs(opts.jobs)
+    inputs.seed(opts.seed)
+    inputs.batch_size(opts.batch_size)
+    if opts.scheduler and opts.backend != "dask":
+        raise UserError("--scheduler goes with --backend dask")
+    if opts.out is not None:
+        inputs.output_folder(opts.out)
+    _quiet_warnings(opts.quiet)
 
 
 @main.command(context_settings=_PASS_THROUGH)
@@ -435,11 +509,13 @@ def sweep(game, args):
     if not 1 <= len(params) <= 2:
         raise UserError("sweep: give one or two --param KEY with --values or --range")
     targets = [parse_target(t) for t in opts.targets]
+    n_games = inputs.games(20_000 if opts.games is None else opts.games)
+    _check_common(opts)
     spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
-    n_games = opts.games or 20_000
-    if n_games < 1:
-        raise UserError(f"--games {n_games}: must be at least 1")
-    out = Path(opts.out) if opts.out else Path("reports") / f"{spec.name}-sweep"
+    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-sweep")
+    from sim.sweep import check_targets
+    check_targets(spec, cfg, players, chosen, rr, targets)
+    inputs.dask_scheduler(opts.backend, opts.scheduler)
     folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
                               opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
                               opts.quiet, opts.baseline)
@@ -472,8 +548,14 @@ def tune(game, args):
     if not opts.targets:
         raise UserError("tune: give at least one --target METRIC=VALUE[:TOLERANCE]")
     targets = [parse_target(t) for t in opts.targets]
+    inputs.positive("--budget", opts.budget)
+    inputs.positive("--max-candidates", opts.max_candidates, MAX_CANDIDATES)
+    _check_common(opts)
     spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
-    out = Path(opts.out) if opts.out else Path("reports") / f"{spec.name}-tune"
+    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-tune")
+    from sim.sweep import check_targets
+    check_targets(spec, cfg, players, chosen, rr, targets)
+    inputs.dask_scheduler(opts.backend, opts.scheduler)
     ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
                               opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
                               opts.backend, opts.scheduler, opts.quiet)
@@ -493,14 +575,24 @@ def tune(game, args):
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply each game's default count.")
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
+    from sim import results
     from sim.game import game_names
     from sim.runner import DEFAULT_BATCH
-    written = []
-    for name in game_names():
+    inputs.jobs(jobs)
+    inputs.seed(seed)
+    inputs.scale(scale)
+    inputs.output_folder(out, staged=False)
+    setups = []
+    for name in game_names():  # every game checked before the first is played
         spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
-        n = max(1, int(spec.default_games * scale))
-        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / name, DEFAULT_BATCH, "loky",
-                               None, True, False, False)
+        n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
+        inputs.output_folder(Path(out) / name)
+        results.check_output(Path(out) / name)
+        setups.append((spec, players, cfg, chosen, rr, n))
+    written = []
+    for spec, players, cfg, chosen, rr, n in setups:
+        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH,
+                               "loky", None, True, False, False)
         written.append(folder / "report.html")
     for path in written:
         click.echo(str(path))

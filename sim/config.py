@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -30,8 +31,17 @@ def _suggest(key: str, options) -> str:
     return f"{hint}valid keys here: {', '.join(sorted(map(str, options)))}"
 
 
+def _not_a_table(dotted: str, value, table: dict) -> ConfigError:
+    """A value given where the defaults hold a table (`cards = 5`, `--set rules=7`)."""
+    keys = sorted(map(str, table))
+    example = f"{dotted}.{keys[0]}" if keys else f"{dotted}.NAME"
+    return ConfigError(dotted, value, f"this key is a table, not a value: set its keys one by one (e.g. {example}); "
+                                      f"its keys: {', '.join(keys) or 'preset names'}")
+
+
 def merge(base: dict, override: dict, path: str = "") -> dict:
-    """Deep-merge `override` into a copy of `base`; a key absent from `base` is an error."""
+    """Deep-merge `override` into a copy of `base`; a key absent from `base` is an error, and so is a value
+    where `base` holds a table."""
     out = copy.deepcopy(base)
     for key, value in override.items():
         dotted = f"{path}{key}"
@@ -40,6 +50,8 @@ def merge(base: dict, override: dict, path: str = "") -> dict:
                 out[key] = value
                 continue
             raise ConfigError(dotted, value, "unknown key; " + _suggest(key, out))
+        if isinstance(out[key], dict) and not isinstance(value, dict):
+            raise _not_a_table(dotted, value, out[key])
         if isinstance(out[key], dict) and isinstance(value, dict) and dotted not in OPEN_TABLES:
             out[key] = merge(out[key], value, dotted + ".")
         elif isinstance(out[key], dict) and dotted in OPEN_TABLES:
@@ -85,7 +97,14 @@ def apply_set(cfg: dict, assignment: str) -> dict:
             else:
                 raise ConfigError(here, parse_value(text) if last else part, "unknown key; " + _suggest(part, node))
         if last:
-            node[part] = parse_value(text)
+            value = parse_value(text)
+            if isinstance(node[part], dict):  # an inline table merges into the table; a plain value is refused
+                if not isinstance(value, dict):
+                    raise _not_a_table(here, value, node[part])
+                prefix = ".".join(parts[:depth])
+                node[part] = merge(node, {part: value}, prefix + "." if prefix else "")[part]
+            else:
+                node[part] = value
         else:
             node = node[part]
     return cfg
@@ -95,17 +114,30 @@ def build(package: str, config_file: str | None = None, sets: tuple[str, ...] = 
     """Defaults, then the designer's file, then each --set, in that order."""
     cfg = load_defaults(package)
     if config_file:
-        path = Path(config_file)
-        if not path.is_file():
-            raise UserError(f"--config {config_file}: no such file")
-        try:
-            user = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise UserError(f"--config {config_file}: not valid TOML ({exc})") from None
-        cfg = merge(cfg, user)
+        cfg = merge(cfg, read_toml(config_file))
     for assignment in sets:
         cfg = apply_set(cfg, assignment)
     return cfg
+
+
+def read_toml(config_file: str) -> dict:
+    """A designer's TOML file; a missing, unreadable, non-UTF-8 or malformed one is one line naming it."""
+    path = Path(config_file)
+    if not path.is_file():
+        raise UserError(f"--config {config_file}: no such file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"--config {config_file}: cannot read it ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"--config {config_file}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                        f"{exc.start}); TOML files are UTF-8: save it as UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"--config {config_file}: not valid TOML ({exc})") from None
 
 
 # Small validators shared by the games; each raises ConfigError naming the key.
@@ -120,8 +152,8 @@ def need_int(cfg: dict, key: str, lo: int | None = None, hi: int | None = None) 
 
 def need_number(cfg: dict, key: str, lo: float | None = None, hi: float | None = None) -> float:
     value = lookup(cfg, key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(key, value, "expected a number")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(key, value, "expected a (finite) number")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ConfigError(key, value, f"allowed: {lo} to {hi}")
     return float(value)

@@ -33,6 +33,7 @@ class GameSpec:
     trace: Callable[..., Iterable[dict]]
     strategy_args: tuple[str, ...]     # argument names every strategy of this game takes
     main_table: str = "games"          # one row per game/match
+    tables: tuple[str, ...] = ("games",)  # the Parquet tables a results folder holds (what its report reads)
     id_column: str = "game"            # the column numbering games within the main table
     default_games: int = 100_000       # what the main job plays
     bench_lineup: tuple[str, ...] = ("greedy", "greedy")

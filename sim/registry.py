@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim import SOURCE_HASH, cache_root
-from sim.errors import UserError
+from sim.errors import ConfigError, UserError
 
 MAX_PARAMS = 8
+MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
+MAX_DETERMINIZATIONS = 10_000  # worlds sampled up front per decision
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class StrategyDef:
     params: dict  # name -> default value, in vector order
     doc: str = ""
     search: bool = False  # plays the game forward itself: left out of the rollout dispatcher
+    bounds: dict = field(default_factory=dict)  # name -> (lowest, highest, whole number?) where it matters
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,24 @@ class StrategyChoice:
 _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
-def strategy(game: str, name: str, params: dict | None = None, search: bool = False):
+def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None):
     """Register a numba strategy function. Parameters are floats, passed as a vector in the given order.
     A `search` strategy calls other strategies in its rollouts (through `rollout_dispatcher`), so it is left
-    out of that dispatcher: numba cannot compile a strategy that calls itself."""
+    out of that dispatcher: numba cannot compile a strategy that calls itself. `bounds` gives, for parameters
+    whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are refused. Every
+    parameter must be a finite number."""
     params = dict(params or {})
+    bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
         raise ValueError(f"strategy {name}: at most {MAX_PARAMS} parameters")
+    if set(bounds) - set(params):
+        raise ValueError(f"strategy {name}: bounds for unknown parameters {sorted(set(bounds) - set(params))}")
 
     def decorate(func):
         py_func = getattr(func, "py_func", func)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
-            game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search)
+            game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
+            bounds)
         return func
 
     return decorate
@@ -192,6 +201,49 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
             allowed = sorted(set(defs) | set(presets))
             raise UserError(f"unknown strategy '{name}' for {game}; allowed: {', '.join(allowed)}")
     return out
+
+
+def check_presets(game: str, presets) -> None:
+    """Every preset of a configuration's [strategies] table, used or not: a table with a registered `base`,
+    known parameters, each a finite number within the base's bounds, and a name that is not a built-in
+    strategy's (a preset called `greedy` would silently replace `greedy` while tables still say greedy)."""
+    if not isinstance(presets, dict):
+        raise ConfigError("strategies", presets, "expected a table of presets, e.g. [strategies.my-variant] "
+                                                 "with base = \"greedy\"")
+    defs = {d.name: d for d in registered(game)}
+    for name, preset in presets.items():
+        key = f"strategies.{name}"
+        if name in defs:
+            raise ConfigError(key, preset, f"'{name}' is a built-in strategy and cannot be redefined; give the "
+                                           f"preset another name, e.g. strategies.{name}-custom")
+        if not isinstance(preset, dict) or "base" not in preset:
+            raise ConfigError(key, preset, "a preset is a table with base = \"<strategy>\" and parameter values")
+        base = preset["base"]
+        if not isinstance(base, str) or base not in defs:
+            raise ConfigError(key + ".base", base, f"allowed: {', '.join(defs)}")
+        d = defs[base]
+        for param, value in preset.items():
+            if param != "base":
+                _check_param(game, d, f"{key}.{param}", param, value)
+
+
+def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:
+    if param not in d.params:
+        raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise ConfigError(key, value, "expected a (finite) number")
+    if d.search and param == "rollout":  # a strategy id: the rollout policy
+        heuristics = [(i, x.name) for i, x in enumerate(registered(game)) if not x.search]
+        if value != -1 and value not in [i for i, _ in heuristics]:
+            raise ConfigError(key, value, "allowed: -1 (greedy) or the id of a heuristic strategy: "
+                                          + ", ".join(f"{i} ({n})" for i, n in heuristics))
+        return
+    if param in d.bounds:
+        lo, hi, whole = d.bounds[param]
+        if whole and float(value) != int(value):
+            raise ConfigError(key, value, f"expected a whole number from {lo:,} to {hi:,}")
+        if not lo <= value <= hi:
+            raise ConfigError(key, value, f"allowed: {lo:,} to {hi:,}")
 
 
 def all_names(game: str, presets: dict) -> list[str]:

@@ -302,6 +302,32 @@ def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n
     return out, lines
 
 
+PROBE_GAMES = 4  # games played in memory to learn a game's figure names before a sweep or tune starts
+
+
+def check_targets(spec, cfg, players, chosen, round_robin, targets: list[Target]) -> None:
+    """Refuse a --target that names no figure of the game before the sweep or tune plays (and writes) anything.
+    Figure names depend on the game, strategies and players (win_rate[greedy], ...[round=3]), so they are read
+    from the summary of a few games played in memory, nothing written; a name with a [..] qualifier is also
+    accepted when its base name is a figure (the qualifier may need more games to appear)."""
+    if not targets:
+        return
+    from analysis.report import summary_for
+    from sim.runner import Plan, assemble, run_one_batch
+    for t in targets:
+        if not re.match(r"^[\w\[\]=.<>-]+$", t.metric):
+            raise UserError(f"--target {t.metric!r}: not a metric name")
+    plan = Plan(spec.name, players, PROBE_GAMES, 0, tuple(chosen), PROBE_GAMES, round_robin)
+    tables = assemble(spec, plan, [run_one_batch(spec.name, cfg, plan, 0, 0, False)])
+    summary = summary_for(tables, _meta(spec, players, plan, cfg))
+    names = sorted(k for k, v in summary.items() if isinstance(v, dict))
+    bases = {n.split("[")[0] for n in names}
+    for t in targets:
+        if t.metric not in names and t.metric.split("[")[0] not in bases:
+            raise UserError(f"--target {t.metric}: not a figure of {spec.name}; allowed: "
+                            + ", ".join(n for n in names if "[" not in n) + " (and their [..] variants in summary.json)")
+
+
 def loss(summary: dict, targets: list[Target]) -> tuple[float, float]:
     """(distance outside the bands, summed; closeness to the bands' centres) -- lower is better."""
     outside = sum(t.distance(summary.get(t.metric, {}).get("estimate")) for t in targets)

@@ -7,6 +7,7 @@ import numpy as np
 
 from sim import config as C
 from sim.errors import ConfigError
+from sim.registry import check_presets
 from sim.mohur import engine as E
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
@@ -20,6 +21,7 @@ class MohurConfig:
     raw: dict
     vector: np.ndarray   # int64[CFG_SIZE]
     presets: dict
+    warnings: tuple = ()  # legal but degenerate settings, one line each (the CLI prints them)
 
 
 def validate(raw: dict, players: int = 2) -> MohurConfig:
@@ -86,8 +88,19 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
         raise ConfigError("cards", deck, f"at most {E.MAX_DECK} cards in all")
     C.need_number(raw, "report.seconds_per_turn", 0.1, 600)
     presets = raw.get("strategies", {})
-    for name, preset in presets.items():
-        if not isinstance(preset, dict) or "base" not in preset:
-            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
-                                                            "and parameter values")
-    return MohurConfig(raw, v, presets)
+    check_presets("mohur", presets)
+    return MohurConfig(raw, v, presets, _degenerate(v, deck, need))
+
+
+def _degenerate(v, deck: int, need: int) -> tuple:
+    """Settings that play but whose results say little: warned about, not refused (a designer may mean them)."""
+    out = []
+    empty = [g for k, g in enumerate(GOODS) if v[E.CFG_NTOK + k] == 0]
+    if len(empty) >= v[E.CFG_STACKS_END]:
+        out.append(f"tokens: {len(empty)} goods start with no tokens ({', '.join(empty)}) and "
+                   f"rules.empty_stacks_to_end = {v[E.CFG_STACKS_END]}: every round ends after its first turn, "
+                   "so the first player wins almost every round")
+    if deck == need:
+        out.append(f"cards: the deck holds exactly the deal ({deck} cards = 2 x rules.hand_size + "
+                   "rules.market_size): no card is left to draw, so rounds end as soon as the market needs one")
+    return tuple(out)

@@ -20,6 +20,7 @@ GAME = GameSpec(
     trace=_trace,
     strategy_args=("obs", "actions", "n_actions", "params", "cfg"),
     main_table="games",
+    tables=("games", "players", "picks"),
     id_column="game",
     default_games=100_000,
     bench_lineup=("greedy", "greedy", "greedy", "greedy"),

@@ -7,6 +7,7 @@ import numpy as np
 
 from sim import config as C
 from sim.errors import ConfigError
+from sim.registry import check_presets
 from sim.mughal import engine as E
 
 SUITS = ("military", "building", "culture", "wealth")
@@ -188,10 +189,7 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
                 bool(v[E.CFG_SKIPPED_AGES]))
 
     presets = raw.get("strategies", {})
-    for name, preset in presets.items():
-        if not isinstance(preset, dict) or "base" not in preset:
-            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
-                                                            "and parameter values")
+    check_presets("mughal", presets)
     return MughalConfig(raw, v, presets, tuple(k[:5] for k in kinds), tuple(emperors))
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from sim import config as C
 from sim.errors import ConfigError
+from sim.registry import check_presets
 from sim.muziris import engine as E
 
 RULE_KEYS = ("starting_hand", "market_size", "hand_limit", "max_order", "first_player_markers",
@@ -180,8 +181,5 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         raise ConfigError(r + "condition", cond, f"allowed: \"random\" or one of {', '.join(conditions)}")
 
     presets = raw.get("strategies", {})
-    for name, preset in presets.items():
-        if not isinstance(preset, dict) or "base" not in preset:
-            raise ConfigError(f"strategies.{name}", preset, "a preset is a table with base = \"<strategy>\" "
-                                                            "and parameter values")
+    check_presets("muziris", presets)
     return MuzirisConfig(raw, v, tuple(produce), tuple(characters), tuple(conditions), presets)

@@ -20,7 +20,8 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize
-from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
+                          strategy)
 from strategies._search import most_visited, new_tree, rollout_id, ucb_root
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
@@ -71,7 +72,9 @@ def round_rewards(s, cfg, margin_weight, scored, rew):
 
 
 @strategy("mohur", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
-                                     "determinizations": 0.0, "margin_weight": 0.1}, search=True)
+                                     "determinizations": 0.0, "margin_weight": 0.1}, search=True,
+          bounds={"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
+                  "exploration": (0, 1000, False)})
 @njit(cache=True)
 def ismcts(obs, actions, n_actions, params, cfg):
     """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""

@@ -26,7 +26,8 @@ from numba import njit
 
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize
-from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
+                          strategy)
 from strategies._search import rollout_id
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
@@ -124,7 +125,9 @@ def candidate_key(actions, a):
 @strategy("mughal", "ismcts", params={"iterations": 32.0, "rollout": -1.0, "exploration": 0.0,
                                       "determinizations": 0.0, "horizon": 0.0, "margin_weight": 0.05,
                                       "versus_best": 0.5},
-          search=True)
+          search=True,
+          bounds={"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
+                  "horizon": (0, 1, True), "exploration": (0, 1000, False)})
 @njit(cache=True)
 def ismcts(obs, actions, n_actions, params, cfg):
     """Determinized flat search: sampled worlds, other seats and the rest of the turn by a rollout policy."""

@@ -23,7 +23,8 @@ from numba import njit
 
 from sim.muziris import engine as E
 from sim.muziris.determinize import determinize
-from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
+                          strategy)
 from strategies._search import most_visited, new_tree, rollout_id, ucb_root
 
 ARGS = ("obs", "actions", "n_actions", "params", "cfg")
@@ -98,7 +99,9 @@ def rewards(s, cfg, margin_weight, hand_weight, share, score, cond, rew):
 @strategy("muziris", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
                                        "determinizations": 0.0, "margin_weight": 0.05, "horizon": 4.0,
                                        "hand_weight": 0.0},
-          search=True)
+          search=True,
+          bounds={"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
+                  "horizon": (0, 1000, True), "exploration": (0, 1000, False)})
 @njit(cache=True)
 def ismcts(obs, actions, n_actions, params, cfg):
     """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""

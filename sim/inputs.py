@@ -1,0 +1,115 @@
+"""Checks of what a user hands the command line, done before any game is played: numbers of games, workers,
+seeds and batch sizes, output folders, a Dask scheduler. Each refusal is a UserError naming the option, the value
+and what is allowed (the CLI prints it as one line, exit code 2)."""
+from __future__ import annotations
+
+import math
+import os
+import socket
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sim.errors import UserError
+
+MAX_GAMES = 10**12          # games of one run (or one sweep variant); days of computing at the fastest
+MAX_BATCH = 1_000_000       # games per batch: a batch's tables live in one worker's memory
+MAX_SEED = 2**63 - 1
+MAX_BENCH_GAMES = 10_000_000
+PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
+SCHEDULER_TIMEOUT_S = 5.0
+
+
+def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise UserError(f"{option} {value}: must be {what} of at least {lo:,} and at most {hi:,}")
+    return value
+
+
+def games(value, option: str = "--games") -> int:
+    return _whole(option, value, 1, MAX_GAMES, "a number of games")
+
+
+def batch_size(value) -> int:
+    return _whole("--batch-size", value, 1, MAX_BATCH, "a number of games per batch")
+
+
+def seed(value) -> int:
+    return _whole("--seed", value, 0, MAX_SEED, "a whole number")
+
+
+def jobs(value, allow_all: bool = True) -> int:
+    """Workers: a positive number, or -1 for every core where that is offered."""
+    if isinstance(value, int) and (value >= 1 or (allow_all and value == -1)):
+        return value
+    raise UserError(f"--jobs {value}: must be a positive number of workers"
+                    + (", or -1 for all cores" if allow_all else ""))
+
+
+def positive(option: str, value, hi: int | None = None) -> int:
+    return _whole(option, value, 1, hi if hi is not None else MAX_GAMES, "a whole number")
+
+
+def scale(value) -> float:
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise UserError(f"--scale {value}: must be a number above 0 (1 = each game's default count)")
+    return float(value)
+
+
+def output_folder(out, option: str = "-o", staged: bool = True) -> Path:
+    """A folder we will be able to create: not empty, not on a pseudo filesystem, its nearest existing ancestor
+    a folder we can create entries in, and (for a run, `staged`) its `.partial` sibling not a file."""
+    if out is None or str(out).strip() == "":
+        raise UserError(f"{option} '': give a folder path")
+    path = Path(out)
+    absolute = Path(os.path.abspath(path))
+    system = [p for p in PSEUDO_FILESYSTEMS if absolute == Path(p) or Path(p) in absolute.parents]
+    if system:
+        raise UserError(f"{option} {out}: {system[0]} is a system folder, not a place for results; "
+                        "choose another path")
+    staging = absolute.with_name(absolute.name + ".partial") if not absolute.name.endswith(".partial") else absolute
+    if staged and staging.exists() and not staging.is_dir():
+        raise UserError(f"{option} {out}: {staging} exists and is not a folder (a run stages its results there); "
+                        "move it away or choose another path")
+    if absolute.exists() and not absolute.is_dir():
+        raise UserError(f"{option} {out}: exists and is a file, not a folder; choose another path")
+    ancestor = absolute.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    for above in [absolute.parent, *absolute.parent.parents]:
+        if above.exists() and not above.is_dir():
+            raise UserError(f"{option} {out}: {above} is a file, not a folder")
+    try:  # the only reliable test of "can we create a folder here" (permissions, read-only mounts, root)
+        os.rmdir(tempfile.mkdtemp(prefix=".balance-sim-check-", dir=ancestor))
+    except OSError as exc:
+        raise UserError(f"{option} {out}: cannot create a folder in {ancestor} ({exc.strerror})") from None
+    return path
+
+
+def dask_scheduler(backend: str, scheduler: str | None) -> None:
+    """--backend dask: dask.distributed must be installed, and a named scheduler must answer (a short timeout)
+    before any batch is played."""
+    if scheduler and backend != "dask":
+        raise UserError("--scheduler goes with --backend dask")
+    if backend != "dask":
+        return
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise UserError("--backend dask needs dask[distributed]: pip install 'balance-sim[dask]'") from None
+    if not scheduler:
+        return
+    parts = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if parts.scheme not in ("tcp", "tls") or not host or not port:
+        raise UserError(f"--scheduler {scheduler}: expected an address like tcp://HOST:8786")
+    try:
+        with socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answers there within "
+                        f"{SCHEDULER_TIMEOUT_S:g} s ({reason}); start one with 'dask scheduler'") from None

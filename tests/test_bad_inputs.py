@@ -1,0 +1,302 @@
+"""Every bad input of issue 12 (section 5): one line on stderr naming the problem, exit code 2, no traceback,
+nothing written and nothing existing changed, all before any game of the run is played.
+
+The table runs the CLI in-process (click's CliRunner) from a scratch folder and compares a snapshot of that
+folder (every path and every file's bytes) before and after each refused command."""
+import errno
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import main
+
+BIN = Path(sys.executable).with_name("balance-sim")
+RUN = ["run", "mohur", "-n", "10", "-s", "greedy,greedy", "-q", "--no-report", "-o", "out"]
+SWEEP = ["sweep", "mohur", "--param", "rules.coin_token", "--values", "4", "6", "-n", "10", "-s", "greedy,greedy",
+         "-q", "-o", "out"]
+TUNE = ["tune", "mohur", "--param", "rules.coin_token", "--values", "4", "6", "-s", "greedy,greedy", "-q", "-o", "out",
+        "--target", "first_player_match_win_rate=0.5:0.1", "--budget", "4000"]
+
+
+def _invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """Small finished runs to damage: Mohur tables, Mughal tables (another game's), a --summary-only folder."""
+    base = tmp_path_factory.mktemp("runs")
+    for name, args in (("mohur", ["mohur", "-s", "greedy,greedy"]), ("mughal", ["mughal", "-p", "2"]),
+                       ("summary", ["mohur", "-s", "greedy,greedy", "--summary-only"])):
+        r = _invoke("run", *args, "-n", 40, "--batch-size", 20, "-q", "--no-report", "-o", base / name)
+        assert r.exit_code == 0, r.output
+    return base
+
+
+def snapshot(root: Path) -> dict:
+    """Every path under root, with a digest of each file's bytes."""
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(root.rglob("*"))}
+
+
+def assert_refused(result, before: dict, root: Path, names):
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert len(lines) == 1, f"expected one line on stderr, got {result.stderr!r}"
+    assert lines[0].startswith("balance-sim: error: ") and "Traceback" not in result.output
+    for name in names:
+        assert name in lines[0], f"{name!r} not named in {lines[0]!r}"
+    assert snapshot(root) == before, "a refused command wrote, changed or deleted something"
+    return lines[0]
+
+
+# ---------------------------------------------------------------- a results folder damaged for `report`
+def _meta(path: Path) -> dict:
+    return json.loads((path / "meta.json").read_text())
+
+
+def _edit_meta(change):
+    def setup(res: Path):
+        meta = _meta(res)
+        change(meta)
+        (res / "meta.json").write_text(json.dumps(meta))
+    return setup
+
+
+def _write(name: str, data):
+    def setup(res: Path):
+        (res / name).write_bytes(data(res) if callable(data) else data)
+    return setup
+
+
+REPORT = [
+    ("meta bad JSON", _write("meta.json", b"{bad"), ["meta.json", "not valid JSON"]),
+    ("meta a list", _write("meta.json", b"[1, 2]"), ["meta.json", "JSON object"]),
+    ("meta empty object", _write("meta.json", b"{}"), ["meta.json", "'game'"]),
+    ("meta binary", _write("meta.json", bytes(range(256))), ["meta.json", "not valid JSON"]),
+    ("meta of another game", _edit_meta(lambda m: m.update(game="mughal")), ["players.parquet", "mughal"]),
+    ("meta of no game", _edit_meta(lambda m: m.update(game="chess")), ["chess", "mohur, mughal, muziris"]),
+    ("meta games not a number", _edit_meta(lambda m: m.update(games="many")), ["'games'", "'many'"]),
+    *[(f"meta missing {key}", _edit_meta(lambda m, key=key: m.pop(key)), [f"'{key}'"])
+      for key in ("game", "players", "games", "seed", "strategies", "config")],
+    ("parquet truncated", _write("games.parquet", lambda res: (res / "games.parquet").read_bytes()[:300]),
+     ["games.parquet", "Parquet"]),
+    ("parquet random bytes", _write("games.parquet", os.urandom(4000)), ["games.parquet", "Parquet"]),
+    ("parquet empty", _write("games.parquet", b""), ["games.parquet", "Parquet"]),
+    ("parquet missing", lambda res: (res / "rounds.parquet").unlink(), ["rounds.parquet"]),
+    ("parquet of fewer games", lambda res: pd.read_parquet(res / "games.parquet").head(5).to_parquet(
+        res / "games.parquet"), ["games.parquet", "40"]),
+    ("sweep folder", _write("meta.json", json.dumps({"game": "mohur", "sweep": {"rules.coin_token": [4, 6]},
+                                                     "games": 10, "seed": 1}).encode()), ["sweep", "variant-000"]),
+    ("tune folder", _write("meta.json", json.dumps({"game": "mohur", "tune": True, "seed": 1}).encode()),
+     ["tune", "tune.json"]),
+]
+
+
+@pytest.mark.parametrize("setup,names", [c[1:] for c in REPORT], ids=[c[0] for c in REPORT])
+def test_report_refuses_a_damaged_or_foreign_folder(folders, tmp_path, monkeypatch, setup, names):
+    res = tmp_path / "res"
+    shutil.copytree(folders / "mohur", res)
+    setup(res)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    assert_refused(_invoke("report", "res"), before, tmp_path, ["res", *names])
+
+
+def test_report_refuses_another_games_tables(folders, tmp_path, monkeypatch):
+    res = tmp_path / "res"
+    shutil.copytree(folders / "mohur", res)
+    shutil.copy(folders / "mughal" / "games.parquet", res / "games.parquet")
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    assert_refused(_invoke("report", "res", "-o", "elsewhere"), before, tmp_path, ["games.parquet", "'match'"])
+
+
+def test_report_rebuilds_a_summary_only_folder(folders, tmp_path):
+    res = tmp_path / "res"
+    shutil.copytree(folders / "summary", res)
+    written = json.loads((res / "summary.json").read_text())
+    result = _invoke("report", res, "-o", tmp_path / "again")
+    assert result.exit_code == 0, result.output
+    rebuilt = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert rebuilt == written and (tmp_path / "again" / "report.html").is_file()
+
+
+def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
+    """report writes to a staging folder and moves the files in only when all are written (as run does)."""
+    import analysis.report
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "res" / "report.html"))
+
+    res = tmp_path / "res"
+    shutil.copytree(folders / "mohur", res)
+    (res / "summary.json").write_text('{"mine": 1}\n')
+    monkeypatch.setattr(analysis.report, "_html", full)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    assert_refused(_invoke("report", "res"), before, tmp_path, ["No space left on device", "nothing there was changed"])
+
+
+def test_run_on_a_full_disk_is_one_line_and_keeps_the_saved_batches(tmp_path, monkeypatch):
+    import analysis.report
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "report.html")
+
+    monkeypatch.setattr(analysis.report, "build_report", full)
+    monkeypatch.chdir(tmp_path)
+    result = _invoke("run", "mohur", "-n", 40, "--batch-size", 20, "-s", "greedy,greedy", "-q", "-o", "out")
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "--resume out" in lines[0], lines
+    assert not (tmp_path / "out").exists()
+    assert len(list((tmp_path / "out.partial" / "batches").glob("batch-*"))) == 2
+
+
+# ---------------------------------------------------------------- flags and configurations
+def _config_file(data: bytes):
+    return lambda root: (root / "c.toml").write_bytes(data)
+
+
+def _partial(root: Path):
+    (root / "out.partial").mkdir()
+    (root / "out.partial" / "meta.json").write_text('{"game": "mohur", "partial": true}')
+
+
+CLI = [
+    # (id, arguments, setup of the scratch folder, what the line must name)
+    ("--set cards=7", RUN + ["--set", "cards=7"], None, ["'cards'", "table", "cards.cloth"]),
+    ("--set tokens=5", RUN + ["--set", "tokens=5"], None, ["'tokens'", "table"]),
+    ("--set bonus=5", RUN + ["--set", "bonus=5"], None, ["'bonus'", "table"]),
+    ("--set strategies=5", RUN + ["--set", "strategies=5"], None, ["'strategies'", "table"]),
+    ("--set rules=7", RUN + ["--set", "rules=7"], None, ["'rules'", "table", "hand_limit"]),
+    ("--set min_set=abc", RUN + ["--set", "strategies.setbuilder-patient.min_set=abc"], None,
+     ["strategies.setbuilder-patient.min_set", "'abc'", "number"]),
+    ("--set seconds_per_turn=nan", RUN + ["--set", "report.seconds_per_turn=nan"], None,
+     ["report.seconds_per_turn", "nan"]),
+    ("--set iterations=-5", RUN + ["--set", "strategies.expert-fast.iterations=-5"], None,
+     ["strategies.expert-fast.iterations", "1 to 100,000"]),
+    ("--set iterations=1e12", RUN + ["-s", "expert-fast,greedy", "--set", "strategies.expert-fast.iterations=1e12"],
+     None, ["strategies.expert-fast.iterations", "1 to 100,000"]),
+    ("--set iterations=2.5", RUN + ["--set", "strategies.expert-fast.iterations=2.5"], None, ["whole number"]),
+    ("--set rollout=99", RUN + ["--set", "strategies.expert-fast.rollout=99"], None, ["rollout", "greedy"]),
+    ("--set preset base=5", RUN + ["--set", "strategies.mine.base=5"], None, ["strategies.mine.base", "greedy"]),
+    ("--set greedy.base=random", RUN + ["--set", "strategies.greedy.base=random"], None,
+     ["strategies.greedy", "built-in"]),
+    ("mughal suit=9", ["run", "mughal", "-n", "10", "-q", "--no-report", "-o", "out",
+                       "--set", "strategies.specialist-military.suit=9"], None,
+     ["strategies.specialist-military.suit", "0 to 3"]),
+    ("--config cards = 5", RUN + ["--config", "c.toml"], _config_file(b"cards = 5\n"), ["'cards'", "table"]),
+    ("--config binary", RUN + ["--config", "c.toml"], _config_file(bytes(range(128, 256))), ["c.toml", "UTF-8"]),
+    ("--config Latin-1", RUN + ["--config", "c.toml"], _config_file("# caf\xe9\n".encode("latin-1")),
+     ["c.toml", "UTF-8"]),
+    ("-o under /proc", RUN[:-1] + ["/proc/balance-sim-out"], None, ["/proc"]),
+    ("-o under /sys", RUN[:-1] + ["/sys/balance-sim-out"], None, ["/sys"]),
+    ("-o file/sub", RUN[:-1] + ["f/sub"], lambda root: (root / "f").write_text("mine"), ["f/sub", "is a file"]),
+    ("-o with a .partial file", RUN, lambda root: (root / "out.partial").write_text("mine"),
+     ["out.partial", "not a folder"]),
+    ("-o ''", RUN[:-1] + [""], None, ["-o ''"]),
+    ("run --seed -1", RUN + ["--seed", "-1"], None, ["--seed -1", "at least 0"]),
+    ("sweep --seed -1", SWEEP + ["--seed", "-1"], None, ["--seed -1"]),
+    ("trace --seed -1", ["trace", "mohur", "--seed", "-1"], None, ["--seed -1"]),
+    ("run -n 10**30", RUN + ["-n", str(10**30)], None, ["--games", "1,000,000,000,000"]),
+    ("sweep -n 0", SWEEP + ["-n", "0"], None, ["--games 0"]),
+    ("sweep -j 0", SWEEP + ["-j", "0"], None, ["--jobs 0"]),
+    ("sweep -j -3", SWEEP + ["-j", "-3"], None, ["--jobs -3"]),
+    ("sweep --batch-size 0", SWEEP + ["--batch-size", "0"], None, ["--batch-size 0"]),
+    ("sweep --batch-size -5", SWEEP + ["--batch-size", "-5"], None, ["--batch-size -5"]),
+    ("sweep --target nosuchmetric", SWEEP + ["--target", "nosuchmetric=0.5"], None,
+     ["nosuchmetric", "first_player_match_win_rate"]),
+    ("tune -j 0", TUNE + ["-j", "0"], None, ["--jobs 0"]),
+    ("tune --batch-size 0", TUNE + ["--batch-size", "0"], None, ["--batch-size 0"]),
+    ("tune --batch-size -5", TUNE + ["--batch-size", "-5"], None, ["--batch-size -5"]),
+    ("tune --max-candidates 0", TUNE + ["--max-candidates", "0"], None, ["--max-candidates 0"]),
+    ("tune --budget -5", TUNE + ["--budget", "-5"], None, ["--budget -5"]),
+    ("tune --target nosuchmetric", TUNE + ["--target", "nosuchmetric=1"], None, ["nosuchmetric"]),
+    ("main -j 0", ["main", "-j", "0", "-o", "out"], None, ["--jobs 0"]),
+    ("main --scale -1", ["main", "--scale", "-1", "-o", "out"], None, ["--scale", "above 0"]),
+    ("main -o ''", ["main", "-o", ""], None, ["-o ''"]),
+    ("bench -n 0", ["bench", "mohur", "-n", "0"], None, ["--games-per-run 0"]),
+    ("bench -j 0", ["bench", "mohur", "-j", "0"], None, ["--jobs 0"]),
+    ("unreachable Dask scheduler", RUN + ["--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"], None,
+     ["--scheduler tcp://127.0.0.1:1", "Dask scheduler"]),
+    ("malformed Dask scheduler", RUN + ["--backend", "dask", "--scheduler", "nowhere"], None, ["tcp://"]),
+    ("--resume with -n", ["run", "--resume", "out", "-n", "5"], _partial, ["--games", "--resume"]),
+    ("--resume with --seed", ["run", "--resume", "out", "--seed", "5"], _partial, ["--seed", "--resume"]),
+    ("--resume with --set", ["run", "--resume", "out", "--set", "rules.hand_limit=8"], _partial, ["--set"]),
+    ("--resume with a game", ["run", "mughal", "--resume", "out"], _partial, ["game", "--resume"]),
+    ("--resume with -o", ["run", "--resume", "out", "-o", "elsewhere"], _partial, ["--out", "--resume"]),
+]
+
+
+@pytest.mark.parametrize("args,setup,names", [c[1:] for c in CLI], ids=[c[0] for c in CLI])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, args, setup, names):
+    monkeypatch.chdir(tmp_path)
+    if setup:
+        setup(tmp_path)
+    before = snapshot(tmp_path)
+    line = assert_refused(_invoke(*args), before, tmp_path, names)
+    assert "missing key" not in line
+
+
+def test_valid_neighbours_of_the_refused_inputs_still_work(cli):
+    """A new preset on a built-in base, and a table given as an inline table, are accepted."""
+    result = cli("strategies", "mohur", "--set", 'strategies.mine.base="greedy"', "--set", "rules={hand_limit=8}",
+                 "--set", "strategies.expert-fast.iterations=100000")
+    assert result.exit_code == 0, result.output
+    assert "mine" in result.stdout.split()
+
+
+# ---------------------------------------------------------------- warnings: degenerate settings, joblib, cache
+def test_degenerate_mohur_settings_warn_in_one_line_without_numpy_warnings(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _invoke("run", "mohur", "-n", 20, "-s", "greedy,greedy", "-q", "-o", "out",
+                         "--set", "tokens.diamond=[]", "--set", "tokens.gold=[]", "--set", "tokens.silver=[]")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("balance-sim: warning: tokens:"), lines
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in caught]
+
+
+def test_a_deck_that_is_exactly_the_deal_is_warned_about():
+    from sim.config import apply_set, load_defaults
+    from sim.mohur.config import validate
+    cfg = load_defaults("sim.mohur")
+    for kind, count in dict(diamond=3, gold=3, silver=4, cloth=0, spice=0, leather=2, coin=3).items():
+        apply_set(cfg, f"cards.{kind}={count}")
+    assert any("exactly the deal" in w for w in validate(cfg).warnings)
+    assert validate(load_defaults("sim.mohur")).warnings == ()
+
+
+def test_quiet_parallel_run_prints_nothing(tmp_path):
+    """joblib warned that "0 tasks ... have been cancelled" after a one-batch parallel run, even with -q."""
+    proc = subprocess.run([str(BIN), "run", "mohur", "-n", "2", "-j", "2", "--backend", "threading", "-q",
+                           "--no-report", "-s", "greedy,greedy", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == "", proc.stderr
+
+
+def test_unwritable_cache_folder_falls_back_to_a_stated_one(tmp_path, monkeypatch, capsys):
+    import sim
+    (tmp_path / "file").write_text("mine")
+    monkeypatch.setenv("BALANCE_SIM_CACHE", "")  # unset for cache_root, and restored afterwards
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "cache"))
+    root = sim.cache_root()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot be written" in err[0] and str(root) in err[0]
+    assert os.environ["BALANCE_SIM_CACHE"] == str(root) and (tmp_path / "file").read_text() == "mine"
+    assert sim._writable(root) is None  # the fallback is usable
