@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 
 
@@ -30,6 +31,7 @@ def build_report(tables, meta, outdir) -> dict:
     summary = summary_for(tables, meta)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
     sections = module.sections(tables, meta, summary, outdir)
+    sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 
