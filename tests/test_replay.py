@@ -204,6 +204,8 @@ def test_sample_games_are_picked_from_planted_tables():
     assert got["longest"].game == 1
     assert got["upset"].game == 2 and "(b)" in got["upset"].title  # b won 2 of 5: the weaker; its widest win
     assert got["safety"].game == 3 and "2 of 5" in got["safety"].why
+    ranked = frame.assign(safety_rank=[1, 1, 1, 1, 0])  # e.g. a round cap before a coins-short game
+    assert {s.key: s for s in pick(ranked)}["safety"].game == 4
     mirror = frame.assign(strategies=[("a", "a")] * 5, winner_strategies=[("a",)] * 5, safety=None)
     assert {s.key for s in pick(mirror)} == {"closest", "longest"}
 

@@ -29,7 +29,8 @@ class Sample:
 
 def games_frame(tables: dict, meta: dict) -> pd.DataFrame:
     """One row per game: `game`, `margin` (how far the winner was ahead; smaller is closer), `closeness` (words),
-    `length`, `length_words`, `safety` (words, or None) and `winner_strategies` / `strategies` (tuples)."""
+    `length`, `length_words`, `safety` (words, or None; optional `safety_rank`, lower shown first) and
+    `winner_strategies` / `strategies` (tuples)."""
     return {"mohur": _mohur, "mughal": _mughal, "muziris": _muziris}[meta["game"]](tables, meta)
 
 
@@ -98,15 +99,16 @@ def _muziris(tables, meta) -> pd.DataFrame:
     capped = games["end_reason"].astype(int) == 2  # sim.muziris.engine.END_NAMES: round_cap
     short = games["coins_short"].astype(bool)
     safety = ["the round cap (a safety rule) ended it" if c else
-              "it needed more coins than the box holds" if s else None for c, s in zip(capped, short)]
+              "it needed more coins than the box holds (coins_short)" if s else None for c, s in zip(capped, short)]
     return pd.DataFrame({
         "game": games.index.astype(int),
         "margin": seat["margin"].astype(int).to_numpy(),
-        "closeness": [f"won by {m} coin{'s' if m != 1 else ''}" if m else "a tie at the top"
-                      for m in seat["margin"]],
+        "closeness": [f"won by {m} coin{'s' if m != 1 else ''}" if m
+                      else "level on coins at the top and settled by the tie-break" for m in seat["margin"]],
         "length": (games["rounds"].astype(int) * 1000 + games["uses"].astype(int)).to_numpy(),
         "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
         "safety": safety,
+        "safety_rank": (~capped).astype(int).to_numpy(),  # a round-cap game first, then a coins-short one
         "strategies": seat["strategies"].to_numpy(),
         "winner_strategies": [w if isinstance(w, tuple) else () for w in seat["winner_strategies"]],
     })
@@ -143,7 +145,8 @@ def pick(frame: pd.DataFrame) -> list[Sample]:
             samples.append(Sample("upset", f"A win for the weaker strategy ({weak})", int(row["game"]),
                                   f"{weak} wins against {', '.join(sorted(set(row['strategies']) - {weak}))}: "
                                   f"{row['closeness']}"))
-    safe = frame[frame["safety"].notna()].sort_values("game", kind="stable")
+    safe = frame[frame["safety"].notna()]
+    safe = safe.sort_values(["safety_rank", "game"] if "safety_rank" in safe else "game", kind="stable")
     if len(safe):
         row = safe.iloc[0]
         samples.append(Sample("safety", "A game that hit a safety rule", int(row["game"]),
