@@ -193,21 +193,25 @@ def test_sample_games_are_picked_from_planted_tables():
         "game": [0, 1, 2, 3, 4],
         "margin": [5, 1, 9, 1, 3],
         "closeness": ["c"] * 5,
+        "decided": [True] * 5,
         "length": [10, 50, 20, 50, 5],
         "length_words": ["l"] * 5,
         "safety": [None, None, None, "the turn cap", "the turn cap"],
-        "strategies": [("a", "b")] * 5,
-        "winner_strategies": [("a",), ("a",), ("b",), ("a",), ("b",)],
     })
-    got = {s.key: s for s in pick(frame)}
+    winner = [0, 0, 1, 0, 1]  # seat 0 plays a, seat 1 plays b: b wins 2 of 5
+    seats = pd.DataFrame({"game": list(range(5)) * 2, "strategy": ["a"] * 5 + ["b"] * 5,
+                          "share": [float(w == 0) for w in winner] + [float(w == 1) for w in winner]})
+    got = {s.key: s for s in pick(frame, seats)}
     assert got["closest"].game == 1          # smallest margin, lowest index on a tie
     assert got["longest"].game == 1
-    assert got["upset"].game == 2 and "(b)" in got["upset"].title  # b won 2 of 5: the weaker; its widest win
+    assert got["upset"].game == 2 and "(b)" in got["upset"].title  # b is the weaker; its widest win
     assert got["safety"].game == 3 and "2 of 5" in got["safety"].why
     ranked = frame.assign(safety_rank=[1, 1, 1, 1, 0])  # e.g. a round cap before a coins-short game
-    assert {s.key: s for s in pick(ranked)}["safety"].game == 4
-    mirror = frame.assign(strategies=[("a", "a")] * 5, winner_strategies=[("a",)] * 5, safety=None)
-    assert {s.key for s in pick(mirror)} == {"closest", "longest"}
+    assert {s.key: s for s in pick(ranked, seats)}["safety"].game == 4
+    undecided = frame.assign(decided=[True, False, True, False, True])
+    assert {s.key: s for s in pick(undecided, seats)}["closest"].game == 4
+    mirror = seats.assign(strategy="a")
+    assert {s.key for s in pick(frame.assign(safety=None), mirror)} == {"closest", "longest"}
 
 
 def test_sample_command_rebuilds_the_configuration(tmp_path):

@@ -27,127 +27,130 @@ class Sample:
     why: str      # what makes it the one
 
 
-def games_frame(tables: dict, meta: dict) -> pd.DataFrame:
-    """One row per game: `game`, `margin` (how far the winner was ahead; smaller is closer), `closeness` (words),
-    `length`, `length_words`, `safety` (words, or None; optional `safety_rank`, lower shown first) and
-    `winner_strategies` / `strategies` (tuples)."""
+def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(games, seats). games: one row per game with `game`, `margin` (how far the winner was ahead; smaller is
+    closer), `closeness` (words), `decided` (a single winner), `length`, `length_words`, `safety` (words, or None)
+    and optionally `safety_rank` (lower shown first). seats: one row per seat with `game`, `strategy`, `share`
+    (win share). Vectorised: a report of a million games must not wait on it."""
     return {"mohur": _mohur, "mughal": _mughal, "muziris": _muziris}[meta["game"]](tables, meta)
 
 
-def _mohur(tables, meta) -> pd.DataFrame:
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _mohur(tables, meta):
+    from sim.mohur.engine import END_NAMES
     games, rounds = tables["games"], tables["rounds"]
     last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
-    rupee_gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs()
+    gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
     seals = (games["seals_0"].astype(int) - games["seals_1"].astype(int)).abs().to_numpy()
-    gap = rupee_gap.reindex(games["match"]).to_numpy()
-    from sim.mohur.engine import END_NAMES
     unsafe = rounds[rounds["end_reason"].isin([END_NAMES.index("stalled"), END_NAMES.index("turn_cap")])]
-    reason = unsafe.groupby("match")["end_reason"].first().map(
-        lambda r: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule")
-    safety = [reason.get(m) for m in games["match"]]
-    safety = [s if s is not None else ("the round cap ended the match with no winner" if w < 0 else None)
-              for s, w in zip(safety, games["winner"])]
-    strategies = list(zip(games["strategy_0"].astype(str), games["strategy_1"].astype(str)))
-    return pd.DataFrame({
-        "game": games["match"].astype(int).to_numpy(),
+    reason = unsafe.groupby("match")["end_reason"].first()
+    reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
+    winner = games["winner"].astype(int).to_numpy()
+    ids = games["match"].astype(int).to_numpy()
+    safety = [reason.get(m, "the round cap ended the match with no winner" if w < 0 else None)
+              for m, w in zip(ids, winner)]
+    frame = pd.DataFrame({
+        "game": ids,
         "margin": seals * 1000 + gap,
-        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {g} rupee{'s' if g != 1 else ''}"
-                      if g else "the last round level on rupees and settled by the tie-break")
+        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {_plural(g, 'rupee')}" if g
+                      else "the last round level on rupees and settled by the tie-break")
                       for a, b, g in zip(games["seals_0"], games["seals_1"], gap)],
+        "decided": winner >= 0,
         "length": games["turns"].astype(int).to_numpy(),
         "length_words": [f"{t} turns over {r} rounds" for t, r in zip(games["turns"], games["rounds"])],
         "safety": safety,
-        "strategies": strategies,
-        "winner_strategies": [(s[w],) if w >= 0 else () for s, w in zip(strategies, games["winner"])],
     })
+    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
+                                     "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
+    return frame, seats
 
 
-def _per_seat(players: pd.DataFrame, score: str) -> pd.DataFrame:
-    """Margin (top score minus the next), strategies and winners per game from a players table."""
-    ordered = players.sort_values(["game", "seat"])
-    grouped = ordered.groupby("game", sort=True)
-    top2 = grouped[score].apply(lambda s: sorted(s.astype(int), reverse=True)[:2])
-    margin = top2.map(lambda v: v[0] - v[1] if len(v) > 1 else v[0])
-    strategies = grouped["strategy"].apply(lambda s: tuple(s.astype(str)))
-    winners = ordered[ordered["win_share"] == 1].groupby("game")["strategy"].apply(lambda s: tuple(s.astype(str)))
-    return pd.DataFrame({"margin": margin, "strategies": strategies,
-                         "winner_strategies": winners.reindex(margin.index)}).rename_axis("game")
+def _margins(players: pd.DataFrame, score: str) -> pd.Series:
+    """Top score minus the next, per game."""
+    ordered = players.sort_values(["game", score], ascending=[True, False], kind="stable")
+    rank = ordered.groupby("game").cumcount().to_numpy()
+    top = ordered[rank == 0].set_index("game")[score].astype(int)
+    second = ordered[rank == 1].set_index("game")[score].astype(int).reindex(top.index, fill_value=0)
+    return top - second
 
 
-def _mughal(tables, meta) -> pd.DataFrame:
-    games = tables["games"].set_index("game")
-    seat = _per_seat(tables["players"], "vt_total")
-    seat = seat.reindex(games.index)
-    resh = games["reshuffles"].astype(int)
-    return pd.DataFrame({
-        "game": games.index.astype(int),
-        "margin": games["vt_margin"].astype(int).to_numpy(),
-        "closeness": [f"won by {m} VT" if m else "a shared win" for m in games["vt_margin"]],
+def _seats(players: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"game": players["game"].astype(int).to_numpy(),
+                         "strategy": players["strategy"].astype(str).to_numpy(),
+                         "share": players["win_share"].astype(float).to_numpy()})
+
+
+def _mughal(tables, meta):
+    games = tables["games"]
+    margin = games["vt_margin"].astype(int).to_numpy()
+    resh = games["reshuffles"].astype(int).to_numpy()
+    frame = pd.DataFrame({
+        "game": games["game"].astype(int).to_numpy(),
+        "margin": margin,
+        "closeness": [f"won by {m} VT" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
         "length": games["decisions"].astype(int).to_numpy(),
         "length_words": [f"{d} decisions (every game has {t} turns)" for d, t in zip(games["decisions"],
                                                                                          games["turns"])],
-        "safety": [f"the deck ran out and the discard was shuffled back {r} time{'s' if r != 1 else ''}" if r
-                   else None for r in resh],
-        "strategies": seat["strategies"].to_numpy(),
-        "winner_strategies": [w if isinstance(w, tuple) else () for w in seat["winner_strategies"]],
+        "safety": [f"the deck ran out and the discard was shuffled back {_plural(r, 'time')}" if r else None
+                   for r in resh],
     })
+    return frame, _seats(tables["players"])
 
 
-def _muziris(tables, meta) -> pd.DataFrame:
-    games = tables["games"].set_index("game")
-    seat = _per_seat(tables["players"], "coins").reindex(games.index)
-    capped = games["end_reason"].astype(int) == 2  # sim.muziris.engine.END_NAMES: round_cap
-    short = games["coins_short"].astype(bool)
-    safety = ["the round cap (a safety rule) ended it" if c else
-              "it needed more coins than the box holds (coins_short)" if s else None for c, s in zip(capped, short)]
-    return pd.DataFrame({
-        "game": games.index.astype(int),
-        "margin": seat["margin"].astype(int).to_numpy(),
-        "closeness": [f"won by {m} coin{'s' if m != 1 else ''}" if m
-                      else "level on coins at the top and settled by the tie-break" for m in seat["margin"]],
-        "length": (games["rounds"].astype(int) * 1000 + games["uses"].astype(int)).to_numpy(),
+def _muziris(tables, meta):
+    games = tables["games"]
+    ids = games["game"].astype(int).to_numpy()
+    margin = _margins(tables["players"], "coins").reindex(ids).to_numpy()
+    capped = games["end_reason"].astype(int).to_numpy() == 2  # sim.muziris.engine.END_NAMES: round_cap
+    short = games["coins_short"].astype(bool).to_numpy()
+    frame = pd.DataFrame({
+        "game": ids,
+        "margin": margin,
+        "closeness": [f"won by {_plural(m, 'coin')}" if m
+                      else "level on coins at the top and settled by the tie-break" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
+        "length": games["rounds"].astype(int).to_numpy() * 1000 + games["uses"].astype(int).to_numpy(),
         "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
-        "safety": safety,
-        "safety_rank": (~capped).astype(int).to_numpy(),  # a round-cap game first, then a coins-short one
-        "strategies": seat["strategies"].to_numpy(),
-        "winner_strategies": [w if isinstance(w, tuple) else () for w in seat["winner_strategies"]],
+        "safety": ["the round cap (a safety rule) ended it" if c else
+                   "it needed more coins than the box holds (coins_short)" if s else None
+                   for c, s in zip(capped, short)],
+        "safety_rank": (~capped).astype(int),  # a round-cap game first, then a coins-short one
     })
+    return frame, _seats(tables["players"])
 
 
-def weakest_strategy(frame: pd.DataFrame) -> str | None:
-    """The strategy with the lowest share of wins per seat it played; None with a single strategy."""
-    seats, wins = {}, {}
-    for strategies, winners in zip(frame["strategies"], frame["winner_strategies"]):
-        for s in strategies:
-            seats[s] = seats.get(s, 0) + 1
-        for s in winners:
-            wins[s] = wins.get(s, 0) + 1 / len(winners)
-    if len(seats) < 2:
-        return None
-    return min(sorted(seats), key=lambda s: wins.get(s, 0) / seats[s])
+def weakest_strategy(seats: pd.DataFrame) -> str | None:
+    """The strategy with the lowest mean win share per seat it played; None with a single strategy."""
+    rate = seats.groupby("strategy", sort=True)["share"].mean()
+    return None if len(rate) < 2 else str(rate.idxmin())
 
 
-def pick(frame: pd.DataFrame) -> list[Sample]:
+def pick(frame: pd.DataFrame, seats: pd.DataFrame) -> list[Sample]:
     """The sample games of a run (those that exist): ties go to the lowest game index."""
     samples = []
-    decided = frame[frame["winner_strategies"].map(len) > 0]
+    decided = frame[frame["decided"]]
     if len(decided):
         row = decided.sort_values(["margin", "game"], kind="stable").iloc[0]
         samples.append(Sample("closest", "The closest game", int(row["game"]), str(row["closeness"])))
     row = frame.sort_values(["length", "game"], ascending=[False, True], kind="stable").iloc[0]
     samples.append(Sample("longest", "The longest game", int(row["game"]), str(row["length_words"])))
-    weak = weakest_strategy(frame)
+    weak = weakest_strategy(seats)
     if weak is not None:
-        upsets = frame[frame["winner_strategies"].map(lambda w: w == (weak,))
-                       & frame["strategies"].map(lambda s: any(x != weak for x in s))]
+        won = seats.loc[(seats["strategy"] == weak) & (seats["share"] == 1), "game"]
+        against = seats.loc[seats["strategy"] != weak, "game"]
+        upsets = frame[frame["game"].isin(won) & frame["game"].isin(against)]
         if len(upsets):
             row = upsets.sort_values(["margin", "game"], ascending=[False, True], kind="stable").iloc[0]
+            rivals = sorted(set(seats.loc[(seats["game"] == row["game"]) & (seats["strategy"] != weak), "strategy"]))
             samples.append(Sample("upset", f"A win for the weaker strategy ({weak})", int(row["game"]),
-                                  f"{weak} wins against {', '.join(sorted(set(row['strategies']) - {weak}))}: "
-                                  f"{row['closeness']}"))
+                                  f"{weak} wins against {', '.join(rivals)}: {row['closeness']}"))
     safe = frame[frame["safety"].notna()]
-    safe = safe.sort_values(["safety_rank", "game"] if "safety_rank" in safe else "game", kind="stable")
     if len(safe):
+        safe = safe.sort_values(["safety_rank", "game"] if "safety_rank" in safe else "game", kind="stable")
         row = safe.iloc[0]
         samples.append(Sample("safety", "A game that hit a safety rule", int(row["game"]),
                               f"{row['safety']} ({len(safe):,} of {len(frame):,} games did)"))
@@ -203,8 +206,7 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True) ->
 
     from analysis.replay import write_replay
     outdir = Path(outdir)
-    frame = games_frame(tables, meta)
-    samples = pick(frame)
+    samples = pick(*games_frame(tables, meta))
     search = _search_names(meta)
     results_dir = Path(str(outdir)[: -len(".partial")]) if str(outdir).endswith(".partial") else outdir
     items = []
