@@ -1,6 +1,9 @@
 """`balance-sim replay` without a browser: the page carries the trace unchanged, its words and scores follow the
 events, `--game K` reproduces game K of a run exactly, and reports link to sample games."""
+import html
 import json
+import re
+import shlex
 
 import pandas as pd
 import pytest
@@ -224,7 +227,6 @@ def test_sample_command_rebuilds_the_configuration(tmp_path):
     cmd = command(meta, 12)
     assert cmd == ("balance-sim replay mohur --seed 3 -s greedy,racer -p 2 --game 12 --batch-size 64 "
                    "--set rules.hand_limit=8 --set 'tokens.diamond=[8, 7, 5, 5, 5]'")
-    import shlex
     words = shlex.split(cmd)
     sets = tuple(words[i + 1] for i, w in enumerate(words) if w == "--set")
     _, _, cfg, _, _ = load_setup("mohur", None, sets, 2, "greedy,racer")
@@ -234,14 +236,24 @@ def test_sample_command_rebuilds_the_configuration(tmp_path):
 def test_report_links_replays_of_its_sample_games(tmp_path):
     out = tmp_path / "run"
     result = CliRunner().invoke(main, ["run", "muziris", "-n", 40, "--batch-size", 16, "--seed", 2,
-                                       "-s", "greedy,random", "-p", 2, "-o", out, "-q"])
+                                       "-s", "all", "-p", 3, "-o", out, "-q"])
     assert result.exit_code == 0, result.output
     report = (out / "report.html").read_text()
     assert "<h2>Sample games</h2>" in report and "replays/closest.html" in report
     players = pd.read_parquet(out / "players.parquet")
-    for page in sorted((out / "replays").glob("*.html")):
+    commands = {int(c.split("--game ")[1].split()[0]): html.unescape(c)
+                for c in re.findall(r"<code>(balance-sim replay [^<]*)</code>", report)}
+    pages = sorted((out / "replays").glob("*.html"))
+    assert pages
+    for page in pages:
         data = embedded_data(page.read_text())
         k = data["game_index"]
-        assert f"--game {k} " in report
         seats = players[players["game"] == k].sort_values("seat")
-        assert data["events"][-1]["coins"] == list(seats["coins"])
+        assert data["events"][-1]["coins"] == list(seats["coins"])  # the page shows that row's game
+        assert data["strategies"] == list(seats["strategy"].astype(str))
+        # and the command printed under the link writes the same page
+        again = tmp_path / f"again-{k}.html"
+        words = shlex.split(commands[k])
+        result = CliRunner().invoke(main, words[1:] + ["-o", str(again)])
+        assert result.exit_code == 0, (commands[k], result.output)
+        assert embedded_data(again.read_text())["events"] == data["events"]
