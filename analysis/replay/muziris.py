@@ -50,7 +50,8 @@ def use_text(ev: dict, public: bool = False) -> str:
 def hand_limit_text(ev: dict, public: bool = False) -> str:
     cards = ev["discarded"]
     if public:
-        return f"Seat {ev['seat']} is over the hand limit and discards {len(cards)} card{'s' if len(cards) != 1 else ''}."
+        n = len(cards)
+        return f"Seat {ev['seat']} is over the hand limit and discards {n} card{'s' if n != 1 else ''}."
     return f"Seat {ev['seat']} is over the hand limit and discards {', '.join(cards)}."
 
 
