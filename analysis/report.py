@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 
 
@@ -47,6 +48,7 @@ def build_report(tables, meta, outdir) -> dict:
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
     with quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
+    sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 

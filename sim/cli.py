@@ -16,6 +16,7 @@ from click.core import ParameterSource
 import sim
 from sim import inputs
 from sim.errors import UserError
+from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
 # Errors of the machine rather than of the program: one line, like a bad flag.
@@ -344,21 +345,18 @@ def compare(dir_a, dir_b, out):
 
 
 @main.command()
-@_game_arg
+@click.argument("game", required=False)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
 @click.option("-s", "--strategies", default="greedy", show_default=True,
               help="Strategies by seat, comma-separated (one name: every seat plays it).")
 @click.option("-p", "--players", type=int, default=None)
+@game_options
 @_config_options
-def trace(game, seed, strategies, players, config_file, sets):
+def trace(game, seed, strategies, players, game_index, batch_size, round_robin, run_dir, config_file, sets):
     """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
-    inputs.seed(seed)
-    spec, players, cfg, chosen, _ = load_setup(game, config_file, sets, players, strategies)
-    if len(chosen) == 1:
-        chosen = chosen * players
-    if len(chosen) != players:
-        raise UserError(f"--strategies: give 1 or {players} names for {players} players, got {len(chosen)}")
-    for event in spec.trace(cfg, players, list(chosen), seed):
+    chosen = choose_game(game, seed, strategies, players, config_file, sets, game_index, batch_size, round_robin,
+                         run_dir)
+    for event in chosen.events():
         click.echo(json.dumps(event, separators=(",", ":")))
 
 
@@ -596,6 +594,9 @@ def main_job(out, jobs, seed, scale):
         written.append(folder / "report.html")
     for path in written:
         click.echo(str(path))
+
+
+main.add_command(replay)  # sim/replay_cmd.py
 
 
 if __name__ == "__main__":

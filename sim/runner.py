@@ -89,6 +89,20 @@ def batch_seeds(root: int, n_batches: int) -> list[int]:
     return [batch_seed(root, b) for b in range(n_batches)]
 
 
+def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[int, int]:
+    """(batch seed, index within its batch) of game `game` of a run with this root seed and batch size: what a
+    trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
+    so game 0 is the same for every batch size."""
+    b, local = divmod(int(game), int(batch_size))
+    return batch_seeds(seed, b + 1)[b], local
+
+
+def seat_choices(game: str, players: int, choices: tuple, round_robin: bool, index: int) -> tuple:
+    """The strategy choice at each seat of game `index` of a run, as `lineups` seats them."""
+    plan = Plan(game, players, index + 1, 0, tuple(choices), 1, round_robin)
+    return tuple(choices[c] for c in lineups(plan, index, index + 1)[0])
+
+
 def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) -> dict:
     """Plays batch b. A plain module-level function so joblib workers import the engine once and reuse it."""
     from sim.game import get_game

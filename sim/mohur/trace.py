@@ -11,7 +11,7 @@ from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.mohur.config import GOODS, KINDS
 from sim.rng import deal_seed
-from sim.runner import batch_seeds
+from sim.runner import DEFAULT_BATCH, game_origin
 
 
 def _state(s, cfg) -> dict:
@@ -53,14 +53,16 @@ def _config_view(raw: dict) -> dict:
     return view
 
 
-def trace(cfg, choices, seed: int):
+def trace(cfg, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
+    """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size)."""
     v = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
     params = np.stack([c.vector() for c in choices])
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
            "config": _config_view(cfg.raw)}
-    root = np.uint32(batch_seeds(seed, 1)[0])
-    K.seed_rng(K.match_seed(root, 0, 0))
+    root, local = game_origin(seed, game, batch_size)
+    root = np.uint32(root)
+    K.seed_rng(K.match_seed(root, local, 0))
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
@@ -69,7 +71,7 @@ def trace(cfg, choices, seed: int):
     winner = None
     for rnd in range(1, int(v[E.CFG_ROUND_CAP]) + 1):
         s[E.S_ROUND] = rnd
-        E.deal_round(s, v, starter, deal_seed(root, 0, rnd))
+        E.deal_round(s, v, starter, deal_seed(root, local, rnd))
         yield {"event": "round_start", "round": rnd, "starter": starter, **_state(s, v)}
         while not E.is_over(s):
             p = int(s[E.S_CUR])

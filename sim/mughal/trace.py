@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.rng import reseed
-from sim.runner import batch_seeds
+from sim.runner import DEFAULT_BATCH, game_origin
 
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
@@ -55,7 +55,7 @@ def _choices(cfg, chosen, P):
     return out
 
 
-def trace(cfg, players, choices, seed):
+def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_BATCH):
     P = int(players)
     if len(choices) != P:
         choices = [choices[i % len(choices)] for i in range(P)]
@@ -74,7 +74,8 @@ def trace(cfg, players, choices, seed):
     picks = np.zeros((0, int(vec[E.CFG_HAND]), 2), dtype=np.int64)  # no tally in a trace
     debug = True
 
-    reseed(np.uint32(batch_seeds(seed, 1)[0]), 0, 0)  # game 0 of `run -n 1 --seed S`
+    root, local = game_origin(seed, game, batch_size)
+    reseed(np.uint32(root), local, 0)  # game `game` of `run --seed S` (game 0: `run -n 1`)
     yield {"event": "game_start", "game": "mughal", "seed": int(seed), "players": P,
            "strategies": [c.name for c in choices], "config": cfg.raw}
     E.new_game(s, P)

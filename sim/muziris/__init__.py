@@ -3,9 +3,9 @@ from sim.game import GameSpec
 from sim.muziris.config import validate
 
 
-def _trace(cfg, players, choices, seed):
+def _trace(cfg, players, choices, seed, **which):  # which: game=K, batch_size=B of a run
     from sim.muziris.trace import trace
-    return trace(cfg, players, choices, seed)
+    return trace(cfg, players, choices, seed, **which)
 
 
 GAME = GameSpec(

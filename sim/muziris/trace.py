@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.rng import reseed
-from sim.runner import batch_seeds
+from sim.runner import DEFAULT_BATCH, game_origin
 
 from sim.muziris import engine as E
 from sim.muziris.kernel import choose_action
@@ -58,11 +58,12 @@ def _sources(cfg, s, p) -> dict:
     }
 
 
-def trace(cfg, players: int, choices, seed: int):
+def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     v = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
     params = np.stack([c.vector() for c in choices])
-    reseed(np.uint32(batch_seeds(seed, 1)[0]), 0, 0)  # game 0 of `run -n 1 --seed S`
+    root, local = game_origin(seed, game, batch_size)
+    reseed(np.uint32(root), local, 0)  # game `game` of `run --seed S` (game 0: `run -n 1`)
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)

@@ -1,0 +1,72 @@
+"""One game as a self-contained HTML page to step through (`balance-sim replay`).
+
+The page embeds the trace's events unchanged plus one *frame* per step, built here so that the words and the
+running scores are plain, tested Python: `{"e": event index, "s": index of the event whose state is shown,
+"seat": the acting seat or null, "where": "Round 2 · turn 14", "text": the step in words, "public": the same
+words as the table hears them (only where hidden cards make them differ), "score": [per seat],
+"score_public": [per seat] (only where it differs)}` plus per-game fields. `template.html` (inline CSS and
+JavaScript, no network) draws the board from them.
+"""
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+from analysis.replay import mohur, mughal, muziris
+
+BUILDERS = {"mohur": mohur.frames, "mughal": mughal.frames, "muziris": muziris.frames}
+TITLES = {"mohur": "Mohur", "mughal": "Mughal", "muziris": "Merchants of Muziris"}
+SCORE_NAMES = {"mohur": "rupees this round", "mughal": "VT", "muziris": "coins"}
+DATA_MARK = "{{DATA}}"
+
+
+def game_of(events: list[dict]) -> str:
+    game = events[0].get("game")
+    if game not in BUILDERS:
+        raise ValueError(f"not a trace: the first event names game {game!r}")
+    return game
+
+
+def page_data(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> dict:
+    """Everything the page shows: the events as traced, the frames, and a few labels."""
+    game = game_of(events)
+    start = events[0]
+    players = int(start.get("players", len(start.get("strategies", [])) or 2))
+    return {"game": game, "title": TITLES[game], "seed": start.get("seed"), "game_index": game_index,
+            "batch_size": batch_size, "players": players, "strategies": start.get("strategies", []),
+            "score_name": SCORE_NAMES[game], "events": events, "frames": BUILDERS[game](events)}
+
+
+def build_page(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> str:
+    data = page_data(events, game_index, batch_size)
+    # "</" inside a <script> would close it early; "<\/" is the same string to JSON
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    template = resources.files(__package__).joinpath("template.html").read_text(encoding="utf-8")
+    where = f"seed {data['seed']}" + (f", game {game_index}" if game_index else "")
+    title = f"{data['title']} replay ({where})"
+    return template.replace("{{TITLE}}", html.escape(title)).replace(DATA_MARK, blob)
+
+
+def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size: int | None = None) -> Path:
+    import os
+    path = Path(path)
+    if path.parent and not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    page = build_page(events, game_index, batch_size)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:  # written whole or not at all: a full disk never leaves half a page under the user's name
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def embedded_data(page: str) -> dict:
+    """The JSON a written page carries (for tests and tools that read replays back)."""
+    start = page.index('<script id="replay-data" type="application/json">') + len(
+        '<script id="replay-data" type="application/json">')
+    stop = page.index("</script>", start)
+    return json.loads(page[start:stop])  # JSON reads "<\\/" as "</"

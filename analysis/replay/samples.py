@@ -1,0 +1,236 @@
+"""Sample games for the report: the closest, the longest, one the weaker strategy won, one that hit a safety
+rule, each with the command that replays it and (heuristic players only) its replay page beside the report.
+
+Every game's index in the tables is its index in the run, which with the run's seed and batch size is all a
+trace needs (`balance-sim replay --game K`, sim.replay_cmd).
+"""
+from __future__ import annotations
+
+import html
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sim.config import load_defaults
+
+REPLAY_DIR = "replays"
+
+
+@dataclass(frozen=True)
+class Sample:
+    key: str      # file name stem
+    title: str    # "The closest game"
+    game: int     # index in the run
+    why: str      # what makes it the one
+
+
+def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(games, seats). games: one row per game with `game`, `margin` (how far the winner was ahead; smaller is
+    closer), `closeness` (words), `decided` (a single winner), `length`, `length_words`, `safety` (words, or None)
+    and optionally `safety_rank` (lower shown first). seats: one row per seat with `game`, `strategy`, `share`
+    (win share). Vectorised: a report of a million games must not wait on it."""
+    return {"mohur": _mohur, "mughal": _mughal, "muziris": _muziris}[meta["game"]](tables, meta)
+
+
+def _plural(n, word):
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _mohur(tables, meta):
+    from sim.mohur.engine import END_NAMES
+    games, rounds = tables["games"], tables["rounds"]
+    last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
+    gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
+    seals = (games["seals_0"].astype(int) - games["seals_1"].astype(int)).abs().to_numpy()
+    unsafe = rounds[rounds["end_reason"].isin([END_NAMES.index("stalled"), END_NAMES.index("turn_cap")])]
+    reason = unsafe.groupby("match")["end_reason"].first()
+    reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
+    winner = games["winner"].astype(int).to_numpy()
+    ids = games["match"].astype(int).to_numpy()
+    safety = [reason.get(m, "the round cap ended the match with no winner" if w < 0 else None)
+              for m, w in zip(ids, winner)]
+    frame = pd.DataFrame({
+        "game": ids,
+        "margin": seals * 1000 + gap,
+        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {_plural(g, 'rupee')}" if g
+                      else "the last round level on rupees and settled by the tie-break")
+                      for a, b, g in zip(games["seals_0"], games["seals_1"], gap)],
+        "decided": winner >= 0,
+        "length": games["turns"].astype(int).to_numpy(),
+        "length_words": [f"{t} turns over {r} rounds" for t, r in zip(games["turns"], games["rounds"])],
+        "safety": safety,
+    })
+    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
+                                     "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
+    return frame, seats
+
+
+def _margins(players: pd.DataFrame, score: str) -> pd.Series:
+    """Top score minus the next, per game."""
+    ordered = players.sort_values(["game", score], ascending=[True, False], kind="stable")
+    rank = ordered.groupby("game").cumcount().to_numpy()
+    top = ordered[rank == 0].set_index("game")[score].astype(int)
+    second = ordered[rank == 1].set_index("game")[score].astype(int).reindex(top.index, fill_value=0)
+    return top - second
+
+
+def _seats(players: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"game": players["game"].astype(int).to_numpy(),
+                         "strategy": players["strategy"].astype(str).to_numpy(),
+                         "share": players["win_share"].astype(float).to_numpy()})
+
+
+def _mughal(tables, meta):
+    games = tables["games"]
+    margin = games["vt_margin"].astype(int).to_numpy()
+    resh = games["reshuffles"].astype(int).to_numpy()
+    frame = pd.DataFrame({
+        "game": games["game"].astype(int).to_numpy(),
+        "margin": margin,
+        "closeness": [f"won by {m} VT" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
+        "length": games["decisions"].astype(int).to_numpy(),
+        "length_words": [f"{d} decisions (every game has {t} turns)" for d, t in zip(games["decisions"],
+                                                                                         games["turns"])],
+        "safety": [f"the deck ran out and the discard was shuffled back {_plural(r, 'time')}" if r else None
+                   for r in resh],
+    })
+    return frame, _seats(tables["players"])
+
+
+def _muziris(tables, meta):
+    games = tables["games"]
+    ids = games["game"].astype(int).to_numpy()
+    margin = _margins(tables["players"], "coins").reindex(ids).to_numpy()
+    capped = games["end_reason"].astype(int).to_numpy() == 2  # sim.muziris.engine.END_NAMES: round_cap
+    short = games["coins_short"].astype(bool).to_numpy()
+    frame = pd.DataFrame({
+        "game": ids,
+        "margin": margin,
+        "closeness": [f"won by {_plural(m, 'coin')}" if m
+                      else "level on coins at the top and settled by the tie-break" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
+        "length": games["rounds"].astype(int).to_numpy() * 1000 + games["uses"].astype(int).to_numpy(),
+        "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
+        "safety": ["the round cap (a safety rule) ended it" if c else
+                   "it needed more coins than the box holds (coins_short)" if s else None
+                   for c, s in zip(capped, short)],
+        "safety_rank": (~capped).astype(int),  # a round-cap game first, then a coins-short one
+    })
+    return frame, _seats(tables["players"])
+
+
+def weakest_strategy(seats: pd.DataFrame) -> str | None:
+    """The strategy with the lowest mean win share per seat it played; None with a single strategy."""
+    rate = seats.groupby("strategy", sort=True)["share"].mean()
+    return None if len(rate) < 2 else str(rate.idxmin())
+
+
+def pick(frame: pd.DataFrame, seats: pd.DataFrame) -> list[Sample]:
+    """The sample games of a run (those that exist): ties go to the lowest game index."""
+    samples = []
+    decided = frame[frame["decided"]]
+    if len(decided):
+        row = decided.sort_values(["margin", "game"], kind="stable").iloc[0]
+        samples.append(Sample("closest", "The closest game", int(row["game"]), str(row["closeness"])))
+    row = frame.sort_values(["length", "game"], ascending=[False, True], kind="stable").iloc[0]
+    samples.append(Sample("longest", "The longest game", int(row["game"]), str(row["length_words"])))
+    weak = weakest_strategy(seats)
+    if weak is not None:
+        won = seats.loc[(seats["strategy"] == weak) & (seats["share"] == 1), "game"]
+        against = seats.loc[seats["strategy"] != weak, "game"]
+        upsets = frame[frame["game"].isin(won) & frame["game"].isin(against)]
+        if len(upsets):
+            row = upsets.sort_values(["margin", "game"], ascending=[False, True], kind="stable").iloc[0]
+            rivals = sorted(set(seats.loc[(seats["game"] == row["game"]) & (seats["strategy"] != weak), "strategy"]))
+            samples.append(Sample("upset", f"A win for the weaker strategy ({weak})", int(row["game"]),
+                                  f"{weak} wins against {', '.join(rivals)}: {row['closeness']}"))
+    safe = frame[frame["safety"].notna()]
+    if len(safe):
+        safe = safe.sort_values(["safety_rank", "game"] if "safety_rank" in safe else "game", kind="stable")
+        row = safe.iloc[0]
+        samples.append(Sample("safety", "A game that hit a safety rule", int(row["game"]),
+                              f"{row['safety']} ({len(safe):,} of {len(frame):,} games did)"))
+    return samples
+
+
+def _set_flags(meta: dict) -> list[str] | None:
+    """--set flags that rebuild the run's configuration from the defaults; None if some change cannot be
+    written as one (then the command names the results folder instead)."""
+    try:
+        defaults = load_defaults(f"sim.{meta['game']}")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return None
+    flags: list[str] = []
+
+    def walk(a, b, path) -> bool:
+        if isinstance(a, dict) and isinstance(b, dict):
+            if set(a) != set(b):
+                return False
+            return all(walk(a[k], b[k], f"{path}{k}.") for k in sorted(a))
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and any(isinstance(x, dict) for x in a):
+            return all(walk(x, y, f"{path}{i}.") for i, (x, y) in enumerate(zip(a, b), start=1))
+        if a == b:
+            return True
+        if isinstance(b, dict) or (isinstance(b, list) and any(isinstance(x, (dict, list)) for x in b)):
+            return False
+        flags.append(f"{path.rstrip('.')}={json.dumps(b)}")  # JSON scalars and flat lists are TOML values
+        return True
+
+    return flags if walk(defaults, meta.get("config", {}), "") else None
+
+
+def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
+    """The command line that replays game `game` of the run."""
+    flags = _set_flags(meta)
+    if flags is None and results_dir is not None:
+        return f"balance-sim replay --run {shlex.quote(str(results_dir))} --game {game}"
+    names = ",".join(s["name"] for s in meta["strategies"])
+    parts = ["balance-sim", "replay", meta["game"], "--seed", str(meta["seed"]), "-s", names,
+             "-p", str(meta["players"]), "--game", str(game), "--batch-size", str(meta["batch_size"])]
+    if meta.get("round_robin") and meta["players"] == 2:  # more players rotate seats whatever the flag
+        parts.append("--round-robin")
+    for flag in flags or []:
+        parts += ["--set", flag]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True) -> dict:
+    """The report section; writes `replays/<key>.html` beside the report unless a seat of that game is a search
+    player (seconds a move) or `write_pages` is false."""
+    from sim.errors import UserError
+    from sim.replay_cmd import from_meta
+
+    from analysis.replay import write_replay
+    outdir = Path(outdir)
+    samples = pick(*games_frame(tables, meta))
+    search = _search_names(meta)
+    results_dir = Path(str(outdir)[: -len(".partial")]) if str(outdir).endswith(".partial") else outdir
+    items = []
+    for sample in samples:
+        cmd = command(meta, sample.game, results_dir)
+        link = ""
+        try:
+            chosen = from_meta(meta, sample.game)
+        except UserError:
+            chosen = None
+        if write_pages and chosen is not None and not any(c.name in search for c in chosen.seats):
+            target = outdir / REPLAY_DIR / f"{sample.key}.html"
+            write_replay(target, list(chosen.events()), game_index=sample.game, batch_size=chosen.batch_size)
+            link = f" <a href='{REPLAY_DIR}/{sample.key}.html'>open the replay</a>"
+        items.append(f"<li><b>{html.escape(sample.title)}</b>: game {sample.game}, {html.escape(sample.why)}."
+                     f"{link}<br><code>{html.escape(cmd)}</code></li>")
+    if not any(s.key == "safety" for s in samples):
+        items.append("<li><b>Safety rules</b>: no game of this run hit one.</li>")
+    text = ("Games worth watching, chosen from this run's tables. Each link opens a page that steps through the "
+            "game turn by turn; the command under it writes the same page (replay.html) from the run's seed.")
+    return {"title": "Sample games", "text": text, "html": "<ul class='samples'>" + "".join(items) + "</ul>"}
+
+
+def _search_names(meta: dict) -> set[str]:
+    from sim.registry import registered
+    search = {d.name for d in registered(meta["game"]) if d.search}
+    return {s["name"] for s in meta.get("strategies", []) if s.get("base") in search}

@@ -1,0 +1,259 @@
+"""`balance-sim replay` without a browser: the page carries the trace unchanged, its words and scores follow the
+events, `--game K` reproduces game K of a run exactly, and reports link to sample games."""
+import html
+import json
+import re
+import shlex
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from analysis.replay import build_page, embedded_data, mohur, mughal, muziris
+from analysis.replay.samples import command, pick
+from sim.cli import load_setup, main
+
+LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier", 3),
+           "muziris": ("greedy,random,blocker", 3)}
+
+
+def trace_events(game, seed=7, **which):
+    names, players = LINEUPS[game]
+    spec, players, cfg, chosen, _ = load_setup(game, None, (), players, names)
+    return list(spec.trace(cfg, players, list(chosen), seed, **which))
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return {game: trace_events(game) for game in LINEUPS}
+
+
+def traced_winners(end):
+    if "winners" in end:
+        return end["winners"]
+    if "win_share" in end:
+        return [p for p, s in enumerate(end["win_share"]) if s > 0]
+    return [] if end["winner"] is None else [end["winner"]]
+
+
+@pytest.mark.parametrize("game", sorted(LINEUPS))
+def test_page_embeds_the_trace_unchanged(game, traces):
+    events = traces[game]
+    page = build_page(events)
+    assert "<script src" not in page and "http://" not in page and "https://" not in page  # opens offline
+    data = embedded_data(page)
+    assert data["events"] == json.loads(json.dumps(events))
+    assert data["game"] == game and data["strategies"] == events[0]["strategies"]
+    frames = data["frames"]
+    assert [f["e"] for f in frames] == sorted(f["e"] for f in frames)
+    for f in frames:
+        shown = events[f["s"]]
+        assert "state" in shown or shown["event"] == "round_start"  # Mohur's round start holds its state inline
+        assert f["text"] and len(f["score"]) == data["players"]
+    last = frames[-1]
+    assert last["final"] and last["e"] == len(events) - 1
+    assert last["winners"] == traced_winners(events[-1])
+
+
+def test_scores_follow_the_trace(traces):
+    end = traces["mughal"][-1]
+    assert mughal.frames(traces["mughal"])[-1]["score"] == end["vt"]
+    end = traces["muziris"][-1]
+    assert muziris.frames(traces["muziris"])[-1]["score"] == end["coins"]
+    events = traces["mohur"]
+    for f in mohur.frames(events):
+        ev = events[f["e"]]
+        if ev["event"] == "round_end":
+            assert f["score"] == ev["rupees"]
+        if ev["event"] == "action":  # the running score is what the seat sold for this round
+            assert f["score"][ev["seat"]] == sum(f["won"][ev["seat"]]["goods"]) + sum(f["won"][ev["seat"]]["bonus"])
+
+
+def test_mohur_sentences():
+    sell = {"type": "sell", "good": "cloth", "count": 3, "gained": {"tokens": [5, 3, 3], "bonus": 2}}
+    assert mohur.action_text(0, sell, None) == "Seat 0 sells 3 cloth for 5+3+3 rupees and a 2-rupee bonus."
+    assert mohur.action_text(0, sell, None, public=True) == (
+        "Seat 0 sells 3 cloth for 5+3+3 rupees and a bonus token (its value stays hidden until scoring).")
+    before = {"market": {"coin": 3}}
+    assert mohur.action_text(1, {"type": "take_coins"}, before) == "Seat 1 takes all 3 coins from the market."
+    swap = {"type": "exchange", "take": {"gold": 2}, "give": {"coin": 1, "spice": 1}}
+    assert mohur.action_text(1, swap, before) == "Seat 1 exchanges 1 coin and 1 spice for 2 gold from the market."
+    assert mohur.action_text(0, {"type": "pass"}, before) == "Seat 0 has no legal action and passes."
+    end = {"round": 2, "reason": "turn_cap", "rupees": [40, 41], "coin_token": None, "winner": 1, "seals": [1, 1]}
+    assert "turn cap of 1000 turns" in mohur.round_end_text(end, {"turn_cap": 1000})
+
+
+def test_mohur_bonus_values_stay_off_the_table_view():
+    start = {"event": "match_start", "game": "mohur", "seed": 1, "strategies": ["a", "b"],
+             "config": {"bonus": {"3": [3, 2], "4": [6], "5": [10]}}}
+    state = {"market": {}, "hands": [{}, {}], "coffers": [0, 0], "deck": 5, "tokens": {}}
+    events = [start, {"event": "round_start", "round": 1, "starter": 0, **state},
+              {"event": "action", "round": 1, "turn": 1, "seat": 0, "state": state,
+               "action": {"type": "sell", "good": "cloth", "count": 3, "gained": {"tokens": [5, 3, 3], "bonus": 2}}}]
+    sale = mohur.frames(events)[-1]
+    assert sale["score"] == [13, 0] and sale["score_public"] == [11, 0]
+    assert "2-rupee" in sale["text"] and "2" not in sale["public"].replace("Seat 0", "")
+    assert sale["piles"] == {"3": 1, "4": 1, "5": 1}
+
+
+def test_mughal_scoring_sentence_and_a_scoring_state_after_clean_up(traces):
+    events = json.loads(json.dumps(traces["mughal"]))
+    scoring = next(i for i, e in enumerate(events) if e["event"] == "scoring")
+    text = mughal.scoring_text(events[scoring])
+    for s in events[scoring]["seats"]:
+        assert f"seat {s['seat']} " in text and f"{s['vt']} in all" in text
+    # a later schema may add the state after the clean-up: the scoring frame still shows the tables scored
+    cleared = json.loads(json.dumps(events[scoring - 1]["state"]))
+    for seat in cleared["seats"]:
+        seat["table"] = []
+    events[scoring]["state"] = cleared
+    frame = next(f for f in mughal.frames(events) if f["e"] == scoring)
+    assert frame["s"] == scoring - 1
+
+
+def test_muziris_use_sentence_tolerates_new_choices_and_fields():
+    use = {"event": "use", "round": 2, "seat": 1, "character": "merchant", "coins_taken": 2, "coins_gained": 5,
+           "round_ended": False, "future_field": 1,
+           "choices": [{"decision": "character", "character": "merchant", "options": 4},
+                       {"decision": "take", "produce": "pepper", "options": 3},
+                       {"decision": "fulfil", "produce": "pepper", "size": 2, "options": 2},
+                       {"decision": "cycle", "produce": "banana", "options": 2},
+                       {"decision": "discard", "produce": "mango", "options": 3},
+                       {"decision": "brand_new", "produce": "ginger", "options": 2}]}
+    assert muziris.use_text(use) == (
+        "Seat 1 takes the merchant with the 2 coins lying on it: takes pepper from the market, fulfils an order of "
+        "2 pepper, discards banana to draw again, discards mango, brand new ginger; +5 coins.")
+    public = muziris.use_text(use, public=True)
+    assert "banana" not in public and "mango" not in public and "discards a card" in public
+
+
+def run_folder(tmp_path, game, n=12, batch=5):
+    names, players = LINEUPS[game]
+    out = tmp_path / game
+    result = CliRunner().invoke(main, ["run", game, "-n", n, "--batch-size", batch, "--seed", 4, "-s", names,
+                                       "-p", players, "-o", out, "-q", "--no-report"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def trace_cli(*args):
+    result = CliRunner().invoke(main, ["trace", *[str(a) for a in args]])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.output.splitlines()]
+
+
+@pytest.mark.parametrize("game", sorted(LINEUPS))
+def test_game_k_of_a_run_is_reproduced_exactly(game, tmp_path):
+    """Game 7 lies in the second batch of five; its seats are rotated by the run's lineup."""
+    out = run_folder(tmp_path, game)
+    names, players = LINEUPS[game]
+    games = pd.read_parquet(out / "games.parquet")
+    id_col = "match" if game == "mohur" else "game"
+    for k in (7, 11):
+        events = trace_cli(game, "--seed", 4, "-s", names, "-p", players, "--game", k, "--batch-size", 5)
+        assert events == trace_cli("--run", out, "--game", k)
+        row = games[games[id_col] == k].iloc[0]
+        end = events[-1]
+        if game == "mohur":
+            assert events[0]["strategies"] == [row["strategy_0"], row["strategy_1"]]
+            assert (end["winner"] if end["winner"] is not None else -1) == row["winner"]
+            assert end["seals"] == [row["seals_0"], row["seals_1"]] and end["rounds"] == row["rounds"]
+            assert sum(e["event"] == "action" for e in events) == row["turns"]
+        else:
+            seats = pd.read_parquet(out / "players.parquet")
+            seats = seats[seats["game"] == k].sort_values("seat")
+            assert events[0]["strategies"] == list(seats["strategy"].astype(str))
+            score = "vt_total" if game == "mughal" else "coins"
+            assert (end["vt"] if game == "mughal" else end["coins"]) == list(seats[score])
+            assert [s for s in end["win_share"]] == pytest.approx(list(seats["win_share"]))
+    # game 0 is the same whatever the batch size: the plain trace still shows it
+    plain = trace_cli(game, "--seed", 4, "-s", names.split(",")[0], "-p", players)
+    assert plain == trace_cli(game, "--seed", 4, "-s", names.split(",")[0], "-p", players, "--game", 0,
+                              "--batch-size", 3)
+
+
+def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
+    out = run_folder(tmp_path, "mohur", n=6, batch=4)
+    runner = CliRunner()
+    page = tmp_path / "r.html"
+    result = runner.invoke(main, ["replay", "--run", str(out), "--game", "5", "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    data = embedded_data(page.read_text())
+    assert data["events"] == trace_cli("--run", out, "--game", 5) and data["game_index"] == 5
+    bad = [["replay", "--run", str(out), "--game", "6", "-o", str(tmp_path / "x.html")],
+           ["replay", "mohur", "--batch-size", "4", "-o", str(tmp_path / "x.html")],
+           ["replay", "--run", str(out), "--set", "rules.hand_limit=8", "-o", str(tmp_path / "x.html")],
+           ["replay", "mohur", "--game", "-1", "-o", str(tmp_path / "x.html")]]
+    for args in bad:
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+        assert not (tmp_path / "x.html").exists()
+
+
+def test_sample_games_are_picked_from_planted_tables():
+    frame = pd.DataFrame({
+        "game": [0, 1, 2, 3, 4],
+        "margin": [5, 1, 9, 1, 3],
+        "closeness": ["c"] * 5,
+        "decided": [True] * 5,
+        "length": [10, 50, 20, 50, 5],
+        "length_words": ["l"] * 5,
+        "safety": [None, None, None, "the turn cap", "the turn cap"],
+    })
+    winner = [0, 0, 1, 0, 1]  # seat 0 plays a, seat 1 plays b: b wins 2 of 5
+    seats = pd.DataFrame({"game": list(range(5)) * 2, "strategy": ["a"] * 5 + ["b"] * 5,
+                          "share": [float(w == 0) for w in winner] + [float(w == 1) for w in winner]})
+    got = {s.key: s for s in pick(frame, seats)}
+    assert got["closest"].game == 1          # smallest margin, lowest index on a tie
+    assert got["longest"].game == 1
+    assert got["upset"].game == 2 and "(b)" in got["upset"].title  # b is the weaker; its widest win
+    assert got["safety"].game == 3 and "2 of 5" in got["safety"].why
+    ranked = frame.assign(safety_rank=[1, 1, 1, 1, 0])  # e.g. a round cap before a coins-short game
+    assert {s.key: s for s in pick(ranked, seats)}["safety"].game == 4
+    undecided = frame.assign(decided=[True, False, True, False, True])
+    assert {s.key: s for s in pick(undecided, seats)}["closest"].game == 4
+    mirror = seats.assign(strategy="a")
+    assert {s.key for s in pick(frame.assign(safety=None), mirror)} == {"closest", "longest"}
+
+
+def test_sample_command_rebuilds_the_configuration(tmp_path):
+    meta = {"game": "mohur", "seed": 3, "players": 2, "batch_size": 64, "round_robin": False,
+            "strategies": [{"name": "greedy"}, {"name": "racer"}], "config": {}}
+    from sim.config import load_defaults
+    meta["config"] = load_defaults("sim.mohur")
+    meta["config"]["rules"]["hand_limit"] = 8
+    meta["config"]["tokens"]["diamond"] = [8, 7, 5, 5, 5]
+    cmd = command(meta, 12)
+    assert cmd == ("balance-sim replay mohur --seed 3 -s greedy,racer -p 2 --game 12 --batch-size 64 "
+                   "--set rules.hand_limit=8 --set 'tokens.diamond=[8, 7, 5, 5, 5]'")
+    words = shlex.split(cmd)
+    sets = tuple(words[i + 1] for i, w in enumerate(words) if w == "--set")
+    _, _, cfg, _, _ = load_setup("mohur", None, sets, 2, "greedy,racer")
+    assert cfg.raw == meta["config"]  # the flags rebuild the run's configuration
+
+
+def test_report_links_replays_of_its_sample_games(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "muziris", "-n", 40, "--batch-size", 16, "--seed", 2,
+                                       "-s", "all", "-p", 3, "-o", out, "-q"])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.html").read_text()
+    assert "<h2>Sample games</h2>" in report and "replays/closest.html" in report
+    players = pd.read_parquet(out / "players.parquet")
+    commands = {int(c.split("--game ")[1].split()[0]): html.unescape(c)
+                for c in re.findall(r"<code>(balance-sim replay [^<]*)</code>", report)}
+    pages = sorted((out / "replays").glob("*.html"))
+    assert pages
+    for page in pages:
+        data = embedded_data(page.read_text())
+        k = data["game_index"]
+        seats = players[players["game"] == k].sort_values("seat")
+        assert data["events"][-1]["coins"] == list(seats["coins"])  # the page shows that row's game
+        assert data["strategies"] == list(seats["strategy"].astype(str))
+        # and the command printed under the link writes the same page
+        again = tmp_path / f"again-{k}.html"
+        words = shlex.split(commands[k])
+        result = CliRunner().invoke(main, words[1:] + ["-o", str(again)])
+        assert result.exit_code == 0, (commands[k], result.output)
+        assert embedded_data(again.read_text())["events"] == data["events"]

@@ -1,0 +1,102 @@
+"""The replay page in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`) driven by
+selenium. Without them the tests skip and say what is missing (`.ci/run` installs them with apt-get)."""
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from analysis.replay import write_replay
+from sim.cli import load_setup
+
+LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier,emperor", 4),
+           "muziris": ("greedy,random,blocker", 3)}
+CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+DRIVER = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
+
+
+def _first(paths, name):
+    return next((p for p in paths if Path(p).is_file()), None) or shutil.which(name)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (pip install -e '.[test]')")
+    chromium, driver = _first(CHROMIUM, "chromium"), _first(DRIVER, "chromedriver")
+    if not chromium or not driver:
+        pytest.skip("no headless browser: install Debian's chromium and chromium-driver "
+                    "(apt-get install -y chromium chromium-driver)")
+    profile = tempfile.mkdtemp(prefix="replay-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={profile}", "--window-size=1300,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # an explicit driver path: selenium never looks for (or downloads) a driver of its own
+    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    yield session
+    session.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _page(game, tmp_path):
+    names, players = LINEUPS[game]
+    spec, players, cfg, chosen, _ = load_setup(game, None, (), players, names)
+    events = list(spec.trace(cfg, players, list(chosen), 5))
+    return write_replay(tmp_path / f"{game}.html", events), events
+
+
+def _winners(end):
+    if "winners" in end:
+        return end["winners"]
+    if "win_share" in end:
+        return [p for p, s in enumerate(end["win_share"]) if s > 0]
+    return [] if end["winner"] is None else [end["winner"]]
+
+
+@pytest.mark.parametrize("game", sorted(LINEUPS))
+def test_replay_steps_through_the_game_in_a_browser(game, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    path, events = _page(game, tmp_path)
+    browser.get(path.resolve().as_uri())
+    by_id = lambda name: browser.find_element(By.ID, name)  # noqa: E731
+    steps = json.loads(browser.execute_script("return JSON.stringify(F.length)"))
+    assert by_id("counter").text == f"Step 1 of {steps}"
+    board, caption = by_id("board").get_attribute("innerHTML"), by_id("text").text
+
+    by_id("next").click()
+    assert by_id("counter").text == f"Step 2 of {steps}"
+    assert by_id("board").get_attribute("innerHTML") != board and by_id("text").text != caption
+    by_id("prev").click()
+    assert by_id("counter").text == f"Step 1 of {steps}" and by_id("board").get_attribute("innerHTML") == board
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert by_id("counter").text == f"Step 2 of {steps}"
+
+    hidden = len(browser.find_elements(By.CSS_SELECTOR, "#board .chip.back"))
+    assert hidden > 0  # the table does not see the hands
+    by_id("view-all").click()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .chip.back")
+    by_id("view-table").click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .chip.back")) == hidden
+
+    assert not by_id("outcome").is_displayed()
+    by_id("last").click()
+    assert by_id("counter").text == f"Step {steps} of {steps}"
+    outcome = by_id("outcome")
+    assert outcome.is_displayed()
+    winners = _winners(events[-1])
+    assert json.loads(outcome.get_attribute("data-winners")) == winners
+    if len(winners) == 1:
+        assert f"Seat {winners[0]} " in outcome.text
+    assert all(str(seat) in outcome.text for seat in winners)
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart polyline")
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
