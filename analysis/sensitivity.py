@@ -82,7 +82,7 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         text = (f"{names} {verb} most of the variance of {metric} (total-order index "
                 f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
     if not barely.empty:
-        listed = list(barely.sort_values(score)["knob"])
+        listed = list(barely["knob"])  # in rank order
         shown = _join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
         text += f" {shown} barely matter{'s' if len(listed) == 1 else ''}."
     return text

@@ -236,14 +236,15 @@ def size_design(method: str, k: int, n_games: int | None, budget: int | None) ->
             n_games = budget // (blocks * size)
     if blocks < MIN_BLOCKS or n_games < 1:
         need = MIN_BLOCKS * size * max(n_games or 1, 1)
-        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {_block_word(method)}s of {size} points "
+        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {_block_word(method)} of {size} points "
                         f"({k} knobs){f' x {n_games} games' if n_games else ''}; give at least {need} games, "
                         "fewer knobs or a smaller -n")
     return blocks, n_games
 
 
 def _block_word(method: str) -> str:
-    return "trajectory" if method == "morris" else "Sobol block"
+    """The plural name of a block of design points."""
+    return "trajectories" if method == "morris" else "Sobol blocks"
 
 
 @dataclass
@@ -300,7 +301,7 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     design.X = np.concatenate(kept) if kept else X[:0]
     if design.blocks < MIN_BLOCKS:
         reason = design.skipped.most_common(1)[0][0] if design.skipped else "none sampled"
-        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {_block_word(method)}s have "
+        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {_block_word(method)} have "
                         f"every point accepted by the game (need {MIN_BLOCKS}); most often refused: {reason}. "
                         "Narrow the ranges with --param KEY=LO:HI")
     return design
@@ -393,6 +394,11 @@ def resolve_metric(name: str, summary: dict) -> str | None:
     return None
 
 
+def _median(values) -> float:
+    values = pd.to_numeric(values, errors="coerce").dropna()
+    return float(values.median()) if len(values) else math.nan
+
+
 def _se(m: dict) -> float:
     lo, hi = m.get("ci_low"), m.get("ci_high")
     if lo is None or hi is None or not np.isfinite([lo, hi]).all():
@@ -458,9 +464,10 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
     points.to_csv(staging / "points.csv", index=False)
     if done < 2:
         raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
-                        f"whole pair of {_block_word(method)}s; their figures are in {staging / 'points.csv'}")
-    values = {m: points[m].to_numpy(dtype=float) for m in metrics}
-    noise = {m: noise_level(float(np.nanmedian(points[f"{m}.se"])), design.levels) for m in metrics} \
+                        f"whole pair of {_block_word(method)}; their figures are in {staging / 'points.csv'}")
+    analysed = points[points["analysed"]]
+    values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
+    noise = {m: noise_level(_median(analysed[f"{m}.se"]), design.levels) for m in metrics} \
         if method == "morris" else {}
     kept = Design(method, factors, design.X[: done * size], design.levels, design.sampled_blocks,
                   design.skipped, design.wanted_blocks)
@@ -470,7 +477,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
     lines = build_sensitivity_report(table, meta, staging)
     results.write_meta(staging, meta)
     if interrupted:
-        raise UserError(f"interrupted: {done} of {design.blocks} {_block_word(method)}s finished; their analysis "
+        raise UserError(f"interrupted: {done} of {design.blocks} {_block_word(method)} finished; their analysis "
                         f"is in {staging / 'sensitivity.html'} (marked partial)")
     results.finish(staging, out)
     return table, lines, out
