@@ -135,8 +135,7 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
     """Write sensitivity.html (and the tornado PNGs beside it); return the plain reading, one line a metric."""
     method = meta["method"]
     score, low, high = _score(method)
-    ranges = {k["key"]: (f"x{k['low']:.3g}..x{k['high']:.3g}" if k["scales_list"] else f"{k['low']:g}..{k['high']:g}")
-              for k in meta["knobs"]}
+    ranges = {k["key"]: k["range"] for k in meta["knobs"]}
     lines, figures = [], []
     for i, (metric, rows) in enumerate(table.groupby("metric", sort=False)):
         lines.append(reading(metric, rows, method))

@@ -479,17 +479,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
         raise UserError(f"--jobs {jobs}: must be a positive number of workers, or -1 for all cores")
     spec, players, cfg, chosen, rr = load_setup(game, config_file, sets, players, strategies)
     base = build(spec.package, config_file, tuple(sets))
-    check = S.Checker(spec, players, base)
-    wanted = [S.parse_param(p) for p in params] if params else [(k, None) for k in S.numeric_keys(base)]
-    factors, left_out = [], []
-    for key, given in dict(wanted).items():
-        made = S.make_factor(key, base, check, given, spread)
-        if isinstance(made, str):
-            if params:
-                raise UserError(f"--param {made}")
-            left_out.append(made)
-        else:
-            factors.append(made)
+    factors, left_out, check = S.make_knobs(spec, players, base, list(params), spread)
     if not factors:
         raise UserError("sensitivity: no knob has a range to vary; " + "; ".join(left_out[:3]))
     if method == "sobol" and len(factors) > S.MAX_SOBOL_KNOBS:

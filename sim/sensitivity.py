@@ -15,13 +15,13 @@ import json
 import math
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from sim.config import _suggest, apply_set
+from sim.config import _suggest
 from sim.errors import ConfigError, UserError
 
 METHODS = ("morris", "sobol")
@@ -33,6 +33,7 @@ DEFAULT_BLOCKS = {"morris": 10, "sobol": 32}  # Morris: 10-20 trajectories is th
 MIN_BLOCKS = 4           # a bootstrap interval over fewer blocks means nothing
 MAX_SOBOL_KNOBS = 12     # Sobol costs (k + 2) points a block: for a short list; Morris screens the rest
 SPARE_BLOCKS = 4         # sample this many times the blocks needed, to replace blocks with refused points
+MAX_SAMPLED = 40         # ... and at most this many times, however many are refused
 RESAMPLES = 1000
 
 
@@ -50,7 +51,7 @@ class Factor:
     factor in [low, high]. Whole-number keys are rounded to the nearest whole number (rounding keeps a scaled
     stack's order)."""
     key: str
-    default: object
+    default: object          # the configuration's value: a number, or the list a factor scales
     low: float
     high: float
     integer: bool
@@ -67,7 +68,7 @@ class Factor:
     def describe_range(self) -> str:
         if self.scales_list:
             return f"x{self.low:.3g}..x{self.high:.3g}"
-        return f"{self.low:g}..{self.high:g}"
+        return f"{self.value(self.low):g}..{self.value(self.high):g}"
 
     @property
     def label(self) -> str:
@@ -110,10 +111,16 @@ def numeric_keys(raw, prefix: str = "") -> list[str]:
 
 
 def assign_config(base: dict, assign: dict) -> dict:
-    """The base configuration with each knob set (through --set's own code path)."""
+    """The base configuration with each knob set. Keys were checked when the knobs were made (get_value), so
+    values are set directly rather than parsed back from TOML by apply_set: a design validates thousands."""
     cfg = copy.deepcopy(base)
     for key, value in assign.items():
-        cfg = apply_set(cfg, f"{key}={json.dumps(value)}")
+        head, _, last = key.rpartition(".")
+        node = get_value(cfg, head) if head else cfg
+        if isinstance(node, list):
+            node[int(last) - 1] = value
+        else:
+            node[last] = value
     return cfg
 
 
@@ -177,7 +184,7 @@ def make_factor(key: str, base: dict, check, given: tuple[float, float] | None =
             lo, hi = sorted((value * (1 - spread), value * (1 + spread)))
     else:
         return f"{key}: not a number (got {value!r})"
-    factor = Factor(key, value if isinstance(value, list) else None, lo, hi, integer)
+    factor = Factor(key, value, lo, hi, integer)
     if given:
         return factor
 
@@ -206,6 +213,54 @@ def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
             break
         bad, good = (bad, mid) if ok(mid) else (mid, good)
     return good
+
+
+def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list[str]]:
+    """Neighbouring elements of one list (tokens.diamond.2 and .3) whose ranges overlap could cross. Where the
+    game refuses the crossing (a stack must stay sorted), the overlap is split at the midpoint of their defaults:
+    each element moves within its gap, and every combination keeps the order. Returns the knobs and, for any
+    left with no room, why."""
+    knobs = {f.key: f for f in factors}
+    for f in factors:
+        head, _, index = f.key.rpartition(".")
+        following = f"{head}.{int(index) + 1}" if index.isdigit() else None
+        if f.scales_list or following not in knobs:
+            continue
+        a, b = knobs[f.key], knobs[following]
+        mid = (a.default + b.default) / 2
+        if a.integer and b.integer:  # a shared whole bound: a >= m >= b keeps a non-strict order
+            mid = _round_half_up(mid)
+        if a.value(a.low) < b.value(b.high) and check({a.key: a.value(a.low), b.key: b.value(b.high)}):
+            a, b = replace(a, low=max(a.low, mid)), replace(b, high=min(b.high, mid))  # must not rise above a
+        if a.value(a.high) > b.value(b.low) and check({a.key: a.value(a.high), b.key: b.value(b.low)}):
+            a, b = replace(a, high=min(a.high, mid)), replace(b, low=max(b.low, mid))  # must not fall below a
+        knobs[a.key], knobs[b.key] = a, b
+    kept = [f for f in knobs.values() if f.value(f.low) != f.value(f.high)]
+    held = [f"{f.key}: held at {f.default} by its neighbours, which must stay in order (scale the whole list "
+            f"with --param {f.key.rpartition('.')[0]} instead)" for f in knobs.values() if f not in kept]
+    return kept, held
+
+
+def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
+    """The knobs of a screening: the --param keys (or every numeric key when `params` is empty), their ranges
+    checked against the game's validation. Returns (knobs, keys left out with the reason, checker)."""
+    check = Checker(spec, players, base)
+    wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
+    given, default, left_out = [], [], []
+    for key, span in wanted.items():
+        made = make_factor(key, base, check, span, spread)
+        if isinstance(made, str):
+            if params:
+                raise UserError(f"--param {made}")
+            left_out.append(made)
+        else:
+            (given if span else default).append(made)
+    default, held = keep_lists_ordered(default, check)
+    if held and params:
+        raise UserError(f"--param {held[0]}")
+    factors = [f for f in given + default]
+    order = {key: i for i, key in enumerate(wanted)}
+    return sorted(factors, key=lambda f: order[f.key]), left_out + held, check
 
 
 def problem(factors: list[Factor]) -> dict:
@@ -277,28 +332,33 @@ class Design:
 
 
 def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
-    """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts."""
+    """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts. Blocks are
+    sampled SPARE_BLOCKS times over what is needed, again (seed + 1, ...) while too few pass, up to
+    MAX_SAMPLED times."""
     from SALib.sample import morris as morris_sample
     from SALib.sample import sobol as sobol_sample
     prob, size = problem(factors), block_size(method, len(factors))
-    if method == "morris":
-        X = morris_sample.sample(prob, blocks * SPARE_BLOCKS, num_levels=levels, seed=seed)
-    else:  # Sobol sequences balance best in powers of two
-        X = sobol_sample.sample(prob, 2 ** math.ceil(math.log2(blocks * SPARE_BLOCKS)), calc_second_order=False,
-                                seed=seed)
-    design = Design(method, factors, X[:0], levels, 0, Counter(), blocks)
+    design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter(), blocks)
     kept = []
-    for b in range(len(X) // size):
+    for attempt in range(MAX_SAMPLED // SPARE_BLOCKS):
+        if method == "morris":
+            X = morris_sample.sample(prob, blocks * SPARE_BLOCKS, num_levels=levels, seed=seed + attempt)
+        else:  # Sobol sequences balance best in powers of two
+            X = sobol_sample.sample(prob, 2 ** math.ceil(math.log2(blocks * SPARE_BLOCKS)),
+                                    calc_second_order=False, seed=seed + attempt)
+        for b in range(len(X) // size):
+            if len(kept) == blocks:
+                break
+            rows = X[b * size:(b + 1) * size]
+            design.sampled_blocks += 1
+            refused = [reason for reason in (check(design.assignment(row)) for row in rows) if reason]
+            if refused:
+                design.skipped.update(refused)
+            else:
+                kept.append(rows)
         if len(kept) == blocks:
             break
-        rows = X[b * size:(b + 1) * size]
-        design.sampled_blocks += 1
-        refused = [reason for reason in (check(design.assignment(row)) for row in rows) if reason]
-        if refused:
-            design.skipped.update(refused)
-        else:
-            kept.append(rows)
-    design.X = np.concatenate(kept) if kept else X[:0]
+    design.X = np.concatenate(kept) if kept else design.X
     if design.blocks < MIN_BLOCKS:
         reason = design.skipped.most_common(1)[0][0] if design.skipped else "none sampled"
         raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {_block_word(method)} have "
@@ -357,7 +417,8 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
 
 
 def _knob(f: Factor) -> dict:
-    return {"knob": f.key, "low": f.low, "high": f.high, "whole_numbers": f.integer, "scales_list": f.scales_list}
+    return {"knob": f.key, "range": f.describe_range(), "low": f.low, "high": f.high, "whole_numbers": f.integer,
+            "scales_list": f.scales_list}
 
 
 def morris_delta(levels: int) -> float:
@@ -430,7 +491,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
             "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
             "skipped_reasons": dict(design.skipped), "levels": design.levels,
             "knobs": [{"key": f.key, "low": f.low, "high": f.high, "whole_numbers": f.integer,
-                       "scales_list": f.scales_list} for f in factors],
+                       "scales_list": f.scales_list, "range": f.describe_range()} for f in factors],
             "left_out": list(skipped_knobs),
             "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
             "round_robin": round_robin, "batch_size": batch_size, "config": base}

@@ -16,7 +16,7 @@ from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
 
-UNIT = [S.Factor(name, None, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
+UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 
 
 def accept(_assign):
@@ -159,7 +159,7 @@ def test_metrics_are_discovered_from_the_summary():
 
 # --- end to end on Mohur -------------------------------------------------------------------------------------
 
-RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2", "--param", "tokens.diamond.3",
+RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2=5:7", "--param", "tokens.diamond.3=4:6",
        "--param", "rules.coin_token", "-n", "200", "--budget", "4000", "-s", "greedy,greedy", "-q",
        "--metric", "first_player_round_win_rate", "--metric", "turns_per_round", "--metric", "score_margin"]
 
@@ -194,7 +194,7 @@ def test_end_to_end_respects_the_budget_and_counts_refused_points(mohur_run):
     out, _ = mohur_run
     meta = json.loads((out / "meta.json").read_text())
     assert meta["design_points"] * meta["games_per_point"] <= 4000 and meta["games"] <= 4000
-    # diamond.2 in 5..7 and diamond.3 in 3..7 can cross: those points are refused, counted, replaced
+    # diamond.2 in 5..7 and diamond.3 in 4..6 (ranges given) can cross: those points are refused, counted, replaced
     assert meta["skipped_points"] > 0 and meta["sampled_blocks"] > meta["blocks"]
     assert all("tokens.diamond" in reason for reason in meta["skipped_reasons"])
     assert "refused by the game's validation" in (out / "sensitivity.html").read_text()
@@ -261,3 +261,19 @@ def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tm
     meta = json.loads((partial / "meta.json").read_text())
     assert meta["partial"] and 2 <= meta["blocks_analysed"] < meta["blocks"]
     assert len(calls) == 9
+
+
+def test_neighbouring_stack_elements_split_their_gap_so_every_combination_stays_sorted():
+    from sim.game import get_game
+    spec = get_game("mohur")
+    base = load_defaults(spec.package)
+    knobs, left_out, check = S.make_knobs(spec, 2, base, [])  # --all-numeric
+    ranges = {f.key: f.describe_range() for f in knobs}
+    assert ranges["tokens.diamond.2"] == "6..7" and ranges["tokens.diamond.3"] == "5..6"
+    assert not [k for k in ranges if k.startswith(("strategies.", "report."))]
+    assert any(reason.startswith("tokens.silver.3:") for reason in left_out)
+    design = S.build_design(knobs, "morris", 4, 1, check)
+    for assign in design.assignments():
+        stacks = S.assign_config(base, assign)["tokens"]
+        assert all(v == sorted(v, reverse=True) for v in stacks.values())
+    assert not [r for r in design.skipped if r.startswith("tokens.")]  # refusals come from other rules only
