@@ -57,12 +57,19 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
     if status != "ok":
         return f"{metric} is undefined at too many design points to analyse."
     limit = barely_threshold(rows, method)
-    movers = rows[rows[score] > limit]
+    low = _score(method)[1]
+    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
+    noise = noise if math.isfinite(noise) else 0.0
+    # a mover's whole interval clears the noise; one at or under the limit barely matters
+    movers = rows[(rows[score] > limit) & (rows[low] > noise)]
     barely = rows[rows[score] <= limit]
     if movers.empty:
-        noise = " (the noise level of its games)" if method == "morris" and math.isfinite(rows["noise"].iloc[0]) \
-            else ""
-        return f"No knob moves {metric} beyond {fmt_effect(metric, limit) if method == 'morris' else limit}{noise}."
+        top = rows.head(2)
+        if method == "morris":
+            return (f"No knob clearly moves {metric} beyond the noise of its games (about "
+                    f"{fmt_effect(metric, noise)}): the largest, {_join(top['knob'])}, move it by about "
+                    f"{_join([fmt_effect(metric, v) for v in top[score]])} across their ranges.")
+        return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
     total = rows[score].clip(lower=0).sum()
     leaders, share = [], 0.0
     for _, row in movers.iterrows():
@@ -71,15 +78,17 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         if share >= MOST or len(leaders) == MAX_LEADERS:
             break
     names = _join([r["knob"] for r in leaders])
-    verb = "explains" if len(leaders) == 1 else "explain"
+    one = len(leaders) == 1
     if method == "morris":
+        lead = (f"{names} {'explains' if one else 'explain'} most of {metric}" if share >= 0.5
+                else f"{names} {'moves' if one else 'move'} {metric} most")
         sizes = _join([fmt_effect(metric, r["mu_star"]) for r in leaders])
-        text = (f"{names} {verb} most of {metric} ({share:.0%} of the summed mu*; across its range "
-                f"{'each moves' if len(leaders) > 1 else 'it moves'} it by about {sizes})")
+        text = (f"{lead} ({share:.0%} of the summed mu*; across {'its range it moves' if one else 'their ranges they move'}"
+                f" it by about {sizes}{'' if one else ' respectively'})")
         ways = [f"raising {r['knob']} {_direction(r)} it" for r in leaders if _direction(r) in ("raises", "lowers")]
         text += ("; " + _join(ways) if ways else "") + "."
     else:
-        text = (f"{names} {verb} most of the variance of {metric} (total-order index "
+        text = (f"{names} {'explains' if one else 'explain'} most of the variance of {metric} (total-order index "
                 f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
     if not barely.empty:
         listed = list(barely["knob"])  # in rank order
