@@ -431,7 +431,7 @@ def tune(game, args):
 @main.command()
 @_game_arg
 @click.option("--param", "params", multiple=True, metavar="KEY[=LO:HI]",
-              help="A knob: a numeric key (default range +-30%% around its default, narrowed to what the game "
+              help="A knob: a numeric key (default range +-30% around its default, narrowed to what the game "
                    "accepts) or KEY=LO:HI; a whole list (tokens.diamond) is scaled by a factor. Repeatable.")
 @click.option("--all-numeric", is_flag=True, help="Every numeric key of the configuration, lists element-wise "
                                                   "(strategy presets and report settings left out).")
