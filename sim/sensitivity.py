@@ -534,7 +534,8 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
                   design.skipped, design.wanted_blocks)
     table = analyse(kept, values, seed, noise)
     table.to_csv(staging / "sensitivity.csv", index=False)
-    meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics}
+    meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
+            "points_finished": len(summaries), "games_played": len(summaries) * n_games}
     lines = build_sensitivity_report(table, meta, staging)
     results.write_meta(staging, meta)
     if interrupted:
