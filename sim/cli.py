@@ -566,6 +566,82 @@ def tune(game, args):
     click.echo(str(out / "tune.json"))
 
 
+@main.command()
+@_game_arg
+@click.option("--param", "params", multiple=True, metavar="KEY[=LO:HI]",
+              help="A knob: a numeric key (default range +-30% around its default, narrowed to what the game "
+                   "accepts) or KEY=LO:HI; a whole list (tokens.diamond) is scaled by a factor. Repeatable.")
+@click.option("--all-numeric", is_flag=True, help="Every numeric key of the configuration, lists element-wise "
+                                                  "(strategy presets and report settings left out).")
+@click.option("--metric", "metrics", multiple=True, metavar="M",
+              help="A figure of summary.json (default: every headline figure); repeatable.")
+@click.option("--method", type=click.Choice(["morris", "sobol"]), default="morris", show_default=True,
+              help="Morris elementary effects to screen many knobs; Sobol indices for a short list.")
+@click.option("-n", "--games", "n_games", type=int, default=None, help="Games per design point.")
+@click.option("--budget", type=int, default=None, help="Most games in all (design points x games per point).")
+@click.option("--spread", type=float, default=0.3, show_default=True,
+              help="Default range: this fraction either side of a knob's default.")
+@click.option("--levels", type=int, default=4, show_default=True, help="Morris grid levels (even).")
+@click.option("-s", "--strategies", default="all", show_default=True)
+@click.option("-p", "--players", type=int, default=None)
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Workers for each design point's batches (helps when -n exceeds --batch-size).")
+@click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default reports/<game>-sensitivity).")
+@click.option("-q", "--quiet", is_flag=True)
+@_config_options
+def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spread, levels, strategies, players,
+                seed, jobs, batch_size, out, quiet, config_file, sets):
+    """Rank the configuration numbers that move GAME's figures most (Morris or Sobol, on common random numbers).
+
+    \b
+    balance-sim sensitivity GAME (--param KEY[=LO:HI] ... | --all-numeric) [--metric M ...] [-n N]
+                            [--budget GAMES] [--method morris|sobol] [-s A,B] [-o DIR]
+    Writes DIR/sensitivity.html (a tornado chart per metric), sensitivity.csv and points.csv.
+    """
+    from sim import sensitivity as S
+    from sim.config import build
+    from sim.runner import DEFAULT_BATCH
+    if bool(params) == all_numeric:
+        raise UserError("sensitivity: give --param KEY[=LO:HI] (repeatable) or --all-numeric, not both")
+    for name, value, low in (("--games", n_games, 1), ("--budget", budget, 1), ("--batch-size", batch_size, 1)):
+        if value is not None and value < low:
+            raise UserError(f"{name} {value}: must be at least {low}")
+    if not 0 < spread < 1:
+        raise UserError(f"--spread {spread}: must be between 0 and 1 (0.3 = +-30%)")
+    if levels < 2 or levels % 2:
+        raise UserError(f"--levels {levels}: must be an even number of at least 2 (4 is usual)")
+    if jobs == 0 or jobs < -1:
+        raise UserError(f"--jobs {jobs}: must be a positive number of workers, or -1 for all cores")
+    spec, players, cfg, chosen, rr = load_setup(game, config_file, sets, players, strategies)
+    base = build(spec.package, config_file, tuple(sets))
+    factors, left_out, check = S.make_knobs(spec, players, base, list(params), spread)
+    if not factors:
+        raise UserError("sensitivity: no knob has a range to vary; " + "; ".join(left_out[:3]))
+    if method == "sobol" and len(factors) > S.MAX_SOBOL_KNOBS:
+        raise UserError(f"--method sobol: for at most {S.MAX_SOBOL_KNOBS} knobs (got {len(factors)}); screen them "
+                        "with --method morris first")
+    for m in metrics:
+        if not m or any(c.isspace() for c in m):
+            raise UserError(f"--metric {m!r}: not a metric name")
+    blocks, n_games = S.size_design(method, len(factors), n_games, budget)
+    design = S.build_design(factors, method, blocks, seed, check, levels)
+    out = Path(out) if out else Path("reports") / f"{spec.name}-sensitivity"
+    if not quiet:
+        size = S.block_size(method, len(factors))
+        click.echo(f"{len(factors)} knobs, {design.blocks} {'trajectories' if method == 'morris' else 'Sobol blocks'}"
+                   f" x {size} points x {n_games:,} games; {sum(design.skipped.values())} refused points "
+                   "replaced", err=True)
+    _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, factors, list(metrics), method, design,
+                                         n_games, seed, jobs, batch_size or DEFAULT_BATCH, out, quiet, budget,
+                                         left_out)
+    for line in lines:
+        click.echo(line)
+    click.echo(str(folder / "sensitivity.html"))
+
+
 @main.command("main")
 @click.option("-o", "--out", default="reports", show_default=True, type=click.Path(file_okay=False))
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True)

@@ -1,0 +1,220 @@
+"""Sensitivity report: a tornado chart per metric (knobs ranked by importance, 95% intervals) and a plain
+reading of which knobs move each figure and which barely matter."""
+from __future__ import annotations
+
+import base64
+import html
+import math
+
+import numpy as np
+import pandas as pd
+
+from analysis.report import CSS
+from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
+
+MAX_BARS = 20
+MOST = 0.6          # the leading knobs named are the fewest whose importance sums to this share of the total
+MAX_LEADERS = 3
+BARELY = 0.1        # a knob under this fraction of the largest importance (or under the noise) barely matters
+SOBOL_BARELY = 0.05  # total-order index under which a knob barely matters (Saltelli's rule of thumb)
+MONOTONE = 0.8      # |mu| / mu* above this: the knob moves the figure one way across its range
+LOWERS = PALETTE[1]
+
+
+def _score(method: str) -> tuple[str, str, str]:
+    return ("mu_star", "mu_star_low", "mu_star_high") if method == "morris" else ("ST", "ST_low", "ST_high")
+
+
+def fmt_effect(metric: str, value: float) -> str:
+    """A change in a figure: rates in percentage points, everything else with three significant figures."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value * 100:.1f} points" if "rate" in metric else f"{value:.3g}"
+
+
+def _direction(row) -> str:
+    if row["mu_star"] <= 0:
+        return "none"
+    ratio = row["mu"] / row["mu_star"]
+    return "raises" if ratio > MONOTONE else "lowers" if ratio < -MONOTONE else "mixed"
+
+
+def barely_threshold(rows: pd.DataFrame, method: str) -> float:
+    if method != "morris":
+        return SOBOL_BARELY
+    noise = rows["noise"].iloc[0] if "noise" in rows else math.nan
+    top = rows["mu_star"].max()
+    return max(BARELY * top, noise if math.isfinite(noise) else 0.0)
+
+
+def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
+    """One plain sentence or two: the knobs that explain most of the metric, and those that barely matter."""
+    score = _score(method)[0]
+    rows = rows.sort_values(score, ascending=False)
+    status = rows["status"].iloc[0]
+    if status == "constant":
+        return f"{metric} is the same at every design point: none of these knobs moves it."
+    if status != "ok":
+        return f"{metric} is undefined at too many design points to analyse."
+    limit = barely_threshold(rows, method)
+    low = _score(method)[1]
+    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
+    noise = noise if math.isfinite(noise) else 0.0
+    # a mover's whole interval clears the noise; one at or under the limit barely matters
+    movers = rows[(rows[score] > limit) & (rows[low] > noise)]
+    barely = rows[rows[score] <= limit]
+    if movers.empty:
+        top = rows.head(2)
+        if method == "morris":
+            return (f"No knob clearly moves {metric} beyond the noise of its games (about "
+                    f"{fmt_effect(metric, noise)}): the largest, {_join(top['knob'])}, move it by about "
+                    f"{_join([fmt_effect(metric, v) for v in top[score]])} across their ranges.")
+        return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
+    total = rows[score].clip(lower=0).sum()
+    leaders, share = [], 0.0
+    for _, row in movers.iterrows():
+        leaders.append(row)
+        share += max(row[score], 0) / total if total > 0 else 0
+        if share >= MOST or len(leaders) == MAX_LEADERS:
+            break
+    names = _join([r["knob"] for r in leaders])
+    one = len(leaders) == 1
+    if method == "morris":
+        lead = (f"{names} {'explains' if one else 'explain'} most of {metric}" if share >= 0.5
+                else f"{names} {'moves' if one else 'move'} {metric} most")
+        sizes = _join([fmt_effect(metric, r["mu_star"]) for r in leaders])
+        text = (f"{lead} ({share:.0%} of the summed mu*; across {'its range it moves' if one else 'their ranges they move'}"
+                f" it by about {sizes}{'' if one else ' respectively'})")
+        ways = [f"raising {r['knob']} {_direction(r)} it" for r in leaders if _direction(r) in ("raises", "lowers")]
+        text += ("; " + _join(ways) if ways else "") + "."
+    else:
+        text = (f"{names} {'explains' if one else 'explain'} most of the variance of {metric} (total-order index "
+                f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
+    if not barely.empty:
+        listed = list(barely["knob"])  # in rank order
+        shown = _join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
+        text += f" {shown} barely matter{'s' if len(listed) == 1 else ''}."
+    return text
+
+
+def _join(items) -> str:
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) -> str:
+    """Horizontal bars, the most important knob on top, with 95% intervals; returns the figure's reading."""
+    score, low, high = _score(method)
+    rows = rows.sort_values(score, ascending=False).head(MAX_BARS).iloc[::-1]
+    fig, ax = new_figure(7.5, 1.6 + 0.32 * len(rows))
+    ax.grid(axis="y", alpha=0)
+    ax.grid(axis="x", alpha=0.3)
+    y = np.arange(len(rows))
+    if method == "morris":
+        colors = [{"raises": ACCENT, "lowers": LOWERS}.get(_direction(r), NEUTRAL) for _, r in rows.iterrows()]
+    else:
+        colors = [ACCENT] * len(rows)
+    est = rows[score].to_numpy(dtype=float)
+    err = np.vstack([est - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - est])
+    ax.barh(y, est, color=colors, xerr=err, error_kw={"ecolor": "#323f4b", "capsize": 3, "lw": 1})
+    ax.set_yticks(y, [f"{k} ({ranges[k]})" for k in rows["knob"]], fontsize=8)
+    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
+    if math.isfinite(noise) and noise > 0:
+        ax.axvline(noise, color="#52606d", ls="--", lw=1, label="noise level (no common random numbers)")
+    if method == "morris":
+        from matplotlib.patches import Patch
+        handles = [Patch(color=ACCENT, label="raising the knob raises it"),
+                   Patch(color=LOWERS, label="raising the knob lowers it"),
+                   Patch(color=NEUTRAL, label="both ways")]
+        if math.isfinite(noise) and noise > 0:
+            handles.append(ax.get_lines()[-1])
+        ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
+                  ncol=2)
+        ax.set_xlabel(f"mu*: change in {metric} across the knob's range (95% interval)")
+    else:
+        ax.set_xlabel(f"total-order Sobol index of {metric} (95% interval)")
+    ax.set_xlim(left=0)
+    save(fig, path)
+    return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "
+            "bootstrap interval" + (", the dashed line the noise level of the games" if math.isfinite(noise)
+                                    else "") + ".")
+
+
+def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[str]:
+    """Write sensitivity.html (and the tornado PNGs beside it); return the plain reading, one line a metric."""
+    method = meta["method"]
+    score, low, high = _score(method)
+    ranges = {k["key"]: k["range"] for k in meta["knobs"]}
+    lines, figures = [], []
+    for i, (metric, rows) in enumerate(table.groupby("metric", sort=False)):
+        lines.append(reading(metric, rows, method))
+        if rows["status"].iloc[0] == "ok":
+            name = f"tornado_{i:02d}.png"
+            figures.append((metric, name, tornado(metric, rows, method, outdir / name, ranges), rows))
+        else:
+            figures.append((metric, None, None, rows))
+    block = "trajectories" if method == "morris" else "Sobol blocks"
+    strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
+    skipped = meta.get("skipped_points", 0)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{meta['game']} sensitivity</title>"
+             f"<style>{CSS}</style></head><body><h1>{html.escape(meta['game'].title())}: which knobs matter</h1>",
+             f"<p class='meta'>{'Morris elementary effects' if method == 'morris' else 'Sobol indices'} (SALib) over "
+             f"{len(meta['knobs'])} knobs: {meta['blocks_analysed']} {block}, {meta['design_points']} design points "
+             f"({meta['points_played']} distinct configurations) x {meta['games_per_point']:,} games = "
+             f"{meta['games']:,} games"
+             + (f" of a budget of {meta['budget']:,}" if meta.get("budget") else "")
+             + f"; seed {meta['seed']}, strategies {html.escape(strategies)}. Every point is played from the same "
+             "seed, so neighbouring points differ by the knobs, not by the cards dealt.</p>"]
+    if meta.get("partial"):
+        parts.append("<p class='partial'>This analysis is <b>partial</b>: the run was interrupted, and only the "
+                     f"{meta['blocks_analysed']} whole {block} that finished are analysed.</p>")
+    if skipped:
+        reasons = "; ".join(f"{html.escape(r)} ({n})" for r, n in sorted(meta["skipped_reasons"].items(),
+                                                                          key=lambda kv: -kv[1]))
+        parts.append(f"<p class='meta'>{skipped} sampled design points were refused by the game's validation and "
+                     f"their {meta['sampled_blocks'] - meta['blocks']} {block} replaced by others: {reasons}.</p>")
+    if meta.get("left_out"):
+        parts.append("<p class='meta'>Keys left out: " + "; ".join(html.escape(s) for s in meta["left_out"])
+                     + ".</p>")
+    parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
+    if method == "morris":
+        parts.append("<p class='meta'>mu* is the mean absolute elementary effect: about how much the figure "
+                     "changes when the knob moves from the low to the high end of its range (a linear reading of "
+                     "steps of 2/3 of the range, for 4 levels). mu is the same with signs (its sign says which way the "
+                     "knob pushes), sigma the spread of the effects (large: the knob interacts with others or "
+                     "bends). Intervals are SALib's 95% bootstrap intervals over the trajectories.</p>")
+    else:
+        parts.append("<p class='meta'>ST (total-order index) is the share of the figure's variance the knob "
+                     "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "
+                     "intervals.</p>")
+    for metric, name, text, rows in figures:
+        parts.append(f"<h2>{html.escape(metric)}</h2>")
+        if name is None:
+            parts.append(f"<p>{html.escape(reading(metric, rows, method))}</p>")
+            continue
+        data = base64.b64encode((outdir / name).read_bytes()).decode()
+        parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(text)}'>"
+                     f"<p class='reading'>{html.escape(text)}</p></div>")
+        parts.append(_table(metric, rows.sort_values(score, ascending=False).head(MAX_BARS), method, ranges))
+    parts.append("<p class='meta'>sensitivity.csv holds every estimate and interval; points.csv every design "
+                 "point's knob values and figures.</p></body></html>")
+    (outdir / "sensitivity.html").write_text("\n".join(parts))
+    return lines
+
+
+def _table(metric, rows, method, ranges) -> str:
+    if method == "morris":
+        head = "<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>mu</th><th>sigma</th></tr>"
+        body = "".join(
+            f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td>"
+            f"<td>{fmt_effect(metric, r['mu_star'])}</td>"
+            f"<td>{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}</td>"
+            f"<td>{fmt_effect(metric, r['mu'])}</td><td>{fmt_effect(metric, r['sigma'])}</td></tr>"
+            for _, r in rows.iterrows())
+    else:
+        head = "<tr><th>knob</th><th>range</th><th>ST</th><th>95% interval</th><th>S1</th></tr>"
+        body = "".join(
+            f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td><td>{r['ST']:.3f}</td>"
+            f"<td>{r['ST_low']:.3f} to {r['ST_high']:.3f}</td><td>{r['S1']:.3f} ± {r['S1_conf']:.3f}</td></tr>"
+            for _, r in rows.iterrows())
+    return f"<table>{head}{body}</table>"

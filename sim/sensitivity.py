@@ -1,0 +1,578 @@
+"""Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most.
+
+Morris elementary effects (many knobs, few design points) or Sobol indices (a short list), both sampled and
+estimated with SALib. Every design point is one configuration played from the same seed, as a sweep's variants
+are (common random numbers), so neighbouring points differ by the knobs' effect, not by a new deal.
+
+Design points are grouped in blocks (a Morris trajectory: k + 1 points; a Sobol block: k + 2), and the
+estimators need whole blocks. A point the game's own validation refuses (a stack no longer sorted, a deck too
+small) is counted and its block is replaced by another sampled block before any game is played.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import sys
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.config import _suggest
+from sim.errors import ConfigError, UserError
+
+METHODS = ("morris", "sobol")
+NOT_KNOBS = {"strategies", "report"}  # strategy presets and report settings are not rules of the game
+DEFAULT_SPREAD = 0.3
+DEFAULT_GAMES = 2000
+MIN_GAMES = 200          # fewer games per point and a rate's noise swamps most effects
+DEFAULT_BLOCKS = {"morris": 10, "sobol": 32}  # Morris: 10-20 trajectories is the usual screening size
+MIN_BLOCKS = 4           # a bootstrap interval over fewer blocks means nothing
+MAX_SOBOL_KNOBS = 12     # Sobol costs (k + 2) points a block: for a short list; Morris screens the rest
+SPARE_BLOCKS = 4         # sample this many times the blocks needed, to replace blocks with refused points
+MAX_SAMPLED = 40         # ... and at most this many times, however many are refused
+RESAMPLES = 1000
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _round_half_up(x: float) -> int:
+    return int(math.floor(x + 0.5))
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One knob: a numeric key set to a value in [low, high], or a whole list (a token stack) scaled by a
+    factor in [low, high]. Whole-number keys are rounded to the nearest whole number (rounding keeps a scaled
+    stack's order)."""
+    key: str
+    default: object          # the configuration's value: a number, or the list a factor scales
+    low: float
+    high: float
+    integer: bool
+
+    @property
+    def scales_list(self) -> bool:
+        return isinstance(self.default, list)
+
+    def value(self, x: float):
+        if self.scales_list:
+            return [_round_half_up(v * x) if self.integer else round(v * x, 9) for v in self.default]
+        return _round_half_up(x) if self.integer else round(float(x), 9)
+
+    def describe_range(self) -> str:
+        if self.scales_list:
+            return f"x{self.low:.3g}..x{self.high:.3g}"
+        return f"{self.value(self.low):g}..{self.value(self.high):g}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.key} ({self.describe_range()})"
+
+
+def get_value(raw: dict, key: str):
+    """The value at a dotted key; list elements are numbered from 1, as in --set (tokens.diamond.1 = the top)."""
+    node = raw
+    parts = key.split(".")
+    for depth, part in enumerate(parts):
+        here = ".".join(parts[: depth + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or not 1 <= int(part) <= len(node):
+                raise ConfigError(here, part, f"expected an index from 1 to {len(node)}")
+            node = node[int(part) - 1]
+        elif isinstance(node, dict):
+            if part not in node:
+                raise ConfigError(here, None, "unknown key; " + _suggest(part, node))
+            node = node[part]
+        else:
+            raise ConfigError(here, part, "this key holds a value, not a table")
+    return node
+
+
+def numeric_keys(raw, prefix: str = "") -> list[str]:
+    """Every numeric key of a configuration, lists element by element (tokens.diamond.1, emperors.2.bonus);
+    strategy presets and report settings left out."""
+    keys = []
+    items = raw.items() if isinstance(raw, dict) else ((str(i + 1), v) for i, v in enumerate(raw))
+    for name, value in items:
+        if not prefix and name in NOT_KNOBS:
+            continue
+        key = f"{prefix}{name}"
+        if _is_number(value):
+            keys.append(key)
+        elif isinstance(value, (dict, list)):
+            keys += numeric_keys(value, key + ".")
+    return keys
+
+
+def assign_config(base: dict, assign: dict) -> dict:
+    """The base configuration with each knob set. Keys were checked when the knobs were made (get_value), so
+    values are set directly rather than parsed back from TOML by apply_set: a design validates thousands."""
+    cfg = copy.deepcopy(base)
+    for key, value in assign.items():
+        head, _, last = key.rpartition(".")
+        node = get_value(cfg, head) if head else cfg
+        if isinstance(node, list):
+            node[int(last) - 1] = value
+        else:
+            node[last] = value
+    return cfg
+
+
+def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
+    """KEY or KEY=LO:HI (for a whole list, LO:HI is the factor it is scaled by)."""
+    key, sep, rest = text.partition("=")
+    key = key.strip()
+    if not key:
+        raise UserError(f"--param {text!r}: expected KEY or KEY=LO:HI, e.g. rules.coin_token=3:7")
+    if not sep:
+        return key, None
+    lo, colon, hi = rest.partition(":")
+    try:
+        low, high = float(lo), float(hi)
+    except ValueError:
+        low = high = math.nan
+    if not colon or not (low < high):
+        raise UserError(f"--param {text!r}: expected KEY=LO:HI with numbers LO < HI, e.g. rules.coin_token=3:7")
+    return key, (low, high)
+
+
+class Checker:
+    """Whether the game accepts a set of knob values: None, or the reason it refuses (remembered per
+    assignment, so a design point is validated once)."""
+
+    def __init__(self, spec, players: int, base: dict):
+        self.spec, self.players, self.base = spec, players, base
+        self._seen: dict[str, str | None] = {}
+
+    def __call__(self, assign: dict) -> str | None:
+        label = json.dumps(assign, sort_keys=True)
+        if label not in self._seen:
+            try:
+                self.spec.validate(assign_config(self.base, assign), self.players)
+                self._seen[label] = None
+            except ConfigError as exc:
+                self._seen[label] = f"{exc.key}: {exc.allowed}"
+        return self._seen[label]
+
+
+def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
+                spread: float = DEFAULT_SPREAD) -> Factor | str:
+    """A knob for `key`: its given range, or +-spread around its default narrowed, one knob at a time, to the
+    values the game's validation accepts. A string says why the key cannot be a knob."""
+    value = get_value(base, key)
+    if isinstance(value, list):
+        if not value or not all(_is_number(v) for v in value):
+            return f"{key}: not a list of numbers"
+        integer, default_x = all(isinstance(v, int) for v in value), 1.0
+        lo, hi = given or (1 - spread, 1 + spread)
+    elif _is_number(value):
+        integer, default_x = isinstance(value, int), value
+        if given:
+            lo, hi = given
+        elif integer:
+            step = max(1, _round_half_up(abs(value) * spread))  # symmetric; small numbers: one step either way
+            lo, hi = value - step, value + step
+        elif value == 0:
+            return f"{key}: its default is 0, so it has no scale; give a range with --param {key}=LO:HI"
+        else:
+            lo, hi = sorted((value * (1 - spread), value * (1 + spread)))
+    else:
+        return f"{key}: not a number (got {value!r})"
+    factor = Factor(key, value, lo, hi, integer)
+    if given:
+        return factor
+
+    def ok(x):
+        return check({key: factor.value(x)}) is None
+
+    lo = _nearest_valid(lo, default_x, ok, integer and not factor.scales_list)
+    hi = _nearest_valid(hi, default_x, ok, integer and not factor.scales_list)
+    if factor.value(lo) == factor.value(hi):
+        return f"{key}: no value but the default passes the game's validation within +-{spread:.0%}"
+    return Factor(key, factor.default, lo, hi, integer)
+
+
+def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
+    """The value nearest `end`, between `end` and the default, that the game accepts (validity taken as
+    monotone along the range: bisection)."""
+    if ok(end):
+        return end
+    bad, good = end, default
+    for _ in range(40):
+        if (integer and abs(good - bad) <= 1) or abs(good - bad) <= 1e-6 * max(1.0, abs(default)):
+            break
+        mid = (bad + good) / 2
+        mid = (math.floor(mid) if good > bad else math.ceil(mid)) if integer else mid
+        if mid in (bad, good):
+            break
+        bad, good = (bad, mid) if ok(mid) else (mid, good)
+    return good
+
+
+def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list[str]]:
+    """Neighbouring elements of one list (tokens.diamond.2 and .3) whose ranges overlap could cross. Where the
+    game refuses the crossing (a stack must stay sorted), the overlap is split at the midpoint of their defaults:
+    each element moves within its gap, and every combination keeps the order. Returns the knobs and, for any
+    left with no room, why."""
+    knobs = {f.key: f for f in factors}
+    for f in factors:
+        head, _, index = f.key.rpartition(".")
+        following = f"{head}.{int(index) + 1}" if index.isdigit() else None
+        if f.scales_list or following not in knobs:
+            continue
+        a, b = knobs[f.key], knobs[following]
+        mid = (a.default + b.default) / 2
+        if a.integer and b.integer:  # a shared whole bound: a >= m >= b keeps a non-strict order
+            mid = _round_half_up(mid)
+        if a.value(a.low) < b.value(b.high) and check({a.key: a.value(a.low), b.key: b.value(b.high)}):
+            a, b = replace(a, low=max(a.low, mid)), replace(b, high=min(b.high, mid))  # must not rise above a
+        if a.value(a.high) > b.value(b.low) and check({a.key: a.value(a.high), b.key: b.value(b.low)}):
+            a, b = replace(a, high=min(a.high, mid)), replace(b, low=max(b.low, mid))  # must not fall below a
+        knobs[a.key], knobs[b.key] = a, b
+    kept = [f for f in knobs.values() if f.value(f.low) != f.value(f.high)]
+    held = [f"{f.key}: held at {f.default} by its neighbours, which must stay in order (scale the whole list "
+            f"with --param {f.key.rpartition('.')[0]} instead)" for f in knobs.values() if f not in kept]
+    return kept, held
+
+
+def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
+    """The knobs of a screening: the --param keys (or every numeric key when `params` is empty), their ranges
+    checked against the game's validation. Returns (knobs, keys left out with the reason, checker)."""
+    check = Checker(spec, players, base)
+    wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
+    given, default, left_out = [], [], []
+    for key, span in wanted.items():
+        made = make_factor(key, base, check, span, spread)
+        if isinstance(made, str):
+            if params:
+                raise UserError(f"--param {made}")
+            left_out.append(made)
+        else:
+            (given if span else default).append(made)
+    default, held = keep_lists_ordered(default, check)
+    if held and params:
+        raise UserError(f"--param {held[0]}")
+    factors = [f for f in given + default]
+    order = {key: i for i, key in enumerate(wanted)}
+    return sorted(factors, key=lambda f: order[f.key]), left_out + held, check
+
+
+def problem(factors: list[Factor]) -> dict:
+    return {"num_vars": len(factors), "names": [f.key for f in factors],
+            "bounds": [[f.low, f.high] for f in factors]}
+
+
+def block_size(method: str, k: int) -> int:
+    return k + 1 if method == "morris" else k + 2
+
+
+def size_design(method: str, k: int, n_games: int | None, budget: int | None) -> tuple[int, int]:
+    """(blocks, games per point) such that blocks x points per block x games <= budget.
+
+    With -n and --budget: as many blocks as the budget pays for. With --budget alone: the default number of
+    blocks (10 Morris trajectories, 32 Sobol blocks) and the games that leaves each point, but never under
+    MIN_GAMES a point while fewer blocks would do. With neither: the default blocks of DEFAULT_GAMES each."""
+    size = block_size(method, k)
+    blocks = DEFAULT_BLOCKS[method]
+    if budget is None:
+        return blocks, n_games or DEFAULT_GAMES
+    if n_games:
+        blocks = budget // (n_games * size)
+    else:
+        n_games = budget // (blocks * size)
+        if n_games < MIN_GAMES:
+            blocks = max(MIN_BLOCKS, budget // (MIN_GAMES * size))
+            n_games = budget // (blocks * size)
+    if blocks < MIN_BLOCKS or n_games < 1:
+        need = MIN_BLOCKS * size * max(n_games or 1, 1)
+        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {_block_word(method)} of {size} points "
+                        f"({k} knobs){f' x {n_games} games' if n_games else ''}; give at least {need} games, "
+                        "fewer knobs or a smaller -n")
+    return blocks, n_games
+
+
+def _block_word(method: str) -> str:
+    """The plural name of a block of design points."""
+    return "trajectories" if method == "morris" else "Sobol blocks"
+
+
+@dataclass
+class Design:
+    method: str
+    factors: list[Factor]
+    X: np.ndarray            # SALib's sample, valid blocks only, in the order they are played
+    levels: int
+    sampled_blocks: int      # blocks looked at (kept and discarded)
+    skipped: Counter = field(default_factory=Counter)  # refused design points by reason
+    wanted_blocks: int = 0
+
+    @property
+    def size(self) -> int:
+        return block_size(self.method, len(self.factors))
+
+    @property
+    def blocks(self) -> int:
+        return len(self.X) // self.size
+
+    @property
+    def discarded_blocks(self) -> int:
+        return self.sampled_blocks - self.blocks
+
+    def assignment(self, row) -> dict:
+        return {f.key: f.value(x) for f, x in zip(self.factors, row)}
+
+    def assignments(self) -> list[dict]:
+        return [self.assignment(row) for row in self.X]
+
+
+def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
+    """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts. Blocks are
+    sampled SPARE_BLOCKS times over what is needed, again (seed + 1, ...) while too few pass, up to
+    MAX_SAMPLED times."""
+    from SALib.sample import morris as morris_sample
+    from SALib.sample import sobol as sobol_sample
+    prob, size = problem(factors), block_size(method, len(factors))
+    design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter(), blocks)
+    kept = []
+    for attempt in range(MAX_SAMPLED // SPARE_BLOCKS):
+        if method == "morris":
+            X = morris_sample.sample(prob, blocks * SPARE_BLOCKS, num_levels=levels, seed=seed + attempt)
+        else:  # Sobol sequences balance best in powers of two
+            X = sobol_sample.sample(prob, 2 ** math.ceil(math.log2(blocks * SPARE_BLOCKS)),
+                                    calc_second_order=False, seed=seed + attempt)
+        for b in range(len(X) // size):
+            if len(kept) == blocks:
+                break
+            rows = X[b * size:(b + 1) * size]
+            design.sampled_blocks += 1
+            refused = [reason for reason in (check(design.assignment(row)) for row in rows) if reason]
+            if refused:
+                design.skipped.update(refused)
+            else:
+                kept.append(rows)
+        if len(kept) == blocks:
+            break
+    design.X = np.concatenate(kept) if kept else design.X
+    if design.blocks < MIN_BLOCKS:
+        reason = design.skipped.most_common(1)[0][0] if design.skipped else "none sampled"
+        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {_block_word(method)} have "
+                        f"every point accepted by the game (need {MIN_BLOCKS}); most often refused: {reason}. "
+                        "Narrow the ranges with --param KEY=LO:HI")
+    return design
+
+
+def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None
+            ) -> pd.DataFrame:
+    """One row per metric and knob: SALib's estimates with 95% bootstrap intervals, ranked. A metric missing
+    at some point (NaN) is analysed on the blocks where it is defined."""
+    from SALib.analyze import morris as morris_analyze
+    from SALib.analyze import sobol as sobol_analyze
+    prob, size = problem(design.factors), design.size
+    rows = []
+    for metric, y in values.items():
+        y = np.asarray(y, dtype=float)
+        whole = [b for b in range(len(y) // size) if np.isfinite(y[b * size:(b + 1) * size]).all()]
+        idx = np.concatenate([np.arange(b * size, (b + 1) * size) for b in whole]) if whole else np.arange(0)
+        Y = y[idx]
+        if len(whole) < 2 or np.ptp(Y) == 0:
+            est = {k: np.zeros(len(design.factors)) for k in ("a", "c", "d", "e")}
+            status = "too few points" if len(whole) < 2 else "constant"
+        else:
+            status = "ok"
+        base = {"metric": metric, "blocks": len(whole)}
+        if design.method == "morris":
+            if status == "ok":
+                r = morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
+                                           num_levels=design.levels, seed=seed)
+                est = {"a": np.asarray(r["mu_star"]), "c": np.asarray(r["mu_star_conf"]),
+                       "d": np.asarray(r["mu"]), "e": np.asarray(r["sigma"])}
+            for i, f in enumerate(design.factors):
+                star, conf = float(est["a"][i]), float(est["c"][i])
+                rows.append({**base, **_knob(f), "mu_star": star, "mu_star_conf": conf,
+                             "mu_star_low": max(0.0, star - conf), "mu_star_high": star + conf,
+                             "mu": float(est["d"][i]), "sigma": float(est["e"][i]),
+                             "noise": (noise or {}).get(metric, math.nan), "status": status})
+        else:
+            if status == "ok":
+                r = sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES,
+                                          conf_level=0.95, seed=seed)
+                est = {"a": r["ST"], "c": r["ST_conf"], "d": r["S1"], "e": r["S1_conf"]}
+            for i, f in enumerate(design.factors):
+                st, conf = float(est["a"][i]), float(est["c"][i])
+                rows.append({**base, **_knob(f), "ST": st, "ST_conf": conf, "ST_low": max(0.0, st - conf),
+                             "ST_high": st + conf, "S1": float(est["d"][i]), "S1_conf": float(est["e"][i]),
+                             "status": status})
+    table = pd.DataFrame(rows)
+    if len(table):
+        score = "mu_star" if design.method == "morris" else "ST"
+        table["rank"] = table.groupby("metric")[score].rank(ascending=False, method="min").astype(int)
+        table = table.sort_values(["metric", "rank", "knob"], kind="stable").reset_index(drop=True)
+    return table
+
+
+def _knob(f: Factor) -> dict:
+    return {"knob": f.key, "range": f.describe_range(), "low": f.low, "high": f.high, "whole_numbers": f.integer,
+            "scales_list": f.scales_list}
+
+
+def morris_delta(levels: int) -> float:
+    """Morris's step on the unit scale (2/3 of the range for 4 levels)."""
+    return levels / (2 * (levels - 1))
+
+
+def noise_level(se: float, levels: int) -> float:
+    """mu* that sampling noise alone gives a knob with no effect when its two points are independent:
+    E|e1 - e2| / delta = 2 se / (sqrt(pi) delta). Common random numbers push a real knob's noise below this."""
+    return 2 * se / (math.sqrt(math.pi) * morris_delta(levels))
+
+
+def metric_names(summary: dict) -> list[str]:
+    return [k for k, v in summary.items() if isinstance(v, dict) and "estimate" in v]
+
+
+DEFAULT_FAMILIES = ("win_rate[", "decisive_rate[")  # per strategy and per source of a decisive edge
+
+
+def default_metrics(summary: dict) -> list[str]:
+    """Every plain headline figure of the summary, and the per-strategy and per-source families."""
+    return [m for m in metric_names(summary) if "[" not in m or m.startswith(DEFAULT_FAMILIES)]
+
+
+def resolve_metric(name: str, summary: dict) -> str | None:
+    """A figure of the summary; `family.member` also names `family[member]` (decisive_rate.coin_token)."""
+    names = metric_names(summary)
+    if name in names:
+        return name
+    family, dot, member = name.partition(".")
+    if dot and f"{family}[{member}]" in names:
+        return f"{family}[{member}]"
+    return None
+
+
+def _median(values) -> float:
+    values = pd.to_numeric(values, errors="coerce").dropna()
+    return float(values.median()) if len(values) else math.nan
+
+
+def _se(m: dict) -> float:
+    lo, hi = m.get("ci_low"), m.get("ci_high")
+    if lo is None or hi is None or not np.isfinite([lo, hi]).all():
+        return math.nan
+    return (hi - lo) / (2 * 1.959964)
+
+
+def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: list[Factor], metrics: list[str],
+                    method: str, design: Design, n_games: int, seed: int, jobs: int, batch_size: int, out: Path,
+                    quiet: bool = False, budget: int | None = None, skipped_knobs: list[str] = (),
+                    backend: str = "loky", scheduler: str | None = None):
+    """Play every design point (each distinct configuration once, all from the same seed), then analyse and
+    write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
+    from tqdm import tqdm
+
+    from analysis.report import summary_for
+    from analysis.sensitivity import build_sensitivity_report
+    from sim import results
+    from sim.runner import Plan, RunInterrupted, execute
+    from sim.sweep import _meta
+
+    assigns = design.assignments()
+    labels = [json.dumps(a, sort_keys=True) for a in assigns]
+    distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
+    plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+    meta = {"game": spec.name, "sensitivity": True, "method": method, "players": players, "seed": seed,
+            "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
+            "points_played": len(distinct), "games": len(distinct) * n_games, "blocks": design.blocks,
+            "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
+            "skipped_reasons": dict(design.skipped), "levels": design.levels,
+            "knobs": [{"key": f.key, "low": f.low, "high": f.high, "whole_numbers": f.integer,
+                       "scales_list": f.scales_list, "range": f.describe_range()} for f in factors],
+            "left_out": list(skipped_knobs),
+            "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
+            "round_robin": round_robin, "batch_size": batch_size, "config": base}
+    results.check_output(out)
+    staging = results.begin(out, meta)
+    summaries: dict[str, dict] = {}
+    bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
+               desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
+    interrupted = False
+    try:
+        for label in distinct:
+            assign = json.loads(label)
+            cfg = spec.validate(assign_config(base, assign), players)
+            tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=False)
+            summaries[label] = summary_for(tables, _meta(spec, players, plan, cfg))
+            if len(summaries) == 1:
+                metrics = _check_metrics(metrics, summaries[label], spec.name, staging)
+            bar.update(n_games)
+            bar.set_postfix(points=f"{len(summaries)}/{len(distinct)}", refresh=False)
+    except (RunInterrupted, KeyboardInterrupt):
+        interrupted = True
+    finally:
+        bar.close()
+    if interrupted and not summaries:
+        raise UserError(f"interrupted before the first design point finished; nothing is saved ({staging})")
+    size = design.size
+    done = 0  # whole blocks played, in order
+    while done < design.blocks and all(labels[i] in summaries for i in range(done * size, (done + 1) * size)):
+        done += 1
+    points = _points_table(design, assigns, labels, summaries, metrics, done * size)
+    points.to_csv(staging / "points.csv", index=False)
+    if done < 2:
+        raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
+                        f"whole pair of {_block_word(method)}; their figures are in {staging / 'points.csv'}")
+    analysed = points[points["analysed"]]
+    values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
+    noise = {m: noise_level(_median(analysed[f"{m}.se"]), design.levels) for m in metrics} \
+        if method == "morris" else {}
+    kept = Design(method, factors, design.X[: done * size], design.levels, design.sampled_blocks,
+                  design.skipped, design.wanted_blocks)
+    table = analyse(kept, values, seed, noise)
+    table.to_csv(staging / "sensitivity.csv", index=False)
+    meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
+            "points_finished": len(summaries), "games_played": len(summaries) * n_games}
+    lines = build_sensitivity_report(table, meta, staging)
+    results.write_meta(staging, meta)
+    if interrupted:
+        raise UserError(f"interrupted: {done} of {design.blocks} {_block_word(method)} finished; their analysis "
+                        f"is in {staging / 'sensitivity.html'} (marked partial)")
+    results.finish(staging, out)
+    return table, lines, out
+
+
+def _check_metrics(wanted: list[str], summary: dict, game: str, staging: Path) -> list[str]:
+    import shutil
+    if not wanted:
+        return default_metrics(summary)
+    resolved = []
+    for name in wanted:
+        found = resolve_metric(name, summary)
+        if found is None:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise UserError(f"--metric {name}: not a figure of {game}; allowed: {', '.join(metric_names(summary))}")
+        resolved.append(found)
+    return list(dict.fromkeys(resolved))
+
+
+def _points_table(design: Design, assigns, labels, summaries, metrics, n_rows: int) -> pd.DataFrame:
+    rows = []
+    for i in range(len(assigns)):
+        s = summaries.get(labels[i])
+        if s is None:
+            continue
+        row = {"point": i, "block": i // design.size, "analysed": i < n_rows,
+               **{f.key: json.dumps(assigns[i][f.key]) if f.scales_list else assigns[i][f.key]
+                  for f in design.factors}}
+        for m in metrics:
+            fig = s.get(m) or {}
+            est = fig.get("estimate")
+            row[m] = math.nan if est is None else est
+            row[f"{m}.ci_low"], row[f"{m}.ci_high"] = fig.get("ci_low"), fig.get("ci_high")
+            row[f"{m}.se"] = _se(fig)
+        rows.append(row)
+    return pd.DataFrame(rows)

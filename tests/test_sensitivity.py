@@ -1,0 +1,279 @@
+"""Sensitivity screening: the design and estimators on models with planted sensitivities, knob ranges, refused
+points, the budget, and an end-to-end run on Mohur."""
+import json
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from analysis.sensitivity import reading
+from sim import sensitivity as S
+from sim.cli import main
+from sim.config import load_defaults
+from sim.errors import UserError
+
+UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
+
+
+def accept(_assign):
+    return None
+
+
+def planted(X, noise=0.0, rng=None):
+    """x1 matters a lot, x2 a little, x3 not at all."""
+    y = 5 * X[:, 0] + 0.1 * X[:, 1]
+    return y + noise * rng.standard_normal(len(X)) if noise else y
+
+
+@pytest.fixture(autouse=True)
+def _quiet_salib():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SALib's notes on sample sizes
+        yield
+
+
+def test_morris_recovers_planted_sensitivities_on_common_random_numbers():
+    design = S.build_design(UNIT, "morris", 10, 1, accept)
+    table = S.analyse(design, {"y": planted(design.X)}, seed=1).set_index("knob")
+    assert list(table.sort_values("rank").index) == ["x1", "x2", "x3"]
+    # mu* is the change across the whole range: 5 for x1, 0.1 for x2, exactly 0 for a knob with no effect
+    assert table.loc["x1", "mu_star"] == pytest.approx(5)
+    assert table.loc["x2", "mu_star"] == pytest.approx(0.1)
+    assert table.loc["x3", "mu_star"] == 0 and table.loc["x3", "mu_star_high"] == 0
+    assert table.loc["x1", "mu"] == pytest.approx(5)  # pushes one way: mu = mu*
+
+
+def test_morris_with_noise_ranks_and_reads_the_planted_knobs():
+    rng = np.random.default_rng(7)
+    design = S.build_design(UNIT, "morris", 20, 2, accept)
+    noise = S.noise_level(0.05, design.levels)
+    table = S.analyse(design, {"score_margin": planted(design.X, 0.05, rng)}, seed=2, noise={"score_margin": noise})
+    by = table.set_index("knob")
+    assert by.loc["x1", "rank"] == 1
+    assert by.loc["x3", "mu_star"] < 2 * noise  # no effect: within the noise
+    text = reading("score_margin", table, "morris")
+    assert text.startswith("x1 explains most of score_margin") and "raising x1 raises it" in text
+    assert text.endswith("x2 and x3 barely matter.")
+
+
+def test_morris_interval_covers_the_planted_effect_about_95_percent():
+    hits = []
+    for rep in range(200):
+        rng = np.random.default_rng(1000 + rep)
+        design = S.build_design(UNIT, "morris", 20, rep, accept)
+        row = S.analyse(design, {"y": planted(design.X, 0.5, rng)}, seed=rep).set_index("knob").loc["x1"]
+        hits.append(row["mu_star_low"] <= 5 <= row["mu_star_high"])
+    assert 0.87 <= np.mean(hits) <= 0.99
+
+
+def test_sobol_recovers_planted_variance_shares():
+    truth = {"x1": 25 / 29, "x2": 4 / 29, "x3": 0.0}  # y = 5 x1 + 2 x2: variance shares 25 : 4
+    hits = []
+    for rep in range(50):
+        design = S.build_design(UNIT, "sobol", 64, rep, accept)
+        y = 5 * design.X[:, 0] + 2 * design.X[:, 1]
+        table = S.analyse(design, {"y": y}, seed=rep).set_index("knob")
+        assert list(table.sort_values("rank").index) == ["x1", "x2", "x3"]
+        assert table.loc["x3", "ST"] == pytest.approx(0, abs=1e-9)
+        hits += [table.loc[k, "ST_low"] <= t <= table.loc[k, "ST_high"] for k, t in truth.items() if t]
+    assert np.mean(hits) >= 0.9
+
+
+def test_refused_points_are_skipped_counted_and_replaced():
+    refused = Counter()
+
+    def check(assign):
+        if assign["x1"] + assign["x2"] > 1.5:
+            refused[json.dumps(assign, sort_keys=True)] += 1
+            return "x1 + x2: at most 1.5"
+        return None
+
+    design = S.build_design(UNIT, "morris", 8, 3, check)
+    assert design.blocks == 8 and design.discarded_blocks > 0
+    assert sum(design.skipped.values()) >= design.discarded_blocks  # each discarded block had a refused point
+    assert set(design.skipped) == {"x1 + x2: at most 1.5"}
+    assert all(a["x1"] + a["x2"] <= 1.5 for a in design.assignments())
+    table = S.analyse(design, {"y": planted(design.X)}, seed=3)
+    assert table.set_index("knob").loc["x1", "rank"] == 1
+    with pytest.raises(UserError, match="Narrow the ranges"):
+        S.build_design(UNIT, "morris", 8, 3, lambda a: "always refused")
+
+
+@pytest.mark.parametrize("method", S.METHODS)
+@pytest.mark.parametrize("k, n, budget", [(3, 200, 10_000), (3, None, 50_000), (10, None, 200_000),
+                                          (2, 1000, 40_321), (5, None, 1_000_000)])
+def test_design_size_respects_the_budget(method, k, n, budget):
+    blocks, games = S.size_design(method, k, n, budget)
+    assert blocks >= S.MIN_BLOCKS and games >= 1
+    assert blocks * S.block_size(method, k) * games <= budget
+    if n:
+        assert games == n
+
+
+def test_too_small_budget_is_refused():
+    with pytest.raises(UserError, match="--budget 1000: too small"):
+        S.size_design("morris", 5, 200, 1000)
+
+
+def test_ranges_are_narrowed_to_what_the_game_accepts():
+    from sim.game import get_game
+    spec = get_game("mohur")
+    base = load_defaults(spec.package)
+    check = S.Checker(spec, 2, base)
+    top = S.make_factor("tokens.diamond.1", base, check)  # [7, 7, 5, 5, 5]: the top token may only rise
+    assert (top.low, top.high, top.integer) == (7, 9, True)
+    second = S.make_factor("tokens.diamond.2", base, check)
+    assert (second.low, second.high) == (5, 7)
+    assert S.make_factor("rules.coin_token", base, check).describe_range() == "3..7"  # +-30%, symmetric
+    assert "no value but the default" in S.make_factor("tokens.silver.3", base, check)  # 5 between 5s
+    assert "not a number" in S.make_factor("rules.first_starter", base, check)
+    stack = S.make_factor("tokens.cloth", base, check)  # a whole stack: scaled, order kept by rounding
+    assert stack.scales_list and stack.value(1.3) == sorted(stack.value(1.3), reverse=True)
+    assert stack.value(1.0) == base["tokens"]["cloth"]
+    given = S.make_factor("rules.hand_limit", base, check, (5, 9))
+    assert (given.low, given.high) == (5, 9) and given.value(6.6) == 7
+
+
+def test_all_numeric_enumerates_lists_element_wise_and_skips_presets_and_report():
+    mohur = S.numeric_keys(load_defaults("sim.mohur"))
+    assert {"tokens.diamond.1", "tokens.leather.9", "bonus.5.1", "rules.coin_token", "cards.coin"} <= set(mohur)
+    assert not [k for k in mohur if k.startswith(("strategies.", "report."))]
+    assert "rules.first_starter" not in mohur
+    mughal = S.numeric_keys(load_defaults("sim.mughal"))
+    assert {"emperors.1.bonus", "deck.1.count", "rules.hand_size"} <= set(mughal)
+    assert not [k for k in mughal if k.startswith("strategies.") or k.endswith(("reshuffle_discard", "name"))]
+
+
+def test_metrics_are_discovered_from_the_summary():
+    summary = {"game": "g", "games": 10, "turns": {"estimate": 3.0}, "rate[round=1]": {"estimate": 0.5},
+               "win_rate[greedy]": {"estimate": 0.5}, "decisive_rate[coin_token]": {"estimate": 0.2}}
+    assert S.default_metrics(summary) == ["turns", "win_rate[greedy]", "decisive_rate[coin_token]"]
+    assert S.resolve_metric("decisive_rate.coin_token", summary) == "decisive_rate[coin_token]"
+    assert S.resolve_metric("rate[round=1]", summary) == "rate[round=1]"
+    assert S.resolve_metric("nonsense", summary) is None
+
+
+# --- end to end on Mohur -------------------------------------------------------------------------------------
+
+RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2=5:7", "--param", "tokens.diamond.3=4:6",
+       "--param", "rules.coin_token", "-n", "200", "--budget", "4000", "-s", "greedy,greedy", "-q",
+       "--metric", "first_player_round_win_rate", "--metric", "turns_per_round", "--metric", "score_margin"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def mohur_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sens") / "out"
+    result = invoke(*RUN, "-o", out)
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_end_to_end_writes_the_report_csv_and_reading(mohur_run):
+    out, result = mohur_run
+    table = pd.read_csv(out / "sensitivity.csv")
+    assert set(table["metric"]) == {"first_player_round_win_rate", "turns_per_round", "score_margin"}
+    assert set(table["knob"]) == {"tokens.diamond.2", "tokens.diamond.3", "rules.coin_token"}
+    assert (table["mu_star_low"] <= table["mu_star"]).all() and (table["mu_star"] <= table["mu_star_high"]).all()
+    assert sorted(table[table["metric"] == "turns_per_round"]["rank"]) == [1, 2, 3]
+    page = (out / "sensitivity.html").read_text()
+    assert page.count("<img src='data:image/png;base64,") == 3 and "Reading" in page
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 4 and lines[-1].endswith("sensitivity.html")
+    assert any("turns_per_round" in line for line in lines)
+
+
+def test_end_to_end_respects_the_budget_and_counts_refused_points(mohur_run):
+    out, _ = mohur_run
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["design_points"] * meta["games_per_point"] <= 4000 and meta["games"] <= 4000
+    # diamond.2 in 5..7 and diamond.3 in 4..6 (ranges given) can cross: those points are refused, counted, replaced
+    assert meta["skipped_points"] > 0 and meta["sampled_blocks"] > meta["blocks"]
+    assert all("tokens.diamond" in reason for reason in meta["skipped_reasons"])
+    assert "refused by the game's validation" in (out / "sensitivity.html").read_text()
+    points = pd.read_csv(out / "points.csv")
+    assert (points["tokens.diamond.2"] >= points["tokens.diamond.3"]).all()
+    assert len(points) == meta["design_points"]
+
+
+def test_points_share_common_random_numbers(mohur_run):
+    out, _ = mohur_run
+    points = pd.read_csv(out / "points.csv")
+    # the same configuration reached twice is the same games, not a new sample
+    knobs = ["tokens.diamond.2", "tokens.diamond.3", "rules.coin_token"]
+    for _, group in points.groupby(knobs):
+        assert group["turns_per_round"].nunique() == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "give --param"),
+    (["--param", "rules.coin_token", "--all-numeric"], "not both"),
+    (["--param", "rules.coin_token=7:3"], "LO < HI"),
+    (["--param", "rules.hand_lmit"], "did you mean 'hand_limit'"),
+    (["--param", "rules.first_starter"], "not a number"),
+    (["--param", "rules.coin_token", "-n", "200", "--budget", "1000"], "--budget 1000: too small"),
+    (["--param", "rules.coin_token", "-n", "0"], "--games 0"),
+    (["--param", "rules.coin_token", "--spread", "1.5"], "--spread"),
+    (["--all-numeric", "--method", "sobol"], "--method sobol: for at most"),
+    (["--param", "rules.coin_token", "--method", "nope"], "Invalid value"),
+])
+def test_bad_flags_are_one_line_and_exit_2(tmp_path, args, message):
+    out = tmp_path / "never"
+    result = invoke("sensitivity", "mohur", *args, "-o", out)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+
+def test_unknown_metric_stops_with_nothing_written(tmp_path):
+    out = tmp_path / "never"
+    result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "-n", "20", "--budget", "400",
+                    "-s", "greedy,greedy", "-q", "--metric", "first_player_edge", "-o", out)
+    assert result.exit_code == 2 and "--metric first_player_edge: not a figure of mohur" in result.output
+    assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+
+def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tmp_path, monkeypatch):
+    from sim import runner
+    real, calls = runner.execute, []
+
+    def interrupted_at_the_ninth_point(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 9:
+            raise runner.RunInterrupted()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "execute", interrupted_at_the_ninth_point)
+    out = tmp_path / "out"
+    result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules.hand_limit",
+                    "-n", "50", "-s", "greedy,greedy", "-q", "--metric", "turns_per_round", "-o", out)
+    assert result.exit_code == 2 and "interrupted" in result.output and "marked partial" in result.output
+    partial = Path(str(out) + ".partial")
+    assert not out.exists() and "<b>partial</b>" in (partial / "sensitivity.html").read_text()
+    meta = json.loads((partial / "meta.json").read_text())
+    assert meta["partial"] and 2 <= meta["blocks_analysed"] < meta["blocks"]
+    assert len(calls) == 9
+
+
+def test_neighbouring_stack_elements_split_their_gap_so_every_combination_stays_sorted():
+    from sim.game import get_game
+    spec = get_game("mohur")
+    base = load_defaults(spec.package)
+    knobs, left_out, check = S.make_knobs(spec, 2, base, [])  # --all-numeric
+    ranges = {f.key: f.describe_range() for f in knobs}
+    assert ranges["tokens.diamond.2"] == "6..7" and ranges["tokens.diamond.3"] == "5..6"
+    assert not [k for k in ranges if k.startswith(("strategies.", "report."))]
+    assert any(reason.startswith("tokens.silver.3:") for reason in left_out)
+    design = S.build_design(knobs, "morris", 4, 1, check)
+    for assign in design.assignments():
+        stacks = S.assign_config(base, assign)["tokens"]
+        assert all(v == sorted(v, reverse=True) for v in stacks.values())
+    assert not [r for r in design.skipped if r.startswith("tokens.")]  # refusals come from other rules only
