@@ -96,7 +96,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
               help="Two players: every pairing of the listed strategies, mirror matches included "
                    "(what -s all does), e.g. to compare greedy-vs-greedy with expert-vs-expert.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Parallel workers (-1: all cores).")
+@click.option("-j", "--jobs", type=int, default=-1, show_default=True,
+              help="Parallel workers (-1: all cores; the tables do not depend on it).")
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), default=None,
               help="Results folder (default reports/<game>).")
 @click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
@@ -436,13 +437,19 @@ def tune(game, args):
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim.game import game_names
-    from sim.runner import DEFAULT_BATCH
-    written = []
+    from sim.runner import DEFAULT_BATCH, Plan
+    from sim.warmup import compile_kernels
+    setups = []
     for name in game_names():
         spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
-        n = max(1, int(spec.default_games * scale))
-        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / name, DEFAULT_BATCH, "loky",
-                               None, True, False, False)
+        setups.append((spec, players, cfg, chosen, rr, max(1, int(spec.default_games * scale))))
+    # every kernel compiled at once, one process each, before the games are played one after another
+    compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+                     for spec, players, cfg, chosen, rr, n in setups], jobs)
+    written = []
+    for spec, players, cfg, chosen, rr, n in setups:
+        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name,
+                               DEFAULT_BATCH, "loky", None, True, False, False)
         written.append(folder / "report.html")
     for path in written:
         click.echo(str(path))

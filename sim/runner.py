@@ -221,7 +221,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     stop = _StopOnCtrlC()
     try:
         with stop:
-            if (jobs == 1 and backend == "loky") or not todo:
+            if (jobs == 1 and backend == "loky") or len(todo) < 2:  # nothing to share out: no workers
                 for b in todo:
                     keep(b, work(spec.name, cfg, plan, b, seeds[b], debug, *extra))
                     stop.check()
