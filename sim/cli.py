@@ -115,7 +115,8 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
               help="Two players: every pairing of the listed strategies, mirror matches included "
                    "(what -s all does), e.g. to compare greedy-vs-greedy with expert-vs-expert.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Parallel workers (-1: all cores).")
+@click.option("-j", "--jobs", type=int, default=-1, show_default=True,
+              help="Parallel workers (-1: all cores; the tables do not depend on it).")
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), default=None,
               help="Results folder (default reports/<game>).")
 @click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
@@ -651,7 +652,8 @@ def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim import results
     from sim.game import game_names
-    from sim.runner import DEFAULT_BATCH
+    from sim.runner import DEFAULT_BATCH, Plan
+    from sim.warmup import compile_kernels
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
@@ -663,6 +665,9 @@ def main_job(out, jobs, seed, scale):
         inputs.output_folder(Path(out) / name)
         results.check_output(Path(out) / name)
         setups.append((spec, players, cfg, chosen, rr, n))
+    # every kernel compiled at once, one process each, before the games are played one after another
+    compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+                     for spec, players, cfg, chosen, rr, n in setups], jobs)
     written = []
     for spec, players, cfg, chosen, rr, n in setups:
         folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH,
