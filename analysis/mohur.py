@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import common, decisive, edges, skill, stats
-from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
+from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
 
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",

@@ -24,6 +24,11 @@ def aggregating():
         _AGGREGATING.reset(token)
 
 
+def is_aggregating() -> bool:
+    """True inside `aggregating()` (in this thread): summaries must stay mergeable sums."""
+    return _AGGREGATING.get()
+
+
 def merge(total: dict, part: dict) -> dict:
     """Add one batch's aggregated summary into `total` (metrics without sufficient statistics are dropped)."""
     for name, m in part.items():

@@ -4,7 +4,6 @@ from __future__ import annotations
 import base64
 import html
 import importlib
-import json
 
 import numpy as np
 import pandas as pd

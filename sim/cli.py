@@ -5,7 +5,6 @@ import errno
 import json
 import platform
 import sys
-import time
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -244,7 +243,8 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
 
 def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
     from sim import results
-    from sim.runner import RunInterrupted, WorkersFailed, execute, plan_from_meta, saved_batches
+    from sim.batches import saved_batches
+    from sim.runner import RunInterrupted, WorkersFailed, execute, plan_from_meta
     plan = plan_from_meta(meta)
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
@@ -498,7 +498,7 @@ def sweep(game, args):
     Writes DIR/variant-NNN/ (a results folder each), sweep.csv, sweep.parquet and sweep_report.html, with each
     variant's paired difference from the baseline (default: the first variant).
     """
-    from sim.sweep import parse_target, run_sweep, variant_label
+    from sim.sweep import parse_target, run_sweep
     params, rest = _split_params(list(args))
     parser = _options_parser("sweep")
     parser.add_argument("--reports", action="store_true")

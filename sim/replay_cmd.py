@@ -73,8 +73,6 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
             raise UserError(f"--strategies: give 1 or {players} names for {players} players, got {len(chosen)} "
                             "(or --game K to show game K of a run with these strategies)")
         return Chosen(spec, cfg, players, tuple(chosen), seed, 0, DEFAULT_BATCH)
-    if round_robin and players != 2:
-        raise UserError(f"--round-robin: pairings are for two players; {spec.name} has {players} here")
     seats = seat_choices(spec.name, players, chosen, round_robin or everyone, game_index)
     return Chosen(spec, cfg, players, seats, seed, game_index, batch_size or DEFAULT_BATCH)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.batches import load_batch, save_batch, saved_batches, sound_batches
+from sim.batches import load_batch, save_batch, sound_batches
 from sim.errors import UserError
 from sim.game import GameSpec, kernel_function
 

@@ -382,9 +382,7 @@ def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int)
 
 def _tune(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
           quiet, candidates, configs, rounds, per_round, max_candidates):
-    from analysis.report import summary_for
     from sim import results
-    from sim.runner import Plan
 
     results.check_output(out)
     # the same command run again continues: candidates' saved batches are checked and reused

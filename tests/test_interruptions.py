@@ -20,7 +20,7 @@ from sim.results import partial_path
 
 TABLES = {"mohur": ("games", "rounds"), "mughal": ("games", "players"), "muziris": ("games", "players")}
 N, BATCH = 8000, 250  # 32 batches: long enough to be caught mid-run, short enough to finish in seconds
-COMMON = ["-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "--seed", "3", "-q", "--no-report"]
+COMMON = ["-j", "1", "-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "--seed", "3", "-q", "--no-report"]
 
 
 def cli(*args):

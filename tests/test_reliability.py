@@ -22,7 +22,7 @@ from sim.results import partial_path
 
 GAMES = ("mohur", "mughal", "muziris")
 TABLES = {"mohur": ("games", "rounds"), "mughal": ("games", "players"), "muziris": ("games", "players")}
-SMALL = ["--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]
+SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
 
 
 def cli(*args):

@@ -191,7 +191,7 @@ def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
     names = ",".join(s["name"] for s in meta["strategies"])
     parts = ["balance-sim", "replay", meta["game"], "--seed", str(meta["seed"]), "-s", names,
              "-p", str(meta["players"]), "--game", str(game), "--batch-size", str(meta["batch_size"])]
-    if meta.get("round_robin") and meta["players"] == 2:  # more players rotate seats whatever the flag
+    if meta.get("round_robin"):  # -s all: every pairing (two players) or mirror blocks (more players)
         parts.append("--round-robin")
     for flag in flags or []:
         parts += ["--set", flag]
