@@ -10,6 +10,8 @@ import time
 import click
 import numpy as np
 
+from analysis import stats
+from sim import inputs
 from sim.config import build
 from sim.game import game_names, get_game, kernel_function
 from sim.registry import choices, registered
@@ -27,7 +29,7 @@ def _one_core(spec, cfg, players, chosen, n_games) -> float:
     return n_games / (time.perf_counter() - start)
 
 
-def run_bench(games: list[str], n_games: int, jobs: int) -> None:
+def run_bench(games: list[str], n_games: int, jobs: int, n_strength: int = 40) -> None:
     for name in games or game_names():
         spec = get_game(name)
         players = spec.default_players
@@ -46,42 +48,77 @@ def run_bench(games: list[str], n_games: int, jobs: int) -> None:
         parallel = timing["games_per_second"]
         click.echo(f"  {' vs '.join(spec.bench_lineup)}: one core {single:,.0f}/s; {jobs} workers "
                    f"{parallel:,.0f}/s ({parallel / single:.2f}x, {parallel / single / jobs:.0%} per worker)")
-        _bench_search(spec, cfg, players, n_games)
+        _bench_search(spec, cfg, players, n_games, n_strength)
 
 
-def _bench_search(spec, cfg, players, n_games) -> None:
-    """Search players at their default budget (the `expert` preset, else each search strategy's defaults), on
-    one core: games per second against the bench lineup's heuristic, and decisions per second in mirror games
-    (every seat searching, so every counted decision is a search decision). Few games: a search decision costs
+SEARCH_PRESETS = ("expert-fast", "expert")  # the search presets whose cost and strength `bench` prints
+MAX_STRENGTH_GAMES = 100_000
+
+
+def strength_games(value) -> int:
+    """`--strength-games`: games of each search preset against the heuristic; 0 skips them."""
+    return inputs._whole("--strength-games", value, 0, MAX_STRENGTH_GAMES, "a number of games (0: none)")
+
+
+def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
+    """Search players (the `expert-fast` and `expert` presets, else each search strategy at its defaults), on one
+    core, cost and strength side by side: decisions per CPU-second in mirror games (every seat searching, so
+    every counted decision is a search decision), then its win share against the bench lineup's heuristic over
+    `n_strength` games with the search player's seat rotated (one search seat, the heuristic in the others), with
+    a 95% Wilson interval, the even share 1/players and the CPU-seconds a game costs. CPU time, not wall time:
+    the figures should not depend on what else the machine runs. Few games: a search decision costs
     milliseconds."""
-    names = [name for name in ("expert",) if name in cfg.presets]
+    names = [name for name in SEARCH_PRESETS if name in cfg.presets]
     if not names:
         names = [d.name for d in registered(spec.name) if d.search]
     kernel = kernel_function(spec)
+    opponent = spec.bench_lineup[0]
     for name in names:
-        n = max(2, min(20, n_games // 1000))
-        rotate = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
-                          dtype=np.int64)[:n]
-        chosen = tuple(choices(spec.name, cfg.presets, [name] + [spec.bench_lineup[0]] * (players - 1)))
-        rate = _timed(kernel, spec, cfg, players, chosen, rotate)[0]
         mirror = tuple(choices(spec.name, cfg.presets, [name] * players))
-        m = max(1, n // 4)
-        seconds_m, tables = _timed(kernel, spec, cfg, players, mirror, np.zeros((m, players), dtype=np.int64))[1:]
+        m = max(1, min(5, n_games // 4000))
+        seconds, tables = _cpu_timed(kernel, cfg, players, mirror, np.zeros((m, players), dtype=np.int64))
         decisions = _decisions(tables)
-        line = f"  {name} vs {spec.bench_lineup[0]:<18} one core {rate:>10,.2f} games/s ({n} games)"
-        if decisions:
-            line += f"; {decisions / seconds_m:,.0f} {name} decisions/s ({m} mirror games)"
+        line = f"  {name:<12}"
+        line += (f" {decisions / seconds:>8,.0f} decisions/CPU-s ({m} mirror games)" if decisions
+                 else f" {m / seconds:>8,.2f} mirror games/CPU-s")
+        if n_strength:
+            line += "; " + _strength(spec, cfg, players, kernel, name, opponent, n_strength)
         click.echo(line)
 
 
-def _timed(kernel, spec, cfg, players, chosen, lineup):
+def _strength(spec, cfg, players, kernel, name, opponent, n) -> str:
+    rotate = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
+                      dtype=np.int64)[:n]
+    chosen = tuple(choices(spec.name, cfg.presets, [name] + [opponent] * (players - 1)))
+    seconds, tables = _cpu_timed(kernel, cfg, players, chosen, rotate)
+    won = _seat_shares(spec, tables, players, n)[rotate == 0]  # choice 0 is the search player's seat
+    r = stats.rate(float(won.sum()), n)
+    return (f"vs {opponent} wins {r['estimate']:.1%} ({r['ci_low']:.1%}-{r['ci_high']:.1%}) of {n} games "
+            f"(even: {1 / players:.0%}), {seconds / n:.3g} CPU-s/game")
+
+
+def _seat_shares(spec, tables, players, n) -> np.ndarray:
+    """(games, seats) win shares: a `players` table's `win_share` where the game has one, else the main table's
+    `winner` seat (-1: no single winner, the win shared by every seat)."""
+    share = np.zeros((n, players))
+    seats = tables.get("players")
+    if seats is not None and "win_share" in seats:
+        share[seats["game"], seats["seat"]] = seats["win_share"]
+        return share
+    main = tables[spec.main_table]
+    winner = np.asarray(main["winner"])
+    share[main[spec.id_column], :] = np.where(winner[:, None] < 0, 1 / players,
+                                              winner[:, None] == np.arange(players))
+    return share
+
+
+def _cpu_timed(kernel, cfg, players, chosen, lineup):
     base = np.array([c.base_id for c in chosen], dtype=np.int64)
     params = np.stack([c.vector() for c in chosen])
     kernel(cfg, players, lineup[:1], base, params, 7, False)  # warm
-    start = time.perf_counter()
+    start = time.process_time()
     tables = kernel(cfg, players, lineup, base, params, 11, False)
-    seconds = time.perf_counter() - start
-    return len(lineup) / seconds, seconds, tables
+    return time.process_time() - start, tables
 
 
 def _decisions(tables) -> float | None:

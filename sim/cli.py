@@ -388,15 +388,19 @@ def config_cmd(game):
 @click.argument("games", nargs=-1)
 @click.option("-n", "--games-per-run", "n_games", type=int, default=20_000, show_default=True)
 @click.option("-j", "--jobs", type=int, default=2, show_default=True, help="Workers for the parallel figure.")
-def bench(games, n_games, jobs):
-    """Matches per second per strategy pairing, on one core and on JOBS workers."""
-    from sim.bench import run_bench
+@click.option("--strength-games", "n_strength", type=int, default=40, show_default=True,
+              help="Games of each search preset against greedy, for its win rate; 0 skips them.")
+def bench(games, n_games, jobs, n_strength):
+    """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
+    CPU-second beside their win rate against greedy."""
+    from sim.bench import run_bench, strength_games
     from sim.game import get_game
     inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
     inputs.jobs(jobs, allow_all=False)
+    strength_games(n_strength)
     for name in games:
         get_game(name)
-    run_bench(list(games), n_games, jobs)
+    run_bench(list(games), n_games, jobs, n_strength)
 
 
 def _is_option(token: str) -> bool:

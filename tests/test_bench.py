@@ -1,0 +1,70 @@
+"""`balance-sim bench`: the search players' cost (decisions per CPU-second) beside their strength (win share
+against greedy with a 95% interval), and the refusals of a bad `--strength-games`. Behaviour only: the figures
+are parsed as numbers, never compared with a time."""
+import re
+
+import numpy as np
+import pytest
+
+from sim.bench import _strength
+from sim.config import build
+from sim.game import get_game, kernel_function
+
+NUMBER = r"([\d,]+(?:\.\d+)?(?:e[-+]?\d+)?)"
+LINE = re.compile(rf"^  (\S+) +{NUMBER} decisions/CPU-s \(\d+ mirror games\); vs greedy wins {NUMBER}% "
+                  rf"\({NUMBER}%-{NUMBER}%\) of (\d+) games \(even: 25%\), {NUMBER} CPU-s/game$")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.fixture(scope="module")
+def mughal_bench():
+    from click.testing import CliRunner
+    from sim.cli import main
+    return CliRunner().invoke(main, ["bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "4"])
+
+
+def test_bench_prints_each_search_preset_with_its_decision_rate_and_win_rate(mughal_bench):
+    assert mughal_bench.exit_code == 0, mughal_bench.output
+    found = {}
+    for line in mughal_bench.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            found[m.group(1)] = [_number(g) for g in m.groups()[1:]]
+    assert set(found) == {"expert-fast", "expert"}, mughal_bench.stdout
+    for rate, won, low, high, games, cpu in found.values():
+        assert rate > 0 and cpu > 0 and games == 4
+        assert 0 <= low <= won <= high <= 100
+
+
+def test_zero_strength_games_skips_the_win_rate(cli):
+    result = cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "0")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if "decisions/CPU-s" in line]
+    assert len(lines) == 2 and not any("wins" in line for line in lines), result.stdout
+
+
+@pytest.mark.parametrize("value", ["-1", "100001", "many"])
+def test_bad_strength_games_is_one_line_and_exit_2(cli, value):
+    result = cli("bench", "mughal", "--strength-games", value)
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert "--strength-games" in lines[0] and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("game", ["mohur", "mughal"])  # a `winner` column and a `players` table of win shares
+def test_strength_credits_the_rotated_seat_of_the_first_strategy(game):
+    """Greedy almost always beats random players; reading the wrong seat would show random winning often."""
+    spec = get_game(game)
+    players = spec.default_players
+    cfg = spec.validate(build(spec.package), players)
+    kernel = kernel_function(spec)
+
+    def won(name, opponent):
+        text = _strength(spec, cfg, players, kernel, name, opponent, 40)
+        return _number(re.search(rf"wins {NUMBER}%", text).group(1)) / 100
+
+    assert won("greedy", "random") > 0.8
+    assert won("random", "greedy") < 0.2
