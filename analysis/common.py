@@ -96,7 +96,7 @@ def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) ->
     """summary.json's `strength[<strategy>]` (Elo, from the winner of each game) and `nash_weight[<strategy>]`
     (the equilibrium mix of the head-to-head game `h2h` = (wins, meetings); default: the games' results, two
     players). Left out of --summary-only runs: neither is a sum that merges across batches."""
-    if stats._AGGREGATING or len(np.unique(strategy)) < 2:
+    if stats._AGGREGATING.get() or len(np.unique(strategy)) < 2:
         return {}
     p = strategy.shape[1]
     out = models.strength_metrics(models.strengths(models.fit_luce(strategy, win, names, None, p)))

@@ -47,7 +47,7 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
         for code in np.unique(strategy[mirror, 0]):
             part = mirror & (strategy[:, 0] == code)
             out["by_strategy"][names[code]] = _mirror_rates(position[part], win_share[part], positions)
-    elif len(strategy) and stats._AGGREGATING:  # --summary-only: the model's sufficient statistics, fitted at the end
+    elif len(strategy) and stats._AGGREGATING.get():  # --summary-only: the model's sufficient statistics, fitted at the end
         cells = models.cells(strategy, position, win_share, names)
         out["population"] = MODEL
         out["rates"] = [{"estimate": None, "ci_low": None, "ci_high": None, "n": len(strategy), "_kind": "luce",
