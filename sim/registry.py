@@ -30,7 +30,7 @@ class StrategyDef:
     name: str
     module: str
     function: str
-    params: dict  # name -> default value, in vector order
+    params: dict  # name -> default value, in vector order (a search player's `rollout`: a strategy name)
     doc: str = ""
     search: bool = False  # plays the game forward itself: left out of the rollout dispatcher
     bounds: dict = field(default_factory=dict)  # name -> (lowest, highest, whole number?) where it matters
@@ -54,11 +54,14 @@ _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
 def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None):
-    """Register a numba strategy function. Parameters are floats, passed as a vector in the given order.
+    """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
+    strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
+    that numba compiles as constants, so no strategy reads a parameter by its position.
     A `search` strategy calls other strategies in its rollouts (through `rollout_dispatcher`), so it is left
-    out of that dispatcher: numba cannot compile a strategy that calls itself. `bounds` gives, for parameters
-    whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are refused. Every
-    parameter must be a finite number."""
+    out of that dispatcher: numba cannot compile a strategy that calls itself; its `rollout` parameter names
+    that policy (a heuristic strategy), turned into the strategy id in the vector. `bounds` gives, for
+    parameters whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are
+    refused. Every other parameter must be a finite number."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
@@ -68,12 +71,21 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
 
     def decorate(func):
         py_func = getattr(func, "py_func", func)
+        _set_index_constants(sys.modules[py_func.__module__], name, params)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
             bounds)
         return func
 
     return decorate
+
+
+def _set_index_constants(module, name: str, params: dict) -> None:
+    for i, param in enumerate(params):
+        constant = f"P_{param.upper()}"
+        if getattr(module, constant, i) != i:
+            raise ValueError(f"strategy {name}: {module.__name__}.{constant} is already {getattr(module, constant)}")
+        setattr(module, constant, i)
 
 
 def _discover(game: str) -> None:
@@ -192,11 +204,10 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
             if unknown:
                 raise UserError(f"preset '{name}': unknown parameter(s) {', '.join(sorted(unknown))} for "
                                 f"'{base}'; allowed: {', '.join(d.params) or 'none'}")
-            values = tuple(float(preset.get(k, v)) for k, v in d.params.items())
-            out.append(StrategyChoice(name, base, base_id, values))
+            out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset)))
         elif name in defs:
             base_id, d = defs[name]
-            out.append(StrategyChoice(name, name, base_id, tuple(float(v) for v in d.params.values())))
+            out.append(StrategyChoice(name, name, base_id, param_vector(game, d, {})))
         else:
             allowed = sorted(set(defs) | set(presets))
             raise UserError(f"unknown strategy '{name}' for {game}; allowed: {', '.join(allowed)}")
@@ -227,17 +238,34 @@ def check_presets(game: str, presets) -> None:
                 _check_param(game, d, f"{key}.{param}", param, value)
 
 
+def _is_rollout(d: StrategyDef, param: str) -> bool:
+    return d.search and param == "rollout"
+
+
+def _rollout_names(game: str) -> list[str]:
+    return [x.name for x in registered(game) if not x.search]
+
+
+def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
+    """`d`'s parameter vector: `given` values over the declared defaults, a rollout name as its strategy id
+    (ids follow the registry, so a name keeps its meaning when a strategy is added)."""
+    names = [x.name for x in registered(game)]
+    values = []
+    for param, default in d.params.items():
+        value = given.get(param, default)
+        values.append(float(names.index(value) if _is_rollout(d, param) else value))
+    return tuple(values)
+
+
 def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
+    if _is_rollout(d, param):  # names the rollout policy: a numeric id would change meaning with the registry
+        if not isinstance(value, str) or value not in _rollout_names(game):
+            raise ConfigError(key, value, f"allowed: {', '.join(_rollout_names(game))} (a strategy name)")
+        return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
         raise ConfigError(key, value, "expected a (finite) number")
-    if d.search and param == "rollout":  # a strategy id: the rollout policy
-        heuristics = [(i, x.name) for i, x in enumerate(registered(game)) if not x.search]
-        if value != -1 and value not in [i for i, _ in heuristics]:
-            raise ConfigError(key, value, "allowed: -1 (greedy) or the id of a heuristic strategy: "
-                                          + ", ".join(f"{i} ({n})" for i, n in heuristics))
-        return
     if param in d.bounds:
         lo, hi, whole = d.bounds[param]
         if whole and float(value) != int(value):
@@ -256,5 +284,5 @@ def rollout_defaults(game: str, default: str = "greedy") -> tuple[np.ndarray, in
     defs = registered(game)
     table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
     for i, d in enumerate(defs):
-        table[i, : len(d.params)] = [float(v) for v in d.params.values()]
+        table[i, : len(d.params)] = param_vector(game, d, {})
     return table, [d.name for d in defs].index(default)

@@ -115,12 +115,14 @@ def check_trace_schema(events):
         for stack in e["tokens"].values():
             assert stack == sorted(stack, reverse=True)
 
-    assert events[0]["event"] == "match_start" and events[-1]["event"] == "match_end"
+    assert events[0]["event"] == "match_start" and [e["event"] for e in events[-2:]] == ["match_end", "game_end"]
+    assert {k: v for k, v in events[-1].items() if k not in ("event", "winners", "win_share")} == \
+        {k: v for k, v in events[-2].items() if k != "event"}
     start = events[0]
     assert start["game"] == "mohur" and isinstance(start["seed"], int) and len(start["strategies"]) == 2
     assert isinstance(start["config"], dict)
     in_round = False
-    for e in events[1:-1]:
+    for e in events[1:-2]:
         kind = e["event"]
         if kind == "round_start":
             assert not in_round

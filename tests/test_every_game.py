@@ -156,7 +156,8 @@ def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
             assert ran.exit_code == 0, ran.output
             row = pd.read_parquet(out / f"{spec.main_table}.parquet").iloc[0]
             end = events[-1]
-            assert end["event"] in ("match_end", "game_end")
+            assert end["event"] == "game_end"
+            assert end["win_share"] == [float(row[f"win_share_{p}"]) for p in range(players)], (players, seed)
             if "winners" in end:
                 winner = end["winners"][0] if len(end["winners"]) == 1 else -1
             else:
@@ -174,3 +175,22 @@ def test_every_seat_wins_sometimes_and_results_cover_every_game(game):
     assert np.array_equal(main[spec.id_column].to_numpy(), np.arange(600))
     wins = main["winner"].value_counts()
     assert all(wins.get(seat, 0) > 0 for seat in range(players)), wins.to_dict()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_win_shares_sum_to_one_or_nobody_wins(game):
+    """`win_share_<seat>` of the main table: each game's shares sum to 1, or to 0 when by configuration nobody
+    wins; a sole winner holds the whole win."""
+    spec = get_game(game)
+    for players in _player_counts(game):
+        _, tables = _play(game, players, _lineup(game, players), 200, seed=31)
+        main = tables[spec.main_table]
+        shares = main[[f"win_share_{p}" for p in range(players)]].to_numpy()
+        assert ((shares >= 0) & (shares <= 1)).all()
+        total = shares.sum(axis=1)
+        nobody = np.isclose(total, 0)
+        assert (nobody | np.isclose(total, 1)).all()
+        sole = main["winner"].to_numpy() >= 0
+        assert not (nobody & sole).any()
+        assert sole.any()
+        assert (shares[sole, main["winner"].to_numpy()[sole]] == 1).all()

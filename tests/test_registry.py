@@ -26,3 +26,35 @@ def test_heuristic_dispatch_has_no_search_branch(game):
         call = f"_s{i}("
         assert (call in heuristic_impl) != d.search, d.name
         assert (call in heuristic_fn) != d.search, d.name
+
+
+@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+def test_parameters_have_named_index_constants(game):
+    """Each strategy's module holds P_<NAME> = the parameter's index in the vector, for every declared name."""
+    import importlib
+
+    for d in registered(game):
+        module = importlib.import_module(d.module)
+        assert [getattr(module, f"P_{name.upper()}") for name in d.params] == list(range(len(d.params)))
+
+
+@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+def test_rollout_is_named_and_resolved_to_its_id(game):
+    from sim.config import build
+    from sim.errors import ConfigError
+    from sim.game import get_game
+    from sim.registry import check_presets, choices
+
+    spec = get_game(game)
+    names = [d.name for d in registered(game)]
+    search = next(d for d in registered(game) if d.search)
+    cfg = spec.validate(build(spec.package, None, ('strategies.expert-fast.rollout="random"',)),
+                        spec.default_players)
+    fast, plain = choices(game, cfg.presets, ["expert-fast", search.name])
+    rollout = list(search.params).index("rollout")
+    assert fast.params[rollout] == names.index("random")
+    assert plain.params[rollout] == names.index("greedy")  # the declared default, by name
+    for bad in (names.index("random"), -1, "no-such-strategy", search.name):
+        with pytest.raises(ConfigError) as refused:
+            check_presets(game, {"mine": {"base": search.name, "rollout": bad}})
+        assert "strategies.mine.rollout" in str(refused.value) and "greedy" in str(refused.value)

@@ -25,9 +25,11 @@ def test_trace_is_game_zero_of_a_one_game_run(game, seed, tmp_path):
                                str(players), "-o", str(out), "-q", "--no-report"])
     assert run.exit_code == 0, run.output
     games = pd.read_parquet(out / "games.parquet")
-    assert end["event"] in ("match_end", "game_end")
-    if "winners" in end:  # muziris lists every winner; the games table says -1 for a shared win
+    assert end["event"] == "game_end"
+    seats = [f"win_share_{p}" for p in range(players)]
+    assert end["win_share"] == games[seats].iloc[0].tolist()
+    if "winners" in end:  # mohur and muziris list every winner; the games table says -1 for a shared win
         traced = end["winners"][0] if len(end["winners"]) == 1 else -1
-    else:  # mohur: null when no winner; mughal: -1 when shared
-        traced = -1 if end["winner"] is None else end["winner"]
+    else:  # mughal: -1 when shared
+        traced = end["winner"]
     assert traced == int(games["winner"][0])

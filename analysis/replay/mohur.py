@@ -93,8 +93,9 @@ def frames(events: list[dict]) -> list[dict]:
     for i, ev in enumerate(events):
         kind = ev["event"]
         frame = {"e": i, "seat": None}
-        if kind == "match_start":
-            continue
+        if kind == "match_start" or (kind == "match_end" and events[i + 1:i + 2]
+                                     and events[i + 1]["event"] == "game_end"):
+            continue  # game_end repeats match_end's fields: one frame shows them
         if kind == "round_start":
             rnd = ev["round"]
             state_at, before = i, ev
@@ -119,7 +120,7 @@ def frames(events: list[dict]) -> list[dict]:
             seals = list(ev["seals"])
             frame.update(seat=ev["winner"], where=f"Round {rnd} · end", text=round_end_text(ev, config),
                          rupees=list(ev["rupees"]))
-        elif kind == "match_end":
+        elif kind in ("match_end", "game_end"):
             seals = list(ev["seals"])
             frame.update(seat=ev["winner"], where="Match end", text=match_end_text(ev, strategies),
                          winners=[] if ev["winner"] is None else [ev["winner"]], final=True)
@@ -129,7 +130,7 @@ def frames(events: list[dict]) -> list[dict]:
         table = [sum(w["goods"]) for w in won]
         if "rupees" in frame:
             everything = table = frame["rupees"]
-        elif kind == "match_end" and out:
+        elif kind in ("match_end", "game_end") and out:
             everything = table = out[-1]["score"]
         frame.update(s=state_at, round=rnd, seals=list(seals), won=[dict(w) for w in won], piles=dict(piles),
                      score=everything)

@@ -191,12 +191,21 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode):
     return games, rows[:r]
 
 
+def win_shares(winner):
+    """(matches, 2) win shares from the match winners: 1 to the winner; no winner (stopped by the round cap)
+    is half a win each, as the analysis has always counted it (analysis.common)."""
+    seat = np.arange(2)
+    return np.where(winner[:, None] == seat, 1.0, np.where(winner[:, None] < 0, 0.5, 0.0))
+
+
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode)
+    shares = win_shares(games[:, GC["winner"]])
     return {
-        "games": {name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},
+        "games": {**{name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},
+                  **{f"win_share_{p}": shares[:, p] for p in range(2)}},
         "rounds": {name: rounds[:, i].astype(_dtype(name)) for i, name in enumerate(ROUND_COLUMNS)},
     }
 

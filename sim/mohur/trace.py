@@ -107,5 +107,8 @@ def trace(cfg, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATC
             winner = 0 if s[E.S_SEALS] >= v[E.CFG_SEALS] else 1
             break
         starter = int(E.next_starter(v, starter, scored[3]))
-    yield {"event": "match_end", "winner": winner, "seals": [int(s[E.S_SEALS]), int(s[E.S_SEALS + 1])],
-           "rounds": rnd}
+    end = {"winner": winner, "seals": [int(s[E.S_SEALS]), int(s[E.S_SEALS + 1])], "rounds": rnd}
+    yield {"event": "match_end", **end}
+    # every game's trace ends with `game_end` (docs/trace.md): match_end's fields plus the uniform ones
+    yield {"event": "game_end", **end, "winners": [] if winner is None else [winner],
+           "win_share": [float(x) for x in K.win_shares(np.array([-1 if winner is None else winner]))[0]]}

@@ -204,6 +204,8 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     gtab = {}
     for i, name in enumerate(game_columns(nt)):
         gtab[name] = games[:, i].astype(_GAME_DTYPES.get(name, np.int16 if name.startswith("margin_") else np.int8))
+    for p in range(players):  # the main table carries every seat's win share (docs/trace.md: game_end)
+        gtab[f"win_share_{p}"] = shares.reshape(-1, players)[:, p]
     ptab = {}
     for i, name in enumerate(player_columns(nt)):
         dtype = np.int32 if name == "game" else np.int16 if name.startswith(("vt_", "emp_vt_")) else np.int8

@@ -146,6 +146,8 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     for i, name in enumerate(GAME_COLUMNS):
         gt[name] = games[:, i].astype(np.int8 if name in small else np.int32)
     gt["coins_short"] = games[:, GAME_COLUMNS.index("peak_coins")] > cfg.vector[E.CFG_BOXED]
+    for p in range(players):  # the main table carries every seat's win share (docs/trace.md: game_end)
+        gt[f"win_share_{p}"] = share.reshape(n, players)[:, p]
     pt = {"game": np.repeat(np.arange(n, dtype=np.int32), players),
           "seat": np.tile(np.arange(players, dtype=np.int8), n)}
     for i, name in enumerate(PLAYER_COLUMNS):

@@ -8,8 +8,8 @@ values), walks one shared tree of action histories with UCB over the actions leg
 strategy calling itself) and backs the result up: 1 for a won round, 1/2 drawn, 0 lost, plus `margin_weight`
 per rupee of margin. The root's most visited action is played. It reads only `obs` and the public `cfg`.
 
-Parameters: `iterations` per decision; `rollout`, the rollout policy's strategy id (-1: greedy, resolved by name
-when the module loads; ids are the sorted strategy names, see `balance-sim strategies mohur`), played with its
+Parameters: `iterations` per decision; `rollout`, the rollout policy: a heuristic strategy's name (a preset says
+`rollout = "greedy"`; the registry puts its id in the vector), played with its
 registered defaults; `exploration`, the UCB constant; `determinizations`, 0 for a fresh world every iteration
 or D to cycle through D worlds sampled up front; `margin_weight`.
 """
@@ -71,7 +71,7 @@ def round_rewards(s, cfg, margin_weight, scored, rew):
         rew[seat] = res + margin_weight * (scored[seat] - scored[1 - seat])
 
 
-@strategy("mohur", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
+@strategy("mohur", "ismcts", params={"iterations": 16.0, "rollout": "greedy", "exploration": 0.7,
                                      "determinizations": 0.0, "margin_weight": 0.1}, search=True,
           bounds={"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
                   "exploration": (0, 1000, False)})
@@ -80,11 +80,11 @@ def ismcts(obs, actions, n_actions, params, cfg):
     """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""
     if n_actions <= 1:
         return 0
-    iters = max(1, int(params[0]))
-    rid = rollout_id(params[1], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
-    c = params[2]
-    ndet = int(params[3])
-    mw = params[4]
+    iters = max(1, int(params[P_ITERATIONS]))
+    rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
+    c = params[P_EXPLORATION]
+    ndet = int(params[P_DETERMINIZATIONS])
+    mw = params[P_MARGIN_WEIGHT]
     rparams = ROLLOUT_PARAMS[rid].copy()
     me = obs[E.O_SEAT]
     turn_cap = cfg[E.CFG_TURN_CAP]

@@ -18,17 +18,17 @@ def greedy(obs, actions, n_actions, params, cfg):
         if take:
             choice = n_sells
         n_sells += 1
-    if n_sells > 0 and params[0] >= 0 and params[1] >= 0:
+    if n_sells > 0 and params[P_TAKE_WEIGHT] >= 0 and params[P_COIN_VALUE] >= 0:
         # No take can score more than taking every card in the market: when the best sale beats even that,
         # the takes cannot win or tie, so skipping them changes neither the choice nor the random draws.
-        bound = params[1] * obs[E.O_MARKET + E.COIN]
+        bound = params[P_COIN_VALUE] * obs[E.O_MARKET + E.COIN]
         for g in range(E.NG):
             bound += obs[E.O_MARKET + g] * card_worth(obs, g, obs[E.O_HAND + g])
-        if best > params[0] * bound + 1e-9:
+        if best > params[P_TAKE_WEIGHT] * bound + 1e-9:
             return choice
     worths = marginal_worths(obs, 0.0)
     for a in range(n_sells, n_actions):
-        v = params[0] * fast_take_gain(actions, a, worths, params[1])
+        v = params[P_TAKE_WEIGHT] * fast_take_gain(actions, a, worths, params[P_COIN_VALUE])
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a

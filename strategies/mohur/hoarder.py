@@ -11,7 +11,7 @@ from strategies.mohur._features import consider, round_ending_soon, sale_rupees,
 def hoarder(obs, actions, n_actions, params, cfg):
     """Plays for the coin token and drives exchanges with coins: sweeps the market's coins when at least
     `min_coins` lie there, pays for multi-card exchanges in coins, and sells in sets of `min_set`+."""
-    min_coins, coin_value, spend_cost, min_set = params[0], params[1], params[2], params[3]
+    min_coins, coin_value, spend_cost, min_set = params[P_MIN_COINS], params[P_COIN_VALUE], params[P_SPEND_COST], params[P_MIN_SET]
     mine, theirs = obs[E.O_HAND + E.COIN], obs[E.O_OPP_COINS]
     contested = 1.5 if mine <= theirs + 1 else 1.0  # the coin token is still in play
     full = 0

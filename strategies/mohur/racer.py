@@ -10,7 +10,7 @@ from strategies.mohur._features import consider, sale_rupees, fast_take_gain, ma
 def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least
     `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
-    threshold, bias, coin_value = params[0], params[1], params[2]
+    threshold, bias, coin_value = params[P_SELL_THRESHOLD], params[P_PRECIOUS_BIAS], params[P_COIN_VALUE]
     worths = marginal_worths(obs, 0.0)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):

@@ -11,7 +11,7 @@ from strategies.mohur._features import consider, round_ending_soon, sale_rupees,
 def setbuilder(obs, actions, n_actions, params, cfg):
     """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for
     the bonus tokens), unless the sale empties the stack, the hand is full or the round is about to end."""
-    min_set, keep, scale, coin_value = params[0], params[1], params[2], params[3]
+    min_set, keep, scale, coin_value = params[P_MIN_SET], params[P_KEEP_WEIGHT], params[P_TAKE_SCALE], params[P_COIN_VALUE]
     full = 0
     for g in range(E.NG):
         full += obs[E.O_HAND + g]

@@ -16,7 +16,7 @@ def denier(obs, actions, n_actions, params, cfg):
     best_v, ties, choice = -1e18, 0, 0
     if actions[0, E.A_TYPE] != E.T_PLACE or obs[E.O_STEP] >= obs[E.O_HAND_SIZE]:
         for a in range(n_actions):  # streamed argmax: no score array per decision
-            take, best_v, ties = consider(greedy_score(obs, actions, a, p, omax, ofav, params[1]), best_v, ties)
+            take, best_v, ties = consider(greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT]), best_v, ties)
             if take:
                 choice = a
         return choice
@@ -24,14 +24,14 @@ def denier(obs, actions, n_actions, params, cfg):
     qmax, qfav = others_max(obs, q)
     base = vt_now(obs, q, qmax, qfav, -2, 0)
     for a in range(n_actions):
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[1])
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         mask = actions[a, E.A_MASK]
         level = actions[a, E.A_LEVEL]
         best = vt_now(obs, q, qmax, qfav, -1, 0) - base if mask == 0 else -1e9
         for k in range(E.NSUITS):
             if mask & (1 << k):
                 best = max(best, vt_now(obs, q, qmax, qfav, k, level) - base)
-        v += params[0] * max(best, 0.0)
+        v += params[P_DENY_WEIGHT] * max(best, 0.0)
         take, best_v, ties = consider(v, best_v, ties)
         if take:
             choice = a

@@ -16,9 +16,9 @@ def dodger(obs, actions, n_actions, params, cfg):
     omax, ofav = others_max(obs, p)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[1])
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         if actions[a, E.A_SUIT] == -1:
-            v -= params[0]
+            v -= params[P_DISASTER_WEIGHT]
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a

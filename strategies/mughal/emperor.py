@@ -21,13 +21,13 @@ def emperor_chaser(obs, actions, n_actions, params, cfg):
     nxt = obs[E.O_EMP_MASK + t + 1] if t + 1 < obs[E.O_NTURNS] else 0
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[2])
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         k = actions[a, E.A_SUIT]
         if k >= 0:
             if mask & (1 << k):
-                v += params[0] * actions[a, E.A_LEVEL]
+                v += params[P_EMPEROR_WEIGHT] * actions[a, E.A_LEVEL]
             if nxt & (1 << k):
-                v += params[1] * actions[a, E.A_LEVEL]
+                v += params[P_COMING_WEIGHT] * actions[a, E.A_LEVEL]
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a

@@ -14,8 +14,8 @@ by UCB1 (`exploration` > 0, in VT units) or, with `exploration` 0, in rounds whe
 out in the same sampled world (common random numbers). The best mean is played. It reads only `obs` and the
 public `cfg`.
 
-Parameters: `iterations` (playouts per decision), `rollout` (strategy id; -1: greedy, resolved by name when the
-module loads; ids are the sorted strategy names, see `balance-sim strategies mughal`), `exploration`,
+Parameters: `iterations` (playouts per decision), `rollout` (a heuristic strategy's name, e.g. "greedy"; the
+registry puts its id in the vector), `exploration`,
 `determinizations` (0: a fresh world every iteration / round; D: D worlds sampled up front and cycled),
 `horizon`, `margin_weight`, `versus_best`.
 """
@@ -122,7 +122,7 @@ def candidate_key(actions, a):
         + actions[a, E.A_LEVEL]
 
 
-@strategy("mughal", "ismcts", params={"iterations": 32.0, "rollout": -1.0, "exploration": 0.0,
+@strategy("mughal", "ismcts", params={"iterations": 32.0, "rollout": "greedy", "exploration": 0.0,
                                       "determinizations": 0.0, "horizon": 0.0, "margin_weight": 0.05,
                                       "versus_best": 0.5},
           search=True,
@@ -148,13 +148,13 @@ def ismcts(obs, actions, n_actions, params, cfg):
             nc += 1
     if nc == 1:
         return 0
-    iters = max(1, int(params[0]))
-    rid = rollout_id(params[1], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
-    c = params[2]
-    ndet = int(params[3])
-    horizon = int(params[4])
-    mw = params[5]
-    vb = params[6]
+    iters = max(1, int(params[P_ITERATIONS]))
+    rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
+    c = params[P_EXPLORATION]
+    ndet = int(params[P_DETERMINIZATIONS])
+    horizon = int(params[P_HORIZON])
+    mw = params[P_MARGIN_WEIGHT]
+    vb = params[P_VERSUS_BEST]
     rparams = ROLLOUT_PARAMS[rid].copy()
     me = obs[E.O_SEAT]
     declare = actions[0, E.A_TYPE] == E.T_DECLARE

@@ -19,7 +19,7 @@ def greedy(obs, actions, n_actions, params, cfg):
     choice = 0
     for a in range(n_actions):
         v = vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
-            + params[0] * actions[a, E.A_LEVEL]
+            + params[P_LEVEL_WEIGHT] * actions[a, E.A_LEVEL]
         if v > best + 1e-9:
             best = v
             count = 1

@@ -13,12 +13,12 @@ def specialist(obs, actions, n_actions, params, cfg):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
     p = obs[E.O_SEAT]
     omax, ofav = others_max(obs, p)
-    suit = int(params[0])
+    suit = int(params[P_SUIT])
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[2])
+        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         if actions[a, E.A_SUIT] == suit:
-            v += params[1] * actions[a, E.A_LEVEL]
+            v += params[P_FOCUS] * actions[a, E.A_LEVEL]
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a

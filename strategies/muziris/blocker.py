@@ -15,12 +15,12 @@ def blocker(obs, actions, n_actions, params, cfg):
     coins on it, their hand size and play area; a card counts card_value coins to them)."""
     tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[0], tb, 0.0)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     q = next_opponent(obs)
     for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
+        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, 0.0, ad)
         if q >= 0:
-            cs[k] += params[1] * public_char_value(obs, k, q, params[2])
+            cs[k] += params[P_BLOCK_WEIGHT] * public_char_value(obs, k, q, params[P_CARD_VALUE])
     return choose_character(actions, n_actions, cs)

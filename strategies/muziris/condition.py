@@ -52,11 +52,11 @@ def condition(obs, actions, n_actions, params, cfg):
     per-card scoring, and when leading it hurries the end trigger (orders, reshuffles) by `push` coins of
     value per step (and slows it when behind)."""
     tb = np.zeros(E.MAX_T)
-    cb = condition_values(obs, params[1], params[2], tb)
+    cb = condition_values(obs, params[P_COND_WEIGHT], params[P_PUSH], tb)
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[0], tb, cb)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, cb)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[0], tb, cb, ad)
+        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, cb, ad)
     return choose_character(actions, n_actions, cs)

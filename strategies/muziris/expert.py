@@ -9,8 +9,8 @@ strategy calling itself) and backs the result up to each node for the player who
 win share (1 won, 1/k shared by k, 0 lost) plus `margin_weight` per coin of lead over the best rival. The
 root's most visited option is played. It reads only `obs` and the public `cfg`.
 
-Parameters: `iterations` per decision; `rollout`, the rollout policy's strategy id (-1: greedy, resolved by
-name when the module loads; ids are the sorted strategy names, see `balance-sim strategies muziris`), played
+Parameters: `iterations` per decision; `rollout`, the rollout policy: a heuristic strategy's name (a preset says
+`rollout = "greedy"`; the registry puts its id in the vector), played
 with its registered defaults; `exploration`, the UCB constant; `determinizations`, 0 for a fresh world every
 iteration or D to cycle through D worlds sampled up front; `margin_weight`; `horizon`, 0 to play every
 rollout to the end of the game, or R to stop it after R more round ends and score the coins then (the
@@ -96,7 +96,7 @@ def rewards(s, cfg, margin_weight, hand_weight, share, score, cond, rew):
         rew[p] = share[p] + margin_weight * (score[p] - rival)
 
 
-@strategy("muziris", "ismcts", params={"iterations": 16.0, "rollout": -1.0, "exploration": 0.7,
+@strategy("muziris", "ismcts", params={"iterations": 16.0, "rollout": "greedy", "exploration": 0.7,
                                        "determinizations": 0.0, "margin_weight": 0.05, "horizon": 4.0,
                                        "hand_weight": 0.0},
           search=True,
@@ -107,13 +107,13 @@ def ismcts(obs, actions, n_actions, params, cfg):
     """Information-set MCTS: sampled worlds, one shared tree, rollouts with a heuristic (greedy by default)."""
     if n_actions <= 1:
         return 0
-    iters = max(1, int(params[0]))
-    rid = rollout_id(params[1], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
-    c = params[2]
-    ndet = int(params[3])
-    mw = params[4]
-    horizon = int(params[5])
-    hw = params[6]
+    iters = max(1, int(params[P_ITERATIONS]))
+    rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])
+    c = params[P_EXPLORATION]
+    ndet = int(params[P_DETERMINIZATIONS])
+    mw = params[P_MARGIN_WEIGHT]
+    horizon = int(params[P_HORIZON])
+    hw = params[P_HAND_WEIGHT]
     rparams = ROLLOUT_PARAMS[rid].copy()
     me = obs[E.O_SEAT]
 

@@ -13,9 +13,9 @@ def grabber(obs, actions, n_actions, params, cfg):
     greedy value only breaks ties when coin_weight is large); plays the rest like greedy."""
     tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[1], tb, 0.0)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     for k in range(obs[E.O_NCH]):
-        cs[k] = params[0] * obs[E.O_CH_COINS + k] + char_value(obs, k, params[1], tb, 0.0, ad)
+        cs[k] = params[P_COIN_WEIGHT] * obs[E.O_CH_COINS + k] + char_value(obs, k, params[P_CARD_WEIGHT], tb, 0.0, ad)
     return choose_character(actions, n_actions, cs)

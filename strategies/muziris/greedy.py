@@ -14,9 +14,9 @@ def greedy(obs, actions, n_actions, params, cfg):
     that also makes it take, keep and discard sensibly)."""
     tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[0], tb, 0.0)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[0], tb, 0.0, ad)
+        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, 0.0, ad)
     return choose_character(actions, n_actions, cs)
