@@ -1,7 +1,6 @@
 """The `balance-sim` command line. Every mistake in a flag or configuration is one line on stderr, exit 2."""
 from __future__ import annotations
 
-import errno
 import json
 import platform
 import sys
@@ -14,12 +13,10 @@ from click.core import ParameterSource
 
 import sim
 from sim import inputs
-from sim.errors import UserError
+from sim.errors import WRITE_ERRNOS, UserError
 from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
-# Errors of the machine rather than of the program: one line, like a bad flag.
-ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS}
 # joblib warns that "0 tasks ... have been cancelled" when a result generator is closed after its last result:
 # nothing was cancelled, so it is noise on every parallel run.
 warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
@@ -39,7 +36,7 @@ class Group(click.Group):
         except UserError as exc:
             _fail(str(exc))
         except OSError as exc:
-            if exc.errno not in ENVIRONMENT_ERRNOS:
+            if exc.errno not in WRITE_ERRNOS:
                 raise
             _fail(f"cannot write {exc.filename or 'the results'}: {exc.strerror}")
 
@@ -170,7 +167,6 @@ def _game_names():
     return game_names()
 
 
-_WRITE_ERRORS = ENVIRONMENT_ERRNOS | {errno.EIO, errno.EFBIG}
 RUN_IDENTITY = ("game", "players", "games", "seed", "summary_only", "strategies", "round_robin", "batch_size",
                 "debug", "config")
 
@@ -211,7 +207,7 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
         try:
             staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
         except OSError as exc:
-            if exc.errno not in _WRITE_ERRORS:
+            if exc.errno not in WRITE_ERRNOS:
                 raise
             raise UserError(f"-o {out}: cannot write there ({exc.strerror or exc})") from None
         return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
@@ -278,7 +274,7 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
     except WorkersFailed as exc:
         raise UserError(f"{exc}: {saved()}; finish with 'balance-sim run --resume {out}'") from None
     except OSError as exc:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
-        if exc.errno not in _WRITE_ERRORS:
+        if exc.errno not in WRITE_ERRNOS:
             raise
         where = f" ({exc.filename})" if exc.filename else ""
         raise UserError(f"cannot write{where}: {exc.strerror or exc}; {saved()}; make room and finish with "
@@ -326,7 +322,7 @@ def report(folder, out):
         raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
                         "another run?); make it again with 'balance-sim run'") from None
     except OSError as exc:
-        if exc.errno not in ENVIRONMENT_ERRNOS:
+        if exc.errno not in WRITE_ERRNOS:
             raise
         raise UserError(f"cannot write the report in {target}: {exc.strerror}; nothing there was changed") from None
     click.echo(str(target / "report.html"))

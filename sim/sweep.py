@@ -7,7 +7,6 @@ are the parameter's effect, not noise.
 from __future__ import annotations
 
 import contextlib
-import errno
 import itertools
 import json
 import math
@@ -20,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sim.config import apply_set, build
-from sim.errors import UserError
+from sim.errors import WRITE_ERRNOS, UserError
 
 
 MAX_VALUES = 10_000  # values one --param may take (--range or --values): larger grids are refused before any work
@@ -245,7 +244,7 @@ def _continuable(kind: str, staging: Path):
     except WorkersFailed as exc:
         raise UserError(f"{exc}; what finished is kept in {staging}; {again}") from None
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG):
+        if exc.errno not in WRITE_ERRNOS:
             raise
         where = f" ({exc.filename})" if exc.filename else ""
         raise UserError(f"cannot write{where}: {exc.strerror or exc}; what finished is kept in {staging}; make "

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.replay import write_replay
 from sim.cli import load_setup
+from test_replay import traced_winners
 
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier,emperor", 4),
            "muziris": ("greedy,random,blocker", 3)}
@@ -53,13 +54,6 @@ def _page(game, tmp_path):
     return write_replay(tmp_path / f"{game}.html", events), events
 
 
-def _winners(end):
-    if "winners" in end:
-        return end["winners"]
-    if "win_share" in end:
-        return [p for p, s in enumerate(end["win_share"]) if s > 0]
-    return [] if end["winner"] is None else [end["winner"]]
-
 
 @pytest.mark.parametrize("game", sorted(LINEUPS))
 def test_replay_steps_through_the_game_in_a_browser(game, browser, tmp_path):
@@ -92,7 +86,7 @@ def test_replay_steps_through_the_game_in_a_browser(game, browser, tmp_path):
     assert by_id("counter").text == f"Step {steps} of {steps}"
     outcome = by_id("outcome")
     assert outcome.is_displayed()
-    winners = _winners(events[-1])
+    winners = traced_winners(events[-1])
     assert json.loads(outcome.get_attribute("data-winners")) == winners
     if len(winners) == 1:
         assert f"Seat {winners[0]} " in outcome.text
