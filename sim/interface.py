@@ -1,0 +1,89 @@
+"""The one engine interface every game speaks, and the two tools that let shared code run over it.
+
+Every game's `sim/<game>/engine.py` exposes these `@njit(cache=True)` functions over its flat int32 state `s`
+and its configuration vector `cfg` (OpenSpiel's vocabulary, pgx's arrays, TAG's split of parameters, state,
+forward model and agents):
+
+    new_game(s, cfg, players, seed, game)  deal game `game` of a batch seeded `seed` (uint64): every chance
+                                           event draws from streams seeded from (seed, game, ...), kept in `s`
+    current_player(s) -> seat              the seat that decides next (simultaneous moves: the engine asks each
+                                           seat in turn and keeps the pending choices in `s`, as TAG does)
+    legal_actions(s, cfg, actions) -> n    fills rows 0..n-1 of `actions` (MAX_ACTIONS x ACOLS); never 0 while
+                                           the game is live: a forced pass is an action
+    apply_action(s, cfg, actions, a)       applies row `a`, then every automatic step up to the next decision
+                                           or the end (refills, re-deals, scoring at the end of a round or turn)
+    is_over(s) -> bool
+    returns(s, cfg, out)                   out[seat] = win share (shares of a tied win split it; they sum to 1
+                                           unless the configuration says nobody wins a tie)
+    observe(s, cfg, seat, obs)             what `seat` may know, into `obs` (OBS_SIZE); strategies see only this
+    check_invariants(s, cfg)               raises if cards or tokens are not conserved (debug mode)
+
+and the constants MAX_ACTIONS, ACOLS, STATE_SIZE, OBS_SIZE, declared with `Layout` below.
+
+Shared algorithms (the play-out, the search player) are written once as plain Python functions over a global
+`G` (the engine module) and specialised per game with `bind`; numba compiles and caches one copy per game.
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from numba import njit
+
+
+class Layout:
+    """Named fields of a flat vector, declared once as (name, size) or (name, (rows, cols)) entries; the
+    offsets are computed from the sizes, in order. Modules copy the offsets they use into module-level ints
+    (`S_HAND = STATE.offset("hand")`), which numba compiles as constants; `view(vec)` gives named access
+    (reshaped per its declared shape) for traces, tests and debugging."""
+
+    def __init__(self, name: str, fields):
+        self.name = name
+        self.fields: dict[str, tuple[int, tuple[int, ...]]] = {}
+        at = 0
+        for field, shape in fields:
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if field in self.fields:
+                raise ValueError(f"{name}: field {field!r} declared twice")
+            if any(int(d) < 0 for d in shape):
+                raise ValueError(f"{name}: field {field!r} has a negative size")
+            self.fields[field] = (at, shape)
+            at += int(np.prod(shape, dtype=np.int64))
+        self.size = at
+
+    def offset(self, field: str) -> int:
+        return self.fields[field][0]
+
+    def length(self, field: str) -> int:
+        return int(np.prod(self.fields[field][1], dtype=np.int64))
+
+    def view(self, vec) -> dict:
+        """{field: the field's values as an array of its declared shape} (views, not copies)."""
+        if len(vec) < self.size:
+            raise ValueError(f"{self.name}: a vector of {len(vec)} values holds {self.size}")
+        out = {}
+        for field, (at, shape) in self.fields.items():
+            part = vec[at: at + int(np.prod(shape, dtype=np.int64))]
+            out[field] = part[0] if shape == (1,) else part.reshape(shape)
+        return out
+
+
+def codes(*names: str) -> dict[str, int]:
+    """Named integer codes (end reasons, action types) numbered in the order given: one list, two directions
+    (`CODES["stacks"]` in the engine, `names[code]` in traces and analysis)."""
+    if len(set(names)) != len(names):
+        raise ValueError(f"codes named twice in {names}")
+    return {name: i for i, name in enumerate(names)}
+
+
+def bind(template, name: str, **globals_):
+    """`template` (a plain Python function) compiled with `njit(cache=True)` and its globals extended by
+    `globals_` (typically `G=<engine module>`), under the name `<template>_<name>`. numba keys its cache by
+    module and qualified name, so each game's copy has its own cache entry; the project's cache folder is
+    keyed by a hash of every source file, so a changed engine never meets a stale copy."""
+    func = types.FunctionType(template.__code__, dict(template.__globals__, **globals_),
+                              f"{template.__name__}_{name}", template.__defaults__, template.__closure__)
+    func.__qualname__ = f"{template.__qualname__}_{name}"
+    func.__module__ = template.__module__
+    func.__doc__ = template.__doc__
+    return njit(cache=True)(func)
