@@ -1,0 +1,53 @@
+"""The one play loop: a game played forward over the engine interface (sim.interface), written once.
+
+Each game binds it to its engine and to a strategy dispatcher (`sim.interface.bind`):
+
+    play = bind(playout.play, "mohur", G=engine, CHOOSE=choose)                  # batch kernel, trace driver
+    rollout = bind(playout.play, "mohur_rollout", G=engine, CHOOSE=rollout_choose)  # search players
+
+`CHOOSE(mode, sid, obs, actions, n_actions, params, cfg) -> row` is the registry's dispatcher (a rollout
+binding wraps `rollout_dispatcher` so that it takes the same arguments). Strategies are asked only when there is
+a choice (n > 1), in the order the engine names the players, so their tie-break draws come in a fixed order.
+"""
+import numpy as np  # noqa: F401 - in the globals every binding extends
+
+
+def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
+    """Play `s` until the game is over or `max_steps` actions were applied (negative: no limit); returns the
+    actions applied. `sids[seat]` and `params[seat]` are each seat's strategy and parameters; `mover` a
+    buffer of one parameter row (a row view per decision would cost two atomic reference counts).
+    What was applied is recorded when the arrays have room: `log[k]` = (player, legal actions, row chosen,
+    then the chosen action's ACOLS values), `states[k]` = the state before action k, and the state after the
+    last one in `states[k + 1]` (the trace driver describes events from these). `debug` checks the
+    invariants after every action."""
+    steps = 0
+    while not G.is_over(s) and steps != max_steps:  # noqa: F821 - G, CHOOSE: bound per game
+        p = G.current_player(s)  # noqa: F821
+        n = G.legal_actions(s, cfg, actions)  # noqa: F821
+        if n <= 0:
+            raise ValueError("play: no legal action in a live game (a pass must be an action)")
+        a = 0
+        if n > 1:
+            G.observe(s, cfg, p, obs)  # noqa: F821
+            for j in range(params.shape[1]):
+                mover[j] = params[p, j]
+            a = CHOOSE(mode, sids[p], obs, actions, n, mover, cfg)  # noqa: F821
+            if a < 0 or a >= n:
+                raise ValueError("play: a strategy chose a row outside the legal actions")
+        if steps < log.shape[0]:
+            log[steps, 0] = p
+            log[steps, 1] = n
+            log[steps, 2] = a
+            for j in range(min(actions.shape[1], log.shape[1] - 3)):
+                log[steps, 3 + j] = actions[a, j]
+        if steps < states.shape[0]:
+            for j in range(states.shape[1]):
+                states[steps, j] = s[j]
+        G.apply_action(s, cfg, actions, a)  # noqa: F821
+        if debug:
+            G.check_invariants(s, cfg)  # noqa: F821
+        steps += 1
+    if 0 < steps < states.shape[0]:
+        for j in range(states.shape[1]):
+            states[steps, j] = s[j]
+    return steps
