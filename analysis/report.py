@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import html
-import importlib
 import json
 import math
 import os
@@ -20,6 +19,8 @@ import numpy as np
 
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
+from sim.errors import UserError
+from sim.game import game_module, get_game
 
 
 @contextlib.contextmanager
@@ -32,7 +33,7 @@ def quiet_numpy():
 
 
 def summary_for(tables, meta) -> dict:
-    module = importlib.import_module(f"analysis.{meta['game']}")
+    module = game_module(meta["game"], "analysis")
     summary = {"game": meta["game"], "games": int(meta["games"])}
     with quiet_numpy():
         summary.update(module.summarize(tables, meta))
@@ -43,7 +44,7 @@ def summary_for(tables, meta) -> dict:
 
 def build_report(tables, meta, outdir) -> dict:
     outdir = Path(outdir)
-    module = importlib.import_module(f"analysis.{meta['game']}")
+    module = game_module(meta["game"], "analysis")
     summary = summary_for(tables, meta)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
     with quiet_numpy():
@@ -58,7 +59,7 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     outdir = Path(outdir)
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
-    module = importlib.import_module(f"analysis.{meta['game']}")
+    module = game_module(meta["game"], "analysis")
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
                     "so it has no plots; run without --summary-only (on fewer games) for the full report."}
@@ -101,8 +102,8 @@ def _clean(value):
 def config_changes(meta) -> list[str]:
     """Keys that differ from the shipped defaults, as `key = value` lines."""
     try:
-        defaults = load_defaults(f"sim.{meta['game']}")
-    except (FileNotFoundError, ModuleNotFoundError):
+        defaults = load_defaults(get_game(meta["game"]).package)
+    except (FileNotFoundError, ModuleNotFoundError, UserError):
         return []
     changes = []
 
@@ -215,8 +216,9 @@ th{font-size:.92em;overflow-wrap:anywhere;min-width:5em}code{color:#52606d;font-
 
 
 def _html(meta, summary, sections, outdir: Path, headlines) -> str:
-    labels = getattr(importlib.import_module(f"analysis.{meta['game']}"), "LABELS", {})
-    title = f"{meta['game'].title()} balance report"
+    spec = get_game(meta["game"])
+    labels = getattr(spec.module("analysis"), "LABELS", {})
+    title = f"{spec.title} balance report"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",

@@ -3,19 +3,19 @@ from __future__ import annotations
 
 import base64
 import html
-import importlib
 
 import numpy as np
 import pandas as pd
 
 from analysis.report import CSS, fmt_metric
 from analysis.style import ACCENT, new_figure, save
+from sim.game import game_module
 
 MAX_PANELS = 9
 
 
 def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
-    module = importlib.import_module(f"analysis.{game}")
+    module = game_module(game, "analysis")
     names = [c for c in table.columns if not c.endswith((".ci_low", ".ci_high", ".n")) and c + ".n" in table]
     preferred = [m for m in getattr(module, "HEADLINES", ()) if m in names]
     rest = [m for m in names if m not in preferred and "[" not in m]

@@ -13,7 +13,7 @@ import numpy as np
 from analysis import stats
 from sim import inputs
 from sim.config import build
-from sim.game import game_names, get_game, kernel_function
+from sim.game import MAIN_TABLE, game_names, get_game, kernel_function
 from sim.registry import choices, registered
 from sim.runner import Plan, execute
 
@@ -105,7 +105,7 @@ def _seat_shares(spec, tables, players, n) -> np.ndarray:
     if seats is not None and "win_share" in seats:
         share[seats["game"], seats["seat"]] = seats["win_share"]
         return share
-    main = tables[spec.main_table]
+    main = tables[MAIN_TABLE]
     winner = np.asarray(main["winner"])
     share[main[spec.id_column], :] = np.where(winner[:, None] < 0, 1 / players,
                                               winner[:, None] == np.arange(players))

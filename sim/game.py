@@ -1,42 +1,106 @@
 """The one shape every game has. A game is a package `sim/<name>/` whose `__init__` exposes `GAME`.
 
-The machinery (runner, CLI, reports) only talks to a game through this spec, so a new game is one new
-folder with no edit elsewhere.
+The machinery (runner, CLI, reports, replays, tests) finds each of a game's rooms through this spec and never
+builds a game's module name itself, so a new game is new rooms only, with no edit to a shared file
+(docs/new-game.md).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from sim.errors import UserError
+
+MAIN_TABLE = "games"  # every results folder's table of one row per game (per match), numbered by `id_column`
+
+# Where each room of game `name` lives unless its GameSpec names another place, and what it must expose.
+ROOMS = {
+    "package": "sim.{name}",               # GAME (this spec) and defaults.toml, every number of the game
+    "config": "sim.{name}.config",         # validate(raw: dict, players) -> config; ConfigError naming the key
+    "engine": "sim.{name}.engine",         # the engine interface of sim.interface
+    "kernel": "sim.{name}.kernel",         # run_batch (see `GameSpec.run_batch`)
+    "trace": "sim.{name}.trace",           # trace (see `GameSpec.trace`)
+    "determinize": "sim.{name}.determinize",  # determinize(obs, cfg, s): a full state the observation allows
+    "strategies": "strategies.{name}",     # one module per @strategy (sim.registry), presets in defaults.toml
+    "analysis": "analysis.{name}",         # summarize(tables, meta), sections(tables, meta, summary, outdir),
+                                           # optional HEADLINES and LABELS
+    "replay": "analysis.replay.{name}",    # frames(events), SCORE_NAME, games_frame(tables, meta)
+    "docs": "docs/{name}.md",              # the rules as implemented, every default and its key
+}
+# Rooms that name a function ("module:function"; the module alone means the function named here).
+FUNCTIONS = {"config": "validate", "kernel": "run_batch", "trace": "trace"}
 
 
 @dataclass(frozen=True)
 class GameSpec:
     name: str
     title: str
-    package: str                      # e.g. "sim.mohur"; holds defaults.toml
     min_players: int
     max_players: int
     default_players: int
-    # validate(raw_config: dict, players: int) -> validated config (anything the game's functions accept).
-    # Raises sim.errors.ConfigError naming the key, the value and what is allowed.
-    validate: Callable[[dict, int], Any]
-    # batch_kernel is a *module-level* function path "module:function" with signature
-    # (cfg, players, lineups int64[n, p], choice_base int64[c], choice_params float64[c, MAX_PARAMS],
-    #  seed: int, debug: bool) -> dict[table_name, dict[column, np.ndarray]]. Row ids are batch-local
-    # (`game` starts at 0); the runner offsets them.
-    batch_kernel: str
-    # trace(cfg, players, choices: list[StrategyChoice], seed) -> iterable of JSON-able dicts
-    trace: Callable[..., Iterable[dict]]
-    strategy_args: tuple[str, ...]     # argument names every strategy of this game takes
-    main_table: str = "games"          # one row per game/match
-    tables: tuple[str, ...] = ("games",)  # the Parquet tables a results folder holds (what its report reads)
-    id_column: str = "game"            # the column numbering games within the main table
-    default_games: int = 100_000       # what the main job plays
+    tables: tuple[str, ...] = (MAIN_TABLE,)  # the Parquet tables a results folder holds, MAIN_TABLE first
+    id_column: str = "game"                  # the column numbering games within MAIN_TABLE
+    default_games: int = 100_000             # what the main job plays
     bench_lineup: tuple[str, ...] = ("greedy", "greedy")
+    # The rooms (ROOMS): left empty, each is where ROOMS puts it.
+    package: str = ""
+    config: str = ""
+    engine: str = ""
+    kernel: str = ""
+    trace_driver: str = ""  # the "trace" room; `trace` is the method that calls it
+    determinize: str = ""
+    strategies: str = ""
+    analysis: str = ""
+    replay: str = ""
+    docs: str = ""
+
+    def __post_init__(self):
+        for room, where in ROOMS.items():
+            attr = _ATTR.get(room, room)
+            if not getattr(self, attr):
+                object.__setattr__(self, attr, where.format(name=self.name))
+        if not self.tables or self.tables[0] != MAIN_TABLE:
+            raise ValueError(f"{self.name}: tables start with the main table '{MAIN_TABLE}'")
+        if not self.min_players <= self.default_players <= self.max_players:
+            raise ValueError(f"{self.name}: default_players outside min_players..max_players")
+        if len(self.bench_lineup) != self.default_players:
+            raise ValueError(f"{self.name}: bench_lineup names one strategy per seat of default_players")
+
+    def rooms(self) -> dict[str, str]:
+        """{room: where it is}, every room of ROOMS."""
+        return {room: getattr(self, _ATTR.get(room, room)) for room in ROOMS}
+
+    def module(self, room: str) -> ModuleType:
+        """The imported module of a room ("engine", "analysis", ...; the docs page is a file, not a module)."""
+        if room == "docs":
+            raise ValueError("the docs room is a file: spec.docs")
+        return importlib.import_module(self.rooms()[room].partition(":")[0])
+
+    def function(self, room: str) -> Callable:
+        """The function a room names: config -> validate, kernel -> run_batch, trace -> trace."""
+        where = self.rooms()[room]
+        return getattr(self.module(room), where.partition(":")[2] or FUNCTIONS[room])
+
+    def validate(self, raw: dict, players: int) -> Any:
+        """The validated configuration (anything the game's functions accept); raises sim.errors.ConfigError
+        naming the key, the value and what is allowed."""
+        return self.function("config")(raw, players)
+
+    def run_batch(self, cfg, players, lineups, choice_base, choice_params, seed, debug) -> dict:
+        """One batch: (cfg, players, lineups int64[n, p], choice_base int64[c], choice_params
+        float64[c, MAX_PARAMS], seed: int, debug: bool) -> {table: {column: array}}. Row ids are batch-local
+        (`id_column` starts at 0); the runner offsets them. A plain module-level function underneath, so joblib
+        workers import it once."""
+        return self.function("kernel")(cfg, players, lineups, choice_base, choice_params, seed, debug)
+
+    def trace(self, cfg, players: int, choices, seed: int, **which) -> Iterable[dict]:
+        """Game `game` (keyword, default 0) of a run seeded `seed` with batch size `batch_size` (keyword) as
+        JSON-able events, starting with the run's seed and ending with `game_end` (docs/trace.md)."""
+        return self.function("trace")(cfg, players, choices, seed, **which)
 
     def check_players(self, players: int) -> int:
         if not self.min_players <= players <= self.max_players:
@@ -45,13 +109,20 @@ class GameSpec:
         return players
 
 
+_ATTR = {"trace": "trace_driver"}  # rooms whose GameSpec field has another name
+assert {_ATTR.get(room, room) for room in ROOMS} <= {f.name for f in fields(GameSpec)}
+
+
 def game_names() -> list[str]:
+    """Every game: each package under sim/ with a `GAME` (the registry of games; nothing else lists them)."""
+    return list(_game_names())
+
+
+@functools.cache  # the registry and the runner ask per call; the packages under sim/ do not change in a run
+def _game_names() -> tuple[str, ...]:
     import sim
-    names = []
-    for info in pkgutil.iter_modules(sim.__path__):
-        if info.ispkg:
-            names.append(info.name)
-    return sorted(n for n in names if hasattr(_import(n), "GAME"))
+    names = [info.name for info in pkgutil.iter_modules(sim.__path__) if info.ispkg]
+    return tuple(sorted(n for n in names if hasattr(_import(n), "GAME")))
 
 
 def _import(name: str):
@@ -59,12 +130,17 @@ def _import(name: str):
 
 
 def get_game(name: str) -> GameSpec:
-    names = game_names()
+    names = _game_names()
     if name not in names:
         raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
     return _import(name).GAME
 
 
+def game_module(name: str, room: str) -> ModuleType:
+    """`get_game(name).module(room)`: a room of a game named in a results folder or on the command line."""
+    return get_game(name).module(room)
+
+
 def kernel_function(spec: GameSpec) -> Callable:
-    module, _, func = spec.batch_kernel.partition(":")
-    return getattr(importlib.import_module(module), func)
+    """The game's batch function itself (`GameSpec.run_batch` calls it), for callers that time or warm it."""
+    return spec.function("kernel")

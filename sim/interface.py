@@ -20,6 +20,9 @@ forward model and agents):
 
 and the constants MAX_ACTIONS, ACOLS, STATE_SIZE, OBS_SIZE, declared with `Layout` below.
 
+Every strategy is an `@njit` function `f(obs, actions, n_actions, params, cfg) -> row` (STRATEGY_ARGS), registered
+with `sim.registry.strategy`; the registry's generated dispatchers take the same arguments after the strategy id.
+
 Shared algorithms (the play-out, the search player) are written once as plain Python functions over a global
 `G` (the engine module) and specialised per game with `bind`; numba compiles and caches one copy per game.
 """
@@ -29,6 +32,9 @@ import types
 
 import numpy as np
 from numba import njit
+
+
+STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strategy's arguments, in order
 
 
 class Layout:

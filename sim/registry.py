@@ -18,6 +18,7 @@ import numpy as np
 
 from sim import SOURCE_HASH, cache_root
 from sim.errors import ConfigError, UserError
+from sim.interface import STRATEGY_ARGS
 
 MAX_PARAMS = 8
 MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
@@ -89,10 +90,11 @@ def _set_index_constants(module, name: str, params: dict) -> None:
 
 
 def _discover(game: str) -> None:
-    package = importlib.import_module(f"strategies.{game}")
+    from sim.game import get_game
+    package = get_game(game).module("strategies")
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if not info.name.startswith("_"):
-            importlib.import_module(f"strategies.{game}.{info.name}")
+            importlib.import_module(f"{package.__name__}.{info.name}")
 
 
 def registered(game: str) -> list[StrategyDef]:
@@ -116,7 +118,7 @@ def _branches(subset, call: str, indent: str) -> list[str]:
     return lines + [f"{indent}return -1"]
 
 
-def _dispatch_source(game: str, args: tuple[str, ...]) -> str:
+def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
     """Source of the generated module: `choose_action(sid, *args)` with a branch per strategy (ids as in
     `registered`), `choose_heuristic` with the same ids but no branch for search strategies (they return -1
     there), and `choose(mode, sid, *args)`, which compiles to one or the other by the type of `mode`."""
@@ -142,17 +144,17 @@ def _dispatch_source(game: str, args: tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dispatcher(game: str, args: tuple[str, ...]):
+def dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     """The compiled `choose_action(sid, *args)` over every strategy of a game, generated beside numba's cache."""
     return _generated(game, args).choose_action
 
 
-def rollout_dispatcher(game: str, args: tuple[str, ...]):
+def rollout_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     """`choose_action` over the non-search strategies only, for a search strategy's playouts."""
     return _generated(game, args).choose_heuristic
 
 
-def mode_dispatcher(game: str, args: tuple[str, ...]):
+def mode_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     """`choose(mode, sid, *args)` for batch kernels: with `HEURISTIC_ONLY` it compiles only the heuristic
     strategies, with `WITH_SEARCH` every strategy."""
     return _generated(game, args).choose
@@ -164,7 +166,7 @@ def kernel_mode(game: str, base_ids) -> tuple:
     return WITH_SEARCH if any(defs[int(i)].search for i in base_ids) else HEURISTIC_ONLY
 
 
-def _generated(game: str, args: tuple[str, ...]):
+def _generated(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     module_name = f"_balance_sim_dispatch_{game}"
     if module_name not in sys.modules:
         registered(game)  # imports the strategies; a search strategy's module may generate this module itself

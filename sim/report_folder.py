@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 from sim.errors import UserError
+from sim.game import MAIN_TABLE
 
 META = "meta.json"
 # key -> (type, description) every finished results folder's meta.json holds
@@ -95,12 +96,12 @@ def load(folder: Path):
         raise UserError(f"{folder}: no {missing[0]}.parquet (a {spec.name} results folder holds "
                         f"{', '.join(t + '.parquet' for t in spec.tables)}); {REMAKE}")
     tables = {path.stem: _read_table(path) for path in sorted(folder.glob("*.parquet"))}
-    main = tables[spec.main_table]
+    main = tables[MAIN_TABLE]
     if spec.id_column not in main:
-        raise UserError(f"{folder / (spec.main_table + '.parquet')}: no '{spec.id_column}' column, so not a "
+        raise UserError(f"{folder / (MAIN_TABLE + '.parquet')}: no '{spec.id_column}' column, so not a "
                         f"{spec.name} table (from another game?); {REMAKE}")
     if len(main) != meta["games"]:
-        raise UserError(f"{folder / (spec.main_table + '.parquet')}: holds {len(main):,} games but {META} says "
+        raise UserError(f"{folder / (MAIN_TABLE + '.parquet')}: holds {len(main):,} games but {META} says "
                         f"{meta['games']:,}; the folder is damaged, {REMAKE}")
     return "tables", tables, meta
 

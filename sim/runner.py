@@ -19,7 +19,7 @@ import pandas as pd
 
 from sim.batches import load_batch, save_batch, sound_batches
 from sim.errors import UserError
-from sim.game import GameSpec, kernel_function
+from sim.game import GameSpec
 
 DEFAULT_BATCH = 2000
 
@@ -110,8 +110,7 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
     start, stop = plan.batch_bounds(b)
     base = np.array([c.base_id for c in plan.choices], dtype=np.int64)
     params = np.stack([c.vector() for c in plan.choices])
-    tables = kernel_function(spec)(cfg, plan.players, lineups(plan, start, stop), base, params,
-                                   seed, debug)
+    tables = spec.run_batch(cfg, plan.players, lineups(plan, start, stop), base, params, seed, debug)
     for table in tables.values():
         if spec.id_column in table:
             table[spec.id_column] = table[spec.id_column].astype(np.int64) + start

@@ -6,18 +6,23 @@ files keep only the rules.
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from sim.cli import main
 from sim.config import build, load_defaults
 from sim.errors import UserError
-from sim.game import game_names, get_game
-from sim.registry import choices, registered
+from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
+from sim.registry import all_names, choices, registered
 from sim.runner import Plan, execute
 
 GAMES = game_names()
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _setup(game: str, players: int):
@@ -48,8 +53,193 @@ def _player_counts(game):
     return sorted({spec.min_players, spec.default_players, spec.max_players})
 
 
+def _invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
 def test_every_game_is_found():
-    assert {"mohur", "mughal", "muziris"} <= set(GAMES)
+    """Every package under sim/ with a GAME is a game; nothing else lists them."""
+    packages = sorted(p.parent.name for p in (ROOT / "sim").glob("*/__init__.py"))
+    assert GAMES == [name for name in packages if "GAME = GameSpec(" in (ROOT / "sim" / name / "__init__.py").read_text()]
+    assert len(GAMES) >= 3
+
+
+# ------------------------------------------------------------------ rooms
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_room_is_where_the_spec_says(game):
+    """GameSpec names each room (sim.game.ROOMS) and each holds what the machinery calls."""
+    spec = get_game(game)
+    rooms = spec.rooms()
+    assert set(rooms) == set(ROOMS)
+    assert spec.module("package").GAME is spec
+    assert (ROOT / spec.docs).is_file() and spec.title in (ROOT / spec.docs).read_text()
+    assert load_defaults(spec.package), "defaults.toml holds the game's numbers"
+    for room in FUNCTIONS:
+        assert callable(spec.function(room)), room
+    assert callable(spec.module("determinize").determinize)
+    analysis = spec.module("analysis")
+    assert callable(analysis.summarize) and callable(analysis.sections)
+    replay = spec.module("replay")
+    assert callable(replay.frames) and callable(replay.games_frame) and isinstance(replay.SCORE_NAME, str)
+    assert "function drawBoard(f)" in Path(replay.__file__).with_suffix(".js").read_text()
+    names = [d.name for d in registered(game)]
+    assert {"random", "greedy"} <= set(names) and set(spec.bench_lineup) <= set(names)
+    assert all(d.module.startswith(spec.strategies + ".") for d in registered(game))
+
+
+# ------------------------------------------------------------------ command line
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_strategies_and_config_commands(game):
+    """`strategies GAME` lists every strategy and preset once per line; `config GAME` prints the defaults as TOML
+    that validate."""
+    spec = get_game(game)
+    listed = _invoke("strategies", game)
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stdout.splitlines()
+    cfg = spec.validate(load_defaults(spec.package), spec.default_players)
+    assert lines == all_names(game, cfg.presets) and len(lines) == len(set(lines))
+    assert set(lines) >= {d.name for d in registered(game)} | set(load_defaults(spec.package).get("strategies", {}))
+    printed = _invoke("config", game)
+    assert printed.exit_code == 0, printed.output
+    parsed = tomllib.loads(printed.stdout)
+    assert parsed == load_defaults(spec.package)
+    assert spec.validate(parsed, spec.default_players) is not None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(game, tmp_path):
+    spec = get_game(game)
+    out = tmp_path / "out"
+    lineup = ",".join(["greedy"] * (spec.default_players - 1) + ["nosuch"])
+    too_many = ",".join(["greedy"] * (spec.max_players + 1))
+    cases = [
+        (["run", game, "-s", lineup], ["nosuch", "greedy", "random"]),
+        (["run", game, "--set", "nosuch=1"], ["nosuch"]),
+        (["run", game, "-p", spec.max_players + 1], ["--players", str(spec.max_players)]),
+        (["run", game, "-p", spec.min_players - 1], ["--players", str(spec.min_players)]),
+        (["run", game, "-n", 0], ["--games"]),
+        (["trace", game, "-s", lineup], ["nosuch"]),
+        (["trace", game, "-s", too_many], []),
+        (["trace", game, "--set", "nosuch=1"], ["nosuch"]),
+        (["strategies", game, "--set", "nosuch=1"], ["nosuch"]),
+        (["sweep", game, "--param", "nosuch", "--values", 1, 2, "-n", 10], ["nosuch"]),
+    ]
+    for args, named in cases:
+        result = _invoke(*args, *(["-o", out, "-q", "--no-report"] if args[0] == "run" else []),
+                         *(["-o", out, "-q"] if args[0] == "sweep" else []))
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 2 and len(lines) == 1, (args, result.output)
+        assert all(name in lines[0] for name in named), (args, lines[0])
+        assert "Traceback" not in result.output and not out.exists(), args
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def run_folder(request, tmp_path_factory):
+    """A small `run GAME -s all` with its report, per game."""
+    game = request.param
+    out = tmp_path_factory.mktemp(game) / "run"
+    result = _invoke("run", game, "-n", 240, "--batch-size", 120, "-s", "all", "--seed", 4, "-o", out, "-q")
+    assert result.exit_code == 0, result.output
+    return game, out
+
+
+def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path):
+    game, out = run_folder
+    spec = get_game(game)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["game"] == game and meta["games"] == 240 and meta["players"] == spec.default_players
+    assert not meta.get("partial")
+    tables = {name: pd.read_parquet(out / f"{name}.parquet") for name in spec.tables}
+    main_table = tables[MAIN_TABLE]
+    assert np.array_equal(main_table[spec.id_column].to_numpy(), np.arange(240))
+    for name, table in tables.items():  # per-game tables name their game; aggregate ones (counts) do not
+        if spec.id_column in table:
+            assert table[spec.id_column].between(0, 239).all(), name
+    summary = json.loads((out / "summary.json").read_text())
+    heuristics = [d.name for d in registered(game) if not d.search]
+    assert summary["game"] == game and summary["games"] == 240
+    for name in heuristics:
+        assert summary[f"win_rate[{name}]"]["n"] > 0, name
+        assert np.isfinite(summary[f"strength[{name}]"]["estimate"]), name
+    assert sum(summary[f"nash_weight[{name}]"]["estimate"] for name in heuristics) == pytest.approx(1.0)
+    for key, m in summary.items():
+        if isinstance(m, dict) and m.get("estimate") is not None and m.get("ci_low") is not None:
+            assert m["ci_low"] <= m["estimate"] + 1e-9 <= m["ci_high"] + 2e-9, key
+    assert set(getattr(spec.module("analysis"), "HEADLINES", ())) <= set(summary)
+    html = (out / "report.html").read_text()
+    assert f"{spec.title} balance report" in html and "data:image/png;base64," in html
+    assert "src='http" not in html and 'src="http' not in html
+    again = _invoke("report", out, "-o", tmp_path / "again")
+    assert again.exit_code == 0, again.output
+    assert json.loads((tmp_path / "again" / "summary.json").read_text()) == summary
+
+
+def _row_of(out, game, k):
+    spec = get_game(game)
+    main_table = pd.read_parquet(out / f"{MAIN_TABLE}.parquet")
+    return main_table[main_table[spec.id_column] == k].iloc[0]
+
+
+def _seats_of(row, players):
+    return [str(row[f"strategy_{p}"]) for p in range(players)], [float(row[f"win_share_{p}"]) for p in range(players)]
+
+
+def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path):
+    """The report's sample games link replay pages (heuristic players only): each is that row's game, and the
+    command printed under the link writes the same page."""
+    import html as html_text
+    import re
+    import shlex
+
+    from analysis.replay import embedded_data
+
+    game, out = run_folder
+    spec = get_game(game)
+    report = (out / "report.html").read_text()
+    assert "<h2>Sample games</h2>" in report and "replays/closest.html" in report
+    commands = {int(c.split("--game ")[1].split()[0]): html_text.unescape(c)
+                for c in re.findall(r"<code>(balance-sim replay [^<]*)</code>", report)}
+    pages = sorted((out / "replays").glob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text()
+        data = embedded_data(text)
+        k = data["game_index"]
+        assert data["game"] == game and data["title"] == spec.title and "function drawBoard(f)" in text
+        strategies, shares = _seats_of(_row_of(out, game, k), spec.default_players)
+        assert data["strategies"] == strategies and data["events"][-1]["win_share"] == shares
+        assert data["frames"][-1]["final"] and data["frames"][-1]["e"] == len(data["events"]) - 1
+        again = tmp_path / f"again-{k}.html"
+        result = _invoke(*shlex.split(commands[k])[1:], "-o", again)
+        assert result.exit_code == 0, (commands[k], result.output)
+        assert embedded_data(again.read_text())["events"] == data["events"]
+
+
+def test_game_k_of_a_run_is_traced_exactly(run_folder):
+    """`trace GAME --game K` with the run's seed, lineup and batch size is row K (its seats rotated as the run
+    rotated them), the same as `trace --run DIR --game K`; game 0 is the same at any batch size."""
+    game, out = run_folder
+    spec = get_game(game)
+    players = spec.default_players
+
+    def trace(*args):
+        result = _invoke("trace", *args)
+        assert result.exit_code == 0, result.output
+        return [json.loads(line) for line in result.output.splitlines()]
+
+    for k in (7, 131):  # in the first and the second batch of 120
+        events = trace(game, "--seed", 4, "-s", "all", "-p", players, "--game", k,
+                       "--batch-size", 120)
+        assert events == trace("--run", out, "--game", k)
+        strategies, shares = _seats_of(_row_of(out, game, k), players)
+        assert events[0]["strategies"] == strategies and events[-1]["win_share"] == shares
+    plain = trace(game, "--seed", 4, "-p", players)
+    assert plain == trace(game, "--seed", 4, "-p", players, "--game", 0, "--batch-size", 3)
 
 
 # ------------------------------------------------------------------ configuration
@@ -107,7 +297,7 @@ def test_every_heuristic_strategy_plays_legally_with_invariants_checked(game):
         for offset in range(0, len(names), players):
             spec, tables = _play(game, players, _lineup(game, players, offset), 24, seed=5 + offset,
                                  debug=True)
-            main = tables[spec.main_table]
+            main = tables[MAIN_TABLE]
             assert len(main) == 24
             assert main["winner"].between(-1, players - 1).all()
 
@@ -118,7 +308,7 @@ def test_random_play_outs_keep_every_invariant(game):
     assert "random" in _heuristics(game), "every game has a random player (the legality baseline)"
     for players in _player_counts(game):
         _, tables = _play(game, players, ["random"] * players, 60, seed=17, debug=True)
-        assert len(tables[spec.main_table]) == 60
+        assert len(tables[MAIN_TABLE]) == 60
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -132,15 +322,12 @@ def test_same_seed_same_tables_at_any_job_count(game):
     for name in one:
         pd.testing.assert_frame_equal(one[name], two[name])
     _, other = _play(game, players, names, 400, seed=24, batch=100, jobs=1)
-    assert not one[spec.main_table].equals(other[spec.main_table])
+    assert not one[MAIN_TABLE].equals(other[MAIN_TABLE])
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
-    from click.testing import CliRunner
-
-    from sim.cli import main
-
+    """`trace GAME --seed S` is game 0 of `run GAME -n 1 --seed S`, at every player count."""
     spec = get_game(game)
     runner = CliRunner()
     for players in _player_counts(game):
@@ -149,12 +336,12 @@ def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
             traced = runner.invoke(main, ["trace", game, "--seed", seed, "-s", lineup, "-p", players])
             assert traced.exit_code == 0, traced.output
             events = [json.loads(line) for line in traced.output.splitlines()]
-            assert events[0]["seed"] == seed
+            assert events[0]["seed"] == seed and events[0]["game"] == game
             out = tmp_path / f"{players}-{seed}"
             ran = runner.invoke(main, ["run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players,
                                        "-o", str(out), "-q", "--no-report"])
             assert ran.exit_code == 0, ran.output
-            row = pd.read_parquet(out / f"{spec.main_table}.parquet").iloc[0]
+            row = pd.read_parquet(out / f"{MAIN_TABLE}.parquet").iloc[0]
             end = events[-1]
             assert end["event"] == "game_end"
             assert end["win_share"] == [float(row[f"win_share_{p}"]) for p in range(players)], (players, seed)
@@ -171,7 +358,7 @@ def test_every_seat_wins_sometimes_and_results_cover_every_game(game):
     spec = get_game(game)
     players = spec.default_players
     _, tables = _play(game, players, ["greedy"] * players, 600, seed=2, batch=200)
-    main = tables[spec.main_table]
+    main = tables[MAIN_TABLE]
     assert np.array_equal(main[spec.id_column].to_numpy(), np.arange(600))
     wins = main["winner"].value_counts()
     assert all(wins.get(seat, 0) > 0 for seat in range(players)), wins.to_dict()
@@ -184,7 +371,7 @@ def test_win_shares_sum_to_one_or_nobody_wins(game):
     spec = get_game(game)
     for players in _player_counts(game):
         _, tables = _play(game, players, _lineup(game, players), 200, seed=31)
-        main = tables[spec.main_table]
+        main = tables[MAIN_TABLE]
         shares = main[[f"win_share_{p}" for p in range(players)]].to_numpy()
         assert ((shares >= 0) & (shares <= 1)).all()
         total = shares.sum(axis=1)
@@ -194,3 +381,96 @@ def test_win_shares_sum_to_one_or_nobody_wins(game):
         assert not (nobody & sole).any()
         assert sole.any()
         assert (shares[sole, main["winner"].to_numpy()[sole]] == 1).all()
+
+
+# ------------------------------------------------------------------ the engine interface (sim/interface.py)
+
+INTERFACE = ("new_game", "current_player", "legal_actions", "apply_action", "is_over", "returns", "observe",
+             "check_invariants")
+
+
+def _engine(game):
+    engine = get_game(game).module("engine")
+    missing = [name for name in INTERFACE + ("MAX_ACTIONS", "ACOLS", "STATE_SIZE", "OBS_SIZE")
+               if not hasattr(engine, name)]
+    if missing:
+        pytest.skip(f"{game}'s engine does not speak sim.interface yet (no {', '.join(missing)})")
+    return engine
+
+
+def _fresh(engine, cfg, players, seed, game_index):
+    s = np.zeros(engine.STATE_SIZE, dtype=np.int32)
+    engine.new_game(s, cfg.vector, players, np.uint64(seed), game_index)
+    return s
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_new_game_depends_only_on_seed_and_game(game):
+    engine = _engine(game)
+    spec = get_game(game)
+    for players in _player_counts(game):
+        _, cfg = _setup(game, players)
+        a, b = _fresh(engine, cfg, players, 41, 3), _fresh(engine, cfg, players, 41, 3)
+        assert np.array_equal(a, b)
+        others = [_fresh(engine, cfg, players, 41, g) for g in range(4, 10)]
+        assert any(not np.array_equal(a, o) for o in others), "each game of a batch is dealt anew"
+    assert spec.max_players >= spec.min_players
+
+
+def _step_through(game, players, seed, game_index, choose_row):
+    """Play one game action by action from Python over the interface, checking at every decision what any
+    engine must guarantee; returns (the final state, decisions seen, decisions whose hidden part a
+    determinized world changed)."""
+    engine = _engine(game)
+    spec = get_game(game)
+    _, cfg = _setup(game, players)
+    determinize = spec.module("determinize").determinize
+    s = _fresh(engine, cfg, players, seed, game_index)
+    actions = np.zeros((engine.MAX_ACTIONS, engine.ACOLS), dtype=np.int32)
+    obs = np.zeros(engine.OBS_SIZE, dtype=np.int32)
+    reused = np.zeros(engine.OBS_SIZE, dtype=np.int32)
+    decisions = hidden_varied = 0
+    for _ in range(100_000):
+        if engine.is_over(s):
+            break
+        p = engine.current_player(s)
+        assert 0 <= p < players
+        n = engine.legal_actions(s, cfg.vector, actions)
+        assert 0 < n <= engine.MAX_ACTIONS, "a live game always offers an action (a pass is one)"
+        obs[:] = 0
+        engine.observe(s, cfg.vector, p, obs)
+        engine.observe(s, cfg.vector, p, reused)  # a buffer reused from earlier decisions reads the same
+        assert np.array_equal(obs, reused)
+        world = s.copy()
+        determinize(obs, cfg.vector, world)  # another state the seat cannot tell from this one
+        seen = np.zeros(engine.OBS_SIZE, dtype=np.int32)
+        engine.observe(world, cfg.vector, p, seen)
+        assert np.array_equal(seen, obs), "the observation changed with what the seat cannot see"
+        hidden_varied += not np.array_equal(world, s)
+        decisions += n > 1
+        engine.apply_action(s, cfg.vector, actions, choose_row(n))
+        engine.check_invariants(s, cfg.vector)
+    assert engine.is_over(s), "the game ends"
+    return s, cfg, decisions, hidden_varied
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_interface_step_by_step_keeps_its_promises(game):
+    """At every decision of random games: a seat to move, legal actions never 0 while live, invariants after every
+    action, `observe` the same into a reused buffer, and the same for a world that differs only in what the seat
+    cannot see (`determinize`); `returns` are win shares summing to 1 (0 where the configuration lets nobody
+    win)."""
+    engine = _engine(game)
+    rng = np.random.default_rng(7)
+    varied = 0
+    for players in _player_counts(game):
+        for k in range(2):
+            s, cfg, decisions, hidden = _step_through(game, players, 100 + k, k,
+                                                      lambda n: int(rng.integers(0, n)))
+            varied += hidden
+            assert decisions > 0
+            out = np.zeros(players, dtype=np.float64)
+            engine.returns(s, cfg.vector, out)
+            assert ((out >= 0) & (out <= 1)).all()
+            assert np.isclose(out.sum(), 1.0) or np.isclose(out.sum(), 0.0), out
+    assert varied > 0, "some decision has something hidden to sample (else the observation test is empty)"

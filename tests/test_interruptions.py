@@ -16,9 +16,9 @@ from click.testing import CliRunner
 import sim.results
 import sim.runner
 from sim.cli import main
+from sim.game import game_names, get_game
 from sim.results import partial_path
 
-TABLES = {"mohur": ("games", "rounds"), "mughal": ("games", "players"), "muziris": ("games", "players")}
 N, BATCH = 8000, 250  # 32 batches: long enough to be caught mid-run, short enough to finish in seconds
 COMMON = ["-j", "1", "-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "--seed", "3", "-q", "--no-report"]
 
@@ -28,7 +28,7 @@ def cli(*args):
 
 
 def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in TABLES[game]:
+    for table in get_game(game).tables:
         pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
@@ -93,7 +93,7 @@ def alive(pid: int) -> bool:
 # ------------------------------------------------------------------ a signal at any moment, then --resume
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["INT", "TERM", "KILL"])
 def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, reference, game, sig):
     out = tmp_path / "D"
@@ -144,7 +144,7 @@ def full_disk_after(monkeypatch, batches: int):
     monkeypatch.setattr(sim.runner, "save_batch", save)
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", game_names())
 def test_full_disk_keeps_saved_batches_and_resumes_identically(tmp_path, monkeypatch, reference, game):
     out = tmp_path / "D"
     full_disk_after(monkeypatch, 5)

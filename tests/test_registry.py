@@ -1,12 +1,14 @@
 """The generated dispatcher: a kernel playing heuristics only never compiles (or can call) a search player."""
 import pytest
 
+from sim.game import game_names
+from sim.interface import STRATEGY_ARGS
 from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, registered
 
-ARGS = ("obs", "actions", "n_actions", "params", "cfg")
+GAMES = game_names()
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", GAMES)
 def test_kernel_mode_follows_the_lineup(game):
     defs = registered(game)
     heuristic = [i for i, d in enumerate(defs) if not d.search]
@@ -16,10 +18,10 @@ def test_kernel_mode_follows_the_lineup(game):
     assert kernel_mode(game, heuristic[:1] + search[:1]) == WITH_SEARCH
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", GAMES)
 def test_heuristic_dispatch_has_no_search_branch(game):
     defs = registered(game)
-    source = _dispatch_source(game, ARGS)
+    source = _dispatch_source(game, STRATEGY_ARGS)
     heuristic_impl = source.split("    else:\n", 1)[1]
     heuristic_fn = source.split("def choose_heuristic(", 1)[1].split("\n\n\n", 1)[0]
     for i, d in enumerate(defs):
@@ -28,7 +30,7 @@ def test_heuristic_dispatch_has_no_search_branch(game):
         assert (call in heuristic_fn) != d.search, d.name
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", GAMES)
 def test_parameters_have_named_index_constants(game):
     """Each strategy's module holds P_<NAME> = the parameter's index in the vector, for every declared name."""
     import importlib
@@ -38,7 +40,7 @@ def test_parameters_have_named_index_constants(game):
         assert [getattr(module, f"P_{name.upper()}") for name in d.params] == list(range(len(d.params)))
 
 
-@pytest.mark.parametrize("game", ["mohur", "mughal", "muziris"])
+@pytest.mark.parametrize("game", GAMES)
 def test_rollout_is_named_and_resolved_to_its_id(game):
     from sim.config import build
     from sim.errors import ConfigError
@@ -48,13 +50,13 @@ def test_rollout_is_named_and_resolved_to_its_id(game):
     spec = get_game(game)
     names = [d.name for d in registered(game)]
     search = next(d for d in registered(game) if d.search)
-    cfg = spec.validate(build(spec.package, None, ('strategies.expert-fast.rollout="random"',)),
-                        spec.default_players)
-    fast, plain = choices(game, cfg.presets, ["expert-fast", search.name])
+    preset = (f'strategies.probe={{base="{search.name}", rollout="random"}}',)
+    cfg = spec.validate(build(spec.package, None, preset), spec.default_players)
+    fast, plain = choices(game, cfg.presets, ["probe", search.name])
     rollout = list(search.params).index("rollout")
     assert fast.params[rollout] == names.index("random")
-    assert plain.params[rollout] == names.index("greedy")  # the declared default, by name
+    assert plain.params[rollout] == names.index(search.params["rollout"])  # the declared default, by name
     for bad in (names.index("random"), -1, "no-such-strategy", search.name):
         with pytest.raises(ConfigError) as refused:
             check_presets(game, {"mine": {"base": search.name, "rollout": bad}})
-        assert "strategies.mine.rollout" in str(refused.value) and "greedy" in str(refused.value)
+        assert "strategies.mine.rollout" in str(refused.value) and "random" in str(refused.value)

@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 import sim.runner
 from sim.cli import main
+from sim.game import game_names, get_game
 from sim.lock import exclusive
 from sim.results import partial_path
 
-GAMES = ("mohur", "mughal", "muziris")
-TABLES = {"mohur": ("games", "rounds"), "mughal": ("games", "players"), "muziris": ("games", "players")}
+GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
 
 
@@ -39,7 +39,7 @@ def one_line_error(result, *words):
 
 
 def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in TABLES[game]:
+    for table in get_game(game).tables:
         pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 

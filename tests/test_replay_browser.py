@@ -9,7 +9,8 @@ import pytest
 
 from analysis.replay import write_replay
 from sim.cli import load_setup
-from test_replay import traced_winners
+from sim.game import game_names
+from test_replay import lineup, traced_winners
 
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier,emperor", 4),
            "muziris": ("greedy,random,blocker", 3)}
@@ -48,14 +49,14 @@ def browser():
 
 
 def _page(game, tmp_path):
-    names, players = LINEUPS[game]
+    names, players = LINEUPS.get(game) or lineup(game)
     spec, players, cfg, chosen, _ = load_setup(game, None, (), players, names)
     events = list(spec.trace(cfg, players, list(chosen), 5))
     return write_replay(tmp_path / f"{game}.html", events), events
 
 
 
-@pytest.mark.parametrize("game", sorted(LINEUPS))
+@pytest.mark.parametrize("game", game_names())
 def test_replay_steps_through_the_game_in_a_browser(game, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -14,29 +14,29 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from analysis.replay import mohur, mughal, muziris
+from sim.game import game_names, get_game
 
-BUILDERS = {"mohur": mohur.frames, "mughal": mughal.frames, "muziris": muziris.frames}
-TITLES = {"mohur": "Mohur", "mughal": "Mughal", "muziris": "Merchants of Muziris"}
-SCORE_NAMES = {"mohur": "rupees this round", "mughal": "VT", "muziris": "coins"}
 DATA_MARK = "{{DATA}}"
+BOARD_MARK = "{{BOARD}}"
 
 
 def game_of(events: list[dict]) -> str:
     game = events[0].get("game")
-    if game not in BUILDERS:
+    if game not in game_names():
         raise ValueError(f"not a trace: the first event names game {game!r}")
     return game
 
 
 def page_data(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> dict:
-    """Everything the page shows: the events as traced, the frames, and a few labels."""
-    game = game_of(events)
+    """Everything the page shows: the events as traced, the frames (the game's replay room,
+    GameSpec.replay), and a few labels."""
+    spec = get_game(game_of(events))
+    replay = spec.module("replay")
     start = events[0]
     players = int(start.get("players", len(start.get("strategies", [])) or 2))
-    return {"game": game, "title": TITLES[game], "seed": start.get("seed"), "game_index": game_index,
+    return {"game": spec.name, "title": spec.title, "seed": start.get("seed"), "game_index": game_index,
             "batch_size": batch_size, "players": players, "strategies": start.get("strategies", []),
-            "score_name": SCORE_NAMES[game], "events": events, "frames": BUILDERS[game](events)}
+            "score_name": replay.SCORE_NAME, "events": events, "frames": replay.frames(events)}
 
 
 def build_page(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> str:
@@ -46,7 +46,13 @@ def build_page(events: list[dict], game_index: int = 0, batch_size: int | None =
     template = resources.files(__package__).joinpath("template.html").read_text(encoding="utf-8")
     where = f"seed {data['seed']}" + (f", game {game_index}" if game_index else "")
     title = f"{data['title']} replay ({where})"
-    return template.replace("{{TITLE}}", html.escape(title)).replace(DATA_MARK, blob)
+    page = template.replace(BOARD_MARK, board_script(data["game"])).replace("{{TITLE}}", html.escape(title))
+    return page.replace(DATA_MARK, blob)
+
+
+def board_script(game: str) -> str:
+    """The game's `drawBoard(frame)` for the page: `<module>.js` beside its replay module (GameSpec.replay)."""
+    return Path(get_game(game).module("replay").__file__).with_suffix(".js").read_text(encoding="utf-8")
 
 
 def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size: int | None = None) -> Path:

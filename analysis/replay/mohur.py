@@ -7,6 +7,12 @@ leaves them out.
 """
 from __future__ import annotations
 
+import pandas as pd
+
+from analysis.replay.samples import plural
+
+SCORE_NAME = "rupees this round"  # what the running score counts, under the board
+
 GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
 
 
@@ -138,3 +144,33 @@ def frames(events: list[dict]) -> list[dict]:
             frame["score_public"] = table
         out.append(frame)
     return out
+
+
+def games_frame(tables, meta):
+    """The report's sample-game figures (analysis.replay.samples.games_frame)."""
+    from sim.mohur.engine import END_NAMES
+    games, rounds = tables["games"], tables["rounds"]
+    last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
+    gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
+    seals = (games["seals_0"].astype(int) - games["seals_1"].astype(int)).abs().to_numpy()
+    unsafe = rounds[rounds["end_reason"].isin([END_NAMES.index("stalled"), END_NAMES.index("turn_cap")])]
+    reason = unsafe.groupby("match")["end_reason"].first()
+    reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
+    winner = games["winner"].astype(int).to_numpy()
+    ids = games["match"].astype(int).to_numpy()
+    safety = [reason.get(m, "the round cap ended the match with no winner" if w < 0 else None)
+              for m, w in zip(ids, winner)]
+    frame = pd.DataFrame({
+        "game": ids,
+        "margin": seals * 1000 + gap,
+        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {plural(g, 'rupee')}" if g
+                      else "the last round level on rupees and settled by the tie-break")
+                      for a, b, g in zip(games["seals_0"], games["seals_1"], gap)],
+        "decided": winner >= 0,
+        "length": games["turns"].astype(int).to_numpy(),
+        "length_words": [f"{t} turns over {r} rounds" for t, r in zip(games["turns"], games["rounds"])],
+        "safety": safety,
+    })
+    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
+                                     "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
+    return frame, seats

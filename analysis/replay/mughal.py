@@ -5,6 +5,12 @@ the card id placed or declared in this step, or null], `scoring` (on scoring fra
 """
 from __future__ import annotations
 
+import pandas as pd
+
+from analysis.replay.samples import plural, seats_frame
+
+SCORE_NAME = "VT"  # what the running score counts, under the board
+
 
 def _seat_list(seats: list[int]) -> str:
     names = [f"seat {s}" for s in seats]
@@ -105,3 +111,22 @@ def frames(events: list[dict]) -> list[dict]:
         frame.update(s=state_at, turn=turn, emperor=emperor, score=list(score))
         out.append(frame)
     return out
+
+
+def games_frame(tables, meta):
+    """The report's sample-game figures (analysis.replay.samples.games_frame)."""
+    games = tables["games"]
+    margin = games["vt_margin"].astype(int).to_numpy()
+    resh = games["reshuffles"].astype(int).to_numpy()
+    frame = pd.DataFrame({
+        "game": games["game"].astype(int).to_numpy(),
+        "margin": margin,
+        "closeness": [f"won by {m} VT" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
+        "length": games["decisions"].astype(int).to_numpy(),
+        "length_words": [f"{d} decisions (every game has {t} turns)" for d, t in zip(games["decisions"],
+                                                                                         games["turns"])],
+        "safety": [f"the deck ran out and the discard was shuffled back {plural(r, 'time')}" if r else None
+                   for r in resh],
+    })
+    return frame, seats_frame(tables["players"])

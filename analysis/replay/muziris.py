@@ -6,6 +6,12 @@ from the table, so the table's version of a use says "discards a card" where a h
 """
 from __future__ import annotations
 
+import pandas as pd
+
+from analysis.replay.samples import margins, plural, seats_frame
+
+SCORE_NAME = "coins"  # what the running score counts, under the board
+
 
 def _choice(c: dict, used: str, public: bool) -> str | None:
     d = c.get("decision")
@@ -122,3 +128,27 @@ def frames(events: list[dict]) -> list[dict]:
         frame.update(s=state_at, round=rnd, condition=condition, final_round=final, score=list(score))
         out.append(frame)
     return out
+
+
+def games_frame(tables, meta):
+    """The report's sample-game figures (analysis.replay.samples.games_frame)."""
+    from sim.muziris.engine import END_NAMES
+    games = tables["games"]
+    ids = games["game"].astype(int).to_numpy()
+    margin = margins(tables["players"], "coins").reindex(ids).to_numpy()
+    capped = games["end_reason"].astype(int).to_numpy() == END_NAMES.index("round_cap")
+    short = games["coins_short"].astype(bool).to_numpy()
+    frame = pd.DataFrame({
+        "game": ids,
+        "margin": margin,
+        "closeness": [f"won by {plural(m, 'coin')}" if m
+                      else "level on coins at the top and settled by the tie-break" for m in margin],
+        "decided": games["n_winners"].astype(int).to_numpy() == 1,
+        "length": games["rounds"].astype(int).to_numpy() * 1000 + games["uses"].astype(int).to_numpy(),
+        "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
+        "safety": ["the round cap (a safety rule) ended it" if c else
+                   "it needed more coins than the box holds (coins_short)" if s else None
+                   for c, s in zip(capped, short)],
+        "safety_rank": (~capped).astype(int),  # a round-cap game first, then a coins-short one
+    })
+    return frame, seats_frame(tables["players"])

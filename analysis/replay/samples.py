@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from sim.config import load_defaults
+from sim.errors import UserError
+from sim.game import game_module, get_game
 
 REPLAY_DIR = "replays"
 
@@ -31,44 +33,16 @@ def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(games, seats). games: one row per game with `game`, `margin` (how far the winner was ahead; smaller is
     closer), `closeness` (words), `decided` (a single winner), `length`, `length_words`, `safety` (words, or None)
     and optionally `safety_rank` (lower shown first). seats: one row per seat with `game`, `strategy`, `share`
-    (win share). Vectorised: a report of a million games must not wait on it."""
-    return {"mohur": _mohur, "mughal": _mughal, "muziris": _muziris}[meta["game"]](tables, meta)
+    (win share). Vectorised: a report of a million games must not wait on it. Each game's replay module
+    (GameSpec.replay) builds them from its own tables."""
+    return game_module(meta["game"], "replay").games_frame(tables, meta)
 
 
-def _plural(n, word):
+def plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _mohur(tables, meta):
-    from sim.mohur.engine import END_NAMES
-    games, rounds = tables["games"], tables["rounds"]
-    last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
-    gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
-    seals = (games["seals_0"].astype(int) - games["seals_1"].astype(int)).abs().to_numpy()
-    unsafe = rounds[rounds["end_reason"].isin([END_NAMES.index("stalled"), END_NAMES.index("turn_cap")])]
-    reason = unsafe.groupby("match")["end_reason"].first()
-    reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
-    winner = games["winner"].astype(int).to_numpy()
-    ids = games["match"].astype(int).to_numpy()
-    safety = [reason.get(m, "the round cap ended the match with no winner" if w < 0 else None)
-              for m, w in zip(ids, winner)]
-    frame = pd.DataFrame({
-        "game": ids,
-        "margin": seals * 1000 + gap,
-        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {_plural(g, 'rupee')}" if g
-                      else "the last round level on rupees and settled by the tie-break")
-                      for a, b, g in zip(games["seals_0"], games["seals_1"], gap)],
-        "decided": winner >= 0,
-        "length": games["turns"].astype(int).to_numpy(),
-        "length_words": [f"{t} turns over {r} rounds" for t, r in zip(games["turns"], games["rounds"])],
-        "safety": safety,
-    })
-    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
-                                     "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
-    return frame, seats
-
-
-def _margins(players: pd.DataFrame, score: str) -> pd.Series:
+def margins(players: pd.DataFrame, score: str) -> pd.Series:
     """Top score minus the next, per game."""
     ordered = players.sort_values(["game", score], ascending=[True, False], kind="stable")
     rank = ordered.groupby("game").cumcount().to_numpy()
@@ -77,50 +51,10 @@ def _margins(players: pd.DataFrame, score: str) -> pd.Series:
     return top - second
 
 
-def _seats(players: pd.DataFrame) -> pd.DataFrame:
+def seats_frame(players: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"game": players["game"].astype(int).to_numpy(),
                          "strategy": players["strategy"].astype(str).to_numpy(),
                          "share": players["win_share"].astype(float).to_numpy()})
-
-
-def _mughal(tables, meta):
-    games = tables["games"]
-    margin = games["vt_margin"].astype(int).to_numpy()
-    resh = games["reshuffles"].astype(int).to_numpy()
-    frame = pd.DataFrame({
-        "game": games["game"].astype(int).to_numpy(),
-        "margin": margin,
-        "closeness": [f"won by {m} VT" for m in margin],
-        "decided": games["n_winners"].astype(int).to_numpy() == 1,
-        "length": games["decisions"].astype(int).to_numpy(),
-        "length_words": [f"{d} decisions (every game has {t} turns)" for d, t in zip(games["decisions"],
-                                                                                         games["turns"])],
-        "safety": [f"the deck ran out and the discard was shuffled back {_plural(r, 'time')}" if r else None
-                   for r in resh],
-    })
-    return frame, _seats(tables["players"])
-
-
-def _muziris(tables, meta):
-    games = tables["games"]
-    ids = games["game"].astype(int).to_numpy()
-    margin = _margins(tables["players"], "coins").reindex(ids).to_numpy()
-    capped = games["end_reason"].astype(int).to_numpy() == 2  # sim.muziris.engine.END_NAMES: round_cap
-    short = games["coins_short"].astype(bool).to_numpy()
-    frame = pd.DataFrame({
-        "game": ids,
-        "margin": margin,
-        "closeness": [f"won by {_plural(m, 'coin')}" if m
-                      else "level on coins at the top and settled by the tie-break" for m in margin],
-        "decided": games["n_winners"].astype(int).to_numpy() == 1,
-        "length": games["rounds"].astype(int).to_numpy() * 1000 + games["uses"].astype(int).to_numpy(),
-        "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
-        "safety": ["the round cap (a safety rule) ended it" if c else
-                   "it needed more coins than the box holds (coins_short)" if s else None
-                   for c, s in zip(capped, short)],
-        "safety_rank": (~capped).astype(int),  # a round-cap game first, then a coins-short one
-    })
-    return frame, _seats(tables["players"])
 
 
 def weakest_strategy(seats: pd.DataFrame) -> str | None:
@@ -161,8 +95,8 @@ def _set_flags(meta: dict) -> list[str] | None:
     """--set flags that rebuild the run's configuration from the defaults; None if some change cannot be
     written as one (then the command names the results folder instead)."""
     try:
-        defaults = load_defaults(f"sim.{meta['game']}")
-    except (FileNotFoundError, ModuleNotFoundError):
+        defaults = load_defaults(get_game(meta["game"]).package)
+    except (FileNotFoundError, ModuleNotFoundError, UserError):
         return None
     flags: list[str] = []
 
