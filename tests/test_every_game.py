@@ -365,6 +365,21 @@ def test_every_seat_wins_sometimes_and_results_cover_every_game(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_seats_rotate_so_every_strategy_sits_in_every_seat_equally(game):
+    """The results name each seat's strategy (`strategy_<seat>`) as the run rotated them: over whole rotations
+    every strategy sits in every seat equally often."""
+    spec = get_game(game)
+    players = spec.default_players
+    first, second = _heuristics(game)[:2]
+    lineup = [first if k % 2 == 0 else second for k in range(players)]
+    _, tables = _play(game, players, lineup, 4 * players * players, seed=9)
+    main_table = tables[MAIN_TABLE]
+    for name in (first, second):
+        per_seat = [int((main_table[f"strategy_{seat}"] == name).sum()) for seat in range(players)]
+        assert len(set(per_seat)) == 1 and per_seat[0] > 0, (name, per_seat)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_win_shares_sum_to_one_or_nobody_wins(game):
     """`win_share_<seat>` of the main table: each game's shares sum to 1, or to 0 when by configuration nobody
     wins; a sole winner holds the whole win."""
