@@ -40,14 +40,9 @@ CFG = Layout("mohur cfg", [
     ("turn_cap", 1), ("stall", 1), ("round_cap", 1),
     ("pile_mean", NPILES),  # mean of each bonus pile x100 (derived, public knowledge)
 ])
-CFG_CARDS, CFG_MINSALE, CFG_NTOK, CFG_TOK = (CFG.offset(f) for f in ("cards", "min_sale", "ntok", "tok"))
-CFG_NBONUS, CFG_BONUS, CFG_HAND_LIMIT = CFG.offset("nbonus"), CFG.offset("bonus"), CFG.offset("hand_limit")
-CFG_MARKET_SIZE, CFG_HAND_SIZE = CFG.offset("market_size"), CFG.offset("hand_size")
-CFG_MARKET_COINS, CFG_COIN_TOKEN, CFG_SEALS = CFG.offset("market_coins"), CFG.offset("coin_token"), CFG.offset("seals")
-CFG_STACKS_END, CFG_MIN_EXCHANGE = CFG.offset("stacks_end"), CFG.offset("min_exchange")
-CFG_FIRST_STARTER, CFG_DRAWN_OTHER = CFG.offset("first_starter"), CFG.offset("drawn_other")
-CFG_TURN_CAP, CFG_STALL, CFG_ROUND_CAP = CFG.offset("turn_cap"), CFG.offset("stall"), CFG.offset("round_cap")
-CFG_PILE_MEAN = CFG.offset("pile_mean")
+(CFG_CARDS, CFG_MINSALE, CFG_NTOK, CFG_TOK, CFG_NBONUS, CFG_BONUS, CFG_HAND_LIMIT, CFG_MARKET_SIZE, CFG_HAND_SIZE,
+ CFG_MARKET_COINS, CFG_COIN_TOKEN, CFG_SEALS, CFG_STACKS_END, CFG_MIN_EXCHANGE, CFG_FIRST_STARTER, CFG_DRAWN_OTHER,
+ CFG_TURN_CAP, CFG_STALL, CFG_ROUND_CAP, CFG_PILE_MEAN) = (CFG.offset(f) for f in CFG.fields)
 CFG_SIZE = CFG.size
 assert CFG_SIZE == NK + 2 * NG + NG * MAX_TOK + NPILES * (2 + MAX_BONUS) + 13
 
@@ -81,14 +76,8 @@ def round_columns() -> list[str]:
     return names
 
 
-H_ROUND, H_STARTER, H_WINNER, H_END, H_TURNS, H_DECISIONS = (
-    HIST.offset(f) for f in ("round", "starter", "winner", "end_reason", "turns", "decisions"))
-H_RUPEES, H_GCNT, H_GSUM, H_BCNT, H_BSUM = (
-    HIST.offset(f) for f in ("rupees", "goods_tokens", "goods_rupees", "bonus_tokens", "bonus_rupees"))
-H_COIN_TOKEN, H_COINS, H_TIE, H_TAKEN = (HIST.offset(f) for f in ("coin_token", "coins", "tie_break", "taken"))
-H_FIRST, H_LEFT, H_SALES, H_PCNT = (
-    HIST.offset(f) for f in ("first_sale", "left", "sales_size", "bonus_pile{}_count"))
-H_PSUM, H_TCNT = HIST.offset("bonus_pile{}_rupees"), HIST.offset("tokens")
+(H_ROUND, H_STARTER, H_WINNER, H_END, H_TURNS, H_DECISIONS, H_RUPEES, H_GCNT, H_GSUM, H_BCNT, H_BSUM, H_COIN_TOKEN,
+ H_COINS, H_TIE, H_TAKEN, H_FIRST, H_LEFT, H_SALES, H_PCNT, H_PSUM, H_TCNT) = (HIST.offset(f) for f in HIST.fields)
 HIST_SIZE = HIST.size
 
 # The state: the round's part first (zeroed by every deal), then the match's part (kept across rounds).
@@ -132,8 +121,10 @@ STATE_SIZE = STATE.size
 assert STATE_SIZE == ROUND_PART + 9 + MAX_ROUNDS * HIST_SIZE
 
 END = codes("running", "stacks", "deck", "stalled", "turn_cap")
+TIE = codes("rupees", "bonus_tokens", "goods_tokens", "drawn")  # what settled a round (the rounds' tie_break)
 END_NAMES = tuple(END)
 END_RUNNING, END_STACKS, END_DECK, END_STALLED, END_TURN_CAP = (END[k] for k in END_NAMES)
+TIE_RUPEES, TIE_BONUS, TIE_GOODS, TIE_DRAWN = (TIE[k] for k in TIE)
 
 # --- actions: one row of ACOLS int32 ---
 ACTION = Layout("mohur action", [("type", 1), ("good", 1), ("count", 1), ("take", NK), ("give", NK)])
@@ -171,7 +162,7 @@ OBS_SIZE = OBS.size
 assert OBS_SIZE == 2 * NK + 3 + NG + NG * MAX_TOK + 6 + 2 * NPILES + 3 * NG + 12 + NK + 2
 
 
-# HOT_NO_NRT: the two functions called every turn that take arrays and allocate none are compiled without
+# HOT_NO_NRT: the functions called every turn that take arrays and allocate none are compiled without
 # numba's reference counting (`_nrt=False`). numba increfs array arguments on entry and its pruning pass gives
 # up on functions this size, so each call cost 6 atomic operations: 7% of a greedy match, measured with perf.
 # Without NRT they cannot allocate arrays (numba refuses to compile one that tries), which they do not need.
@@ -526,8 +517,7 @@ def score_round(s, cfg, out):
 
 @njit(cache=True)
 def round_score(s, cfg):
-    """(rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break): 0 rupees decided it,
-    1 bonus-token count, 2 goods-token count, 3 drawn."""
+    """(rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break: a TIE code)."""
     c0, c1 = s[S_HAND + COIN], s[S_HAND + NK + COIN]
     holder = -1
     if c0 > c1:
@@ -540,13 +530,13 @@ def round_score(s, cfg):
         r0 += cfg[CFG_COIN_TOKEN]
     elif holder == 1:
         r1 += cfg[CFG_COIN_TOKEN]
-    winner, tie = -1, 3
+    winner, tie = -1, TIE_DRAWN
     if r0 != r1:
-        winner, tie = (0 if r0 > r1 else 1), 0
+        winner, tie = (0 if r0 > r1 else 1), TIE_RUPEES
     elif s[S_BCNT] != s[S_BCNT + 1]:
-        winner, tie = (0 if s[S_BCNT] > s[S_BCNT + 1] else 1), 1
+        winner, tie = (0 if s[S_BCNT] > s[S_BCNT + 1] else 1), TIE_BONUS
     elif s[S_GCNT] != s[S_GCNT + 1]:
-        winner, tie = (0 if s[S_GCNT] > s[S_GCNT + 1] else 1), 2
+        winner, tie = (0 if s[S_GCNT] > s[S_GCNT + 1] else 1), TIE_GOODS
     return r0, r1, holder, winner, tie
 
 
