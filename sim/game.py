@@ -22,7 +22,8 @@ ROOMS = {
     "package": "sim.{name}",               # GAME (this spec) and defaults.toml, every number of the game
     "config": "sim.{name}.config",         # validate(raw: dict, players) -> config; ConfigError naming the key
     "engine": "sim.{name}.engine",         # the engine interface of sim.interface
-    "kernel": "sim.{name}.kernel",         # run_batch (see `GameSpec.run_batch`)
+    "kernel": "sim.{name}.kernel",         # run_batch (see `GameSpec.run_batch`) and play, the game's binding
+                                           # of sim.playout.play (the kernel's and the trace driver's loop)
     "trace": "sim.{name}.trace",           # trace (see `GameSpec.trace`)
     "determinize": "sim.{name}.determinize",  # determinize(obs, cfg, s): a full state the observation allows
     "strategies": "strategies.{name}",     # one module per @strategy (sim.registry), presets in defaults.toml

@@ -415,7 +415,7 @@ def _engine(game):
 
 def _fresh(engine, cfg, players, seed, game_index):
     s = np.zeros(engine.STATE_SIZE, dtype=np.int32)
-    engine.new_game(s, cfg.vector, players, np.uint64(seed), game_index)
+    engine.new_game(s, cfg.vector, players, np.uint32(seed), game_index)
     return s
 
 
@@ -491,20 +491,6 @@ def test_interface_step_by_step_keeps_its_promises(game):
     assert varied > 0, "some decision has something hidden to sample (else the observation test is empty)"
 
 
-_BOUND = {}
-
-
-def _bound_play(game):
-    """The shared play loop (sim/playout.py) bound to the game's engine and its strategy dispatcher, under a
-    name of its own (its own numba cache entry: the kernel's binding may differ in what it binds)."""
-    if game not in _BOUND:
-        from sim import playout
-        from sim.interface import bind
-        from sim.registry import mode_dispatcher
-        _BOUND[game] = bind(playout.play, f"{game}_every_game", G=_engine(game), CHOOSE=mode_dispatcher(game))
-    return _BOUND[game]
-
-
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strategy):
@@ -514,7 +500,7 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
     from sim.registry import HEURISTIC_ONLY
 
     engine = _engine(game)
-    play = _bound_play(game)
+    play = get_game(game).module("kernel").play  # the binding the kernel and the trace driver play with
     for players in _player_counts(game):
         spec, cfg = _setup(game, players)
         chosen = choices(game, cfg.presets, [strategy] * players)

@@ -148,12 +148,12 @@ def frames(events: list[dict]) -> list[dict]:
 
 def games_frame(tables, meta):
     """The report's sample-game figures (analysis.replay.samples.games_frame)."""
-    from sim.mohur.engine import END_NAMES
+    from sim.mohur.engine import END, END_NAMES
     games, rounds = tables["games"], tables["rounds"]
     last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
     gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
     seals = (games["seals_0"].astype(int) - games["seals_1"].astype(int)).abs().to_numpy()
-    unsafe = rounds[rounds["end_reason"].isin([END_NAMES.index("stalled"), END_NAMES.index("turn_cap")])]
+    unsafe = rounds[rounds["end_reason"].isin([END["stalled"], END["turn_cap"]])]
     reason = unsafe.groupby("match")["end_reason"].first()
     reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
     winner = games["winner"].astype(int).to_numpy()

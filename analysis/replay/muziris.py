@@ -132,11 +132,11 @@ def frames(events: list[dict]) -> list[dict]:
 
 def games_frame(tables, meta):
     """The report's sample-game figures (analysis.replay.samples.games_frame)."""
-    from sim.muziris.engine import END_NAMES
+    from sim.muziris.engine import END
     games = tables["games"]
     ids = games["game"].astype(int).to_numpy()
     margin = margins(tables["players"], "coins").reindex(ids).to_numpy()
-    capped = games["end_reason"].astype(int).to_numpy() == END_NAMES.index("round_cap")
+    capped = games["end_reason"].astype(int).to_numpy() == END["round_cap"]
     short = games["coins_short"].astype(bool).to_numpy()
     frame = pd.DataFrame({
         "game": ids,

@@ -22,15 +22,10 @@ def test_invariants_hold_over_many_seeds(seed, players):
     assert (out["games"]["turns"] == 7).all()
 
 
-def test_determinism_and_schema(cfg4):
+def test_schema_and_accounting(cfg4):
+    """Same seed, same tables: tests/test_every_game.py."""
     lin, base, params = lineup_args(cfg4, ["greedy", "random", "denier", "emperor"], 4, 50)
     a = K.run_batch(cfg4, 4, lin, base, params, 11, False)
-    b = K.run_batch(cfg4, 4, lin, base, params, 11, False)
-    c = K.run_batch(cfg4, 4, lin, base, params, 12, False)
-    for t in a:
-        for col in a[t]:
-            assert np.array_equal(a[t][col], b[t][col])
-    assert not np.array_equal(a["players"]["vt_total"], c["players"]["vt_total"])
     g, p = a["games"], a["players"]
     assert g["game"].tolist() == list(range(50))
     assert len(p["seat"]) == 200 and p["seat"][:4].tolist() == [0, 1, 2, 3]
