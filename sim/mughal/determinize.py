@@ -48,12 +48,7 @@ def determinize(obs, cfg, s):
     for c in range(nc):
         if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
             used[c] = 1
-            if cfg[E.CFG_CUNIQUE + c] == 1:
-                s[E.S_REM + s[E.S_REMLEN]] = c
-                s[E.S_REMLEN] += 1
-            else:
-                s[E.S_DISC + s[E.S_DISCLEN]] = c
-                s[E.S_DISCLEN] += 1
+            E.put_gone(s, cfg, c)
     if s[E.S_DISCLEN] != obs[E.O_DISC]:
         raise ValueError("determinize: the discard does not match its public count")
     # the unseen pool, shuffled: known hands take the first card that fits, unknown hands the next ones

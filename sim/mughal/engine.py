@@ -111,6 +111,8 @@ SC_FAV = SCORE.offset("fav")
 SC_SIZE = SCORE.size
 
 # --- state vector ---
+GONE_BITS = 30                                       # card ids per word of a "gone" bit set
+GONE_WORDS = (MAX_CARDS + GONE_BITS - 1) // GONE_BITS
 OVER = codes("live", "game_over", "turn_end")   # S_OVER; turn_end: stopped before scoring (S_STOP_AT_TURN_END)
 STATE = Layout("mughal state", [
     ("np", 1),
@@ -150,6 +152,7 @@ STATE = Layout("mughal state", [
     ("deck", MAX_CARDS),      # top = last
     ("disc", MAX_CARDS),
     ("rem", MAX_CARDS),       # unique cards removed from the game
+    ("gone", GONE_WORDS),     # bit set of the cards in disc and rem, kept as they move (observe copies it)
     ("scratch", MAX_HAND),    # working space for passing hands
 ])
 S_NP = STATE.offset("np")
@@ -196,6 +199,7 @@ S_SEEN = STATE.offset("seen")
 S_DECK = STATE.offset("deck")
 S_DISC = STATE.offset("disc")
 S_REM = STATE.offset("rem")
+S_GONE = STATE.offset("gone")
 S_SCRATCH = STATE.offset("scratch")
 STATE_SIZE = STATE.size
 OVER_LIVE, OVER_GAME, OVER_TURN_END = OVER["live"], OVER["game_over"], OVER["turn_end"]
@@ -234,7 +238,6 @@ B_KNOWN = SEAT.offset("known")
 B_HMASK = SEAT.offset("hmask")
 B_HLEVEL = SEAT.offset("hlevel")
 SB = SEAT.size
-GONE_BITS = 30                          # card ids per word of O_GONE
 OBS = Layout("mughal observation", [
     ("seat", 1), ("np", 1), ("turn", 1), ("nturns", 1), ("step", 1), ("hand_size", 1),
     ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
@@ -246,7 +249,7 @@ OBS = Layout("mughal observation", [
     # public history a search player rebuilds a consistent world from
     ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
-    ("gone", (MAX_CARDS + GONE_BITS - 1) // GONE_BITS),   # bit set of card ids in the discard or removed
+    ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
 O_SEAT = OBS.offset("seat")
 O_NP = OBS.offset("np")
@@ -285,24 +288,26 @@ def seed(value):
     np.random.seed(value)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle(s, off, n):
     for i in range(n - 1, 0, -1):  # Fisher-Yates
         j = np.random.randint(0, i + 1)
         s[off + i], s[off + j] = s[off + j], s[off + i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_into_deck(s):
     n = s[S_DECKLEN]
     for i in range(s[S_DISCLEN]):
-        s[S_DECK + n] = s[S_DISC + i]
+        c = s[S_DISC + i]
+        s[S_DECK + n] = c
+        s[S_GONE + c // GONE_BITS] &= ~(1 << (c % GONE_BITS))
         n += 1
     s[S_DECKLEN] = n
     s[S_DISCLEN] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def age_in_play(s, cfg, a):
     """Whether the cards of age a are in the game: the Early cards from the start, then the age of each emperor
     so far ("that age's cards"); an age the track skips stays out unless rules.skipped_ages = "shuffled_in"."""
@@ -363,17 +368,17 @@ def new_game(s, cfg, players, seed, game):
     start_turn(s, cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def current_player(s):
     return s[S_CUR]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(s):
     return s[S_OVER] != OVER_LIVE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def n_suits(mask):
     n = 0
     for k in range(NSUITS):
@@ -382,7 +387,7 @@ def n_suits(mask):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def only_suit(mask):
     for k in range(NSUITS):
         if mask & (1 << k):
@@ -390,7 +395,7 @@ def only_suit(mask):
     return DISASTER
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _count_card(s, cfg, p, c, suit, sign):
     if suit == DISASTER:
         s[S_TDIS + p] += sign
@@ -401,7 +406,7 @@ def _count_card(s, cfg, p, c, suit, sign):
         s[S_CNT + NSUITS * p + suit] += sign
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_table(s, cfg, p, c, suit):
     i = s[S_TLEN + p]
     s[S_TABLE + MAX_TABLE * p + i] = c
@@ -410,7 +415,7 @@ def to_table(s, cfg, p, c, suit):
     _count_card(s, cfg, p, c, suit, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def direction(s, cfg):
     mode = cfg[CFG_PASS_MODE]
     if mode == PASS_LEFT:
@@ -452,7 +457,7 @@ def begin_turn(s, cfg):
         s[S_SEEN + p] = 1 << p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def undeclared_total(s):
     n = 0
     for p in range(s[S_NP]):
@@ -460,7 +465,7 @@ def undeclared_total(s):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_chooser(s, q):
     """The first seat from q on that chooses in this round (declarations: seats with an undeclared card; an
     action step: every seat); the number of players when none is left."""
@@ -472,7 +477,7 @@ def next_chooser(s, q):
     return q if q < P else P
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_round(s):
     """Ask the round's first chooser (its picks are pending until the last one)."""
     s[S_CUR] = next_chooser(s, 0)
@@ -625,7 +630,7 @@ def pass_hands(s, cfg):
         s[S_SEEN + q] |= 1 << s[S_HORIG + q]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eligible(total, count, zero_scores):
     return total > 0 or (zero_scores == 1 and count > 0)
 
@@ -745,17 +750,24 @@ def close_turn(s, cfg):
 
 
 @njit(cache=True, _nrt=False)
+def put_gone(s, cfg, c):
+    """Card c leaves a table: to the discard, or out of the game when it is unique."""
+    if cfg[CFG_CUNIQUE + c] == 1:
+        s[S_REM + s[S_REMLEN]] = c
+        s[S_REMLEN] += 1
+    else:
+        s[S_DISC + s[S_DISCLEN]] = c
+        s[S_DISCLEN] += 1
+    s[S_GONE + c // GONE_BITS] |= 1 << (c % GONE_BITS)
+
+
+@njit(cache=True, _nrt=False)
 def end_turn(s, cfg):
     """End phase: table cards go to the discard; unique cards leave the game instead."""
     for p in range(s[S_NP]):
         for i in range(s[S_TLEN + p]):
             c = s[S_TABLE + MAX_TABLE * p + i]
-            if cfg[CFG_CUNIQUE + c] == 1:
-                s[S_REM + s[S_REMLEN]] = c
-                s[S_REMLEN] += 1
-            else:
-                s[S_DISC + s[S_DISCLEN]] = c
-                s[S_DISCLEN] += 1
+            put_gone(s, cfg, c)
         s[S_TLEN + p] = 0
         s[S_UNDECL + p] = 0
         s[S_TDIS + p] = 0
@@ -764,7 +776,7 @@ def end_turn(s, cfg):
             s[S_CNT + NSUITS * p + k] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winners(s):
     """(the winner seat, or -1 when several seats share the most VT; how many seats have the most VT)."""
     P = s[S_NP]
@@ -780,7 +792,7 @@ def winners(s):
     return (winner if k == 1 else -1), k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def returns(s, cfg, out):
     """Most VT wins; ties share the win (1/k each) or, by configuration, nobody wins."""
     P = s[S_NP]
@@ -823,6 +835,8 @@ def observe(s, cfg, p, obs):
         obs[O_EMP_BONUS + t] = cfg[CFG_EMP_BONUS + t]
         obs[O_EMP_MASK + t] = cfg[CFG_EMP_MASK + t]
     seen = s[S_SEEN + p]
+    hand = cfg[CFG_HAND]   # a hand never holds more; later entries stay 0
+    table = cfg[CFG_DESTINY] + hand   # a table never holds more
     for q in range(P):
         b = O_SEATS + SB * q
         for k in range(NSUITS):
@@ -835,30 +849,23 @@ def observe(s, cfg, p, obs):
         obs[b + B_HLEN] = n
         known = q == p or (seen >> s[S_HORIG + q]) & 1 == 1
         obs[b + B_KNOWN] = 1 if known else 0
-        for i in range(cfg[CFG_HAND]):  # a hand never holds more; later entries stay 0
-            if known and i < n:
-                c = s[S_HAND + MAX_HAND * q + i]
-                obs[b + B_HMASK + i] = cfg[CFG_CMASK + c]
-                obs[b + B_HLEVEL + i] = cfg[CFG_CLEVEL + c]
-            else:
-                obs[b + B_HMASK + i] = 0
-                obs[b + B_HLEVEL + i] = 0
+        shown = n if known else 0
+        for i in range(shown):
+            c = s[S_HAND + MAX_HAND * q + i]
+            obs[b + B_HMASK + i] = cfg[CFG_CMASK + c]
+            obs[b + B_HLEVEL + i] = cfg[CFG_CLEVEL + c]
+        for i in range(shown, hand):
+            obs[b + B_HMASK + i] = 0
+            obs[b + B_HLEVEL + i] = 0
         tl = s[S_TLEN + q]
-        for i in range(cfg[CFG_DESTINY] + cfg[CFG_HAND]):  # a table never holds more
-            if i < tl:
-                obs[O_TABLE_CARD + MAX_TABLE * q + i] = s[S_TABLE + MAX_TABLE * q + i]
-                obs[O_TABLE_SUIT + MAX_TABLE * q + i] = s[S_TSUIT + MAX_TABLE * q + i]
-            else:
-                obs[O_TABLE_CARD + MAX_TABLE * q + i] = -1
-                obs[O_TABLE_SUIT + MAX_TABLE * q + i] = 0
+        for i in range(tl):
+            obs[O_TABLE_CARD + MAX_TABLE * q + i] = s[S_TABLE + MAX_TABLE * q + i]
+            obs[O_TABLE_SUIT + MAX_TABLE * q + i] = s[S_TSUIT + MAX_TABLE * q + i]
+        for i in range(tl, table):
+            obs[O_TABLE_CARD + MAX_TABLE * q + i] = -1
+            obs[O_TABLE_SUIT + MAX_TABLE * q + i] = 0
     for w in range((cfg[CFG_NCARDS] + GONE_BITS - 1) // GONE_BITS):
-        obs[O_GONE + w] = 0
-    for i in range(s[S_DISCLEN]):
-        c = s[S_DISC + i]
-        obs[O_GONE + c // GONE_BITS] |= 1 << (c % GONE_BITS)
-    for i in range(s[S_REMLEN]):
-        c = s[S_REM + i]
-        obs[O_GONE + c // GONE_BITS] |= 1 << (c % GONE_BITS)
+        obs[O_GONE + w] = s[S_GONE + w]
 
 
 @njit(cache=True)
@@ -876,6 +883,14 @@ def check_invariants(s, cfg):
         seen[c] += 1
         if cfg[CFG_CUNIQUE + c] != 1:
             raise AssertionError("invariant: a card that is not unique left the game")
+    gone = np.zeros(GONE_WORDS, dtype=np.int64)
+    for i in range(s[S_DISCLEN]):
+        gone[s[S_DISC + i] // GONE_BITS] |= 1 << (s[S_DISC + i] % GONE_BITS)
+    for i in range(s[S_REMLEN]):
+        gone[s[S_REM + i] // GONE_BITS] |= 1 << (s[S_REM + i] % GONE_BITS)
+    for w in range(GONE_WORDS):
+        if gone[w] != s[S_GONE + w]:
+            raise AssertionError("invariant: the gone bit set is not the discard and the removed cards")
     P = s[S_NP]
     hl = s[S_HLEN]
     for p in range(P):

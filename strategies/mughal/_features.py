@@ -5,12 +5,12 @@ from sim.mughal import engine as E
 from strategies._choice import consider, pick_best  # noqa: F401  (re-exported for the strategies)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eligible(tot, cnt, zero):
     return tot > 0 or (zero == 1 and cnt > 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def others_max(obs, p):
     """The highest eligible total per suit among the other seats (-1: none) as a 4-tuple, and the highest
     favoured total among them for the current emperor (-1: none). Tuples keep the hot path allocation-free."""
@@ -41,7 +41,7 @@ def others_max(obs, p):
     return (m0, m1, m2, m3), ofav
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vt_now(obs, p, omax, ofav, suit, level):
     """Seat p's VT this turn if scoring happened now with one more card on its table in `suit` (-1: a
     Disaster, -2: no card), against the other seats' best totals omax / ofav."""
@@ -81,7 +81,7 @@ def vt_now(obs, p, omax, ofav, suit, level):
     return vt + obs[E.O_DIS_VT] * dis
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def strongest_suit(obs, p):
     b = E.O_SEATS + E.SB * p
     best = 0
@@ -91,7 +91,7 @@ def strongest_suit(obs, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_scores(obs, actions, n, level_weight, scores):
     """scores[a] = own VT if scoring happened now after action a, plus level_weight x the card's level."""
     p = obs[E.O_SEAT]
@@ -100,7 +100,7 @@ def greedy_scores(obs, actions, n, level_weight, scores):
         scores[a] = greedy_score(obs, actions, a, p, omax, ofav, level_weight)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_score(obs, actions, a, p, omax, ofav, level_weight):
     """greedy_scores for one action, for strategies that stream their argmax (no score array per decision)."""
     return vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \

@@ -6,7 +6,7 @@ from strategies.mughal._features import consider, greedy_score, others_max, vt_n
 
 
 @strategy("mughal", "denier", params={"deny_weight": 1.0, "level_weight": 0.01})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per decision, allocates nothing: no reference counting
 def denier(obs, actions, n_actions, params, cfg):
     """Takes what the next player in the passing direction most needs: own VT-if-scored-now plus
     deny_weight x the VT the card would add to the seat that receives this hand (its best suit for the

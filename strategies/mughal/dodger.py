@@ -6,7 +6,7 @@ from strategies.mughal._features import consider, greedy_score, others_max
 
 
 @strategy("mughal", "dodger", params={"disaster_weight": 3.0, "level_weight": 0.25})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per decision, allocates nothing: no reference counting
 def dodger(obs, actions, n_actions, params, cfg):
     """Disaster dodger: never takes a Disaster while another card is on offer (disaster_weight on top of
     the penalty), so a Disaster stays in the hand for whoever is left with its last card; otherwise

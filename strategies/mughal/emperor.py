@@ -6,7 +6,7 @@ from strategies.mughal._features import consider, greedy_score, others_max, stro
 
 
 @strategy("mughal", "emperor", params={"emperor_weight": 1.0, "coming_weight": 0.0, "level_weight": 0.01})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per decision, allocates nothing: no reference counting
 def emperor_chaser(obs, actions, n_actions, params, cfg):
     """Plays to the emperors' favoured suits: VT-if-scored-now plus emperor_weight x level for a card in a
     suit the current emperor favours ("any": the seat's strongest suit, since the favoured total is the

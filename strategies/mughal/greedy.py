@@ -7,7 +7,7 @@ from strategies.mughal._features import others_max, vt_now
 
 
 @strategy("mughal", "greedy", params={"level_weight": 0.01})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per decision, allocates nothing: no reference counting
 def greedy(obs, actions, n_actions, params, cfg):
     """Most VT this turn if scoring happened now (majorities, all-suits, emperor, Disasters, against the
     tables as they stand); equal VT: the higher level (level_weight), then at random. Streams the argmax

@@ -7,7 +7,7 @@ from strategies.mughal._features import consider, greedy_score, others_max
 
 @strategy("mughal", "specialist", params={"suit": 0.0, "focus": 1.0, "level_weight": 0.01},
           bounds={"suit": (0, 3, True)})  # 0 military, 1 building, 2 culture, 3 wealth
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per decision, allocates nothing: no reference counting
 def specialist(obs, actions, n_actions, params, cfg):
     """Builds one suit (suit: 0 military, 1 building, 2 culture, 3 wealth; presets specialist-<suit>):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
