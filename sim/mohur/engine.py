@@ -110,15 +110,17 @@ STATE = Layout("mohur state", [
     ("game", 1),                        # the match's index in its batch
     ("over", 1), ("winner", 1),         # the match is over; its winner (-1: none, stopped by the round cap)
     ("round_only", 1),                  # 1: the match ends with this round (search players value one round)
+    ("grouped", 2),                     # 1: list this seat's exchanges as groups (GROUPED; kernels, not debug)
     ("history", (MAX_ROUNDS, HIST_SIZE)),
 ])
 (S_MARKET, S_HAND, S_TOKPOS, S_BPOS, S_DECKPOS, S_DECKLEN, S_GSUM, S_GCNT, S_BSUM, S_BCNT, S_CUR, S_TURN,
  S_PASSES, S_END, S_STARTER, S_TAKEN, S_KNOWN, S_FIRSTSALE, S_SALES, S_PSUM, S_DECISIONS, S_SOLD, S_BONUS,
- S_DECK, S_TCNT, S_NLEGAL, S_SEALS, S_ROUND, S_SEED, S_GAME, S_OVER, S_WINNER, S_ROUND_ONLY, S_HISTORY) = (
+ S_DECK, S_TCNT, S_NLEGAL, S_SEALS, S_ROUND, S_SEED, S_GAME, S_OVER, S_WINNER, S_ROUND_ONLY, S_GROUPED,
+ S_HISTORY) = (
     STATE.offset(f) for f in STATE.fields)
 ROUND_PART = S_SEALS
 STATE_SIZE = STATE.size
-assert STATE_SIZE == ROUND_PART + 9 + MAX_ROUNDS * HIST_SIZE
+assert STATE_SIZE == ROUND_PART + 11 + MAX_ROUNDS * HIST_SIZE
 
 END = codes("running", "stacks", "deck", "stalled", "turn_cap")
 TIE = codes("rupees", "bonus_tokens", "goods_tokens", "drawn")  # what settled a round (the rounds' tie_break)
@@ -130,9 +132,11 @@ TIE_RUPEES, TIE_BONUS, TIE_GOODS, TIE_DRAWN = (TIE[k] for k in TIE)
 ACTION = Layout("mohur action", [("type", 1), ("good", 1), ("count", 1), ("take", NK), ("give", NK)])
 A_TYPE, A_GOOD, A_COUNT, A_TAKE, A_GIVE = (ACTION.offset(f) for f in ACTION.fields)
 ACOLS = ACTION.size
-TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass")  # pass: no other action is legal
+# pass: no other action is legal; exchanges: a group of exchanges (one take vector, the give bounds), listed only
+# for a seat whose strategy reads groups (GROUPED)
+TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass", "exchanges")
 TYPE_NAMES = tuple(TYPE)
-T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS = (TYPE[k] for k in TYPE_NAMES)
+T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS, T_EXCHANGES = (TYPE[k] for k in TYPE_NAMES)
 
 # --- the observation (what the trader to move may know) ---
 OBS = Layout("mohur obs", [
@@ -276,6 +280,11 @@ def _too_many():
 
 
 @njit(cache=True)
+def _group_chosen():
+    raise ValueError("a group of exchanges is not an action: write the chosen exchange into the free row")
+
+
+@njit(cache=True)
 def _simple_row(actions, n, typ, good, count):
     # no capacity check here (the caller checks once): a function that can raise keeps numba from pruning
     # the reference counts on `actions`, two atomic operations per row
@@ -291,7 +300,8 @@ def _simple_row(actions, n, typ, good, count):
 def legal_actions(s, cfg, actions):
     """The interface's legal actions of the trader to move: `enumerate_actions`, or one pass row when there is
     none (rules page safety rule). Remembers how many, so that `apply_action` counts a decision."""
-    n = enumerate_actions(s, cfg, s[S_CUR], actions)
+    p = s[S_CUR]
+    n = _enumerate(s, cfg, p, actions, s[S_GROUPED + p] != 0)
     if n == 0:
         n = _simple_row(actions, 0, T_PASS, -1, 0)
     s[S_NLEGAL] = n
@@ -301,7 +311,18 @@ def legal_actions(s, cfg, actions):
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def enumerate_actions(s, cfg, p, actions):
     """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
-    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows are scratch."""
+    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free."""
+    return _enumerate(s, cfg, p, actions, False)
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def _enumerate(s, cfg, p, actions, grouped):
+    """enumerate_actions; `grouped`: each take vector's exchanges as one T_EXCHANGES row (A_COUNT = k, the take
+    vector, and in the give columns how many of each kind may be given), then one free row (A_COUNT = 0) into
+    which the strategy writes the exchange it chooses. Enumerating every exchange was most of a greedy match
+    (perf); a strategy that values exchanges from counts walks only the groups that can compete
+    (strategies/mohur/greedy.py). When the groups would hide that there is no choice (one group, nothing else),
+    every exchange is listed."""
     n = 0
     h = S_HAND + NK * p
     hand_goods = 0
@@ -322,77 +343,151 @@ def enumerate_actions(s, cfg, p, actions):
     if coins > 0:
         n = _simple_row(actions, n, T_TAKE_COINS, COIN, coins)
         actions[n - 1, A_TAKE + COIN] = coins
-    # exchanges: take k >= min_exchange goods, return k cards (goods of kinds not taken, or coins).
-    # Scratch in the last two rows (2-D indexing only: a row view costs two atomic reference counts):
-    # row SC holds the take vector [0:6] and the give vector [6:13]; row SB the bounds [0:7].
-    SC = MAX_ACTIONS - 1
-    SB = MAX_ACTIONS - 2
-    for c in range(ACOLS):
-        actions[SC, c] = 0
+    simple = n
+    n, groups = _exchanges(s, cfg, h, hand_goods, limit, actions, n, grouped)
+    if grouped and groups > 0:
+        if simple == 0 and groups == 1:
+            n, groups = _exchanges(s, cfg, h, hand_goods, limit, actions, simple, False)
+            return n
+        actions[n, A_TYPE] = T_EXCHANGES  # the free row (A_COUNT = 0)
+        for c in range(A_GOOD, ACOLS):
+            actions[n, c] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def _exchanges(s, cfg, h, hand_goods, limit, actions, n, grouped):
+    """The exchange rows from row n on (or their groups); returns (rows, groups)."""
+    # exchanges: take k >= min_exchange goods, return k cards (goods of kinds not taken, or coins), in the order
+    # take vector (mixed radix over the market's goods, the first kind fastest), then gives left-heavy. The take
+    # vector, the give bounds and the give vector live packed in registers (FIELD bits per entry, over the nk
+    # kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused kinds;
+    # with at most three such kinds (most takes) the gives are two counted loops. 10% of the enumeration.
     min_ex = cfg[CFG_MIN_EXCHANGE]
     coin_bound_all = min(s[h + COIN], limit - hand_goods)
+    groups = 0
+    take = np.int64(0)
     k = 0
     while True:
         j = 0
-        while j < NG:  # mixed-radix increment over the market's goods, keeping the total k
-            if actions[SC, j] < s[S_MARKET + j]:
-                actions[SC, j] += 1
+        while j < NG:  # next take vector, keeping its total k
+            tj = (take >> (FIELD * j)) & FMASK
+            if tj < s[S_MARKET + j]:
+                take += np.int64(1) << (FIELD * j)
                 k += 1
                 break
-            k -= actions[SC, j]
-            actions[SC, j] = 0
+            k -= tj
+            take &= ~(FMASK << (FIELD * j))
             j += 1
         if j == NG:
             break
         if k < min_ex:
             continue
+        bounds = np.int64(0)
+        kinds = np.int64(0)
+        nk = 0
         room = 0
-        for g in range(NG):
-            b = 0 if actions[SC, g] > 0 else min(s[h + g], k)
-            actions[SB, g] = b
-            room += b
-        b = max(0, min(coin_bound_all, k))  # goods in hand afterwards = hand_goods + coins given
-        actions[SB, COIN] = b
-        room += b
+        for g in range(NK):
+            if g == COIN:
+                b = max(0, min(coin_bound_all, k))  # goods in hand afterwards = hand_goods + coins given
+            elif (take >> (FIELD * g)) & FMASK:
+                b = 0
+            else:
+                b = min(s[h + g], k)
+            if b > 0:
+                bounds |= np.int64(b) << (FIELD * nk)
+                kinds |= np.int64(g) << (KIND_BITS * nk)
+                nk += 1
+                room += b
         if room < k:
             continue
-        left = k
-        for i in range(NK):  # first composition: fill from the left
-            v = min(actions[SB, i], left)
-            actions[SC, NG + i] = v
-            left -= v
-        while True:
-            if n >= MAX_ACTIONS - 2:
+        if grouped:
+            if n >= MAX_ACTIONS - 3:
                 _too_many()
-            actions[n, A_TYPE] = T_EXCHANGE
+            actions[n, A_TYPE] = T_EXCHANGES
             actions[n, A_GOOD] = -1
             actions[n, A_COUNT] = k
             for g in range(NG):
-                actions[n, A_TAKE + g] = actions[SC, g]
+                actions[n, A_TAKE + g] = (take >> (FIELD * g)) & FMASK
             actions[n, A_TAKE + COIN] = 0
-            for i in range(NK):
-                actions[n, A_GIVE + i] = actions[SC, NG + i]
+            for g in range(NK):
+                actions[n, A_GIVE + g] = 0
+            for i in range(nk):
+                actions[n, A_GIVE + ((kinds >> (KIND_BITS * i)) & KMASK)] = (bounds >> (FIELD * i)) & FMASK
             n += 1
-            # next composition (left-heavy order): move one unit from the rightmost movable entry rightward
-            right = 0
-            spare = 0
-            i = NK - 1
-            while i >= 0:
-                v = actions[SC, NG + i]
-                if i < NK - 1 and v > 0 and spare > right:
-                    actions[SC, NG + i] = v - 1
-                    left = right + 1
-                    for j2 in range(i + 1, NK):
-                        w = min(actions[SB, j2], left)
-                        actions[SC, NG + j2] = w
-                        left -= w
-                    break
-                right += v
-                spare += actions[SB, i]
-                i -= 1
-            if i < 0:
-                break
-    return n
+            groups += 1
+            continue
+        b0 = bounds & FMASK
+        b1 = (bounds >> FIELD) & FMASK
+        b2 = (bounds >> (2 * FIELD)) & FMASK
+        if nk <= 3:  # two counted loops (the general walk below mispredicts its branches more)
+            for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
+                r = k - d0
+                for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
+                    n = _exchange_row(actions, n, k, take, kinds, nk, d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD)))
+            continue
+        give = first_give(bounds, nk, k)
+        while give >= 0:
+            n = _exchange_row(actions, n, k, take, kinds, nk, give)
+            give = next_give(give, bounds, nk)
+    return n, groups
+
+
+@njit(cache=True)
+def first_give(bounds, nk, k):
+    """The first give of k cards within packed `bounds` over nk kinds (left-heavy: fill from the left)."""
+    give = np.int64(0)
+    left = k
+    for i in range(nk):
+        w = min((bounds >> (FIELD * i)) & FMASK, left)
+        give |= w << (FIELD * i)
+        left -= w
+    return give
+
+
+@njit(cache=True)
+def next_give(give, bounds, nk):
+    """The give after `give` in left-heavy (lexicographically decreasing) order, or -1: move one unit from the
+    rightmost movable entry rightward and refill the rest from the left."""
+    right = 0
+    spare = 0
+    i = nk - 1
+    while i >= 0:
+        w = (give >> (FIELD * i)) & FMASK
+        if i < nk - 1 and w > 0 and spare > right:
+            give = (give & ((np.int64(1) << (FIELD * (i + 1))) - 1)) - (np.int64(1) << (FIELD * i))
+            left = right + 1
+            for j in range(i + 1, nk):
+                w = min((bounds >> (FIELD * j)) & FMASK, left)
+                give |= w << (FIELD * j)
+                left -= w
+            return give
+        right += w
+        spare += (bounds >> (FIELD * i)) & FMASK
+        i -= 1
+    return np.int64(-1)
+
+
+FIELD, FMASK = 5, np.int64(31)     # packed counts: a take, a bound or a give is at most 7 (the market's size)
+KIND_BITS, KMASK = 3, np.int64(7)  # packed kind indices: 0..6
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def _exchange_row(actions, n, k, take, kinds, nk, give):
+    if n >= MAX_ACTIONS - 2:
+        _too_many()
+    actions[n, A_TYPE] = T_EXCHANGE
+    actions[n, A_GOOD] = -1
+    actions[n, A_COUNT] = k
+    for g in range(NG):
+        actions[n, A_TAKE + g] = (take >> (FIELD * g)) & FMASK
+    actions[n, A_TAKE + COIN] = 0
+    for g in range(NK):
+        actions[n, A_GIVE + g] = 0
+    for i in range(nk):
+        actions[n, A_GIVE + ((kinds >> (KIND_BITS * i)) & KMASK)] = (give >> (FIELD * i)) & FMASK
+    return n + 1
 
 
 @njit(cache=True)
@@ -421,6 +516,8 @@ def step(s, cfg, actions, a):
     """Row `a` for the trader to move and what it ends: the round's end reason, the turn cap included."""
     if actions[a, A_TYPE] == T_PASS:
         pass_turn(s, cfg)
+    elif actions[a, A_TYPE] == T_EXCHANGES:
+        _group_chosen()
     else:
         play_row(s, cfg, s[S_CUR], actions, a)
     if s[S_END] == END_RUNNING and s[S_TURN] >= cfg[CFG_TURN_CAP]:

@@ -14,12 +14,13 @@ from numba import njit
 from sim import playout
 from sim.interface import bind
 from sim.mohur import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher, registered
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose = mode_dispatcher("mohur", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur", STRATEGY_ARGS)  # every strategy, called from Python
 play = bind(playout.play, "mohur", G=E, CHOOSE=choose)  # the one play loop (the kernel and the trace)
+GROUPED = ("greedy",)  # strategies that read exchanges in groups (engine._enumerate): the same choices, faster
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -68,7 +69,7 @@ def _record_match(s, match, games, g, rows, r):
 
 
 @njit(cache=True)
-def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode):
+def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode, grouped):
     n = lineups.shape[0]
     games = np.zeros((n, NGC), dtype=np.int32)
     rows = np.zeros((3 * n + 16, NRC), dtype=np.int32)
@@ -90,8 +91,11 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode):
             for j in range(choice_params.shape[1]):
                 params[p, j] = choice_params[c, j]
         E.new_game(s, cfg, 2, seed, m)
-        if debug:
+        if debug:  # debug mode sees every legal action listed
             E.check_invariants(s, cfg)
+        else:
+            for p in range(2):
+                s[E.S_GROUPED + p] = grouped[sids[p]]
         play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, no_log, no_states)
         rows, r = _record_match(s, m, games, m, rows, r)
     return games, rows[:r]
@@ -107,7 +111,9 @@ def win_shares(winner):
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
-    games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode)
+    grouped = np.array([d.name in GROUPED for d in registered("mohur")], dtype=np.int32)
+    games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode,
+                               grouped)
     shares = win_shares(games[:, GC["winner"]])
     return {
         "games": {**{name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},

@@ -79,3 +79,68 @@ def test_the_bound_play_loop_plays_the_kernels_match():
         for i in range(int(s[E.S_ROUND])):
             rec = E.HIST.view(s[E.S_HISTORY + i * E.HIST_SIZE:])
             assert rec["turns"] == rounds["turns"][mine][i] and rec["winner"] == rounds["winner"][mine][i]
+
+
+def _expand(rows):
+    """Grouped rows -> every exchange they stand for, in the engine's order (the free row dropped)."""
+    out = []
+    for r in rows:
+        if r[E.A_TYPE] != E.T_EXCHANGES:
+            out.append(tuple(r))
+            continue
+        if r[E.A_COUNT] == 0:
+            continue
+        kinds = [g for g in range(E.NK) if r[E.A_GIVE + g] > 0]
+        bounds = sum(int(r[E.A_GIVE + g]) << (E.FIELD * i) for i, g in enumerate(kinds))
+        give = E.first_give(bounds, len(kinds), int(r[E.A_COUNT]))
+        while give >= 0:
+            row = [E.T_EXCHANGE, -1, int(r[E.A_COUNT])] + list(r[E.A_TAKE: E.A_TAKE + E.NG]) + [0] + [0] * E.NK
+            for i, g in enumerate(kinds):
+                row[E.A_GIVE + g] = (give >> (E.FIELD * i)) & int(E.FMASK)
+            out.append(tuple(row))
+            give = E.next_give(give, bounds, len(kinds))
+    return out
+
+
+def test_grouped_exchanges_stand_for_exactly_the_listed_ones():
+    from mohur_support import reach_state
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    grouped_seen = 0
+    for seed in range(40):
+        s, _ = reach_state(V, seed, seed % 17, take_bias=0.6)
+        if E.round_over(s):
+            continue
+        full = [tuple(r) for r in buf[: E.legal_actions(s, V, buf)]]
+        s[E.S_GROUPED + s[E.S_CUR]] = 1
+        n = E.legal_actions(s, V, buf)
+        rows = buf[:n].copy()
+        grouped_seen += int((rows[:, E.A_TYPE] == E.T_EXCHANGES).any())
+        assert _expand(rows) == full
+    assert grouped_seen > 10
+
+
+def test_a_group_is_not_an_action():
+    from mohur_support import reach_state
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    for seed in range(40):
+        s, _ = reach_state(V, seed, 9, take_bias=0.6)
+        s[E.S_GROUPED + s[E.S_CUR]] = 1
+        n = E.legal_actions(s, V, buf)
+        groups = np.flatnonzero(buf[:n, E.A_TYPE] == E.T_EXCHANGES)
+        if len(groups):
+            import pytest
+            with pytest.raises(ValueError, match="not an action"):
+                E.apply_action(s, V, buf, int(groups[0]))
+            return
+    raise AssertionError("no state with a group of exchanges")
+
+
+def test_greedy_reading_groups_plays_as_greedy_reading_every_exchange():
+    # debug mode lists every exchange; otherwise greedy reads groups: the same tables, draw for draw
+    cfg = make_cfg()
+    _, g1, r1 = play_batch(cfg, ["greedy", "random", "racer"], 90, 13, debug=True)
+    _, g2, r2 = play_batch(cfg, ["greedy", "random", "racer"], 90, 13, debug=False)
+    for name in g1:
+        assert np.array_equal(g1[name], g2[name]), name
+    for name in r1:
+        assert np.array_equal(r1[name], r2[name]), name
