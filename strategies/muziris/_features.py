@@ -13,13 +13,13 @@ from strategies._choice import consider
 NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market condition (a numba constant)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def val(obs, t, k):
     """Coins for an order of k copies of produce t (k in 1..max_order)."""
     return obs[E.O_VAL + t * E.MAX_ORD + k - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def potential(obs, t, k):
     """Coins k copies of produce t could make as full orders plus one remainder order."""
     if k <= 0:
@@ -31,23 +31,30 @@ def potential(obs, t, k):
     return float(v)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep(obs, t, k):
-    """What the k-th copy of t in a hand adds to its potential."""
-    return potential(obs, t, k) - potential(obs, t, k - 1)
+    """What the k-th copy of t in a hand adds to its potential: potential(k) - potential(k - 1) with one
+    division (the k-th copy starts a new order, or turns an order of r - 1 copies into one of r)."""
+    if k <= 0:
+        return 0.0
+    m = obs[E.O_MAXORD]
+    r = k % m
+    if r == 0:
+        r = m
+    return float(val(obs, t, r) - (val(obs, t, r - 1) if r > 1 else 0))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def held(obs, t, hm):
     return obs[E.O_HAND + t] - (1 if t == hm else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def in_market(obs, t, mm):
     return obs[E.O_MARKET + t] - (1 if t == mm else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def orders(obs, q):
     n = 0
     for t in range(obs[E.O_NT]):
@@ -55,7 +62,7 @@ def orders(obs, q):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def avg_draw(obs, hm):
     """Expected potential a random card adds (card counts of the whole game as the prior)."""
     total = 0.0
@@ -67,14 +74,14 @@ def avg_draw(obs, hm):
     return v / total if total > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fulfil_score(obs, t, size, bonus, w, tb, cb, hm):
     k = held(obs, t, hm)
     return (val(obs, t, size) + bonus + w * (potential(obs, t, k - size) - potential(obs, t, k)) + tb[t]
             - cb * size)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_type_score(obs, t, a0, w, cb, hm, mm):
     m = in_market(obs, t, mm)
     if a0 > 0:
@@ -83,7 +90,7 @@ def take_type_score(obs, t, a0, w, cb, hm, mm):
     return w * (potential(obs, t, k + m) - potential(obs, t, k)) + cb * m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
     """Value of one step that uses no other card's ability, with one card out of hand (hm) or market (mm)."""
     nt = obs[E.O_NT]
@@ -117,7 +124,7 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ability_value(obs, t, w, tb, cb, hm, mm, ad):
     v = 0.0
     for i in range(E.MAX_STEPS):
@@ -127,12 +134,12 @@ def ability_value(obs, t, w, tb, cb, hm, mm, ad):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_ability_score(obs, t, w, tb, cb, ad):
     return ability_value(obs, t, w, tb, cb, t, -1, ad) - w * keep(obs, t, held(obs, t, -1)) - cb
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     """Value of a character step now: the best option it offers, one ply."""
     if kind == E.K_HAND_AB or kind == E.K_MARKET_AB:
@@ -151,7 +158,7 @@ def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     return basic_step_value(obs, kind, a0, a1, w, tb, cb, -1, -1, ad)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def char_value(obs, slot, w, tb, cb, ad):
     """Coins on the character plus the value of its action's steps (ad: avg_draw(obs, -1), computed once
     per decision because it is the costliest feature)."""
@@ -163,7 +170,7 @@ def char_value(obs, slot, w, tb, cb, ad):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def char_has(obs, slot, kind):
     for i in range(E.MAX_STEPS):
         if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W] == kind:
@@ -171,7 +178,7 @@ def char_has(obs, slot, kind):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
@@ -196,7 +203,9 @@ def option_score(obs, actions, i, w, tb, cb, a0, ad):
 
 # The choosers stream over the options (no score array per decision: an allocation and its reference counts
 # were a sixth of a Muziris game); `consider` breaks ties exactly as pick_best does, with the same draws.
-@njit(cache=True)
+# Every helper here allocates nothing, so none counts references (`_nrt=False`: the atomic increments and
+# decrements of `obs` on every call had been a sixth of a greedy game, measured with perf).
+@njit(cache=True, _nrt=False)
 def choose_option(obs, actions, n, w, tb, cb):
     """Best option of a pending decision other than the character choice."""
     a0 = obs[E.O_SA0]
@@ -209,7 +218,7 @@ def choose_option(obs, actions, n, w, tb, cb):
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_character(actions, n, char_scores):
     """Best character by `char_scores` (indexed by slot)."""
     best, ties, choice = -1e18, 0, 0
@@ -220,7 +229,7 @@ def choose_character(actions, n, char_scores):
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_opponent(obs):
     """The next other player still to act this round, or -1."""
     if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP]:
@@ -228,7 +237,7 @@ def next_opponent(obs):
     return (obs[E.O_SEAT] + 1) % obs[E.O_NP]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def public_char_value(obs, slot, q, card_value):
     """What character `slot` is worth to seat q, from public information only (q's hand is hidden: its
     orders are estimated from its hand size, a card is worth `card_value`)."""
