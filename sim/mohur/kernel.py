@@ -16,9 +16,8 @@ from sim.interface import bind
 from sim.mohur import engine as E
 from sim.registry import dispatcher, kernel_mode, mode_dispatcher, registered
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
-choose = mode_dispatcher("mohur", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
-choose_action = dispatcher("mohur", STRATEGY_ARGS)  # every strategy, called from Python
+choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
+choose_action = dispatcher("mohur")  # every strategy, called from Python
 play = bind(playout.play, "mohur", G=E, CHOOSE=choose)  # the one play loop (the kernel and the trace)
 GROUPED = ("greedy",)  # strategies that read exchanges in groups (engine._enumerate): the same choices, faster
 

@@ -12,9 +12,8 @@ from sim.interface import bind
 from sim.mughal import engine as E
 from sim.registry import dispatcher, kernel_mode, mode_dispatcher
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
-choose = mode_dispatcher("mughal", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
-choose_action = dispatcher("mughal", STRATEGY_ARGS)
+choose = mode_dispatcher("mughal")  # kernels: `mode` says whether search players can be asked
+choose_action = dispatcher("mughal")
 play = bind(playout.play, "mughal", G=E, CHOOSE=choose)
 
 GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]

@@ -13,8 +13,7 @@ from sim.interface import Layout, bind
 from sim.muziris import engine as E
 from sim.registry import kernel_mode, mode_dispatcher
 
-STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
-choose = mode_dispatcher("muziris", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
+choose = mode_dispatcher("muziris")  # kernels: `mode` says whether search players can be asked
 play = bind(playout.play, "muziris", G=E, CHOOSE=choose)
 
 # One row per game and one per player: the result columns, named once (the kernel writes by these offsets)

@@ -3,7 +3,7 @@ type, rules.take_up_to = "choose") with a legal option, and the heuristics weigh
 import numpy as np
 
 from sim.muziris import engine as E
-from sim.muziris.kernel import STRATEGY_ARGS
+from sim.interface import STRATEGY_ARGS
 from sim.registry import choices, dispatcher, registered
 from sim.rng import reseed
 from muziris_helpers import T, act, default_cfg, pick, setup
