@@ -6,11 +6,15 @@ with `sim.interface.bind`. Each iteration samples a world consistent with the ob
 an action key and the seat that chose, UCB with "availability" counts below the root), adds one node, plays on
 with a rollout policy (a registered heuristic strategy, through the registry's rollout dispatcher bound into
 `sim.playout.play`, so numba never sees a strategy calling itself) and backs each seat's value up to the nodes
-where that seat chose: `returns` (win shares) when the game is over, else the game's `evaluate(s, cfg, out)`.
+where that seat chose: the game's `value(s, cfg, params, out)` when the sampled world is over (by default the
+engine's `returns`, its win shares), else its `evaluate(s, cfg, params, out)`.
 The root's most visited candidate is played (ties: the higher mean). It reads only `obs` and the public `cfg`.
 
-A game supplies only `determinize`, and for truncated rollouts `evaluate` (a value in [0, 1] per seat of a
-live state); where action rows hold ids a player cannot see, its own `action_key(actions, a)`.
+A game supplies only `determinize`, for truncated rollouts `evaluate` (a value per seat of a live state,
+about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
+round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
+`action_key(actions, a)`. `evaluate` and `value` get the player's parameter vector, so a game may add its own
+weights after the shared ones (`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
 
 Parameters (a preset sets any of them; `PARAMS` holds the defaults):
 - `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
@@ -66,7 +70,7 @@ def row_key(actions, a):
 
 
 @njit(cache=True)
-def no_evaluate(s, cfg, out):
+def no_evaluate(s, cfg, params, out):
     raise ValueError("search: this game supplies no evaluate(), so rollout_depth must be 0 (play to the end)")
 
 
@@ -131,7 +135,7 @@ def search_tree(cap):
 
 
 def search(obs, actions, n_actions, params, cfg):
-    """The search (globals bound per game: G engine, DETERMINIZE, EVALUATE, ACTION_KEY, CHOOSE rollout chooser,
+    """The search (globals bound per game: G engine, DETERMINIZE, EVALUATE, VALUE, ACTION_KEY, CHOOSE rollout chooser,
     ROLLOUT play loop, ROLLOUT_PARAMS, DEFAULT_ROLLOUT, SEATS). Returns (row to play, nodes used, visits, total
     value, first child): the tree's arrays for tests; the player uses the row."""
     iters = max(1, int(params[P_ITERATIONS]))
@@ -183,7 +187,7 @@ def search(obs, actions, n_actions, params, cfg):
 
     s = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
     world = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
-    buf = np.zeros((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)  # noqa: F821
+    buf = np.empty((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)  # noqa: F821
     robs = np.zeros(G.OBS_SIZE, dtype=np.int32)  # noqa: F821
     one = np.zeros(rparams.shape[1])
     nolog = np.zeros((0, 1), dtype=np.int32)
@@ -271,9 +275,9 @@ def search(obs, actions, n_actions, params, cfg):
             plen += 1
         ROLLOUT(s, cfg, sids, rparams, robs, buf, one, 0, False, rollout_steps, nolog, nolog)  # noqa: F821
         if G.is_over(s):  # noqa: F821
-            G.returns(s, cfg, value)  # noqa: F821
+            VALUE(s, cfg, params, value)  # noqa: F821
         else:
-            EVALUATE(s, cfg, value)  # noqa: F821
+            EVALUATE(s, cfg, params, value)  # noqa: F821
         visits[0] += 1.0
         for i in range(1, plen):
             nd = path[i]
@@ -304,12 +308,18 @@ def new_tree(cap):
             np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32))
 
 
-def bind_search(name, engine, determinize, seats, evaluate=None, action_key=None, module=None):
+def engine_returns(s, cfg, params, out):
+    """The default value of a finished world: the engine's win shares."""
+    G.returns(s, cfg, out)  # noqa: F821 - bound per game
+
+
+def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None):
     """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
     player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
     game has. Give it its rollout policies with `connect_rollouts` before its first call."""
     found = bind(search, name, G=engine, DETERMINIZE=determinize, EVALUATE=evaluate or no_evaluate,
-                 ACTION_KEY=action_key or row_key, SEATS=seats)
+                 VALUE=value or bind(engine_returns, name, G=engine), ACTION_KEY=action_key or row_key,
+                 SEATS=seats)
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 
@@ -322,17 +332,20 @@ def connect_rollouts(found, name, engine, choose, rollout_params, default_rollou
                                      ROLLOUT_PARAMS=rollout_params, DEFAULT_ROLLOUT=default_rollout)
 
 
-def registered_player(game, engine, determinize, seats, module, evaluate=None, action_key=None, **defaults):
-    """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS`,
-    importable from `module` (the game's expert module, which calls this) under its bound name, with the
-    game's heuristic strategies as rollout policies. Returns (player, search)."""
+def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
+                      defaults=None, extra=None):
+    """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
+    the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
+    (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
+    rollout policies. Returns (player, search)."""
     from sim.registry import rollout_defaults, rollout_dispatcher, strategy
 
-    unknown = set(defaults) - set(PARAMS)
-    if unknown:
-        raise ValueError(f"{game} ismcts: unknown search parameters {sorted(unknown)}")
-    player, found = bind_search(game, engine, determinize, seats, evaluate, action_key, module)
-    strategy(game, "ismcts", params=dict(PARAMS, **defaults), search=True, bounds=bounds())(player)
+    defaults, extra = dict(defaults or {}), dict(extra or {})
+    if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
+        raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
+                         f"extra {sorted(extra)} must not")
+    player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module)
+    strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game, ARGS))
     connect_rollouts(found, game, engine, chooser, *rollout_defaults(game))

@@ -28,7 +28,7 @@ S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
 
 
 @njit(cache=True)
-def quarter(s, cfg, out):
+def quarter(s, cfg, params, out):
     out[:] = 0.25
 
 

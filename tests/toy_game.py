@@ -142,7 +142,7 @@ def determinize(obs, cfg, s):
 
 
 @njit(cache=True)
-def evaluate(s, cfg, out):
+def evaluate(s, cfg, params, out):
     """A live state's value per seat: in plain Nim (take 1 to 3) the player to move loses when the pile is a
     multiple of 4; the hands make it a likelihood."""
     p = s[S_CUR]
