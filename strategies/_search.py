@@ -13,14 +13,18 @@ The root's most visited candidate is played (ties: the higher mean). It reads on
 A game supplies only `determinize`, for truncated rollouts `evaluate` (a value per seat of a live state,
 about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
 round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
-`action_key(actions, a)`. `evaluate` and `value` get the player's parameter vector, so a game may add its own
+`action_key(actions, a)`. The searching seat is `obs[O_SEAT]`; where the sampled world's next chooser is
+another seat (Mughal's simultaneous picks: the seats before it choose unseen), those seats choose by the
+rollout policy first. `evaluate` and `value` get the player's parameter vector, so a game may add its own
 weights after the shared ones (`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
 
 Parameters (a preset sets any of them; `PARAMS` holds the defaults):
 - `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
 - `rollout`: the rollout policy, a heuristic strategy's name (the registry puts its id in the vector);
-- `exploration`: the UCB constant; 0 plays the root's candidates in rounds instead, each round every
-  candidate in the same sampled world (common random numbers), and below the root follows the best mean;
+- `exploration`: the UCB constant; 0 compares the root's candidates by sequential halving instead (Karnin
+  et al. 2013): log2(candidates) phases of about iterations / phases rollouts each, played in rounds where
+  every candidate still in play meets the same sampled world (common random numbers); after each phase the
+  worse half by mean drops out; below the root it follows the best mean;
 - `determinizations`: 0 for a fresh world every iteration (every round), D to cycle through D worlds sampled
   up front ("fewer but better": the same worlds compare the candidates);
 - `tree_depth`: 0 grows the tree without limit; 1 is flat Monte Carlo over the root's candidates; d keeps
@@ -29,7 +33,7 @@ Parameters (a preset sets any of them; `PARAMS` holds the defaults):
   state with `evaluate`;
 - `widening`: 0 considers every candidate; w > 0 is progressive widening: a node with v visits has at most
   1 + floor(w * sqrt(v)) children, the first being the rollout policy's own choice (so a little search
-  refines the heuristic instead of sampling every exchange once).
+  refines the heuristic instead of sampling every exchange once); at the root under UCB only.
 Rows whose action keys are equal are one candidate (the first row plays it).
 
 Tree reuse between decisions is not done: a strategy is a pure function of its observation, and a tree kept
@@ -181,7 +185,7 @@ def search(obs, actions, n_actions, params, cfg):
                 break
 
     rounds = c <= 0.0
-    cap = 1 + 2 * nc + iters
+    cap = 1 + 3 * nc + iters  # halving may play up to 2 nc more rollouts than `iterations`
     key, first, sib, mover, visits, total, avail, kids, seen, path = search_tree(cap)
     nn = 1 + nc
 
@@ -193,34 +197,54 @@ def search(obs, actions, n_actions, params, cfg):
     nolog = np.zeros((0, 1), dtype=np.int32)
     value = np.zeros(SEATS)  # noqa: F821
     worlds = np.zeros((max(ndet, 0), G.STATE_SIZE), dtype=np.int32)  # noqa: F821
-    for d in range(ndet):
-        DETERMINIZE(obs, cfg, worlds[d])  # noqa: F821
-    DETERMINIZE(obs, cfg, world)  # noqa: F821
-    me = G.current_player(world)  # noqa: F821
+    me = obs[G.O_SEAT]  # noqa: F821
+    for d in range(ndet + 1):
+        w = worlds[d] if d < ndet else world
+        DETERMINIZE(obs, cfg, w)  # noqa: F821
+        while G.current_player(w) != me and not G.is_over(w):  # noqa: F821 - seats choosing before me
+            ROLLOUT(w, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
     for i in range(nc):
         mover[1 + i] = me
         key[1 + i] = keys[rep[i]]
 
-    it, slot, active, nround = 0, 0, 1, 0
-    while it < iters or (rounds and slot != 0):
-        if rounds:  # every active candidate once per round, all in the round's world
+    # rounds (exploration 0): sequential halving; `alive` the candidates still compared, phases of rounds
+    alive = np.arange(nc)
+    n_alive, phases, phase, left = nc, max(1, int(math.ceil(math.log2(max(nc, 1))))), 0, 0
+    it, slot, nround = 0, 0, 0
+    while True:
+        if rounds:  # every candidate alive once per round, all in the round's world
             if slot == 0:
-                active = widen_limit(widening, visits[0], nc)
+                if left == 0:  # the phase is over: keep the better half by mean, start the next
+                    if phase == phases:
+                        break
+                    if phase > 0:
+                        order = np.argsort(-(total[1 + alive[:n_alive]] / visits[1 + alive[:n_alive]]),
+                                           kind="mergesort")
+                        alive[:n_alive] = alive[:n_alive][order]
+                        n_alive = (n_alive + 1) // 2
+                    phase += 1
+                    left = max(1, (iters // phases) // n_alive)
+                left -= 1
                 if ndet > 0:
                     world[:] = worlds[nround % ndet]
                 elif nround > 0:
                     DETERMINIZE(obs, cfg, world)  # noqa: F821
+                    while G.current_player(world) != me and not G.is_over(world):  # noqa: F821
+                        ROLLOUT(world, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
                 nround += 1
-            pick = slot
-            slot = (slot + 1) % active
+            pick = alive[slot]
+            slot = (slot + 1) % n_alive
             s[:] = world
         else:
-            active = widen_limit(widening, visits[0], nc)
-            pick = ucb_root(visits, total, active, it, c)
+            if it >= iters:
+                break
+            pick = ucb_root(visits, total, widen_limit(widening, visits[0], nc), it, c)
             if ndet > 0:
                 s[:] = worlds[it % ndet]
             elif it > 0:
                 DETERMINIZE(obs, cfg, s)  # noqa: F821
+                while G.current_player(s) != me and not G.is_over(s):  # noqa: F821
+                    ROLLOUT(s, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
             else:
                 s[:] = world
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
