@@ -21,10 +21,10 @@ weights after the shared ones (`registered_player(..., margin_weight=0.1)`: `par
 Parameters (a preset sets any of them; `PARAMS` holds the defaults):
 - `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
 - `rollout`: the rollout policy, a heuristic strategy's name (the registry puts its id in the vector);
-- `exploration`: the UCB constant; 0 compares the root's candidates by sequential halving instead (Karnin
-  et al. 2013): log2(candidates) phases of about iterations / phases rollouts each, played in rounds where
-  every candidate still in play meets the same sampled world (common random numbers); after each phase the
-  worse half by mean drops out; below the root it follows the best mean;
+- `exploration`: the UCB constant; 0 plays the root's candidates in whole rounds instead (`iterations`
+  rounded up to a multiple of the candidates), each round every candidate in the same sampled world (common
+  random numbers; sequential halving was tried and lost strength in Mughal), and below the root follows the
+  best mean;
 - `determinizations`: 0 for a fresh world every iteration (every round), D to cycle through D worlds sampled
   up front ("fewer but better": the same worlds compare the candidates);
 - `tree_depth`: 0 grows the tree without limit; 1 is flat Monte Carlo over the root's candidates; d keeps
@@ -33,7 +33,7 @@ Parameters (a preset sets any of them; `PARAMS` holds the defaults):
   state with `evaluate`;
 - `widening`: 0 considers every candidate; w > 0 is progressive widening: a node with v visits has at most
   1 + floor(w * sqrt(v)) children, the first being the rollout policy's own choice (so a little search
-  refines the heuristic instead of sampling every exchange once); at the root under UCB only.
+  refines the heuristic instead of sampling every exchange once); in rounds, the candidates of a round.
 Rows whose action keys are equal are one candidate (the first row plays it).
 
 Tree reuse between decisions is not done: a strategy is a pure function of its observation, and a tree kept
@@ -185,7 +185,7 @@ def search(obs, actions, n_actions, params, cfg):
                 break
 
     rounds = c <= 0.0
-    cap = 1 + 3 * nc + iters  # halving may play up to 2 nc more rollouts than `iterations`
+    cap = 1 + 2 * nc + iters  # whole rounds: up to nc more rollouts than `iterations`
     key, first, sib, mover, visits, total, avail, kids, seen, path = search_tree(cap)
     nn = 1 + nc
 
@@ -207,24 +207,13 @@ def search(obs, actions, n_actions, params, cfg):
         mover[1 + i] = me
         key[1 + i] = keys[rep[i]]
 
-    # rounds (exploration 0): sequential halving; `alive` the candidates still compared, phases of rounds
-    alive = np.arange(nc)
-    n_alive, phases, phase, left = nc, max(1, int(math.ceil(math.log2(max(nc, 1))))), 0, 0
-    it, slot, nround = 0, 0, 0
+    it, slot, active, nround = 0, 0, 1, 0
     while True:
-        if rounds:  # every candidate alive once per round, all in the round's world
+        if rounds:  # every active candidate once per round, all in the round's world
             if slot == 0:
-                if left == 0:  # the phase is over: keep the better half by mean, start the next
-                    if phase == phases:
-                        break
-                    if phase > 0:
-                        order = np.argsort(-(total[1 + alive[:n_alive]] / visits[1 + alive[:n_alive]]),
-                                           kind="mergesort")
-                        alive[:n_alive] = alive[:n_alive][order]
-                        n_alive = (n_alive + 1) // 2
-                    phase += 1
-                    left = max(1, (iters // phases) // n_alive)
-                left -= 1
+                if it >= iters:
+                    break
+                active = widen_limit(widening, visits[0], nc)
                 if ndet > 0:
                     world[:] = worlds[nround % ndet]
                 elif nround > 0:
@@ -232,8 +221,8 @@ def search(obs, actions, n_actions, params, cfg):
                     while G.current_player(world) != me and not G.is_over(world):  # noqa: F821
                         ROLLOUT(world, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
                 nround += 1
-            pick = alive[slot]
-            slot = (slot + 1) % n_alive
+            pick = slot
+            slot = (slot + 1) % active
             s[:] = world
         else:
             if it >= iters:
@@ -308,7 +297,13 @@ def search(obs, actions, n_actions, params, cfg):
             visits[nd] += 1.0
             total[nd] += value[mover[nd]]
         it += 1
-    return rep[most_visited(visits, total, nc)], nn, visits, total, first
+    # UCB: the most visited; rounds: the best mean of the last round's candidates (widening: unequal visits)
+    choice = most_visited(visits, total, active if rounds else nc)
+    if rounds:
+        for i in range(active):
+            if total[1 + i] / visits[1 + i] > total[1 + choice] / visits[1 + choice]:
+                choice = i
+    return rep[choice], nn, visits, total, first
 
 
 def ismcts(obs, actions, n_actions, params, cfg):
