@@ -6,8 +6,7 @@ import pandas as pd
 
 from analysis import common, decisive, edges, skill, stats
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
-
-GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
+from sim.mohur.engine import END, GOODS, TIE
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
              "drawn_round_rate", "turns_per_round", "rounds_per_match", "coin_token_rate", "minutes_per_match",
              "balance", "close_round_rate", "decision_move_rate")
@@ -40,10 +39,11 @@ def summarize(tables, meta) -> dict:
     out["score_margin"] = stats.mean(margin)
     out["close_round_rate"] = stats.rate((margin <= 3).sum(), len(rounds))
     out["decision_move_rate"] = stats.rate(rounds["decisions"].sum(), rounds["turns"].sum())
-    out["stacks_end_rate"] = stats.rate((rounds["end_reason"] == 1).sum(), len(rounds))
-    out["safety_end_rate"] = stats.rate((rounds["end_reason"] >= 3).sum(), len(rounds))
-    for code, name in ((1, "bonus_tokens"), (2, "goods_tokens")):
-        out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == code).sum(), len(rounds))
+    out["stacks_end_rate"] = stats.rate((rounds["end_reason"] == END["stacks"]).sum(), len(rounds))
+    safety = rounds["end_reason"].isin([END["stalled"], END["turn_cap"]])
+    out["safety_end_rate"] = stats.rate(safety.sum(), len(rounds))
+    for name in ("bonus_tokens", "goods_tokens"):
+        out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == TIE[name]).sum(), len(rounds))
     long = common.two_player_long(games, "match")
     out.update(common.win_rate_metrics(long))
     out.update(common.meta_game_metrics(*common.two_seat_arrays(long)))
@@ -248,9 +248,10 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     ax1.set_xlabel("rounds in the match")
     ax1.set_ylabel("matches (%)")
     ax1.set_title("Rounds per match")
-    names = ["running", "stacks", "deck", "stalled", "turn cap"]
-    reasons = rounds["end_reason"].value_counts().reindex(range(1, 5), fill_value=0)
-    ax2.bar([names[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
+    ended = [code for name, code in END.items() if name != "running"]
+    reasons = rounds["end_reason"].value_counts().reindex(ended, fill_value=0)
+    labels = {code: name.replace("_", " ") for name, code in END.items()}
+    ax2.bar([labels[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
     ax2.set_ylabel("rounds (%)")
     ax2.set_title("Why rounds end")
     for a in (ax1, ax2):
@@ -349,10 +350,11 @@ def _scores(rounds, cfg, outdir) -> dict:
     ax.legend(frameon=False)
     save(fig, outdir / "score_margin.png")
 
-    ties = rounds["tie_break"].value_counts().reindex(range(4), fill_value=0)
+    ties = rounds["tie_break"].value_counts().reindex(list(TIE.values()), fill_value=0)
     bonus_share = parts["bonus"].sum() / parts.sum().sum()
-    text = (f"Ties on rupees are settled by bonus-token count in {ties[1]:,} rounds, by goods-token count in "
-            f"{ties[2]:,}, and {ties[3]:,} rounds tie on all three (drawn).")
+    text = (f"Ties on rupees are settled by bonus-token count in {ties[TIE['bonus_tokens']]:,} rounds, by "
+            f"goods-token count in {ties[TIE['goods_tokens']]:,}, and {ties[TIE['drawn']]:,} rounds tie on all "
+            "three (drawn).")
     return {"title": "Scores", "text": text, "figures": [
         {"file": "score_composition.png",
          "reading": f"Bonus tokens make up {bonus_share:.0%} of the rupees scored; the coin token is the "

@@ -10,8 +10,7 @@ import pandas as pd
 from analysis import common, decisive, edges, skill, stats
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
                             strategy_colors)
-
-SUITS = ("military", "building", "culture", "wealth")
+from sim.mughal.engine import SUITS
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
 HEADLINES = ("tie_rate", "vt_total")
 

@@ -10,6 +10,8 @@ from analysis import common, decisive, edges, skill
 from analysis.stats import mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 
+from sim.muziris.engine import END
+
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "tie_rate", "round_cap_rate", "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
 
@@ -29,7 +31,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
         out[f"win_rate[{name}]"] = rate(row["sum"], row["size"])
     out["rounds_per_game"] = mean(games["rounds"])
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
-    out["round_cap_rate"] = rate(int((games["end_reason"] == 2).sum()), n)
+    out["round_cap_rate"] = rate(int((games["end_reason"] == END["round_cap"]).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
     _, strategy, win, names, extra = common.wide_players(players, ["coins", "coins_condition"])
     out.update(common.meta_game_metrics(strategy, win, names, common.head_to_head(
@@ -79,7 +81,7 @@ def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:
     return {"first_player_win_rate": rate(fp["win_share"].sum(), len(g)),
             "trigger_seat_win_rate": rate(int(((trig["winner"] == trig["trigger_seat"])).sum()), len(trig)),
             "tie_rate": rate(int((g["n_winners"] > 1).sum()), len(g)),
-            "round_cap_rate": rate(int((g["end_reason"] == 2).sum()), len(g))}
+            "round_cap_rate": rate(int((g["end_reason"] == END["round_cap"]).sum()), len(g))}
 
 
 def _pairs(players: pd.DataFrame) -> pd.DataFrame:
@@ -273,7 +275,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
     rpg = summary["rounds_per_game"]
-    cap = int((games["end_reason"] == 2).sum())
+    cap = int((games["end_reason"] == END["round_cap"]).sum())
     out.append({"title": "Rounds per game and what ended it",
                 "text": (f"Games last {rpg['estimate']:.2f} rounds on average. {n - cap:,} games ended by the "
                          f"market condition's trigger and {cap:,} by the simulator's round cap "

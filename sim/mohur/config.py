@@ -9,10 +9,7 @@ from sim import config as C
 from sim.errors import ConfigError
 from sim.registry import check_presets
 from sim.mohur import engine as E
-
-GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
-KINDS = GOODS + ("coin",)
-PILES = ("3", "4", "5")
+from sim.mohur.engine import GOODS, KINDS, PILES  # noqa: F401 - declared once in the engine, re-exported
 MAX_RUPEES = 100  # per token: keeps every rupee total of a round within the results' 16-bit columns
 
 
@@ -61,7 +58,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     v[E.CFG_DRAWN_OTHER] = C.need_choice(raw, r + "drawn_round_starter", ("other", "same")) == "other"
     v[E.CFG_TURN_CAP] = C.need_int(raw, r + "turn_cap", 1, 100_000)
     v[E.CFG_STALL] = C.need_int(raw, r + "stall_passes", 1, 100)
-    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, 10_000)
+    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, E.MAX_ROUNDS)  # the state's history
     extra = set(raw["rules"]) - {
         "hand_limit", "market_size", "hand_size", "market_coins", "coin_token", "seals_to_win",
         "empty_stacks_to_end", "min_exchange", "first_starter", "drawn_round_starter", "turn_cap",

@@ -25,17 +25,17 @@ def determinize(obs, cfg, s):
     s[:] = 0
     unseen = np.zeros(E.NK, dtype=np.int64)
     for k in range(E.NK):
-        s[E.S_HAND + 7 * p + k] = obs[E.O_HAND + k]
+        s[E.S_HAND + E.NK * p + k] = obs[E.O_HAND + k]
         s[E.S_MARKET + k] = obs[E.O_MARKET + k]
         s[E.S_SOLD + k] = obs[E.O_SOLD + k]
         unseen[k] = cfg[E.CFG_CARDS + k] - obs[E.O_HAND + k] - obs[E.O_MARKET + k] - obs[E.O_SOLD + k]
     unseen[E.COIN] -= obs[E.O_OPP_COINS]
-    s[E.S_HAND + 7 * q + E.COIN] = obs[E.O_OPP_COINS]
+    s[E.S_HAND + E.NK * q + E.COIN] = obs[E.O_OPP_COINS]
     # the rival's goods: the known ones, then the rest drawn from the unseen goods
     known = 0
     for g in range(E.NG):
         kg = obs[E.O_OPP_KNOWN + g]
-        s[E.S_HAND + 7 * q + g] = kg
+        s[E.S_HAND + E.NK * q + g] = kg
         unseen[g] -= kg
         known += kg
         if unseen[g] < 0:
@@ -54,7 +54,7 @@ def determinize(obs, cfg, s):
     for i in range(need):  # partial Fisher-Yates: a uniform draw without replacement
         j = np.random.randint(i, n)
         pool[i], pool[j] = pool[j], pool[i]
-        s[E.S_HAND + 7 * q + pool[i]] += 1
+        s[E.S_HAND + E.NK * q + pool[i]] += 1
     d = 0
     for i in range(need, n):
         s[E.S_DECK + d] = pool[i]
@@ -76,10 +76,10 @@ def determinize(obs, cfg, s):
         taken = 0
         for i in range(pos):
             taken += cfg[E.CFG_TOK + g * E.MAX_TOK + i]
-        s[E.S_TAKEN + 6 * p + g] = taken  # per-seat split is not public; only the total is checked
+        s[E.S_TAKEN + E.NG * p + g] = taken  # per-seat split is not public; only the total is checked
         s[E.S_FIRSTSALE + g] = -1 if pos == 0 and obs[E.O_SOLD + g] == 0 else 0
-        s[E.S_KNOWN + 6 * p + g] = obs[E.O_MY_KNOWN + g]
-        s[E.S_KNOWN + 6 * q + g] = obs[E.O_OPP_KNOWN + g]
+        s[E.S_KNOWN + E.NG * p + g] = obs[E.O_MY_KNOWN + g]
+        s[E.S_KNOWN + E.NG * q + g] = obs[E.O_OPP_KNOWN + g]
     # bonus piles: reshuffle each; the drawn prefix is dealt between the traders by their public counts
     drawn_vals = np.empty(E.NPILES * E.MAX_BONUS, dtype=np.int32)
     nd = 0
@@ -118,3 +118,4 @@ def determinize(obs, cfg, s):
     s[E.S_TURN] = obs[E.O_TURN]
     s[E.S_PASSES] = obs[E.O_PASSES]
     s[E.S_END] = E.END_RUNNING
+    s[E.S_ROUND_ONLY] = 1  # the search values one round: the world ends with it (engine.finish_round)

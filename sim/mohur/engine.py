@@ -1,125 +1,168 @@
-"""Mohur forward model as pure functions over small integer arrays (numba, no object mode).
+"""Mohur forward model as pure functions over small integer arrays (numba, no object mode), behind the engine
+interface of sim.interface: a whole match (best of `seals_to_win` rounds) is one state, and `apply_action` takes
+every automatic step (refill, scoring a finished round, dealing the next one, the end of the match).
 
 Kinds: 0 diamond, 1 gold, 2 silver, 3 cloth, 4 spice, 5 leather, 6 coin. A trader's hand row holds the goods
 in 0..5 and the coffer in 6, so dealing a coin "moves it straight to the coffer" by construction.
-Configuration arrives as one int64 vector `cfg` (see CFG_* offsets, built by sim.mohur.config); the whole
-game state is one int32 vector `s`, so copying a state (for search) is one `s.copy()`.
+Configuration arrives as one int64 vector `cfg` (CFG, built by sim.mohur.config); the whole match state is one
+int32 vector `s` (STATE), so copying a state (for search) is one `s.copy()`.
+Chance: numba's generator is seeded once per match (from (batch seed, match, 0)) and draws the first starter
+(the strategies draw their tie-breaks from it after that); every round is dealt from its own splitmix stream
+seeded from (batch seed, match, round) (sim.rng), whatever happened before it.
 """
 import numpy as np
 from numba import njit
 
-from sim.rng import below
+from sim.interface import Layout, codes
+from sim.rng import below, deal_seed, game_seed
 
-NG = 6          # goods kinds
-NK = 7          # goods + coin
-COIN = 6
-MAX_TOK = 16    # longest goods token stack
-MAX_BONUS = 16  # longest bonus pile
-NPILES = 3      # bonus piles for sales of 3, 4, 5+
+GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
+KINDS = GOODS + ("coin",)
+PILES = ("3", "4", "5")  # bonus piles for sales of 3, 4, 5+
+SEATS = ("0", "1")
+NG = len(GOODS)
+NK = len(KINDS)
+COIN = KINDS.index("coin")
+NPILES = len(PILES)
+NSIZES = 5          # sales counted by size 1..5+
+MAX_TOK = 16        # longest goods token stack
+MAX_BONUS = 16      # longest bonus pile
 MAX_DECK = 512
+MAX_ROUNDS = 64     # the largest rules.round_cap: the state keeps one history row per round played
 MAX_ACTIONS = 4096
-ACOLS = 17
 
-# --- configuration vector offsets ---
-CFG_CARDS = 0                      # 7 card counts
-CFG_MINSALE = 7                    # 6
-CFG_NTOK = 13                      # 6
-CFG_TOK = 19                       # 6 x MAX_TOK
-CFG_NBONUS = CFG_TOK + NG * MAX_TOK          # 3
-CFG_BONUS = CFG_NBONUS + NPILES              # 3 x MAX_BONUS
-CFG_HAND_LIMIT = CFG_BONUS + NPILES * MAX_BONUS
-CFG_MARKET_SIZE = CFG_HAND_LIMIT + 1
-CFG_HAND_SIZE = CFG_HAND_LIMIT + 2
-CFG_MARKET_COINS = CFG_HAND_LIMIT + 3
-CFG_COIN_TOKEN = CFG_HAND_LIMIT + 4
-CFG_SEALS = CFG_HAND_LIMIT + 5
-CFG_STACKS_END = CFG_HAND_LIMIT + 6
-CFG_MIN_EXCHANGE = CFG_HAND_LIMIT + 7
-CFG_FIRST_STARTER = CFG_HAND_LIMIT + 8     # -1 random, else seat
-CFG_DRAWN_OTHER = CFG_HAND_LIMIT + 9       # 1: the non-starter starts after a drawn round
-CFG_TURN_CAP = CFG_HAND_LIMIT + 10
-CFG_STALL = CFG_HAND_LIMIT + 11
-CFG_ROUND_CAP = CFG_HAND_LIMIT + 12
-CFG_PILE_MEAN = CFG_HAND_LIMIT + 13        # 3: mean of each bonus pile x100 (derived, public knowledge)
-CFG_SIZE = CFG_PILE_MEAN + NPILES
+CFG = Layout("mohur cfg", [
+    ("cards", NK), ("min_sale", NG), ("ntok", NG), ("tok", (NG, MAX_TOK)), ("nbonus", NPILES),
+    ("bonus", (NPILES, MAX_BONUS)), ("hand_limit", 1), ("market_size", 1), ("hand_size", 1), ("market_coins", 1),
+    ("coin_token", 1), ("seals", 1), ("stacks_end", 1), ("min_exchange", 1),
+    ("first_starter", 1),   # -1 random, else seat
+    ("drawn_other", 1),     # 1: the non-starter starts after a drawn round
+    ("turn_cap", 1), ("stall", 1), ("round_cap", 1),
+    ("pile_mean", NPILES),  # mean of each bonus pile x100 (derived, public knowledge)
+])
+(CFG_CARDS, CFG_MINSALE, CFG_NTOK, CFG_TOK, CFG_NBONUS, CFG_BONUS, CFG_HAND_LIMIT, CFG_MARKET_SIZE, CFG_HAND_SIZE,
+ CFG_MARKET_COINS, CFG_COIN_TOKEN, CFG_SEALS, CFG_STACKS_END, CFG_MIN_EXCHANGE, CFG_FIRST_STARTER, CFG_DRAWN_OTHER,
+ CFG_TURN_CAP, CFG_STALL, CFG_ROUND_CAP, CFG_PILE_MEAN) = (CFG.offset(f) for f in CFG.fields)
+CFG_SIZE = CFG.size
+assert CFG_SIZE == NK + 2 * NG + NG * MAX_TOK + NPILES * (2 + MAX_BONUS) + 13
 
-# --- state vector offsets ---
-S_MARKET = 0                # 7
-S_HAND = 7                  # 2 x 7 (coins at index 6 = coffer)
-S_TOKPOS = 21               # 6: tokens already taken from each stack
-S_BPOS = 27                 # 3: bonus tokens drawn from each pile (public count)
-S_DECKPOS = 30
-S_DECKLEN = 31
-S_GSUM = 32                 # 2: goods-token rupees per seat
-S_GCNT = 34                 # 2: goods tokens per seat
-S_BSUM = 36                 # 2: bonus rupees per seat (hidden until scoring)
-S_BCNT = 38                 # 2: bonus tokens per seat (public)
-S_CUR = 40
-S_TURN = 41
-S_PASSES = 42
-S_END = 43                  # 0 running, else END_* reason
-S_STARTER = 44
-S_TAKEN = 45                # 2 x 6: goods-token rupees per seat per good
-S_KNOWN = 57                # 2 x 6: cards the rival knows are in this seat's hand (taken from the market)
-S_FIRSTSALE = 69            # 6: rupees of the first sale of each good (-1: none yet)
-S_SALES = 75                # 5: sales by size 1..5+
-S_PSUM = 80                 # 3: bonus rupees drawn per pile
-S_DECISIONS = 83            # turns with more than one legal action
-S_SEALS = 84                # 2
-S_ROUND = 86
-S_SOLD = 87                 # 7: cards sold (discarded) per kind
-S_BONUS = 94                # 3 x MAX_BONUS: shuffled piles
-S_DECK = S_BONUS + NPILES * MAX_BONUS
-S_TCNT = S_DECK + MAX_DECK  # 2 x 6: goods tokens per seat per good (results only: what decides a round)
-STATE_SIZE = S_TCNT + 2 * NG
+# One round's figures, kept in the state's history when the round is scored (the rounds table's columns, after
+# `match`, in this order). Per-field labels name the columns: `rupees_0`, `taken_gold_1`, `bonus_pile4_count`.
+ROUND_RECORD = [
+    ("round", ()), ("starter", ()), ("winner", ()), ("end_reason", ()), ("turns", ()), ("decisions", ()),
+    ("rupees", (SEATS,)), ("goods_tokens", (SEATS,)), ("goods_rupees", (SEATS,)), ("bonus_tokens", (SEATS,)),
+    ("bonus_rupees", (SEATS,)), ("coin_token", ()), ("coins", (SEATS,)), ("tie_break", ()),
+    ("taken", (GOODS, SEATS)), ("first_sale", (GOODS,)), ("left", (GOODS,)),
+    ("sales_size", (tuple(str(i) for i in range(1, NSIZES + 1)),)),
+    ("bonus_pile{}_count", (PILES,)), ("bonus_pile{}_rupees", (PILES,)), ("tokens", (GOODS, SEATS)),
+]
+HIST = Layout("mohur round record", [(f, tuple(len(d) for d in dims) or 1) for f, dims in ROUND_RECORD])
 
-END_RUNNING, END_STACKS, END_DECK, END_STALLED, END_TURN_CAP = 0, 1, 2, 3, 4
-END_NAMES = ("running", "stacks", "deck", "stalled", "turn_cap")
+
+def _labels(dims):
+    out = [()]
+    for d in dims:
+        out = [o + (x,) for o in out for x in d]
+    return out
+
+
+def round_columns() -> list[str]:
+    """The round record's column names, in HIST's order."""
+    names = []
+    for field, dims in ROUND_RECORD:
+        for labels in _labels(dims):
+            names.append(field.format(*labels) if "{}" in field else "_".join((field,) + labels))
+    assert len(names) == HIST.size
+    return names
+
+
+(H_ROUND, H_STARTER, H_WINNER, H_END, H_TURNS, H_DECISIONS, H_RUPEES, H_GCNT, H_GSUM, H_BCNT, H_BSUM, H_COIN_TOKEN,
+ H_COINS, H_TIE, H_TAKEN, H_FIRST, H_LEFT, H_SALES, H_PCNT, H_PSUM, H_TCNT) = (HIST.offset(f) for f in HIST.fields)
+HIST_SIZE = HIST.size
+
+# The state: the round's part first (zeroed by every deal), then the match's part (kept across rounds).
+STATE = Layout("mohur state", [
+    ("market", NK), ("hand", (2, NK)),  # hand[p][COIN] is the coffer
+    ("tokpos", NG),                     # tokens already taken from each stack
+    ("bpos", NPILES),                   # bonus tokens drawn from each pile (public count)
+    ("deckpos", 1), ("decklen", 1),
+    ("gsum", 2),                        # goods-token rupees per seat
+    ("gcnt", 2),                        # goods tokens per seat
+    ("bsum", 2),                        # bonus rupees per seat (hidden until scoring)
+    ("bcnt", 2),                        # bonus tokens per seat (public)
+    ("cur", 1), ("turn", 1), ("passes", 1),
+    ("end", 1),                         # 0 running, else the round's END reason
+    ("starter", 1),
+    ("taken", (2, NG)),                 # goods-token rupees per seat per good
+    ("known", (2, NG)),                 # cards the rival knows are in this seat's hand (taken from the market)
+    ("first_sale", NG),                 # rupees of the first sale of each good (-1: none yet)
+    ("sales", NSIZES),                  # sales by size 1..5+
+    ("psum", NPILES),                   # bonus rupees drawn per pile
+    ("decisions", 1),                   # turns with more than one legal action
+    ("sold", NK),                       # cards sold (discarded) per kind
+    ("bonus", (NPILES, MAX_BONUS)),     # shuffled piles
+    ("deck", MAX_DECK),
+    ("tcnt", (2, NG)),                  # goods tokens per seat per good (results only: what decides a round)
+    ("nlegal", 1),                      # legal actions last listed (apply_action counts a decision when > 1)
+    # --- the match (kept by deal_round) ---
+    ("seals", 2), ("round", 1),
+    ("seed", 2),                        # the batch seed's low and high 16 bits: the next rounds' deal streams
+    ("game", 1),                        # the match's index in its batch
+    ("over", 1), ("winner", 1),         # the match is over; its winner (-1: none, stopped by the round cap)
+    ("round_only", 1),                  # 1: the match ends with this round (search players value one round)
+    ("history", (MAX_ROUNDS, HIST_SIZE)),
+])
+(S_MARKET, S_HAND, S_TOKPOS, S_BPOS, S_DECKPOS, S_DECKLEN, S_GSUM, S_GCNT, S_BSUM, S_BCNT, S_CUR, S_TURN,
+ S_PASSES, S_END, S_STARTER, S_TAKEN, S_KNOWN, S_FIRSTSALE, S_SALES, S_PSUM, S_DECISIONS, S_SOLD, S_BONUS,
+ S_DECK, S_TCNT, S_NLEGAL, S_SEALS, S_ROUND, S_SEED, S_GAME, S_OVER, S_WINNER, S_ROUND_ONLY, S_HISTORY) = (
+    STATE.offset(f) for f in STATE.fields)
+ROUND_PART = S_SEALS
+STATE_SIZE = STATE.size
+assert STATE_SIZE == ROUND_PART + 9 + MAX_ROUNDS * HIST_SIZE
+
+END = codes("running", "stacks", "deck", "stalled", "turn_cap")
+TIE = codes("rupees", "bonus_tokens", "goods_tokens", "drawn")  # what settled a round (the rounds' tie_break)
+END_NAMES = tuple(END)
+END_RUNNING, END_STACKS, END_DECK, END_STALLED, END_TURN_CAP = (END[k] for k in END_NAMES)
+TIE_RUPEES, TIE_BONUS, TIE_GOODS, TIE_DRAWN = (TIE[k] for k in TIE)
 
 # --- actions: one row of ACOLS int32 ---
-A_TYPE, A_GOOD, A_COUNT, A_TAKE, A_GIVE = 0, 1, 2, 3, 10
-T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL = 0, 1, 2, 3
-TYPE_NAMES = ("take_good", "take_coins", "exchange", "sell")
+ACTION = Layout("mohur action", [("type", 1), ("good", 1), ("count", 1), ("take", NK), ("give", NK)])
+A_TYPE, A_GOOD, A_COUNT, A_TAKE, A_GIVE = (ACTION.offset(f) for f in ACTION.fields)
+ACOLS = ACTION.size
+TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass")  # pass: no other action is legal
+TYPE_NAMES = tuple(TYPE)
+T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS = (TYPE[k] for k in TYPE_NAMES)
 
-# --- observation offsets (what the trader to move may know) ---
-O_HAND = 0          # 7: own goods and coffer
-O_MARKET = 7        # 7
-O_OPP_HAND = 14     # rival's number of goods
-O_OPP_COINS = 15
-O_DECK = 16
-O_TOKREM = 17       # 6: tokens left per stack
-O_TOKV = 23         # 6 x MAX_TOK: values left, top first (0 past the end)
-O_MY_GSUM = O_TOKV + NG * MAX_TOK
-O_OPP_GSUM = O_MY_GSUM + 1
-O_MY_BCNT = O_MY_GSUM + 2
-O_OPP_BCNT = O_MY_GSUM + 3
-O_MY_GCNT = O_MY_GSUM + 4
-O_OPP_GCNT = O_MY_GSUM + 5
-O_PILE_LEFT = O_MY_GSUM + 6     # 3
-O_PILE_MEAN = O_PILE_LEFT + 3   # 3: mean value of each pile's full contents x100 (draws stay hidden)
-O_OPP_KNOWN = O_PILE_MEAN + 3   # 6
-O_MY_KNOWN = O_OPP_KNOWN + 6    # 6: what the rival knows of my hand
-O_MINSALE = O_MY_KNOWN + 6      # 6
-O_HAND_LIMIT = O_MINSALE + 6
-O_SEAT = O_HAND_LIMIT + 1
-O_EMPTY = O_HAND_LIMIT + 2
-O_STACKS_END = O_HAND_LIMIT + 3
-O_TURN = O_HAND_LIMIT + 4
-O_MY_SEALS = O_HAND_LIMIT + 5
-O_OPP_SEALS = O_HAND_LIMIT + 6
-O_COIN_TOKEN = O_HAND_LIMIT + 7
-O_ROUND = O_HAND_LIMIT + 8
-O_MARKET_SIZE = O_HAND_LIMIT + 9
-O_MIN_EXCHANGE = O_HAND_LIMIT + 10
-O_SEALS_TO_WIN = O_HAND_LIMIT + 11
-# appended for search players (public facts needed to rebuild a consistent state); never reorder the above
-O_SOLD = O_HAND_LIMIT + 12      # 7: cards sold (discarded) per kind this round
-O_STARTER = O_SOLD + NK         # seat that started this round
-O_PASSES = O_STARTER + 1        # consecutive passes just before this turn
-OBS_SIZE = O_PASSES + 1
+# --- the observation (what the trader to move may know) ---
+OBS = Layout("mohur obs", [
+    ("hand", NK),            # own goods and coffer
+    ("market", NK), ("opp_hand", 1),  # the rival's number of goods
+    ("opp_coins", 1), ("deck", 1),
+    ("tokrem", NG),          # tokens left per stack
+    ("tokv", (NG, MAX_TOK)),  # values left, top first (0 past the end)
+    ("my_gsum", 1), ("opp_gsum", 1), ("my_bcnt", 1), ("opp_bcnt", 1), ("my_gcnt", 1), ("opp_gcnt", 1),
+    ("pile_left", NPILES),
+    ("pile_mean", NPILES),   # mean value of each pile's full contents x100 (draws stay hidden)
+    ("opp_known", NG),
+    ("my_known", NG),        # what the rival knows of my hand
+    ("min_sale", NG), ("hand_limit", 1), ("seat", 1), ("empty", 1), ("stacks_end", 1), ("turn", 1),
+    ("my_seals", 1), ("opp_seals", 1), ("coin_token", 1), ("round", 1), ("market_size", 1),
+    ("min_exchange", 1), ("seals_to_win", 1),
+    # appended for search players (public facts needed to rebuild a consistent state); never reorder the above
+    ("sold", NK),            # cards sold (discarded) per kind this round
+    ("starter", 1),          # seat that started this round
+    ("passes", 1),           # consecutive passes just before this turn
+])
+(O_HAND, O_MARKET, O_OPP_HAND, O_OPP_COINS, O_DECK, O_TOKREM, O_TOKV, O_MY_GSUM, O_OPP_GSUM, O_MY_BCNT,
+ O_OPP_BCNT, O_MY_GCNT, O_OPP_GCNT, O_PILE_LEFT, O_PILE_MEAN, O_OPP_KNOWN, O_MY_KNOWN, O_MINSALE, O_HAND_LIMIT,
+ O_SEAT, O_EMPTY, O_STACKS_END, O_TURN, O_MY_SEALS, O_OPP_SEALS, O_COIN_TOKEN, O_ROUND, O_MARKET_SIZE,
+ O_MIN_EXCHANGE, O_SEALS_TO_WIN, O_SOLD, O_STARTER, O_PASSES) = (OBS.offset(f) for f in OBS.fields)
+OBS_SIZE = OBS.size
+assert OBS_SIZE == 2 * NK + 3 + NG + NG * MAX_TOK + 6 + 2 * NPILES + 3 * NG + 12 + NK + 2
 
 
-# HOT_NO_NRT: the two functions called every turn that take arrays and allocate none are compiled without
+# HOT_NO_NRT: the functions called every turn that take arrays and allocate none are compiled without
 # numba's reference counting (`_nrt=False`). numba increfs array arguments on entry and its pruning pass gives
 # up on functions this size, so each call cost 6 atomic operations: 7% of a greedy match, measured with perf.
 # Without NRT they cannot allocate arrays (numba refuses to compile one that tries), which they do not need.
@@ -131,10 +174,35 @@ def new_state():
 
 
 @njit(cache=True)
+def new_game(s, cfg, players, seed, game):
+    """Deal match `game` of a batch seeded `seed` (2 players): numba's generator is seeded from (seed, game, 0)
+    and draws the first starter when the configuration leaves it to chance; round 1 is dealt from its stream."""
+    np.random.seed(game_seed(seed, game, 0))
+    first = cfg[CFG_FIRST_STARTER]
+    starter = np.random.randint(0, 2) if first < 0 else first
+    seed32 = np.uint32(seed)
+    s[S_SEED] = seed32 & np.uint32(0xFFFF)
+    s[S_SEED + 1] = seed32 >> np.uint32(16)
+    s[S_GAME] = game
+    s[S_SEALS] = 0
+    s[S_SEALS + 1] = 0
+    s[S_OVER] = 0
+    s[S_WINNER] = -1
+    s[S_ROUND_ONLY] = 0
+    s[S_ROUND] = 1
+    deal_round(s, cfg, starter, deal_seed(seed32, game, 1))
+
+
+@njit(cache=True)
+def current_player(s):
+    return s[S_CUR]
+
+
+@njit(cache=True)
 def goods_in_hand(s, p):
     n = 0
     for g in range(NG):
-        n += s[S_HAND + 7 * p + g]
+        n += s[S_HAND + NK * p + g]
     return n
 
 
@@ -169,9 +237,8 @@ def deal_round(s, cfg, starter, seed):
     """Reset the round (seals and round number are kept) and deal it: rulebook setup, in its order.
     Shuffles draw from the deal's own stream, started at `seed` (sim.rng.deal_seed), not from np.random."""
     x = np.uint64(seed)
-    seals0, seals1, rnd = s[S_SEALS], s[S_SEALS + 1], s[S_ROUND]
-    s[:] = 0
-    s[S_SEALS], s[S_SEALS + 1], s[S_ROUND] = seals0, seals1, rnd
+    for i in range(ROUND_PART):
+        s[i] = 0
     n = 0
     for k in range(NK):
         count = cfg[CFG_CARDS + k]
@@ -186,7 +253,7 @@ def deal_round(s, cfg, starter, seed):
         s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
     for p in range(2):
         for _ in range(cfg[CFG_HAND_SIZE]):
-            s[S_HAND + 7 * p + _draw(s)] += 1
+            s[S_HAND + NK * p + _draw(s)] += 1
     s[S_MARKET + COIN] = cfg[CFG_MARKET_COINS]
     refill_market(s, cfg)
     for b in range(NPILES):
@@ -221,11 +288,22 @@ def _simple_row(actions, n, typ, good, count):
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def legal_actions(s, cfg, p, actions):
-    """Fill `actions` with every legal action of seat p; return how many. Order: sells, takes, coins,
-    exchanges (by take vector, then gives in left-heavy order). The last two rows of `actions` are scratch."""
+def legal_actions(s, cfg, actions):
+    """The interface's legal actions of the trader to move: `enumerate_actions`, or one pass row when there is
+    none (rules page safety rule). Remembers how many, so that `apply_action` counts a decision."""
+    n = enumerate_actions(s, cfg, s[S_CUR], actions)
+    if n == 0:
+        n = _simple_row(actions, 0, T_PASS, -1, 0)
+    s[S_NLEGAL] = n
+    return n
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def enumerate_actions(s, cfg, p, actions):
+    """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
+    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows are scratch."""
     n = 0
-    h = S_HAND + 7 * p
+    h = S_HAND + NK * p
     hand_goods = 0
     for g in range(NG):
         hand_goods += s[h + g]
@@ -327,15 +405,38 @@ def empty_stacks(s, cfg):
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def apply_action(s, cfg, p, actions, a):
+def apply_action(s, cfg, actions, a):
+    """The interface's step: row `a` for the trader to move (`step`), then, when that ended the round, its
+    scoring and the next round's deal or the end of the match (`finish_round`)."""
+    if s[S_NLEGAL] > 1:
+        s[S_DECISIONS] += 1
+    s[S_NLEGAL] = 0
+    step(s, cfg, actions, a)
+    if s[S_END] != END_RUNNING:
+        finish_round(s, cfg)
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def step(s, cfg, actions, a):
+    """Row `a` for the trader to move and what it ends: the round's end reason, the turn cap included."""
+    if actions[a, A_TYPE] == T_PASS:
+        pass_turn(s, cfg)
+    else:
+        play_row(s, cfg, s[S_CUR], actions, a)
+    if s[S_END] == END_RUNNING and s[S_TURN] >= cfg[CFG_TURN_CAP]:
+        s[S_END] = END_TURN_CAP
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def play_row(s, cfg, p, actions, a):
     """Apply row `a` of `actions` for seat p, refill after a take, advance the turn, check the round end."""
-    h = S_HAND + 7 * p
+    h = S_HAND + NK * p
     typ = actions[a, A_TYPE]
     if typ == T_SELL:
         g, c = actions[a, A_GOOD], actions[a, A_COUNT]
         s[h + g] -= c
         s[S_SOLD + g] += c
-        known = S_KNOWN + 6 * p + g
+        known = S_KNOWN + NG * p + g
         s[known] = max(0, s[known] - c)
         gained = 0
         for _ in range(c):
@@ -346,13 +447,13 @@ def apply_action(s, cfg, p, actions, a):
             s[S_TOKPOS + g] += 1
             s[S_GSUM + p] += v
             s[S_GCNT + p] += 1
-            s[S_TAKEN + 6 * p + g] += v
-            s[S_TCNT + 6 * p + g] += 1
+            s[S_TAKEN + NG * p + g] += v
+            s[S_TCNT + NG * p + g] += 1
             gained += v
         if s[S_FIRSTSALE + g] < 0:
             s[S_FIRSTSALE + g] = gained
-        s[S_SALES + min(c, 5) - 1] += 1
-        if c >= 3:
+        s[S_SALES + min(c, NSIZES) - 1] += 1
+        if c >= 3:  # piles for sales of 3, 4, 5+
             pile = min(c, 5) - 3
             pos = s[S_BPOS + pile]
             if pos < cfg[CFG_NBONUS + pile]:  # an empty pile gives nothing
@@ -368,7 +469,7 @@ def apply_action(s, cfg, p, actions, a):
             s[S_MARKET + k] += g - t
             s[h + k] += t - g
             if k < NG:
-                known = S_KNOWN + 6 * p + k
+                known = S_KNOWN + NG * p + k
                 s[known] = max(0, s[known] - g) + t
         refill_market(s, cfg)
     s[S_TURN] += 1
@@ -391,15 +492,33 @@ def pass_turn(s, cfg):
 
 
 @njit(cache=True)
-def is_over(s):
+def round_over(s):
     return s[S_END] != END_RUNNING
 
 
 @njit(cache=True)
+def is_over(s):
+    return s[S_OVER] != 0
+
+
+@njit(cache=True)
+def returns(s, cfg, out):
+    """Win shares: 1 to the match winner; a match stopped by the round cap is half a win each."""
+    w = s[S_WINNER]
+    for p in range(2):
+        out[p] = 0.5 if w < 0 else (1.0 if w == p else 0.0)
+
+
+@njit(cache=True)
 def score_round(s, cfg, out):
-    """Round scoring. out <- [rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break]
-    tie_break: 0 rupees decided it, 1 bonus-token count, 2 goods-token count, 3 drawn."""
-    c0, c1 = s[S_HAND + COIN], s[S_HAND + 7 + COIN]
+    """Round scoring. out <- [rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break]"""
+    out[0], out[1], out[2], out[3], out[4] = round_score(s, cfg)
+
+
+@njit(cache=True)
+def round_score(s, cfg):
+    """(rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break: a TIE code)."""
+    c0, c1 = s[S_HAND + COIN], s[S_HAND + NK + COIN]
     holder = -1
     if c0 > c1:
         holder = 0
@@ -411,14 +530,67 @@ def score_round(s, cfg, out):
         r0 += cfg[CFG_COIN_TOKEN]
     elif holder == 1:
         r1 += cfg[CFG_COIN_TOKEN]
-    winner, tie = -1, 3
+    winner, tie = -1, TIE_DRAWN
     if r0 != r1:
-        winner, tie = (0 if r0 > r1 else 1), 0
+        winner, tie = (0 if r0 > r1 else 1), TIE_RUPEES
     elif s[S_BCNT] != s[S_BCNT + 1]:
-        winner, tie = (0 if s[S_BCNT] > s[S_BCNT + 1] else 1), 1
+        winner, tie = (0 if s[S_BCNT] > s[S_BCNT + 1] else 1), TIE_BONUS
     elif s[S_GCNT] != s[S_GCNT + 1]:
-        winner, tie = (0 if s[S_GCNT] > s[S_GCNT + 1] else 1), 2
-    out[0], out[1], out[2], out[3], out[4] = r0, r1, holder, winner, tie
+        winner, tie = (0 if s[S_GCNT] > s[S_GCNT + 1] else 1), TIE_GOODS
+    return r0, r1, holder, winner, tie
+
+
+@njit(cache=True)
+def finish_round(s, cfg):
+    """The round in `s` has ended: score it into the history, award its seal, then end the match (a trader
+    holds `seals_to_win` seals, or the round cap) or deal the next round from its own stream."""
+    if s[S_ROUND_ONLY] != 0:
+        s[S_OVER] = 1  # a search player's world: the round's value is read from the final state
+        return
+    r0, r1, holder, winner, tie = round_score(s, cfg)
+    rnd = s[S_ROUND]
+    h = S_HISTORY + (rnd - 1) * HIST_SIZE
+    s[h + H_ROUND] = rnd
+    s[h + H_STARTER] = s[S_STARTER]
+    s[h + H_WINNER] = winner
+    s[h + H_END] = s[S_END]
+    s[h + H_TURNS] = s[S_TURN]
+    s[h + H_DECISIONS] = s[S_DECISIONS]
+    s[h + H_RUPEES], s[h + H_RUPEES + 1] = r0, r1
+    s[h + H_COIN_TOKEN] = holder
+    s[h + H_TIE] = tie
+    for p in range(2):
+        s[h + H_GCNT + p] = s[S_GCNT + p]
+        s[h + H_GSUM + p] = s[S_GSUM + p]
+        s[h + H_BCNT + p] = s[S_BCNT + p]
+        s[h + H_BSUM + p] = s[S_BSUM + p]
+        s[h + H_COINS + p] = s[S_HAND + NK * p + COIN]
+        for g in range(NG):
+            s[h + H_TAKEN + 2 * g + p] = s[S_TAKEN + NG * p + g]
+            s[h + H_TCNT + 2 * g + p] = s[S_TCNT + NG * p + g]
+    for g in range(NG):
+        s[h + H_FIRST + g] = s[S_FIRSTSALE + g]
+        left = 0
+        for i in range(s[S_TOKPOS + g], cfg[CFG_NTOK + g]):
+            left += cfg[CFG_TOK + g * MAX_TOK + i]
+        s[h + H_LEFT + g] = left
+    for i in range(NSIZES):
+        s[h + H_SALES + i] = s[S_SALES + i]
+    for b in range(NPILES):
+        s[h + H_PCNT + b] = s[S_BPOS + b]
+        s[h + H_PSUM + b] = s[S_PSUM + b]
+    if winner >= 0:
+        s[S_SEALS + winner] += 1
+    if s[S_SEALS] >= cfg[CFG_SEALS] or s[S_SEALS + 1] >= cfg[CFG_SEALS]:
+        s[S_WINNER] = 0 if s[S_SEALS] >= cfg[CFG_SEALS] else 1
+        s[S_OVER] = 1
+    elif rnd >= cfg[CFG_ROUND_CAP]:
+        s[S_OVER] = 1
+    else:
+        starter = next_starter(cfg, s[S_STARTER], winner)
+        s[S_ROUND] = rnd + 1
+        seed = np.uint32(s[S_SEED]) | (np.uint32(s[S_SEED + 1]) << np.uint32(16))
+        deal_round(s, cfg, starter, deal_seed(seed, s[S_GAME], rnd + 1))
 
 
 @njit(cache=True)
@@ -436,17 +608,17 @@ def observe(s, cfg, p, obs):
     count left is unchanged is not rewritten (half the cost of a call). Strategies must not write to it."""
     q = 1 - p
     for k in range(NK):
-        obs[O_HAND + k] = s[S_HAND + 7 * p + k]
+        obs[O_HAND + k] = s[S_HAND + NK * p + k]
         obs[O_MARKET + k] = s[S_MARKET + k]
     obs[O_OPP_HAND] = goods_in_hand(s, q)
-    obs[O_OPP_COINS] = s[S_HAND + 7 * q + COIN]
+    obs[O_OPP_COINS] = s[S_HAND + NK * q + COIN]
     obs[O_DECK] = deck_left(s)
     for g in range(NG):
         pos = s[S_TOKPOS + g]
         nt = cfg[CFG_NTOK + g]
         left = max(0, nt - pos)
-        obs[O_OPP_KNOWN + g] = s[S_KNOWN + 6 * q + g]
-        obs[O_MY_KNOWN + g] = s[S_KNOWN + 6 * p + g]
+        obs[O_OPP_KNOWN + g] = s[S_KNOWN + NG * q + g]
+        obs[O_MY_KNOWN + g] = s[S_KNOWN + NG * p + g]
         obs[O_MINSALE + g] = cfg[CFG_MINSALE + g]
         if obs[O_TOKREM + g] == left and (left == 0 or obs[O_TOKV + g * MAX_TOK] == cfg[CFG_TOK + g * MAX_TOK + pos]):
             continue  # this stack's values are already in the buffer (stacks only change on a sale)
@@ -489,10 +661,10 @@ def check_invariants(s, cfg):
         for i in range(s[S_DECKPOS], s[S_DECKLEN]):
             if s[S_DECK + i] == k:
                 in_deck += 1
-        total = s[S_MARKET + k] + s[S_HAND + k] + s[S_HAND + 7 + k] + in_deck + s[S_SOLD + k]
+        total = s[S_MARKET + k] + s[S_HAND + k] + s[S_HAND + NK + k] + in_deck + s[S_SOLD + k]
         if total != cfg[CFG_CARDS + k]:
             raise AssertionError("invariant: cards of a kind not conserved")
-        if s[S_MARKET + k] < 0 or s[S_HAND + k] < 0 or s[S_HAND + 7 + k] < 0:
+        if s[S_MARKET + k] < 0 or s[S_HAND + k] < 0 or s[S_HAND + NK + k] < 0:
             raise AssertionError("invariant: negative card count")
     for p in range(2):
         if goods_in_hand(s, p) > cfg[CFG_HAND_LIMIT]:
@@ -510,7 +682,7 @@ def check_invariants(s, cfg):
         taken = 0
         for i in range(s[S_TOKPOS + g]):
             taken += cfg[CFG_TOK + g * MAX_TOK + i]
-        if taken != s[S_TAKEN + g] + s[S_TAKEN + 6 + g]:
+        if taken != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
             raise AssertionError("invariant: token rupees not conserved")
         taken_total += s[S_TOKPOS + g]
     if taken_total != s[S_GCNT] + s[S_GCNT + 1]:

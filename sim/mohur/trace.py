@@ -1,7 +1,8 @@
 """One Mohur match as JSON-able events (schema: docs/trace.md).
 
-The match is the one `balance-sim run mohur -n 1 --seed S -s A,B` plays: the same batch seed, the same
-compiled primitives called in the same order, so the trace and the kernel agree to the last card.
+The match is the one `balance-sim run mohur -n 1 --seed S -s A,B` plays: the same batch seed and the same
+bound play loop as the kernel (sim.mohur.kernel.play), which records each action applied and the states around
+it; the events are described from those records, so the trace and the kernel agree to the last card.
 """
 from __future__ import annotations
 
@@ -9,16 +10,18 @@ import numpy as np
 
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
-from sim.mohur.config import GOODS, KINDS
-from sim.rng import deal_seed
+from sim.mohur.engine import GOODS, KINDS
+from sim.registry import kernel_mode
 from sim.runner import DEFAULT_BATCH, game_origin
+
+CHUNK = 256  # actions recorded per call of the play loop (a match may run to turn_cap x round_cap actions)
 
 
 def _state(s, cfg) -> dict:
     return {
         "market": {k: int(s[E.S_MARKET + i]) for i, k in enumerate(KINDS)},
-        "hands": [{g: int(s[E.S_HAND + 7 * p + i]) for i, g in enumerate(GOODS)} for p in (0, 1)],
-        "coffers": [int(s[E.S_HAND + E.COIN]), int(s[E.S_HAND + 7 + E.COIN])],
+        "hands": [{g: int(s[E.S_HAND + E.NK * p + i]) for i, g in enumerate(GOODS)} for p in (0, 1)],
+        "coffers": [int(s[E.S_HAND + E.NK * p + E.COIN]) for p in (0, 1)],
         "deck": int(E.deck_left(s)),
         "tokens": {g: [int(cfg[E.CFG_TOK + i * E.MAX_TOK + j])
                        for j in range(int(s[E.S_TOKPOS + i]), int(cfg[E.CFG_NTOK + i]))]
@@ -53,6 +56,34 @@ def _config_view(raw: dict) -> dict:
     return view
 
 
+def _round_start(s, cfg) -> dict:
+    return {"event": "round_start", "round": int(s[E.S_ROUND]), "starter": int(s[E.S_STARTER]), **_state(s, cfg)}
+
+
+def _events(rec, before, after, cfg):
+    """The events of one recorded action: the action (with the state it left), and when it ended the round,
+    the round's end (from the history) and the next round's start."""
+    p, row = int(rec[0]), rec[3:]
+    rnd = int(before[E.S_ROUND])
+    ended = int(after[E.S_ROUND]) != rnd or E.is_over(after)
+    moved = after
+    if ended:  # `after` already holds the next deal (or the match's end): the action's own effect, on a copy
+        moved = before.copy()
+        E.step(moved, cfg, np.ascontiguousarray(row.reshape(1, -1)), 0)
+    action = {"type": "pass"} if row[E.A_TYPE] == E.T_PASS else _action(row, before, moved, cfg, p)
+    yield {"event": "action", "round": rnd, "turn": int(before[E.S_TURN]) + 1, "seat": p, "action": action,
+           "state": _state(moved, cfg)}
+    if ended:
+        h = E.HIST.view(after[E.S_HISTORY + (rnd - 1) * E.HIST_SIZE:])
+        yield {"event": "round_end", "round": rnd, "reason": E.END_NAMES[int(h["end_reason"])],
+               "rupees": [int(x) for x in h["rupees"]],
+               "coin_token": None if h["coin_token"] < 0 else int(h["coin_token"]),
+               "winner": None if h["winner"] < 0 else int(h["winner"]),
+               "seals": [int(after[E.S_SEALS]), int(after[E.S_SEALS + 1])]}
+        if not E.is_over(after):
+            yield _round_start(after, cfg)
+
+
 def trace(cfg, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size)."""
     v = cfg.vector
@@ -61,54 +92,24 @@ def trace(cfg, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATC
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
            "config": _config_view(cfg.raw)}
     root, local = game_origin(seed, game, batch_size)
-    root = np.uint32(root)
-    K.seed_rng(K.match_seed(root, local, 0))
     s = E.new_state()
+    E.new_game(s, v, 2, np.uint32(root), local)
+    yield _round_start(s, v)
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    scored = np.zeros(5, dtype=np.int32)
-    starter = int(K.draw_first_starter(v))
-    winner = None
-    for rnd in range(1, int(v[E.CFG_ROUND_CAP]) + 1):
-        s[E.S_ROUND] = rnd
-        E.deal_round(s, v, starter, deal_seed(root, local, rnd))
-        yield {"event": "round_start", "round": rnd, "starter": starter, **_state(s, v)}
-        while not E.is_over(s):
-            p = int(s[E.S_CUR])
-            n = E.legal_actions(s, v, p, actions)
-            turn = int(s[E.S_TURN]) + 1
-            if n == 0:
-                E.pass_turn(s, v)
-                event = {"event": "action", "round": rnd, "turn": turn, "seat": p, "action": {"type": "pass"}}
-            else:
-                if n > 1:
-                    s[E.S_DECISIONS] += 1
-                    E.observe(s, v, p, obs)
-                    a = int(K.choose_action(sids[p], obs, actions, n, params[p], v))
-                else:
-                    a = 0
-                before = s.copy()
-                E.apply_action(s, v, p, actions, a)
-                event = {"event": "action", "round": rnd, "turn": turn, "seat": p,
-                         "action": _action(actions[a], before, s, v, p)}
-            event["state"] = _state(s, v)
-            yield event
-            if not E.is_over(s) and s[E.S_TURN] >= v[E.CFG_TURN_CAP]:
-                s[E.S_END] = E.END_TURN_CAP
-        E.score_round(s, v, scored)
-        if scored[3] >= 0:
-            s[E.S_SEALS + scored[3]] += 1
-        yield {"event": "round_end", "round": rnd, "reason": E.END_NAMES[int(s[E.S_END])],
-               "rupees": [int(scored[0]), int(scored[1])],
-               "coin_token": None if scored[2] < 0 else int(scored[2]),
-               "winner": None if scored[3] < 0 else int(scored[3]),
-               "seals": [int(s[E.S_SEALS]), int(s[E.S_SEALS + 1])]}
-        if max(s[E.S_SEALS], s[E.S_SEALS + 1]) >= v[E.CFG_SEALS]:
-            winner = 0 if s[E.S_SEALS] >= v[E.CFG_SEALS] else 1
-            break
-        starter = int(E.next_starter(v, starter, scored[3]))
-    end = {"winner": winner, "seals": [int(s[E.S_SEALS]), int(s[E.S_SEALS + 1])], "rounds": rnd}
+    mover = np.empty(params.shape[1], dtype=np.float64)
+    log = np.zeros((CHUNK, 3 + E.ACOLS), dtype=np.int32)
+    states = np.zeros((CHUNK + 1, E.STATE_SIZE), dtype=np.int32)
+    mode = kernel_mode("mohur", sids)
+    while not E.is_over(s):
+        steps = K.play(s, v, sids, params, obs, actions, mover, mode, False, CHUNK, log, states)
+        for k in range(steps):
+            yield from _events(log[k], states[k], states[k + 1], v)
+    winner = None if s[E.S_WINNER] < 0 else int(s[E.S_WINNER])
+    end = {"winner": winner, "seals": [int(s[E.S_SEALS]), int(s[E.S_SEALS + 1])], "rounds": int(s[E.S_ROUND])}
     yield {"event": "match_end", **end}
     # every game's trace ends with `game_end` (docs/trace.md): match_end's fields plus the uniform ones
+    shares = np.zeros(2)
+    E.returns(s, v, shares)
     yield {"event": "game_end", **end, "winners": [] if winner is None else [winner],
-           "win_share": [float(x) for x in K.win_shares(np.array([-1 if winner is None else winner]))[0]]}
+           "win_share": [float(x) for x in shares]}

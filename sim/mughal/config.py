@@ -1,4 +1,4 @@
-"""Validate Mughal's configuration and pack it into the kernels' int64 vector (sim.mughal.engine CFG_*)."""
+"""Validate Mughal's configuration and pack it into the kernels' int64 vector (sim.mughal.engine CONFIG)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,13 +10,12 @@ from sim.errors import ConfigError
 from sim.registry import check_presets
 from sim.mughal import engine as E
 
-SUITS = ("military", "building", "culture", "wealth")
+from sim.mughal.engine import AGES, SUITS  # noqa: F401 - re-exported: declared once, in the engine
+
 SUIT_LETTERS = "MBCW"
-AGES = ("early", "middle", "late")
 RULE_KEYS = ("max_players", "destiny_cards", "hand_size", "pass_direction", "majority_vt", "majority_tie_vt",
              "zero_total_scores", "all_suits_vt", "disaster_vt", "emperor_tie", "emperor_zero_wins", "final_tie",
              "reshuffle_discard", "skipped_ages")
-SKIPPED_AGES = ("left_out", "shuffled_in")  # index = engine CFG_SKIPPED_AGES
 ROW_KEYS = ("count", "suits", "level", "age", "unique")
 EMPEROR_KEYS = ("name", "bonus", "favoured", "age")
 
@@ -153,19 +152,17 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     v[E.CFG_MAX_PLAYERS] = max_players
     v[E.CFG_DESTINY] = C.need_int(raw, r + "destiny_cards", 0, E.MAX_DESTINY)
     v[E.CFG_HAND] = C.need_int(raw, r + "hand_size", 1, E.MAX_HAND)
-    v[E.CFG_PASS_MODE] = ("alternate", "left", "right").index(
-        C.need_choice(raw, r + "pass_direction", ("alternate", "left", "right")))
+    v[E.CFG_PASS_MODE] = E.PASS_MODE[C.need_choice(raw, r + "pass_direction", tuple(E.PASS_MODE))]
     v[E.CFG_MAJ_VT] = C.need_int(raw, r + "majority_vt", -1000, 1000)
     v[E.CFG_MAJ_TIE_VT] = C.need_int(raw, r + "majority_tie_vt", -1000, 1000)
     v[E.CFG_ZERO_SCORES] = _bool(raw, r + "zero_total_scores")
     v[E.CFG_ALL_VT] = C.need_int(raw, r + "all_suits_vt", -1000, 1000)
     v[E.CFG_DIS_VT] = C.need_int(raw, r + "disaster_vt", -1000, 1000)
-    v[E.CFG_EMP_TIE] = ("half_floor", "full", "none").index(
-        C.need_choice(raw, r + "emperor_tie", ("half_floor", "full", "none")))
+    v[E.CFG_EMP_TIE] = E.EMP_TIE[C.need_choice(raw, r + "emperor_tie", tuple(E.EMP_TIE))]
     v[E.CFG_EMP_ZERO] = _bool(raw, r + "emperor_zero_wins")
-    v[E.CFG_FINAL_TIE] = ("share", "none").index(C.need_choice(raw, r + "final_tie", ("share", "none")))
+    v[E.CFG_FINAL_TIE] = E.FINAL_TIE[C.need_choice(raw, r + "final_tie", tuple(E.FINAL_TIE))]
     v[E.CFG_RESHUFFLE] = _bool(raw, r + "reshuffle_discard")
-    v[E.CFG_SKIPPED_AGES] = SKIPPED_AGES.index(C.need_choice(raw, r + "skipped_ages", SKIPPED_AGES))
+    v[E.CFG_SKIPPED_AGES] = E.SKIPPED_AGES[C.need_choice(raw, r + "skipped_ages", tuple(E.SKIPPED_AGES))]
 
     emperors = _emperors(raw)
     v[E.CFG_NTURNS] = len(emperors)

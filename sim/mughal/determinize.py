@@ -10,7 +10,7 @@
 - every other hand is drawn uniformly from the unseen cards (opened, not on a table, not gone, not in a known
   hand), and the deck is the rest, shuffled;
 - who holds which dealt hand and which hands each seat has seen follow from the turn's passing direction and
-  the step.
+  the step; the round starts afresh (no pick is pending: picks are simultaneous, nobody's is known).
 Observing the result for the same seat gives back the same observation (a test checks it), and the state
 passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
 """
@@ -27,7 +27,7 @@ def determinize(obs, cfg, s):
     t = obs[E.O_TURN]
     step = obs[E.O_STEP]
     nc = cfg[E.CFG_NCARDS]
-    E.new_game(s, P)
+    E.reset(s, P)
     s[E.S_TURN] = t
     s[E.S_STEP] = step
     opened = -1
@@ -40,12 +40,11 @@ def determinize(obs, cfg, s):
         b = E.O_SEATS + E.SB * q
         s[E.S_VT + q] = obs[b + E.B_VT]
         for i in range(cfg[E.CFG_DESTINY] + cfg[E.CFG_HAND]):
-            v = obs[E.O_TABLES + E.MAX_TABLE * q + i]
-            if v < 0:
+            c = obs[E.O_TABLE_CARD + E.MAX_TABLE * q + i]
+            if c < 0:
                 break
-            c = v // 8
             used[c] = 1
-            E._to_table(s, cfg, q, c, v % 8 - 2)
+            E.to_table(s, cfg, q, c, obs[E.O_TABLE_SUIT + E.MAX_TABLE * q + i])
     for c in range(nc):
         if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
             used[c] = 1
@@ -111,3 +110,4 @@ def determinize(obs, cfg, s):
     if m != obs[E.O_DECK]:
         raise ValueError("determinize: unseen cards do not match the deck count")
     s[E.S_DECKLEN] = m
+    E.start_round(s)  # this round's picks are simultaneous: nobody's is known, every chooser picks afresh

@@ -1,18 +1,28 @@
-"""Mughal forward model as pure numba functions over small integer arrays.
+"""Mughal forward model as pure numba functions over small integer arrays, behind the common engine interface
+(sim.interface): new_game, current_player, legal_actions, apply_action, is_over, returns, observe,
+check_invariants.
 
-Suits: 0 Military, 1 Building, 2 Culture, 3 Wealth; a card's suits are a bit mask (1 << suit), 0 = Disaster.
-Cards are numbered 0..n-1 in the order of the configuration's deck rows; their suit mask, level, age, unique
-flag and row ("kind") live in the int64 configuration vector `cfg` (CFG_* offsets, built by
-sim.mughal.config). The whole game state is one int32 vector `s` (S_* offsets), so a copy is one `s.copy()`.
+Suits: SUITS below; a card's suits are a bit mask (1 << suit), 0 = Disaster. Cards are numbered 0..n-1 in the
+order of the configuration's deck rows; their suit mask, level, age, unique flag and row ("kind") live in the
+int64 configuration vector `cfg` (CONFIG layout, built by sim.mughal.config). The whole game state is one int32
+vector `s` (STATE layout), so a copy is one `s.copy()`.
 
-A turn: begin_turn (open an age if the emperor's age is new, deal destiny then fate), declaration steps
-(owners declare their two-suit destiny cards), hand_size action steps (every seat picks, then all picks are
-applied at once, then hands pass), score_turn, end_turn.
+A turn: begin_turn (open an age if the emperor's age is new, deal destiny then fate), declaration rounds (owners
+declare their two-suit destiny cards, one card per seat per round), hand_size action steps (every seat picks,
+then all picks are applied at once, then hands pass), score_turn, end_turn. Rounds are simultaneous: the engine
+asks each seat in turn (`current_player`) and keeps the picks pending in the state until the last seat has
+chosen, so every seat chooses from the same state. `apply_action` runs every automatic step (the round's picks,
+passing, scoring, the end phase, the next turn's deal, the end of the game).
 """
 import numpy as np
 from numba import njit
 
-NSUITS = 4
+from sim.interface import Layout, codes
+from sim.rng import reseed
+
+SUITS = ("military", "building", "culture", "wealth")   # bit k of a card's mask; the one list of suits
+AGES = ("early", "middle", "late")
+NSUITS = len(SUITS)
 MAX_PLAYERS = 8
 MAX_TURNS = 16
 MAX_CARDS = 1024
@@ -23,112 +33,245 @@ MAX_ACTIONS = MAX_HAND * NSUITS
 UNDECLARED = -2   # table suit of a multi-suit destiny card before its owner declares it
 DISASTER = -1     # table suit of a Disaster
 
-# --- configuration vector ---
-CFG_MAX_PLAYERS = 0   # largest table the configuration must deal (rules.max_players)
-CFG_DESTINY = 1
-CFG_HAND = 2
-CFG_MAJ_VT = 3
-CFG_MAJ_TIE_VT = 4
-CFG_ZERO_SCORES = 5   # 1: a suit total of 0 can win if the player has a card of that suit
-CFG_ALL_VT = 6
-CFG_DIS_VT = 7        # VT per Disaster on the table (negative = penalty)
-CFG_EMP_TIE = 8       # EMP_TIE_* below
-CFG_EMP_ZERO = 9      # 1: a favoured total of 0 can win (with a card of a favoured suit)
-CFG_FINAL_TIE = 10    # 0 share the win, 1 nobody wins a tied game
-CFG_PASS_MODE = 11    # 0 alternate (odd turns left, even right), 1 always left, 2 always right
-CFG_RESHUFFLE = 12    # 1: an empty deck while dealing takes the shuffled discard
-CFG_NTURNS = 13
-CFG_NCARDS = 14
-CFG_NKINDS = 15
-CFG_SKIPPED_AGES = 16  # 1: an age the emperor track skips comes in with the next age opened; 0: it stays out
-CFG_EMP_BONUS = 17
-CFG_EMP_MASK = CFG_EMP_BONUS + MAX_TURNS
-CFG_EMP_AGE = CFG_EMP_MASK + MAX_TURNS
-CFG_CMASK = CFG_EMP_AGE + MAX_TURNS
-CFG_CLEVEL = CFG_CMASK + MAX_CARDS
-CFG_CAGE = CFG_CLEVEL + MAX_CARDS
-CFG_CUNIQUE = CFG_CAGE + MAX_CARDS
-CFG_CKIND = CFG_CUNIQUE + MAX_CARDS
-CFG_SIZE = CFG_CKIND + MAX_CARDS
+# rule choices as the configuration stores them (index = the TOML value's position)
+PASS_MODE = codes("alternate", "left", "right")   # alternate: odd turns left (seat + 1), even right
+EMP_TIE = codes("half_floor", "full", "none")
+FINAL_TIE = codes("share", "none")
+SKIPPED_AGES = codes("left_out", "shuffled_in")
+EMP_TIE_HALF, EMP_TIE_FULL, EMP_TIE_NONE = EMP_TIE["half_floor"], EMP_TIE["full"], EMP_TIE["none"]
+PASS_LEFT, PASS_RIGHT = PASS_MODE["left"], PASS_MODE["right"]   # module-level ints: numba reads no dicts
+FINAL_TIE_SHARE = FINAL_TIE["share"]
+SKIPPED_IN = SKIPPED_AGES["shuffled_in"]
 
-EMP_TIE_HALF, EMP_TIE_FULL, EMP_TIE_NONE = 0, 1, 2
+# --- configuration vector ---
+CONFIG = Layout("mughal config", [
+    ("max_players", 1),   # largest table the configuration must deal (rules.max_players)
+    ("destiny", 1), ("hand", 1), ("maj_vt", 1), ("maj_tie_vt", 1),
+    ("zero_scores", 1),   # 1: a suit total of 0 can win if the player has a card of that suit
+    ("all_vt", 1),
+    ("dis_vt", 1),        # VT per Disaster on the table (negative = penalty)
+    ("emp_tie", 1),       # EMP_TIE
+    ("emp_zero", 1),      # 1: a favoured total of 0 can win (with a card of a favoured suit)
+    ("final_tie", 1),     # FINAL_TIE
+    ("pass_mode", 1),     # PASS_MODE
+    ("reshuffle", 1),     # 1: an empty deck while dealing takes the shuffled discard
+    ("nturns", 1), ("ncards", 1), ("nkinds", 1),
+    ("skipped_ages", 1),  # SKIPPED_AGES: an age the emperor track skips stays out or comes in with the next
+    ("emp_bonus", MAX_TURNS), ("emp_mask", MAX_TURNS), ("emp_age", MAX_TURNS),   # the emperor track, by turn - 1
+    ("card_mask", MAX_CARDS), ("card_level", MAX_CARDS), ("card_age", MAX_CARDS), ("card_unique", MAX_CARDS),
+    ("card_kind", MAX_CARDS),   # the deck row the card comes from
+])
+CFG_MAX_PLAYERS = CONFIG.offset("max_players")
+CFG_DESTINY = CONFIG.offset("destiny")
+CFG_HAND = CONFIG.offset("hand")
+CFG_MAJ_VT = CONFIG.offset("maj_vt")
+CFG_MAJ_TIE_VT = CONFIG.offset("maj_tie_vt")
+CFG_ZERO_SCORES = CONFIG.offset("zero_scores")
+CFG_ALL_VT = CONFIG.offset("all_vt")
+CFG_DIS_VT = CONFIG.offset("dis_vt")
+CFG_EMP_TIE = CONFIG.offset("emp_tie")
+CFG_EMP_ZERO = CONFIG.offset("emp_zero")
+CFG_FINAL_TIE = CONFIG.offset("final_tie")
+CFG_PASS_MODE = CONFIG.offset("pass_mode")
+CFG_RESHUFFLE = CONFIG.offset("reshuffle")
+CFG_NTURNS = CONFIG.offset("nturns")
+CFG_NCARDS = CONFIG.offset("ncards")
+CFG_NKINDS = CONFIG.offset("nkinds")
+CFG_SKIPPED_AGES = CONFIG.offset("skipped_ages")
+CFG_EMP_BONUS = CONFIG.offset("emp_bonus")
+CFG_EMP_MASK = CONFIG.offset("emp_mask")
+CFG_EMP_AGE = CONFIG.offset("emp_age")
+CFG_CMASK = CONFIG.offset("card_mask")
+CFG_CLEVEL = CONFIG.offset("card_level")
+CFG_CAGE = CONFIG.offset("card_age")
+CFG_CUNIQUE = CONFIG.offset("card_unique")
+CFG_CKIND = CONFIG.offset("card_kind")
+CFG_SIZE = CONFIG.size
+
+# --- one turn's scoring detail (score_turn) ---
+SCORE = Layout("mughal turn score", [
+    ("maj", MAX_PLAYERS), ("all", MAX_PLAYERS), ("emp", MAX_PLAYERS), ("dis", MAX_PLAYERS),   # VT by source
+    ("maj_sole", MAX_PLAYERS),   # majorities won alone this turn
+    ("maj_tied", MAX_PLAYERS),   # majorities shared this turn
+    ("margin", NSUITS),          # top total minus the second (-1: nobody scored the suit)
+    ("topn", NSUITS),            # players tied at the top
+    ("emp_winners", 1),          # players who took (a share of) the emperor contest; 0 none
+    ("fav", MAX_PLAYERS),        # working space: each seat's favoured total
+])
+SC_MAJ = SCORE.offset("maj")
+SC_ALL = SCORE.offset("all")
+SC_EMP = SCORE.offset("emp")
+SC_DIS = SCORE.offset("dis")
+SC_MAJ_SOLE = SCORE.offset("maj_sole")
+SC_MAJ_TIED = SCORE.offset("maj_tied")
+SC_MARGIN = SCORE.offset("margin")
+SC_TOPN = SCORE.offset("topn")
+SC_EMP_WINNERS = SCORE.offset("emp_winners")
+SC_FAV = SCORE.offset("fav")
+SC_SIZE = SCORE.size
 
 # --- state vector ---
-S_NP = 0
-S_TURN = 1          # 1-based; 0 before the first turn
-S_STEP = 2          # 0 declarations, 1..hand_size action steps
-S_OPENED = 3        # highest age in play (-1 none yet)
-S_DECKLEN = 4
-S_DISCLEN = 5
-S_REMLEN = 6
-S_RESHUFFLES = 7    # discard reshuffles forced by an empty deck while dealing
-S_VT = 8                          # 8: VT so far
-S_VT_MAJ = S_VT + MAX_PLAYERS     # 8: parts of the VT
-S_VT_ALL = S_VT_MAJ + MAX_PLAYERS
-S_VT_EMP = S_VT_ALL + MAX_PLAYERS
-S_VT_DIS = S_VT_EMP + MAX_PLAYERS
-S_DIS_DESTINY = S_VT_DIS + MAX_PLAYERS   # 8: Disasters dealt face up, whole game
-S_DIS_PICKED = S_DIS_DESTINY + MAX_PLAYERS  # 8: Disasters placed from a hand, whole game
-S_TOT = S_DIS_PICKED + MAX_PLAYERS       # 8 x 4: suit totals on the table now
-S_CNT = S_TOT + MAX_PLAYERS * NSUITS     # 8 x 4: cards per suit on the table now
-S_TDIS = S_CNT + MAX_PLAYERS * NSUITS    # 8: Disasters on the table now
-S_UNDECL = S_TDIS + MAX_PLAYERS          # 8: undeclared destiny cards now
-S_TLEN = S_UNDECL + MAX_PLAYERS          # 8
-S_TABLE = S_TLEN + MAX_PLAYERS           # 8 x MAX_TABLE card ids
-S_TSUIT = S_TABLE + MAX_PLAYERS * MAX_TABLE  # 8 x MAX_TABLE declared suits
-S_HLEN = S_TSUIT + MAX_PLAYERS * MAX_TABLE   # 8
-S_HAND = S_HLEN + MAX_PLAYERS                # 8 x MAX_HAND card ids
-S_HORIG = S_HAND + MAX_PLAYERS * MAX_HAND    # 8: seat that was dealt the hand this seat holds
-S_SEEN = S_HORIG + MAX_PLAYERS               # 8: bit mask of hands (by origin) this seat has held this turn
-S_DECK = S_SEEN + MAX_PLAYERS                # deck, top = last
-S_DISC = S_DECK + MAX_CARDS
-S_REM = S_DISC + MAX_CARDS                   # unique cards removed from the game
-S_SCRATCH = S_REM + MAX_CARDS             # MAX_HAND: working space for passing hands
-S_DECISIONS = S_SCRATCH + MAX_HAND          # choices strategies made this game (more than one option)
-STATE_SIZE = S_DECISIONS + 1
+OVER = codes("live", "game_over", "turn_end")   # S_OVER; turn_end: stopped before scoring (S_STOP_AT_TURN_END)
+STATE = Layout("mughal state", [
+    ("np", 1),
+    ("turn", 1),          # 1-based; 0 before the first turn
+    ("step", 1),          # 0 declarations, 1..hand_size action steps
+    ("opened", 1),        # highest age in play (-1 none yet)
+    ("decklen", 1), ("disclen", 1), ("remlen", 1),
+    ("reshuffles", 1),    # discard reshuffles forced by an empty deck while dealing
+    ("cur", 1),           # the seat choosing now
+    ("nlegal", 1),        # legal actions of the last legal_actions call (a decision when > 1)
+    ("over", 1),          # OVER
+    ("stop_at_turn_end", 1),   # 1: stop before scoring the turn (search players' one-turn look-ahead)
+    ("decisions", 1),     # choices strategies made this game (more than one option)
+    ("pend_slot", MAX_PLAYERS),   # this round's pending pick per seat: hand or table slot (-1 none)
+    ("pend_suit", MAX_PLAYERS),   # and its suit
+    ("vt", MAX_PLAYERS),          # VT so far, and its parts
+    ("vt_maj", MAX_PLAYERS), ("vt_all", MAX_PLAYERS), ("vt_emp", MAX_PLAYERS), ("vt_dis", MAX_PLAYERS),
+    ("dis_destiny", MAX_PLAYERS),  # Disasters dealt face up, whole game
+    ("dis_picked", MAX_PLAYERS),   # Disasters placed from a hand, whole game
+    ("maj_sole", MAX_PLAYERS), ("maj_tied", MAX_PLAYERS),   # majorities won alone / shared, whole game
+    ("all_suits_turns", MAX_PLAYERS), ("emp_wins", MAX_PLAYERS),   # turns with the bonus / an emperor share
+    ("hist_emp_winners", MAX_TURNS),          # per turn: SC emp_winners
+    ("hist_margin", (MAX_TURNS, NSUITS)),     # per turn: SC margin
+    ("hist_emp_vt", (MAX_TURNS, MAX_PLAYERS)),   # per turn: each seat's emperor VT
+    ("score", SC_SIZE),                       # the last scored turn's detail (SCORE)
+    ("tot", (MAX_PLAYERS, NSUITS)),   # suit totals on the table now
+    ("cnt", (MAX_PLAYERS, NSUITS)),   # cards per suit on the table now
+    ("tdis", MAX_PLAYERS),            # Disasters on the table now
+    ("undecl", MAX_PLAYERS),          # undeclared destiny cards now
+    ("tlen", MAX_PLAYERS),
+    ("table", (MAX_PLAYERS, MAX_TABLE)),   # card ids
+    ("tsuit", (MAX_PLAYERS, MAX_TABLE)),   # declared suits
+    ("hlen", MAX_PLAYERS),
+    ("hand", (MAX_PLAYERS, MAX_HAND)),     # card ids
+    ("horig", MAX_PLAYERS),   # seat that was dealt the hand this seat holds
+    ("seen", MAX_PLAYERS),    # bit mask of hands (by origin) this seat has held this turn
+    ("deck", MAX_CARDS),      # top = last
+    ("disc", MAX_CARDS),
+    ("rem", MAX_CARDS),       # unique cards removed from the game
+    ("scratch", MAX_HAND),    # working space for passing hands
+])
+S_NP = STATE.offset("np")
+S_TURN = STATE.offset("turn")
+S_STEP = STATE.offset("step")
+S_OPENED = STATE.offset("opened")
+S_DECKLEN = STATE.offset("decklen")
+S_DISCLEN = STATE.offset("disclen")
+S_REMLEN = STATE.offset("remlen")
+S_RESHUFFLES = STATE.offset("reshuffles")
+S_CUR = STATE.offset("cur")
+S_NLEGAL = STATE.offset("nlegal")
+S_OVER = STATE.offset("over")
+S_STOP_AT_TURN_END = STATE.offset("stop_at_turn_end")
+S_DECISIONS = STATE.offset("decisions")
+S_PEND_SLOT = STATE.offset("pend_slot")
+S_PEND_SUIT = STATE.offset("pend_suit")
+S_VT = STATE.offset("vt")
+S_VT_MAJ = STATE.offset("vt_maj")
+S_VT_ALL = STATE.offset("vt_all")
+S_VT_EMP = STATE.offset("vt_emp")
+S_VT_DIS = STATE.offset("vt_dis")
+S_DIS_DESTINY = STATE.offset("dis_destiny")
+S_DIS_PICKED = STATE.offset("dis_picked")
+S_MAJ_SOLE = STATE.offset("maj_sole")
+S_MAJ_TIED = STATE.offset("maj_tied")
+S_ALL_SUITS_TURNS = STATE.offset("all_suits_turns")
+S_EMP_WINS = STATE.offset("emp_wins")
+S_HIST_EMP_WINNERS = STATE.offset("hist_emp_winners")
+S_HIST_MARGIN = STATE.offset("hist_margin")
+S_HIST_EMP_VT = STATE.offset("hist_emp_vt")
+S_SCORE = STATE.offset("score")
+S_TOT = STATE.offset("tot")
+S_CNT = STATE.offset("cnt")
+S_TDIS = STATE.offset("tdis")
+S_UNDECL = STATE.offset("undecl")
+S_TLEN = STATE.offset("tlen")
+S_TABLE = STATE.offset("table")
+S_TSUIT = STATE.offset("tsuit")
+S_HLEN = STATE.offset("hlen")
+S_HAND = STATE.offset("hand")
+S_HORIG = STATE.offset("horig")
+S_SEEN = STATE.offset("seen")
+S_DECK = STATE.offset("deck")
+S_DISC = STATE.offset("disc")
+S_REM = STATE.offset("rem")
+S_SCRATCH = STATE.offset("scratch")
+STATE_SIZE = STATE.size
+OVER_LIVE, OVER_GAME, OVER_TURN_END = OVER["live"], OVER["game_over"], OVER["turn_end"]
 
 # --- actions: one row each ---
-A_TYPE, A_SLOT, A_CARD, A_SUIT, A_LEVEL, A_MASK = 0, 1, 2, 3, 4, 5
-ACOLS = 6
-T_PLACE, T_DECLARE = 0, 1
+ACTION = Layout("mughal action", [("type", 1), ("slot", 1), ("card", 1), ("suit", 1), ("level", 1), ("mask", 1)])
+A_TYPE = ACTION.offset("type")
+A_SLOT = ACTION.offset("slot")    # hand slot (place) or table slot (declare)
+A_CARD = ACTION.offset("card")
+A_SUIT = ACTION.offset("suit")    # -1: a Disaster
+A_LEVEL = ACTION.offset("level")
+A_MASK = ACTION.offset("mask")
+ACOLS = ACTION.size
+ACTION_TYPE = codes("place", "declare")
+T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
 
 # --- observation (what one seat may know) ---
-O_SEAT = 0
-O_NP = 1
-O_TURN = 2
-O_NTURNS = 3
-O_STEP = 4
-O_HAND_SIZE = 5
-O_DIR = 6           # +1 hands go to seat+1 this turn, -1 to seat-1
-O_NEXT = 7          # seat that receives this seat's hand
-O_DECK = 8
-O_DISC = 9
-O_MAJ_VT = 10
-O_MAJ_TIE_VT = 11
-O_ZERO_SCORES = 12
-O_ALL_VT = 13
-O_DIS_VT = 14
-O_EMP_TIE = 15
-O_EMP_ZERO = 16
-O_EMP_BONUS = 17                 # MAX_TURNS: the emperor track (public), by turn - 1
-O_EMP_MASK = O_EMP_BONUS + MAX_TURNS
-O_SEATS = O_EMP_MASK + MAX_TURNS  # per seat block, absolute seat order
-B_TOT = 0           # 4 suit totals on the table
-B_CNT = 4           # 4 cards per suit on the table
-B_DIS = 8           # Disasters on the table
-B_UNDECL = 9        # undeclared destiny cards (not in the totals yet)
-B_VT = 10
-B_HLEN = 11         # cards in the hand this seat holds
-B_KNOWN = 12        # 1: the observer knows that hand (its own, or one it held earlier this turn)
-B_HMASK = 13        # MAX_HAND suit masks of that hand (when known)
-B_HLEVEL = B_HMASK + MAX_HAND
-SB = B_HLEVEL + MAX_HAND
-# appended for search players (public history a seat can rebuild a consistent world from; offsets above unchanged)
-O_TABLES = O_SEATS + MAX_PLAYERS * SB   # MAX_PLAYERS x MAX_TABLE: table card of seat q, slot i, as
-                                        # card id * 8 + (declared suit + 2); -1 for an empty slot
+SEAT = Layout("mughal observed seat", [
+    ("tot", NSUITS),      # suit totals on the table
+    ("cnt", NSUITS),      # cards per suit on the table
+    ("dis", 1),           # Disasters on the table
+    ("undecl", 1),        # undeclared destiny cards (not in the totals yet)
+    ("vt", 1),
+    ("hlen", 1),          # cards in the hand this seat holds
+    ("known", 1),         # 1: the observer knows that hand (its own, or one it held earlier this turn)
+    ("hmask", MAX_HAND),  # suit masks of that hand (when known)
+    ("hlevel", MAX_HAND),
+])
+B_TOT = SEAT.offset("tot")
+B_CNT = SEAT.offset("cnt")
+B_DIS = SEAT.offset("dis")
+B_UNDECL = SEAT.offset("undecl")
+B_VT = SEAT.offset("vt")
+B_HLEN = SEAT.offset("hlen")
+B_KNOWN = SEAT.offset("known")
+B_HMASK = SEAT.offset("hmask")
+B_HLEVEL = SEAT.offset("hlevel")
+SB = SEAT.size
 GONE_BITS = 30                          # card ids per word of O_GONE
-O_GONE = O_TABLES + MAX_PLAYERS * MAX_TABLE  # bit set of card ids in the discard or removed from the game
-OBS_SIZE = O_GONE + (MAX_CARDS + GONE_BITS - 1) // GONE_BITS
+OBS = Layout("mughal observation", [
+    ("seat", 1), ("np", 1), ("turn", 1), ("nturns", 1), ("step", 1), ("hand_size", 1),
+    ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
+    ("next", 1),          # seat that receives this seat's hand
+    ("deck", 1), ("disc", 1), ("maj_vt", 1), ("maj_tie_vt", 1), ("zero_scores", 1), ("all_vt", 1),
+    ("dis_vt", 1), ("emp_tie", 1), ("emp_zero", 1),
+    ("emp_bonus", MAX_TURNS), ("emp_mask", MAX_TURNS),   # the emperor track (public), by turn - 1
+    ("seats", (MAX_PLAYERS, SB)),   # SEAT blocks, absolute seat order
+    # public history a search player rebuilds a consistent world from
+    ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
+    ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
+    ("gone", (MAX_CARDS + GONE_BITS - 1) // GONE_BITS),   # bit set of card ids in the discard or removed
+])
+O_SEAT = OBS.offset("seat")
+O_NP = OBS.offset("np")
+O_TURN = OBS.offset("turn")
+O_NTURNS = OBS.offset("nturns")
+O_STEP = OBS.offset("step")
+O_HAND_SIZE = OBS.offset("hand_size")
+O_DIR = OBS.offset("dir")
+O_NEXT = OBS.offset("next")
+O_DECK = OBS.offset("deck")
+O_DISC = OBS.offset("disc")
+O_MAJ_VT = OBS.offset("maj_vt")
+O_MAJ_TIE_VT = OBS.offset("maj_tie_vt")
+O_ZERO_SCORES = OBS.offset("zero_scores")
+O_ALL_VT = OBS.offset("all_vt")
+O_DIS_VT = OBS.offset("dis_vt")
+O_EMP_TIE = OBS.offset("emp_tie")
+O_EMP_ZERO = OBS.offset("emp_zero")
+O_EMP_BONUS = OBS.offset("emp_bonus")
+O_EMP_MASK = OBS.offset("emp_mask")
+O_SEATS = OBS.offset("seats")
+O_TABLE_CARD = OBS.offset("table_card")
+O_TABLE_SUIT = OBS.offset("table_suit")
+O_GONE = OBS.offset("gone")
+OBS_SIZE = OBS.size
 
 
 @njit(cache=True)
@@ -165,7 +308,7 @@ def age_in_play(s, cfg, a):
     so far ("that age's cards"); an age the track skips stays out unless rules.skipped_ages = "shuffled_in"."""
     if a > s[S_OPENED]:
         return False
-    if a == 0 or cfg[CFG_SKIPPED_AGES] == 1:
+    if a == 0 or cfg[CFG_SKIPPED_AGES] == SKIPPED_IN:
         return True
     for i in range(s[S_TURN]):
         if cfg[CFG_EMP_AGE + i] == a:
@@ -179,7 +322,7 @@ def open_ages(s, cfg, upto):
     n = s[S_DECKLEN]
     for c in range(cfg[CFG_NCARDS]):
         a = cfg[CFG_CAGE + c]
-        if s[S_OPENED] < a <= upto and (a == 0 or a == upto or cfg[CFG_SKIPPED_AGES] == 1):
+        if s[S_OPENED] < a <= upto and (a == 0 or a == upto or cfg[CFG_SKIPPED_AGES] == SKIPPED_IN):
             s[S_DECK + n] = c
             n += 1
     s[S_DECKLEN] = n
@@ -202,10 +345,32 @@ def draw(s, cfg):
 
 
 @njit(cache=True)
-def new_game(s, players):
+def reset(s, players):
+    """An empty table of `players` seats before the first turn (no cards anywhere)."""
     s[:] = 0
     s[S_NP] = players
     s[S_OPENED] = -1
+    for p in range(MAX_PLAYERS):
+        s[S_PEND_SLOT + p] = -1
+
+
+@njit(cache=True)
+def new_game(s, cfg, players, seed, game):
+    """Game `game` of a batch seeded `seed`: numba's generator re-seeded from (seed, game) (sim.rng), so sweep
+    variants share their random numbers game by game; then the first turn's deal."""
+    reset(s, players)
+    reseed(seed, game, 0)
+    start_turn(s, cfg)
+
+
+@njit(cache=True)
+def current_player(s):
+    return s[S_CUR]
+
+
+@njit(cache=True)
+def is_over(s):
+    return s[S_OVER] != OVER_LIVE
 
 
 @njit(cache=True)
@@ -237,7 +402,7 @@ def _count_card(s, cfg, p, c, suit, sign):
 
 
 @njit(cache=True)
-def _to_table(s, cfg, p, c, suit):
+def to_table(s, cfg, p, c, suit):
     i = s[S_TLEN + p]
     s[S_TABLE + MAX_TABLE * p + i] = c
     s[S_TSUIT + MAX_TABLE * p + i] = suit
@@ -248,9 +413,9 @@ def _to_table(s, cfg, p, c, suit):
 @njit(cache=True)
 def direction(s, cfg):
     mode = cfg[CFG_PASS_MODE]
-    if mode == 1:
+    if mode == PASS_LEFT:
         return 1
-    if mode == 2:
+    if mode == PASS_RIGHT:
         return -1
     return 1 if s[S_TURN] % 2 == 1 else -1  # rulebook: odd turns to the left (seat + 1), even to the right
 
@@ -278,7 +443,7 @@ def begin_turn(s, cfg):
             mask = cfg[CFG_CMASK + c]
             if mask == 0:
                 s[S_DIS_DESTINY + p] += 1
-            _to_table(s, cfg, p, c, UNDECLARED if n_suits(mask) > 1 else only_suit(mask))
+            to_table(s, cfg, p, c, UNDECLARED if n_suits(mask) > 1 else only_suit(mask))
     for p in range(P):  # Fate: a hidden hand
         for i in range(cfg[CFG_HAND]):
             s[S_HAND + MAX_HAND * p + i] = draw(s, cfg)
@@ -287,12 +452,48 @@ def begin_turn(s, cfg):
         s[S_SEEN + p] = 1 << p
 
 
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
-def legal_actions(s, cfg, p, actions, declare):
-    """Seat p's choices. declare=True: the suits for its first undeclared destiny card (none if it has none).
-    Otherwise: every (hand card, suit) pair; a Disaster is one choice with suit -1."""
+@njit(cache=True)
+def undeclared_total(s):
     n = 0
-    if declare:
+    for p in range(s[S_NP]):
+        n += s[S_UNDECL + p]
+    return n
+
+
+@njit(cache=True)
+def next_chooser(s, q):
+    """The first seat from q on that chooses in this round (declarations: seats with an undeclared card; an
+    action step: every seat); the number of players when none is left."""
+    P = s[S_NP]
+    if s[S_STEP] == 0:
+        while q < P and s[S_UNDECL + q] == 0:
+            q += 1
+        return q
+    return q if q < P else P
+
+
+@njit(cache=True)
+def start_round(s):
+    """Ask the round's first chooser (its picks are pending until the last one)."""
+    s[S_CUR] = next_chooser(s, 0)
+
+
+@njit(cache=True)
+def start_turn(s, cfg):
+    """begin_turn, then the declaration rounds, or the first action step when nothing is to declare."""
+    begin_turn(s, cfg)
+    if undeclared_total(s) == 0:
+        s[S_STEP] = 1
+    start_round(s)
+
+
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+def legal_actions(s, cfg, actions):
+    """The current seat's choices. Declarations: the suits for its first undeclared destiny card. An action
+    step: every (hand card, suit) pair; a Disaster is one choice with suit -1."""
+    p = s[S_CUR]
+    n = 0
+    if s[S_STEP] == 0:
         for i in range(s[S_TLEN + p]):
             if s[S_TSUIT + MAX_TABLE * p + i] == UNDECLARED:
                 c = s[S_TABLE + MAX_TABLE * p + i]
@@ -306,8 +507,9 @@ def legal_actions(s, cfg, p, actions, declare):
                         actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
                         actions[n, A_MASK] = mask
                         n += 1
-                return n
-        return 0
+                break
+        s[S_NLEGAL] = n
+        return n
     for i in range(s[S_HLEN + p]):
         c = s[S_HAND + MAX_HAND * p + i]
         mask = cfg[CFG_CMASK + c]
@@ -320,29 +522,82 @@ def legal_actions(s, cfg, p, actions, declare):
                 actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
                 actions[n, A_MASK] = mask
                 n += 1
+    s[S_NLEGAL] = n
     return n
 
 
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
-def apply_action(s, cfg, p, row):
-    """Apply one chosen action row for seat p: declare a destiny card's suit, or place a hand card."""
-    if row[A_TYPE] == T_DECLARE:
-        i = row[A_SLOT]
-        c = s[S_TABLE + MAX_TABLE * p + i]
-        _count_card(s, cfg, p, c, UNDECLARED, -1)
-        s[S_TSUIT + MAX_TABLE * p + i] = row[A_SUIT]
-        _count_card(s, cfg, p, c, row[A_SUIT], 1)
-        return
+@njit(cache=True, _nrt=False)
+def declare(s, cfg, p, i, suit):
+    """Seat p declares the destiny card in its table slot i as `suit`."""
+    c = s[S_TABLE + MAX_TABLE * p + i]
+    _count_card(s, cfg, p, c, UNDECLARED, -1)
+    s[S_TSUIT + MAX_TABLE * p + i] = suit
+    _count_card(s, cfg, p, c, suit, 1)
+
+
+@njit(cache=True, _nrt=False)
+def place(s, cfg, p, i, suit):
+    """Seat p places the card in its hand slot i on its table in `suit` (DISASTER for a Disaster)."""
     h = S_HAND + MAX_HAND * p
-    i = row[A_SLOT]
     c = s[h + i]
     n = s[S_HLEN + p]
     for j in range(i, n - 1):  # keep the hand's order
         s[h + j] = s[h + j + 1]
     s[S_HLEN + p] = n - 1
-    if row[A_SUIT] == DISASTER:
+    if suit == DISASTER:
         s[S_DIS_PICKED + p] += 1
-    _to_table(s, cfg, p, c, row[A_SUIT])
+    to_table(s, cfg, p, c, suit)
+
+
+@njit(cache=True, _nrt=False)
+def resolve_round(s, cfg):
+    """Every pending pick of the round applied in seat order; after an action step but the last, hands pass."""
+    P = s[S_NP]
+    step = s[S_STEP]
+    for p in range(P):
+        i = s[S_PEND_SLOT + p]
+        if i >= 0:
+            if step == 0:
+                declare(s, cfg, p, i, s[S_PEND_SUIT + p])
+            else:
+                place(s, cfg, p, i, s[S_PEND_SUIT + p])
+            s[S_PEND_SLOT + p] = -1
+    if step > 0 and step < cfg[CFG_HAND]:
+        pass_hands(s, cfg)
+
+
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+def apply_action(s, cfg, actions, a):
+    """The current seat's pick (row `a`) waits until the round's last seat has chosen; then the round is
+    resolved and the game runs on to the next choice: the next declaration round or action step, or the end
+    of the turn (scoring, the end phase, the next turn's deal) and the end of the game."""
+    p = s[S_CUR]
+    if s[S_NLEGAL] > 1:
+        s[S_DECISIONS] += 1
+    s[S_NLEGAL] = 0
+    s[S_PEND_SLOT + p] = actions[a, A_SLOT]
+    s[S_PEND_SUIT + p] = actions[a, A_SUIT]
+    q = next_chooser(s, p + 1)
+    if q < s[S_NP]:
+        s[S_CUR] = q
+        return
+    resolve_round(s, cfg)
+    step = s[S_STEP]
+    if step == 0 and undeclared_total(s) > 0:
+        start_round(s)
+        return
+    if step < cfg[CFG_HAND]:
+        s[S_STEP] = step + 1
+        start_round(s)
+        return
+    if s[S_STOP_AT_TURN_END] == 1:
+        s[S_OVER] = OVER_TURN_END
+        return
+    close_turn(s, cfg)
+    if s[S_TURN] < cfg[CFG_NTURNS]:
+        start_turn(s, cfg)
+    else:
+        s[S_OVER] = OVER_GAME
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
@@ -371,39 +626,25 @@ def pass_hands(s, cfg):
 
 
 @njit(cache=True)
-def undeclared_total(s):
-    n = 0
-    for p in range(s[S_NP]):
-        n += s[S_UNDECL + p]
-    return n
-
-
-# scoring detail written by score_turn (per turn, for the results tables)
-SC_MAJ = 0                          # 8: majority VT this turn
-SC_ALL = SC_MAJ + MAX_PLAYERS       # 8
-SC_EMP = SC_ALL + MAX_PLAYERS       # 8
-SC_DIS = SC_EMP + MAX_PLAYERS       # 8
-SC_MAJ_SOLE = SC_DIS + MAX_PLAYERS  # 8: majorities won alone this turn
-SC_MAJ_TIED = SC_MAJ_SOLE + MAX_PLAYERS  # 8: majorities shared this turn
-SC_MARGIN = SC_MAJ_TIED + MAX_PLAYERS    # 4: top total minus the second (-1: nobody scored the suit)
-SC_TOPN = SC_MARGIN + NSUITS             # 4: players tied at the top
-SC_EMP_WINNERS = SC_TOPN + NSUITS        # players who took (a share of) the emperor contest; 0 none
-SC_SIZE = SC_EMP_WINNERS + 1
-
-
-@njit(cache=True)
 def _eligible(total, count, zero_scores):
     return total > 0 or (zero_scores == 1 and count > 0)
 
 
 @njit(cache=True)
 def score_turn(s, cfg, sc):
-    """Scoring phase: suit majorities, all-suits bonus, emperor bonus, Disaster penalty. Adds to the VT."""
+    """Scoring phase: suit majorities, all-suits bonus, emperor bonus, Disaster penalty. Adds to the VT and
+    writes the detail into sc (SCORE)."""
+    _score(s, cfg, sc, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _score(s, cfg, sc, o):
+    """score_turn with the detail at sc[o:] (o = S_SCORE when sc is the state itself)."""
     P = s[S_NP]
     t = s[S_TURN]
     zero = cfg[CFG_ZERO_SCORES]
     for i in range(SC_SIZE):
-        sc[i] = 0
+        sc[o + i] = 0
     for k in range(NSUITS):
         top = -1
         second = -1
@@ -421,38 +662,39 @@ def score_turn(s, cfg, sc):
                 n_top += 1
             elif tot > second:
                 second = tot
-        sc[SC_TOPN + k] = n_top
-        sc[SC_MARGIN + k] = -1 if n_top == 0 else top - max(second, 0)
+        sc[o + SC_TOPN + k] = n_top
+        sc[o + SC_MARGIN + k] = -1 if n_top == 0 else top - max(second, 0)
         if n_top == 0:
             continue
         for p in range(P):
             tot = s[S_TOT + NSUITS * p + k]
             if tot == top and _eligible(tot, s[S_CNT + NSUITS * p + k], zero):
                 if n_top == 1:
-                    sc[SC_MAJ + p] += cfg[CFG_MAJ_VT]
-                    sc[SC_MAJ_SOLE + p] += 1
+                    sc[o + SC_MAJ + p] += cfg[CFG_MAJ_VT]
+                    sc[o + SC_MAJ_SOLE + p] += 1
                 else:
-                    sc[SC_MAJ + p] += cfg[CFG_MAJ_TIE_VT]
-                    sc[SC_MAJ_TIED + p] += 1
+                    sc[o + SC_MAJ + p] += cfg[CFG_MAJ_TIE_VT]
+                    sc[o + SC_MAJ_TIED + p] += 1
     # emperor: favoured total = the highest total among the favoured suits
     mask = cfg[CFG_EMP_MASK + t - 1]
     bonus = cfg[CFG_EMP_BONUS + t - 1]
-    fav = np.full(P, -1, dtype=np.int64)
+    fav = o + SC_FAV
     top = -1
     for p in range(P):
+        sc[fav + p] = -1
         for k in range(NSUITS):
             if mask & (1 << k):
                 tot = s[S_TOT + NSUITS * p + k]
-                if _eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > fav[p]:
-                    fav[p] = tot
-        if fav[p] > top:
-            top = fav[p]
+                if _eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > sc[fav + p]:
+                    sc[fav + p] = tot
+        if sc[fav + p] > top:
+            top = sc[fav + p]
     n_top = 0
     if top >= 0:
         for p in range(P):
-            if fav[p] == top:
+            if sc[fav + p] == top:
                 n_top += 1
-    sc[SC_EMP_WINNERS] = n_top
+    sc[o + SC_EMP_WINNERS] = n_top
     if n_top > 0:
         if n_top == 1:
             share = bonus
@@ -463,24 +705,46 @@ def score_turn(s, cfg, sc):
         else:
             share = 0
         for p in range(P):
-            if fav[p] == top:
-                sc[SC_EMP + p] = share
+            if sc[fav + p] == top:
+                sc[o + SC_EMP + p] = share
     for p in range(P):
         allsuits = True
         for k in range(NSUITS):
             if s[S_CNT + NSUITS * p + k] == 0:
                 allsuits = False
         if allsuits:
-            sc[SC_ALL + p] = cfg[CFG_ALL_VT]
-        sc[SC_DIS + p] = cfg[CFG_DIS_VT] * s[S_TDIS + p]
-        s[S_VT_MAJ + p] += sc[SC_MAJ + p]
-        s[S_VT_ALL + p] += sc[SC_ALL + p]
-        s[S_VT_EMP + p] += sc[SC_EMP + p]
-        s[S_VT_DIS + p] += sc[SC_DIS + p]
-        s[S_VT + p] += sc[SC_MAJ + p] + sc[SC_ALL + p] + sc[SC_EMP + p] + sc[SC_DIS + p]
+            sc[o + SC_ALL + p] = cfg[CFG_ALL_VT]
+        sc[o + SC_DIS + p] = cfg[CFG_DIS_VT] * s[S_TDIS + p]
+        s[S_VT_MAJ + p] += sc[o + SC_MAJ + p]
+        s[S_VT_ALL + p] += sc[o + SC_ALL + p]
+        s[S_VT_EMP + p] += sc[o + SC_EMP + p]
+        s[S_VT_DIS + p] += sc[o + SC_DIS + p]
+        s[S_VT + p] += sc[o + SC_MAJ + p] + sc[o + SC_ALL + p] + sc[o + SC_EMP + p] + sc[o + SC_DIS + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def close_turn(s, cfg):
+    """Score the turn into the state (S_SCORE, the whole-game tallies and the turn's history), then the end
+    phase."""
+    _score(s, cfg, s, S_SCORE)
+    t = s[S_TURN] - 1
+    ew = s[S_SCORE + SC_EMP_WINNERS]
+    s[S_HIST_EMP_WINNERS + t] = ew
+    for k in range(NSUITS):
+        s[S_HIST_MARGIN + NSUITS * t + k] = s[S_SCORE + SC_MARGIN + k]
+    for p in range(s[S_NP]):
+        s[S_MAJ_SOLE + p] += s[S_SCORE + SC_MAJ_SOLE + p]
+        s[S_MAJ_TIED + p] += s[S_SCORE + SC_MAJ_TIED + p]
+        if s[S_SCORE + SC_ALL + p] != 0:
+            s[S_ALL_SUITS_TURNS + p] += 1
+        emp = s[S_SCORE + SC_EMP + p]
+        if ew > 0 and emp > 0:
+            s[S_EMP_WINS + p] += 1
+        s[S_HIST_EMP_VT + MAX_PLAYERS * t + p] = emp
+    end_turn(s, cfg)
+
+
+@njit(cache=True, _nrt=False)
 def end_turn(s, cfg):
     """End phase: table cards go to the discard; unique cards leave the game instead."""
     for p in range(s[S_NP]):
@@ -501,9 +765,8 @@ def end_turn(s, cfg):
 
 
 @njit(cache=True)
-def final_result(s, cfg, share):
-    """Most VT wins; ties share the win (1/k each) or, by configuration, nobody wins. Returns the winner seat,
-    -1 for a shared (or void) win, and writes each seat's win share."""
+def winners(s):
+    """(the winner seat, or -1 when several seats share the most VT; how many seats have the most VT)."""
     P = s[S_NP]
     top = s[S_VT]
     for p in range(1, P):
@@ -514,18 +777,28 @@ def final_result(s, cfg, share):
         if s[S_VT + p] == top:
             k += 1
             winner = p
-    for p in range(P):
-        share[p] = 0.0
-        if s[S_VT + p] == top and (k == 1 or cfg[CFG_FINAL_TIE] == 0):
-            share[p] = 1.0 / k
     return (winner if k == 1 else -1), k
+
+
+@njit(cache=True)
+def returns(s, cfg, out):
+    """Most VT wins; ties share the win (1/k each) or, by configuration, nobody wins."""
+    P = s[S_NP]
+    _, k = winners(s)
+    top = s[S_VT]
+    for p in range(1, P):
+        top = max(top, s[S_VT + p])
+    for p in range(P):
+        out[p] = 0.0
+        if s[S_VT + p] == top and (k == 1 or cfg[CFG_FINAL_TIE] == FINAL_TIE_SHARE):
+            out[p] = 1.0 / k
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, p, obs):
     """What seat p may know: every table, VT, the emperor track, deck and discard sizes, its own hand, and
     the hands it held earlier this turn (their later picks are public, so it knows them exactly). Appended
-    public history: every table card by id and declared suit (O_TABLES) and which cards are in the discard or
+    public history: every table card by id and declared suit (O_TABLE_CARD, O_TABLE_SUIT) and which cards are in the discard or
     removed from the game (O_GONE: every card played in an earlier turn was face up on a table)."""
     P = s[S_NP]
     obs[O_SEAT] = p
@@ -573,10 +846,11 @@ def observe(s, cfg, p, obs):
         tl = s[S_TLEN + q]
         for i in range(cfg[CFG_DESTINY] + cfg[CFG_HAND]):  # a table never holds more
             if i < tl:
-                obs[O_TABLES + MAX_TABLE * q + i] = s[S_TABLE + MAX_TABLE * q + i] * 8 \
-                    + s[S_TSUIT + MAX_TABLE * q + i] + 2
+                obs[O_TABLE_CARD + MAX_TABLE * q + i] = s[S_TABLE + MAX_TABLE * q + i]
+                obs[O_TABLE_SUIT + MAX_TABLE * q + i] = s[S_TSUIT + MAX_TABLE * q + i]
             else:
-                obs[O_TABLES + MAX_TABLE * q + i] = -1
+                obs[O_TABLE_CARD + MAX_TABLE * q + i] = -1
+                obs[O_TABLE_SUIT + MAX_TABLE * q + i] = 0
     for w in range((cfg[CFG_NCARDS] + GONE_BITS - 1) // GONE_BITS):
         obs[O_GONE + w] = 0
     for i in range(s[S_DISCLEN]):

@@ -1,36 +1,60 @@
 """Mughal batch kernel: many games in one compiled loop, filling result arrays.
 
-Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every lineup.
-Simultaneous choice: in each step every seat's choice is computed from the state before any card of that
-step is placed, then all choices are applied. numba's generator is re-seeded for every game from
-(batch seed, game) (sim.rng), so sweep variants share their random numbers game by game.
+Each game is played by the one play loop (sim.playout) bound to the engine and the registry's dispatcher, so
+one compiled kernel serves every lineup; the result rows are filled from the final state (its whole-game tallies
+and per-turn history) and the pick tally from the play loop's log of applied actions.
 """
 import numpy as np
 from numba import njit
 
+from sim import playout
+from sim.interface import bind
 from sim.mughal import engine as E
 from sim.registry import dispatcher, kernel_mode, mode_dispatcher
-from sim.rng import reseed
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose = mode_dispatcher("mughal", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mughal", STRATEGY_ARGS)
+play = bind(playout.play, "mughal", G=E, CHOOSE=choose)
 
-SUITS = ("military", "building", "culture", "wealth")
 GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]
 PLAYER_FIXED = ["game", "seat", "vt_total", "vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster",
                 "disasters", "disasters_destiny", "disasters_picked", "majorities_won", "majorities_tied",
                 "all_suits_turns", "emperor_wins"]
 NGF = len(GAME_FIXED)
 NPF = len(PLAYER_FIXED)
+# result columns by name (module-level ints: numba compiles them as constants)
+G_GAME = GAME_FIXED.index("game")
+G_WINNER = GAME_FIXED.index("winner")
+G_N_WINNERS = GAME_FIXED.index("n_winners")
+G_TURNS = GAME_FIXED.index("turns")
+G_RESHUFFLES = GAME_FIXED.index("reshuffles")
+G_VT_TOP = GAME_FIXED.index("vt_top")
+G_VT_MARGIN = GAME_FIXED.index("vt_margin")
+G_DECISIONS = GAME_FIXED.index("decisions")
+P_GAME = PLAYER_FIXED.index("game")
+P_SEAT = PLAYER_FIXED.index("seat")
+P_VT_TOTAL = PLAYER_FIXED.index("vt_total")
+P_VT_MAJORITY = PLAYER_FIXED.index("vt_majority")
+P_VT_ALL_SUITS = PLAYER_FIXED.index("vt_all_suits")
+P_VT_EMPEROR = PLAYER_FIXED.index("vt_emperor")
+P_VT_DISASTER = PLAYER_FIXED.index("vt_disaster")
+P_DISASTERS = PLAYER_FIXED.index("disasters")
+P_DISASTERS_DESTINY = PLAYER_FIXED.index("disasters_destiny")
+P_DISASTERS_PICKED = PLAYER_FIXED.index("disasters_picked")
+P_MAJORITIES_WON = PLAYER_FIXED.index("majorities_won")
+P_MAJORITIES_TIED = PLAYER_FIXED.index("majorities_tied")
+P_ALL_SUITS_TURNS = PLAYER_FIXED.index("all_suits_turns")
+P_EMPEROR_WINS = PLAYER_FIXED.index("emperor_wins")
 PICK_OFFERED, PICK_PICKED = 0, 1
+LOG_PLAYER, LOG_ACTION = 0, 3   # play loop log row: player, legal actions, row chosen, then the action's columns
 
 
 def game_columns(n_turns):
     """Fixed columns, then per turn t (1-based): emp_winners_t (players sharing the emperor bonus, 0 none),
     then margin_<suit>_t (top suit total minus the second; -1 nobody scored the suit)."""
     return (GAME_FIXED + [f"emp_winners_{t}" for t in range(1, n_turns + 1)]
-            + [f"margin_{s}_{t}" for t in range(1, n_turns + 1) for s in SUITS])
+            + [f"margin_{s}_{t}" for t in range(1, n_turns + 1) for s in E.SUITS])
 
 
 def player_columns(n_turns):
@@ -38,99 +62,35 @@ def player_columns(n_turns):
 
 
 @njit(cache=True)
-def play_step(s, cfg, sids, params, obs, actions, chosen, declare, picks, mode):
-    """One simultaneous step: every seat chooses from the same state, then all choices apply.
-    Returns how many seats acted. `picks` [kind, step, offered/picked] counts hand choices."""
-    P = s[E.S_NP]
-    step = s[E.S_STEP]
-    acted = 0
-    # copies instead of row views (params[p], chosen[p]): a view costs two atomic reference counts
-    mover = np.empty(params.shape[1], dtype=params.dtype)
-    row = np.empty(E.ACOLS, dtype=chosen.dtype)
-    for p in range(P):
-        n = E.legal_actions(s, cfg, p, actions, declare)
-        chosen[p, E.A_TYPE] = -1
-        if n == 0:
+def max_actions_per_game(cfg, players):
+    """Every action of a game: per turn, each seat declares at most its destiny cards and places its hand."""
+    return cfg[E.CFG_NTURNS] * players * (cfg[E.CFG_DESTINY] + cfg[E.CFG_HAND])
+
+
+@njit(cache=True)
+def tally_picks(cfg, players, log, steps, picks):
+    """picks[kind, step - 1, offered/picked] from a game's applied actions. Places come step by step, every
+    seat once a step; a hand holds at step k exactly the cards picked from it at steps k.. (each step takes
+    one card from every hand), so a card picked at step k was offered at steps 1..k."""
+    hand = cfg[E.CFG_HAND]
+    m = 0
+    for i in range(steps):
+        if log[i, LOG_ACTION + E.A_TYPE] != E.T_PLACE:
             continue
-        a = 0
-        if n > 1:
-            s[E.S_DECISIONS] += 1
-            E.observe(s, cfg, p, obs)
-            for j in range(params.shape[1]):
-                mover[j] = params[p, j]
-            a = choose(mode, sids[p], obs, actions, n, mover, cfg)
-            if a < 0 or a >= n:
-                raise ValueError("strategy returned an action index outside the legal actions")
-        for c in range(E.ACOLS):
-            chosen[p, c] = actions[a, c]
-        if not declare and picks.shape[0] > 0:
-            for i in range(s[E.S_HLEN + p]):
-                kind = cfg[E.CFG_CKIND + s[E.S_HAND + E.MAX_HAND * p + i]]
-                picks[kind, step - 1, PICK_OFFERED] += 1
-            picks[cfg[E.CFG_CKIND + actions[a, E.A_CARD]], step - 1, PICK_PICKED] += 1
-    for p in range(P):
-        if chosen[p, E.A_TYPE] >= 0:
-            for c in range(E.ACOLS):
-                row[c] = chosen[p, c]
-            E.apply_action(s, cfg, p, row)
-            acted += 1
-    return acted
+        kind = cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]]
+        step = (m // players) % hand
+        picks[kind, step, PICK_PICKED] += 1
+        for k in range(step + 1):
+            picks[kind, k, PICK_OFFERED] += 1
+        m += 1
 
 
 @njit(cache=True)
-def declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug, mode):
-    """Start of the action phase: owners declare their multi-suit destiny cards, one card per seat per step."""
-    s[E.S_STEP] = 0
-    while E.undeclared_total(s) > 0:
-        play_step(s, cfg, sids, params, obs, actions, chosen, True, picks, mode)
-        if debug:
-            E.check_invariants(s, cfg)
-
-
-@njit(cache=True)
-def action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step, mode):
-    """Action step `step` (1-based): all seats place a card, then hands pass (not after the last step)."""
-    s[E.S_STEP] = step
-    play_step(s, cfg, sids, params, obs, actions, chosen, False, picks, mode)
-    if step < cfg[E.CFG_HAND]:
-        E.pass_hands(s, cfg)
-    if debug:
-        E.check_invariants(s, cfg)
-
-
-@njit(cache=True)
-def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug, mode,
-              g, games, prows, shares):
+def fill_rows(s, cfg, players, g, games, prows, shares, share):
+    """Game g's result rows from its final state."""
     nt = cfg[E.CFG_NTURNS]
-    E.new_game(s, players)
-    r0 = g * players
-    for p in range(players):
-        prows[r0 + p, 0] = g
-        prows[r0 + p, 1] = p
-    for t in range(1, nt + 1):
-        E.begin_turn(s, cfg)
-        if debug:
-            E.check_invariants(s, cfg)
-        declare_all(s, cfg, sids, params, obs, actions, chosen, picks, debug, mode)
-        for step in range(1, cfg[E.CFG_HAND] + 1):
-            action_step(s, cfg, sids, params, obs, actions, chosen, picks, debug, step, mode)
-        E.score_turn(s, cfg, sc)
-        games[g, NGF + t - 1] = sc[E.SC_EMP_WINNERS]
-        for k in range(E.NSUITS):
-            games[g, NGF + nt + (t - 1) * E.NSUITS + k] = sc[E.SC_MARGIN + k]
-        for p in range(players):
-            row = r0 + p
-            prows[row, 10] += sc[E.SC_MAJ_SOLE + p]
-            prows[row, 11] += sc[E.SC_MAJ_TIED + p]
-            if sc[E.SC_ALL + p] != 0:
-                prows[row, 12] += 1
-            if sc[E.SC_EMP_WINNERS] > 0 and sc[E.SC_EMP + p] > 0:
-                prows[row, 13] += 1
-            prows[row, NPF + t - 1] = sc[E.SC_EMP + p]
-        E.end_turn(s, cfg)
-        if debug:
-            E.check_invariants(s, cfg)
-    winner, k = E.final_result(s, cfg, share)
+    winner, k = E.winners(s)
+    E.returns(s, cfg, share)
     top = -(1 << 30)
     second = -(1 << 30)
     for p in range(players):
@@ -140,24 +100,36 @@ def play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, pi
             top = v
         elif v > second:
             second = v
-        row = r0 + p
-        prows[row, 2] = v
-        prows[row, 3] = s[E.S_VT_MAJ + p]
-        prows[row, 4] = s[E.S_VT_ALL + p]
-        prows[row, 5] = s[E.S_VT_EMP + p]
-        prows[row, 6] = s[E.S_VT_DIS + p]
-        prows[row, 7] = s[E.S_DIS_DESTINY + p] + s[E.S_DIS_PICKED + p]
-        prows[row, 8] = s[E.S_DIS_DESTINY + p]
-        prows[row, 9] = s[E.S_DIS_PICKED + p]
+        row = g * players + p
+        prows[row, P_GAME] = g
+        prows[row, P_SEAT] = p
+        prows[row, P_VT_TOTAL] = v
+        prows[row, P_VT_MAJORITY] = s[E.S_VT_MAJ + p]
+        prows[row, P_VT_ALL_SUITS] = s[E.S_VT_ALL + p]
+        prows[row, P_VT_EMPEROR] = s[E.S_VT_EMP + p]
+        prows[row, P_VT_DISASTER] = s[E.S_VT_DIS + p]
+        prows[row, P_DISASTERS] = s[E.S_DIS_DESTINY + p] + s[E.S_DIS_PICKED + p]
+        prows[row, P_DISASTERS_DESTINY] = s[E.S_DIS_DESTINY + p]
+        prows[row, P_DISASTERS_PICKED] = s[E.S_DIS_PICKED + p]
+        prows[row, P_MAJORITIES_WON] = s[E.S_MAJ_SOLE + p]
+        prows[row, P_MAJORITIES_TIED] = s[E.S_MAJ_TIED + p]
+        prows[row, P_ALL_SUITS_TURNS] = s[E.S_ALL_SUITS_TURNS + p]
+        prows[row, P_EMPEROR_WINS] = s[E.S_EMP_WINS + p]
+        for t in range(nt):
+            prows[row, NPF + t] = s[E.S_HIST_EMP_VT + E.MAX_PLAYERS * t + p]
         shares[row] = share[p]
-    games[g, 0] = g
-    games[g, 1] = winner
-    games[g, 2] = k
-    games[g, 3] = nt
-    games[g, 4] = s[E.S_RESHUFFLES]
-    games[g, 5] = top
-    games[g, 6] = top - second
-    games[g, 7] = s[E.S_DECISIONS]
+    for t in range(nt):
+        games[g, NGF + t] = s[E.S_HIST_EMP_WINNERS + t]
+        for k2 in range(E.NSUITS):
+            games[g, NGF + nt + t * E.NSUITS + k2] = s[E.S_HIST_MARGIN + E.NSUITS * t + k2]
+    games[g, G_GAME] = g
+    games[g, G_WINNER] = winner
+    games[g, G_N_WINNERS] = k
+    games[g, G_TURNS] = nt
+    games[g, G_RESHUFFLES] = s[E.S_RESHUFFLES]
+    games[g, G_VT_TOP] = top
+    games[g, G_VT_MARGIN] = top - second
+    games[g, G_DECISIONS] = s[E.S_DECISIONS]
 
 
 @njit(cache=True)
@@ -171,20 +143,24 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), dtype=np.int32)
-    sc = np.zeros(E.SC_SIZE, dtype=np.int32)
     share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
     sids = np.zeros(players, dtype=np.int64)
     params = np.zeros((players, choice_params.shape[1]), dtype=np.float64)
+    mover = np.zeros(choice_params.shape[1], dtype=np.float64)
+    log = np.zeros((max_actions_per_game(cfg, players), LOG_ACTION + E.ACOLS), dtype=np.int32)
+    no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     for g in range(n):
         for p in range(players):
             c = lineups[g, p]
             sids[p] = choice_base[c]
             for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
                 params[p, j] = choice_params[c, j]
-        reseed(seed, g, 0)
-        play_game(s, cfg, players, sids, params, obs, actions, chosen, sc, share, picks, debug, mode,
-                  g, games, prows, shares)
+        E.new_game(s, cfg, players, seed, g)
+        if debug:
+            E.check_invariants(s, cfg)
+        steps = play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, log, no_states)
+        tally_picks(cfg, players, log, steps, picks)
+        fill_rows(s, cfg, players, g, games, prows, shares, share)
     return games, prows, shares, picks
 
 

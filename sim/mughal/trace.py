@@ -1,22 +1,23 @@
 """One Mughal game as JSON-able events (schema: docs/trace.md).
 
-Drives the kernel's own njit steps (begin_turn, play_step, action_step, score_turn, end_turn) from Python
-with the same seeding, so the game is exactly game 0 of `balance-sim run mughal -n 1 --seed S` (batch seed
-batch_seeds(S, 1)[0]).
+The game is played by the kernel's own bound play loop (sim.playout via sim.mughal.kernel.play) with the same
+seeding, so it is exactly game 0 of `balance-sim run mughal -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]);
+the loop records every applied action and the state before it, and the events are described from those
+records. The state after the last step of a turn before scoring, and after the end phase before the next deal,
+are one `apply_action` apart in the records: they are rebuilt from the recorded state before it with the
+engine's deterministic pieces (the round resolved with the turn's end as a stop, then `close_turn`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from sim.rng import reseed
 from sim.runner import DEFAULT_BATCH, game_origin
 
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
-from sim.mughal.config import AGES, SUITS
 from sim.registry import MAX_PARAMS, kernel_mode
 
-SUIT_NAMES = {-2: "undeclared", -1: "disaster", 0: "military", 1: "building", 2: "culture", 3: "wealth"}
+SUIT_NAMES = {E.UNDECLARED: "undeclared", E.DISASTER: "disaster", **dict(enumerate(E.SUITS))}
 
 
 def _card(cfg, c, suit=None):
@@ -26,7 +27,8 @@ def _card(cfg, c, suit=None):
     return d
 
 
-def _state(cfg, s):
+def _state(cfg, s, step):
+    """The state as the trace shows it; `step` the phase the event closes (0 = declarations)."""
     P = int(s[E.S_NP])
     seats = []
     for p in range(P):
@@ -35,24 +37,14 @@ def _state(cfg, s):
         hand = [_card(cfg, s[E.S_HAND + E.MAX_HAND * p + i]) for i in range(s[E.S_HLEN + p])]
         seats.append({
             "seat": p, "vt": int(s[E.S_VT + p]),
-            "totals": {SUITS[k]: int(s[E.S_TOT + E.NSUITS * p + k]) for k in range(E.NSUITS)},
+            "totals": {E.SUITS[k]: int(s[E.S_TOT + E.NSUITS * p + k]) for k in range(E.NSUITS)},
             "table": table, "hand": hand, "hand_dealt_to": int(s[E.S_HORIG + p]),
             "hands_seen": [q for q in range(P) if (s[E.S_SEEN + p] >> q) & 1],
         })
-    return {"turn": int(s[E.S_TURN]), "step": int(s[E.S_STEP]),
-            "age": AGES[s[E.S_OPENED]] if s[E.S_OPENED] >= 0 else None,
+    return {"turn": int(s[E.S_TURN]), "step": int(step),
+            "age": E.AGES[s[E.S_OPENED]] if s[E.S_OPENED] >= 0 else None,
             "deck": int(s[E.S_DECKLEN]), "discard": int(s[E.S_DISCLEN]), "removed": int(s[E.S_REMLEN]),
             "reshuffles": int(s[E.S_RESHUFFLES]), "seats": seats}
-
-
-def _choices(cfg, chosen, P):
-    out = []
-    for p in range(P):
-        if chosen[p, E.A_TYPE] < 0:
-            out.append(None)
-        else:
-            out.append(_card(cfg, chosen[p, E.A_CARD], chosen[p, E.A_SUIT]))
-    return out
 
 
 def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_BATCH):
@@ -60,52 +52,69 @@ def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_
     if len(choices) != P:
         choices = [choices[i % len(choices)] for i in range(P)]
     vec = cfg.vector
+    hand_size = int(vec[E.CFG_HAND])
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
     mode = kernel_mode("mughal", sids)
     params = np.zeros((P, MAX_PARAMS), dtype=np.float64)
     for p, c in enumerate(choices):
         params[p] = c.vector()
+    cap = int(K.max_actions_per_game(vec, P))
+    log = np.zeros((cap, K.LOG_ACTION + E.ACOLS), dtype=np.int32)
+    states = np.zeros((cap + 1, E.STATE_SIZE), dtype=np.int32)
     s = E.new_state()
-    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
-    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), dtype=np.int32)
-    sc = np.zeros(E.SC_SIZE, dtype=np.int32)
-    share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
-    picks = np.zeros((0, int(vec[E.CFG_HAND]), 2), dtype=np.int64)  # no tally in a trace
-    debug = True
-
     root, local = game_origin(seed, game, batch_size)
-    reseed(np.uint32(root), local, 0)  # game `game` of `run --seed S` (game 0: `run -n 1`)
+    E.new_game(s, vec, P, np.uint32(root), local)  # game `game` of `run --seed S` (game 0: `run -n 1`)
+    E.check_invariants(s, vec)
+    steps = K.play(s, vec, sids, params, np.zeros(E.OBS_SIZE, dtype=np.int32),
+                   np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32), np.zeros(MAX_PARAMS, dtype=np.float64),
+                   mode, True, -1, log, states)   # debug: invariants after every action
+
     yield {"event": "game_start", "game": "mughal", "seed": int(seed), "players": P,
            "strategies": [c.name for c in choices], "config": cfg.raw}
-    E.new_game(s, P)
-    for t in range(1, cfg.n_turns + 1):
-        name, bonus, mask, age = cfg.emperors[t - 1]
-        E.begin_turn(s, vec)
-        E.check_invariants(s, vec)
-        yield {"event": "turn_start", "turn": t, "emperor": name, "bonus": bonus,
-               "favoured": [SUITS[k] for k in range(E.NSUITS) if mask & (1 << k)],
-               "direction": "left" if E.direction(s, vec) == 1 else "right", "state": _state(cfg, s)}
-        while E.undeclared_total(s) > 0:  # same loop as kernel.declare_all
-            s[E.S_STEP] = 0
-            K.play_step(s, vec, sids, params, obs, actions, chosen, True, picks, mode)
-            E.check_invariants(s, vec)
-            yield {"event": "declare", "turn": t, "choices": _choices(cfg, chosen, P), "state": _state(cfg, s)}
-        for step in range(1, int(vec[E.CFG_HAND]) + 1):
-            K.action_step(s, vec, sids, params, obs, actions, chosen, picks, debug, step, mode)
-            yield {"event": "step", "turn": t, "step": step, "choices": _choices(cfg, chosen, P),
-                   "passed": step < int(vec[E.CFG_HAND]), "state": _state(cfg, s)}
-        E.score_turn(s, vec, sc)
-        E.end_turn(s, vec)  # `state` of the scoring event: after the turn's clean-up (discard, removed)
-        E.check_invariants(s, vec)
+    choices_now = [None] * P
+    turn_open = 0
+    for k in range(steps):
+        before = states[k]
+        if k == turn_open:
+            t = int(before[E.S_TURN])
+            name, bonus, mask, _ = cfg.emperors[t - 1]
+            yield {"event": "turn_start", "turn": t, "emperor": name, "bonus": bonus,
+                   "favoured": [E.SUITS[j] for j in range(E.NSUITS) if mask & (1 << j)],
+                   "direction": "left" if E.direction(before, vec) == 1 else "right",
+                   "state": _state(cfg, before, 0)}
+        p = int(log[k, K.LOG_PLAYER])
+        row = log[k, K.LOG_ACTION:]
+        choices_now[p] = _card(cfg, row[E.A_CARD], row[E.A_SUIT])
+        if states[k + 1][E.S_PEND_SLOT + p] >= 0:
+            continue   # the round goes on: picks are pending until its last seat has chosen
+        t, step = int(before[E.S_TURN]), int(before[E.S_STEP])
+        picked, choices_now = choices_now, [None] * P
+        if step == 0:
+            yield {"event": "declare", "turn": t, "choices": picked, "state": _state(cfg, states[k + 1], 0)}
+            continue
+        if step < hand_size:
+            yield {"event": "step", "turn": t, "step": step, "choices": picked, "passed": True,
+                   "state": _state(cfg, states[k + 1], step)}
+            continue
+        x = before.copy()  # the turn's last pick again, stopped before scoring
+        x[E.S_STOP_AT_TURN_END] = 1
+        E.apply_action(x, vec, row.reshape(1, -1).copy(), 0)
+        yield {"event": "step", "turn": t, "step": step, "choices": picked, "passed": False,
+               "state": _state(cfg, x, step)}
+        E.close_turn(x, vec)   # `state` of the scoring event: after the turn's clean-up (discard, removed)
+        E.check_invariants(x, vec)
+        sc = x[E.S_SCORE: E.S_SCORE + E.SC_SIZE]
         yield {"event": "scoring", "turn": t, "seats": [
-            {"seat": p, "majority": int(sc[E.SC_MAJ + p]), "all_suits": int(sc[E.SC_ALL + p]),
-             "emperor": int(sc[E.SC_EMP + p]), "disaster": int(sc[E.SC_DIS + p]), "vt": int(s[E.S_VT + p])}
-            for p in range(P)],
-            "margins": {SUITS[k]: int(sc[E.SC_MARGIN + k]) for k in range(E.NSUITS)},
-            "emperor_winners": int(sc[E.SC_EMP_WINNERS]), "state": _state(cfg, s)}
-    winner, k = E.final_result(s, vec, share)
-    yield {"event": "game_end", "winner": int(winner), "n_winners": int(k),
+            {"seat": q, "majority": int(sc[E.SC_MAJ + q]), "all_suits": int(sc[E.SC_ALL + q]),
+             "emperor": int(sc[E.SC_EMP + q]), "disaster": int(sc[E.SC_DIS + q]), "vt": int(x[E.S_VT + q])}
+            for q in range(P)],
+            "margins": {E.SUITS[j]: int(sc[E.SC_MARGIN + j]) for j in range(E.NSUITS)},
+            "emperor_winners": int(sc[E.SC_EMP_WINNERS]), "state": _state(cfg, x, step)}
+        turn_open = k + 1
+    winner, n_winners = E.winners(s)
+    share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
+    E.returns(s, vec, share)
+    yield {"event": "game_end", "winner": int(winner), "n_winners": int(n_winners),
            "vt": [int(s[E.S_VT + p]) for p in range(P)],
            "win_share": [float(share[p]) for p in range(P)],
            "parts": [{"majority": int(s[E.S_VT_MAJ + p]), "all_suits": int(s[E.S_VT_ALL + p]),

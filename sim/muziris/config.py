@@ -128,7 +128,7 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
                                                         f"for an order of 1 to {max_order} copies")
         v[E.CFG_VAL + t * E.MAX_ORD: E.CFG_VAL + t * E.MAX_ORD + max_order] = values
         for i, step in enumerate(parse_steps(key + ".ability", entry.get("ability"), False)):
-            v[E.CFG_PSTEP + (t * E.MAX_STEPS + i) * 3: E.CFG_PSTEP + (t * E.MAX_STEPS + i) * 3 + 3] = step
+            v[E.CFG_PSTEP + (t * E.MAX_STEPS + i) * E.STEP_W: E.CFG_PSTEP + (t * E.MAX_STEPS + i + 1) * E.STEP_W] = step
     deck = int(v[E.CFG_COUNT: E.CFG_COUNT + E.MAX_T].sum())
     if deck > E.MAX_DECK:
         raise ConfigError("produce", deck, f"at most {E.MAX_DECK} produce cards in all")
@@ -149,7 +149,7 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         v[E.CFG_CSTD + c] = int(std)
         n_std += std
         for i, step in enumerate(parse_steps(key + ".action", entry.get("action"), True)):
-            v[E.CFG_CSTEP + (c * E.MAX_STEPS + i) * 3: E.CFG_CSTEP + (c * E.MAX_STEPS + i) * 3 + 3] = step
+            v[E.CFG_CSTEP + (c * E.MAX_STEPS + i) * E.STEP_W: E.CFG_CSTEP + (c * E.MAX_STEPS + i + 1) * E.STEP_W] = step
     n_special = len(characters) - n_std
     for p in (players,):  # checked for the player count played (a 2-player design may lack specials)
         drawn = p - int(v[E.CFG_SPECIALS_FEWER])

@@ -37,7 +37,8 @@ def determinize(obs, cfg, s):
     s[E.S_TRIG_SEAT] = obs[E.O_TRIG_SEAT]
     s[E.S_END] = E.END_RUNNING
     s[E.S_RESHUF] = obs[E.O_RESHUF]
-    s[E.S_LAST_CH] = -1
+    s[E.S_STAMP] = obs[E.O_STAMP]  # the same game's static observation: `observe` keeps it
+    s[E.S_STAMP + 1] = obs[E.O_STAMP + 1]
     dk = obs[E.O_DKIND]
     if dk == E.D_CHAR:
         s[E.S_PHASE] = E.PH_CHAR
@@ -48,7 +49,7 @@ def determinize(obs, cfg, s):
     else:
         s[E.S_PHASE] = E.PH_STEP
     s[E.S_DEPTH] = obs[E.O_DEPTH]
-    for i in range(2 * E.F_SIZE):
+    for i in range(E.MAX_DEPTH * E.F_SIZE):
         s[E.S_FRAME + i] = obs[E.O_FRAME + i]
     # characters
     nch = obs[E.O_NCH]

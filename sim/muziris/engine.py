@@ -1,17 +1,22 @@
 """Merchants of Muziris forward model: a resumable state machine over one flat int32 vector (numba only).
 
-The game waits at one *decision* at a time (choose a character, a card to take, an order to fulfil, a card
-to discard...). `legal_actions` lists the options of the pending decision as rows [decision, x, y];
-`apply_action(s, cfg, d, x, y)` applies one and runs every automatic step up to the next decision (draws,
-coins, end of turn, end of round, end of game). The kernel, the trace and the tests all drive the game
-through these two functions, so they play the very same game.
+It speaks the common engine interface (sim/interface.py): `new_game`, `current_player`, `legal_actions`,
+`apply_action`, `is_over`, `returns`, `observe`, `check_invariants`. The game waits at one *decision* at a time
+(choose a character, a card to take, an order to fulfil, a card to discard...). `legal_actions` lists the
+options of the pending decision as rows [decision, x, y] (ACTION); `apply_action(s, cfg, actions, a)` applies
+row a and runs every automatic step up to the next decision (draws, coins, end of turn, end of round, end of
+game). The kernel, the trace and the search players all drive the game through sim.playout's one play loop.
 
 Abilities and characters are *steps* (effect kind + two numeric arguments) read from the configuration
 vector; a character or produce ability is up to MAX_STEPS steps resolved in order. Configuration arrives as
-one int64 vector `cfg` (CFG_* offsets, built by sim.muziris.config).
+one int64 vector `cfg` (CFG layout, built by sim.muziris.config). Chance: numba's generator, re-seeded by
+`new_game` from (batch seed, game); strategies' tie-breaks draw from the same generator, in play order.
 """
 import numpy as np
 from numba import njit
+
+from sim.interface import Layout, codes
+from sim.rng import game_seed, reseed
 
 MAX_T = 12       # produce types
 MAX_P = 4        # players
@@ -20,168 +25,163 @@ MAX_COND = 8     # market conditions
 MAX_ORD = 5      # largest order size
 MAX_STEPS = 3    # steps per ability / character action
 MAX_DECK = 512
+PICK_COINS = 40  # character picks counted by coins on the character 0..40; the last bucket holds 40 or more
+
+def _at(layout, *fields):
+    """The offsets of `fields` in `layout`, for module-level ints numba compiles as constants."""
+    return tuple(layout.offset(f) for f in fields)
+
+
+# --- an action row: the decision it answers, and two numbers (a character slot or produce type; a count) ---
+ACTION = Layout("muziris action", [("decision", 1), ("x", 1), ("y", 1)])
+A_D, A_X, A_Y = _at(ACTION, "decision", "x", "y")
+ACOLS = ACTION.size
 MAX_ACTIONS = MAX_T * MAX_ORD + MAX_C + 2
-ACOLS = 3
 
-# --- effect kinds (step = kind, a0, a1) ---
-K_NONE, K_DRAW, K_TAKE, K_TAKE_TYPE, K_GAIN, K_FULFIL, K_CYCLE, K_PER_ORDER, K_HAND_AB, K_MARKET_AB = range(10)
-KIND_NAMES = ("none", "draw", "take", "take_type", "gain", "fulfil", "cycle", "coins_per_order",
-              "hand_ability", "market_ability")
+# --- an effect step (kind, a0, a1), MAX_STEPS per ability or character action ---
+STEP = Layout("muziris step", [("kind", 1), ("a0", 1), ("a1", 1)])
+STEP_W = STEP.size
+KIND = codes("none", "draw", "take", "take_type", "gain", "fulfil", "cycle", "coins_per_order", "hand_ability",
+             "market_ability")
+KIND_NAMES = tuple(KIND)
+K_NONE, K_DRAW, K_TAKE, K_TAKE_TYPE, K_GAIN, K_FULFIL, K_CYCLE, K_PER_ORDER, K_HAND_AB, K_MARKET_AB = KIND.values()
 
-# --- market condition kinds ---
-TR_ORDERS, TR_RESHUFFLES, TR_COINS, TR_ROUNDS, TR_NEVER = range(5)
-TRIGGER_NAMES = ("orders_at_least", "reshuffles_at_least", "coins_at_least", "rounds_ended", "never")
-SC_NONE, SC_PER_TYPE, SC_PER_HAND, SC_MOST_ORDERS, SC_MOST_EACH = range(5)
-SCORING_NAMES = ("none", "per_distinct_type", "per_hand_card", "most_orders", "most_of_each_type")
+# --- market conditions: what ends the game, what it scores ---
+TRIGGER = codes("orders_at_least", "reshuffles_at_least", "coins_at_least", "rounds_ended", "never")
+TRIGGER_NAMES = tuple(TRIGGER)
+TR_ORDERS, TR_RESHUFFLES, TR_COINS, TR_ROUNDS, TR_NEVER = TRIGGER.values()
+SCORING = codes("none", "per_distinct_type", "per_hand_card", "most_orders", "most_of_each_type")
+SCORING_NAMES = tuple(SCORING)
+SC_NONE, SC_PER_TYPE, SC_PER_HAND, SC_MOST_ORDERS, SC_MOST_EACH = SCORING.values()
 
-# --- decisions (column 0 of an action row) ---
-D_CHAR, D_TAKE, D_TAKE_TYPE, D_FULFIL, D_CYCLE, D_HAND_AB, D_MARKET_AB, D_DISCARD = range(8)
-DECISION_NAMES = ("character", "take", "take_type", "fulfil", "cycle", "hand_ability", "market_ability",
-                  "discard")
+# --- decisions (column A_D of an action row) ---
+DECISION = codes("character", "take", "take_type", "fulfil", "cycle", "hand_ability", "market_ability",
+                 "discard")
+DECISION_NAMES = tuple(DECISION)
+D_CHAR, D_TAKE, D_TAKE_TYPE, D_FULFIL, D_CYCLE, D_HAND_AB, D_MARKET_AB, D_DISCARD = DECISION.values()
 
-PH_CHAR, PH_STEP, PH_DISCARD, PH_OVER = range(4)
-END_RUNNING, END_TRIGGER, END_ROUND_CAP = 0, 1, 2
-END_NAMES = ("running", "trigger", "round_cap")
-SRC_CHAR, SRC_PRODUCE = 0, 1
+PH_CHAR, PH_STEP, PH_DISCARD, PH_OVER = codes("character", "step", "discard", "over").values()
+END = codes("running", "trigger", "round_cap")
+END_NAMES = tuple(END)
+END_RUNNING, END_TRIGGER, END_ROUND_CAP = END.values()
+SRC_CHAR, SRC_PRODUCE = codes("character", "produce").values()  # what opened an effect frame
 
-# --- configuration vector offsets ---
-CFG_NT = 0
-CFG_NC = 1
-CFG_NCOND = 2
-CFG_MAXORD = 3
-CFG_HAND_LIMIT = 4
-CFG_START_HAND = 5
-CFG_MARKET_SIZE = 6
-CFG_SETUP_COINS = 7
-CFG_UNUSED_COINS = 8
-CFG_ROUND_CAP = 9
-CFG_FIRST = 10            # -1 random, else seat
-CFG_FIRST_MARKERS = 11
-CFG_OTHER_MARKERS = 12
-CFG_SPECIALS_FEWER = 13   # specials in play = players - this
-CFG_REUSE = 14            # final round: marked characters may be chosen again
-CFG_COND_FIXED = 15       # -1 random, else condition index
-CFG_BOXED = 16
-CFG_RESHUFFLE_NOW = 17    # 1: the discard is reshuffled the moment the last card leaves the deck; 0: at the next draw
-CFG_TAKE_CHOICE = 18      # 1: "take up to N of one type" lets the player choose how many (1..N); 0: always the most
-CFG_BONUS_NO_ORDER = 19   # 1: a fulfil step's extra coins are gained even when no order can be fulfilled
-CFG_COUNT = 20                                  # MAX_T
-CFG_VAL = CFG_COUNT + MAX_T                     # MAX_T x MAX_ORD
-CFG_PSTEP = CFG_VAL + MAX_T * MAX_ORD           # MAX_T x MAX_STEPS x 3
-CFG_CSTD = CFG_PSTEP + MAX_T * MAX_STEPS * 3    # MAX_C
-CFG_CSTEP = CFG_CSTD + MAX_C                    # MAX_C x MAX_STEPS x 3
-CFG_TRIG = CFG_CSTEP + MAX_C * MAX_STEPS * 3    # MAX_COND each
-CFG_THR = CFG_TRIG + MAX_COND
-CFG_SCORE = CFG_THR + MAX_COND
-CFG_AMT = CFG_SCORE + MAX_COND
-CFG_ATLEAST = CFG_AMT + MAX_COND
-CFG_SIZE = CFG_ATLEAST + MAX_COND
+# --- configuration vector (int64) ---
+CFG = Layout("muziris cfg", [
+    ("nt", 1), ("nc", 1), ("ncond", 1), ("maxord", 1), ("hand_limit", 1), ("start_hand", 1), ("market_size", 1),
+    ("setup_coins", 1), ("unused_coins", 1), ("round_cap", 1),
+    ("first", 1),            # -1 random, else seat
+    ("first_markers", 1), ("other_markers", 1),
+    ("specials_fewer", 1),   # specials in play = players - this
+    ("reuse", 1),            # final round: marked characters may be chosen again
+    ("cond_fixed", 1),       # -1 random, else condition index
+    ("boxed", 1),
+    ("reshuffle_now", 1),    # 1: the discard is reshuffled the moment the last card leaves the deck; 0: next draw
+    ("take_choice", 1),      # 1: "take up to N of one type" lets the player choose how many (1..N); 0: the most
+    ("bonus_no_order", 1),   # 1: a fulfil step's extra coins are gained even when no order can be fulfilled
+    ("count", MAX_T), ("val", (MAX_T, MAX_ORD)), ("pstep", (MAX_T, MAX_STEPS, STEP_W)),
+    ("cstd", MAX_C), ("cstep", (MAX_C, MAX_STEPS, STEP_W)),
+    ("trig", MAX_COND), ("thr", MAX_COND), ("score", MAX_COND), ("amt", MAX_COND), ("atleast", MAX_COND),
+])
+(CFG_NT, CFG_NC, CFG_NCOND, CFG_MAXORD, CFG_HAND_LIMIT, CFG_START_HAND, CFG_MARKET_SIZE, CFG_SETUP_COINS,
+ CFG_UNUSED_COINS, CFG_ROUND_CAP, CFG_FIRST, CFG_FIRST_MARKERS, CFG_OTHER_MARKERS, CFG_SPECIALS_FEWER, CFG_REUSE,
+ CFG_COND_FIXED, CFG_BOXED, CFG_RESHUFFLE_NOW, CFG_TAKE_CHOICE, CFG_BONUS_NO_ORDER, CFG_COUNT, CFG_VAL, CFG_PSTEP,
+ CFG_CSTD, CFG_CSTEP, CFG_TRIG, CFG_THR, CFG_SCORE, CFG_AMT, CFG_ATLEAST) = _at(
+    CFG, "nt", "nc", "ncond", "maxord", "hand_limit", "start_hand", "market_size", "setup_coins", "unused_coins",
+    "round_cap", "first", "first_markers", "other_markers", "specials_fewer", "reuse", "cond_fixed", "boxed",
+    "reshuffle_now", "take_choice", "bonus_no_order", "count", "val", "pstep", "cstd", "cstep", "trig", "thr",
+    "score", "amt", "atleast")
+CFG_SIZE = CFG.size
 
-# --- state vector offsets ---
-S_NP = 0
-S_ROUND = 1
-S_FP = 2            # first player of this round
-S_FP0 = 3           # first player of round 1
-S_COND = 4
-S_PHASE = 5
-S_CUR = 6
-S_TURN_IDX = 7      # position of the current player in this round's order (0 = first player)
-S_MARKERS = 8       # markers the current player still has to place this turn
-S_FINAL = 9         # 1 once the market condition is triggered: this is the final round
-S_TRIG_SEAT = 10
-S_END = 11
-S_RESHUF = 12
-S_DECKPOS = 13
-S_DECKLEN = 14
-S_NCH = 15          # characters in play
-S_ISSUED = 16       # coins taken from the supply so far (debug invariant)
-S_PLACED = 17       # coins put on characters so far (debug invariant)
-S_DEPTH = 18        # effect frames open
-S_DECISIONS = 19
-S_MARKS_USED = 20   # markers placed this round (debug invariant)
-S_LAST_CH = 21      # last character used (slot) and the coins that were on it
-S_LAST_COINS = 22
-S_NUSES = 23        # character uses this game
-S_FRAME = 24                     # 2 frames x F_SIZE
-F_SRC, F_ID, F_STEP, F_COUNT = 0, 1, 2, 3
-F_SIZE = 4
-S_CH_ID = S_FRAME + 2 * F_SIZE  # MAX_C: config index of the character in slot k
-S_CH_COINS = S_CH_ID + MAX_C
-S_CH_MARK = S_CH_COINS + MAX_C
-S_MARKET = S_CH_MARK + MAX_C     # MAX_T
-S_DISCARD = S_MARKET + MAX_T     # MAX_T
-S_HAND = S_DISCARD + MAX_T       # MAX_P x MAX_T
-S_PLAY = S_HAND + MAX_P * MAX_T  # MAX_P x MAX_T: one card per order fulfilled
-S_COINS = S_PLAY + MAX_P * MAX_T  # MAX_P
-S_C_ORD = S_COINS + MAX_P        # MAX_P x MAX_T: coins from orders by produce
-S_C_CHAR = S_C_ORD + MAX_P * MAX_T  # MAX_P: coins taken from characters
-S_C_ABIL = S_C_CHAR + MAX_P      # MAX_P: coins from abilities (gain, per-order, fulfil bonus)
-S_C_SETUP = S_C_ABIL + MAX_P     # MAX_P
-S_C_COND = S_C_SETUP + MAX_P     # MAX_P
-S_ORDSIZE = S_C_COND + MAX_P     # MAX_T x MAX_ORD: orders fulfilled by produce and size
-S_DECK = S_ORDSIZE + MAX_T * MAX_ORD
-# MAX_P x (MAX_C + MAX_T): ability coins split by what gave them, a character's action (by configuration index)
-# or a produce ability (MAX_C + type); results only (what decides a game), S_C_ABIL stays the total
-S_C_ABIL_BY = S_DECK + MAX_DECK
-ABIL_BY = MAX_C + MAX_T
-STATE_SIZE = S_C_ABIL_BY + MAX_P * ABIL_BY
+# --- an open effect frame: which character or produce ability, at which step, how far into it ---
+FRAME = Layout("muziris frame", [("src", 1), ("id", 1), ("step", 1), ("count", 1)])
+F_SRC, F_ID, F_STEP, F_COUNT = _at(FRAME, "src", "id", "step", "count")
+F_SIZE = FRAME.size
+MAX_DEPTH = 2    # effect frames open at once (a character using a card's ability)
+ABIL_BY = MAX_C + MAX_T  # ability coins by what gave them: a character's action (config index), or MAX_C + type
 
-# --- observation offsets: the static part is written once per game, the rest at every decision ---
-O_NT = 0
-O_NP = 1
-O_NCH = 2
-O_MAXORD = 3
-O_HAND_LIMIT = 4
-O_MARKET_SIZE = 5
-O_TRIG = 6
-O_THR = 7
-O_SCORE = 8
-O_AMT = 9
-O_ATLEAST = 10
-O_ROUND_CAP = 11
-O_VAL = 12                                 # MAX_T x MAX_ORD
-O_COUNT = O_VAL + MAX_T * MAX_ORD          # MAX_T: cards of each produce in the game
-O_PSTEP = O_COUNT + MAX_T                  # MAX_T x MAX_STEPS x 3
-O_CSTEP = O_PSTEP + MAX_T * MAX_STEPS * 3  # MAX_C slots x MAX_STEPS x 3 (characters in play, by slot)
-O_CID = O_CSTEP + MAX_C * MAX_STEPS * 3    # MAX_C
-O_DYN = O_CID + MAX_C
-O_SEAT = O_DYN
-O_ROUND = O_DYN + 1
-O_FP = O_DYN + 2
-O_TURN_IDX = O_DYN + 3
-O_MARKERS = O_DYN + 4
-O_FINAL = O_DYN + 5
-O_DECK = O_DYN + 6
-O_DISCARD_N = O_DYN + 7
-O_RESHUF = O_DYN + 8
-O_DKIND = O_DYN + 9       # pending decision
-O_SKIND = O_DYN + 10      # the step being resolved (kind, a0, a1) and its progress
-O_SA0 = O_DYN + 11
-O_SA1 = O_DYN + 12
-O_SCOUNT = O_DYN + 13
-O_HAND = O_DYN + 16                # MAX_T: own hand
-O_MARKET = O_HAND + MAX_T          # MAX_T
-O_PLAY = O_MARKET + MAX_T          # MAX_P x MAX_T (by seat)
-O_COINS = O_PLAY + MAX_P * MAX_T   # MAX_P
-O_HANDN = O_COINS + MAX_P          # MAX_P
-O_CH_COINS = O_HANDN + MAX_P       # MAX_C (by slot)
-O_CH_MARK = O_CH_COINS + MAX_C     # MAX_C
-# appended for search players (existing offsets unchanged); all public: which market condition was drawn,
-# the round-1 first player, who triggered the end, the coins each player took from characters, and the open
-# effect frames (which character or card ability is being resolved, and where)
-O_COND = O_CH_MARK + MAX_C
-O_FP0 = O_COND + 1
-O_TRIG_SEAT = O_COND + 2
-O_DEPTH = O_COND + 3
-O_FRAME = O_COND + 4               # 2 frames x F_SIZE, as S_FRAME
-O_C_CHAR = O_FRAME + 2 * F_SIZE    # MAX_P (by seat)
-OBS_SIZE = O_C_CHAR + MAX_P
+# --- state vector (int32) ---
+STATE = Layout("muziris state", [
+    ("np", 1), ("round", 1),
+    ("fp", 1),               # first player of this round
+    ("fp0", 1),              # first player of round 1
+    ("cond", 1), ("phase", 1), ("cur", 1),
+    ("turn_idx", 1),         # position of the current player in this round's order (0 = first player)
+    ("markers", 1),          # markers the current player still has to place this turn
+    ("final", 1),            # 1 once the market condition is triggered: this is the final round
+    ("trig_seat", 1), ("end", 1), ("reshuf", 1), ("deckpos", 1), ("decklen", 1),
+    ("nch", 1),              # characters in play
+    ("issued", 1),           # coins taken from the supply so far (debug invariant)
+    ("placed", 1),           # coins put on characters so far (debug invariant)
+    ("depth", 1),            # effect frames open
+    ("decisions", 1),        # actions applied
+    ("marks_used", 1),       # markers placed this round (debug invariant)
+    ("nuses", 1),            # character uses this game
+    ("frame", (MAX_DEPTH, F_SIZE)),
+    ("ch_id", MAX_C),        # configuration index of the character in slot k
+    ("ch_coins", MAX_C), ("ch_mark", MAX_C),
+    ("market", MAX_T), ("discard", MAX_T),
+    ("hand", (MAX_P, MAX_T)),
+    ("play", (MAX_P, MAX_T)),  # one card per order fulfilled
+    ("coins", MAX_P),
+    ("c_ord", (MAX_P, MAX_T)),  # coins from orders by produce
+    ("c_char", MAX_P),       # coins taken from characters
+    ("c_abil", MAX_P),       # coins from abilities (gain, per-order, fulfil bonus)
+    ("c_setup", MAX_P), ("c_cond", MAX_P),
+    ("ordsize", (MAX_T, MAX_ORD)),  # orders fulfilled by produce and size
+    ("deck", MAX_DECK),
+    # results only (what decides a game never reads them): ability coins split by what gave them (S_C_ABIL stays
+    # the total), character picks by configuration index and coins on the character, and which game was dealt
+    # (the seed numba's generator got, and the game + 1) so `observe` writes the static part once per game
+    ("c_abil_by", (MAX_P, ABIL_BY)),
+    ("picks", (MAX_C, PICK_COINS + 1)),
+    ("stamp", 2),
+])
+(S_NP, S_ROUND, S_FP, S_FP0, S_COND, S_PHASE, S_CUR, S_TURN_IDX, S_MARKERS, S_FINAL, S_TRIG_SEAT, S_END, S_RESHUF,
+ S_DECKPOS, S_DECKLEN, S_NCH, S_ISSUED, S_PLACED, S_DEPTH, S_DECISIONS, S_MARKS_USED, S_NUSES, S_FRAME, S_CH_ID,
+ S_CH_COINS, S_CH_MARK, S_MARKET, S_DISCARD, S_HAND, S_PLAY, S_COINS, S_C_ORD, S_C_CHAR, S_C_ABIL, S_C_SETUP,
+ S_C_COND, S_ORDSIZE, S_DECK, S_C_ABIL_BY, S_PICKS, S_STAMP) = _at(
+    STATE, "np", "round", "fp", "fp0", "cond", "phase", "cur", "turn_idx", "markers", "final", "trig_seat", "end",
+    "reshuf", "deckpos", "decklen", "nch", "issued", "placed", "depth", "decisions", "marks_used", "nuses", "frame",
+    "ch_id", "ch_coins", "ch_mark", "market", "discard", "hand", "play", "coins", "c_ord", "c_char", "c_abil",
+    "c_setup", "c_cond", "ordsize", "deck", "c_abil_by", "picks", "stamp")
+STATE_SIZE = STATE.size
 
-
-@njit(cache=True)
-def seed_rng(seed):
-    """Seed numba's generator (separate from numpy's): the trace calls this to replay a kernel batch."""
-    np.random.seed(seed)
+# --- observation (int32): the static part is written once per game, the rest at every decision ---
+OBS = Layout("muziris obs", [
+    ("nt", 1), ("np", 1), ("nch", 1), ("maxord", 1), ("hand_limit", 1), ("market_size", 1),
+    ("trig", 1), ("thr", 1), ("score", 1), ("amt", 1), ("atleast", 1), ("round_cap", 1),
+    ("val", (MAX_T, MAX_ORD)),
+    ("count", MAX_T),        # cards of each produce in the game
+    ("pstep", (MAX_T, MAX_STEPS, STEP_W)),
+    ("cstep", (MAX_C, MAX_STEPS, STEP_W)),  # characters in play, by slot
+    ("cid", MAX_C),
+    # the dynamic part
+    ("seat", 1), ("round", 1), ("fp", 1), ("turn_idx", 1), ("markers", 1), ("final", 1), ("deck", 1),
+    ("discard_n", 1), ("reshuf", 1),
+    ("dkind", 1),            # pending decision
+    ("step", STEP_W),        # the step being resolved (kind, a0, a1) and its progress
+    ("scount", 1), ("unused", 2),
+    ("hand", MAX_T),         # own hand
+    ("market", MAX_T),
+    ("play", (MAX_P, MAX_T)),  # by seat
+    ("coins", MAX_P), ("handn", MAX_P),
+    ("ch_coins", MAX_C), ("ch_mark", MAX_C),  # by slot
+    # for search players, all public: which market condition was drawn, the round-1 first player, who
+    # triggered the end, the open effect frames, the coins each player took from characters
+    ("cond", 1), ("fp0", 1), ("trig_seat", 1), ("depth", 1), ("frame", (MAX_DEPTH, F_SIZE)), ("c_char", MAX_P),
+    ("stamp", 2),            # the game whose static part this holds (the state's stamp)
+])
+(O_NT, O_NP, O_NCH, O_MAXORD, O_HAND_LIMIT, O_MARKET_SIZE, O_TRIG, O_THR, O_SCORE, O_AMT, O_ATLEAST, O_ROUND_CAP,
+ O_VAL, O_COUNT, O_PSTEP, O_CSTEP, O_CID, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
+ O_RESHUF, O_DKIND, O_STEP, O_SCOUNT, O_HAND, O_MARKET, O_PLAY, O_COINS, O_HANDN, O_CH_COINS, O_CH_MARK, O_COND,
+ O_FP0, O_TRIG_SEAT, O_DEPTH, O_FRAME, O_C_CHAR, O_STAMP) = _at(
+    OBS, "nt", "np", "nch", "maxord", "hand_limit", "market_size", "trig", "thr", "score", "amt", "atleast",
+    "round_cap", "val", "count", "pstep", "cstep", "cid", "seat", "round", "fp", "turn_idx", "markers", "final",
+    "deck", "discard_n", "reshuf", "dkind", "step", "scount", "hand", "market", "play", "coins", "handn", "ch_coins",
+    "ch_mark", "cond", "fp0", "trig_seat", "depth", "frame", "c_char", "stamp")
+O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _at(STEP, "kind", "a0", "a1"))
+OBS_SIZE = OBS.size
 
 
 @njit(cache=True)
@@ -299,10 +299,14 @@ def _gain(s, p, coins, source):
 
 
 @njit(cache=True)
-def new_game(s, cfg, players):
-    """Setup in the rulebook's order: characters, produce, hands, market, condition, first player, coins."""
+def new_game(s, cfg, players, seed, game):
+    """Game `game` of a batch seeded `seed`, set up in the rulebook's order: characters, produce, hands, market,
+    condition, first player, coins. Every draw comes from numba's generator seeded from (seed, game)."""
+    reseed(seed, game, 0)
     s[:] = 0
     s[S_NP] = players
+    s[S_STAMP] = np.int32(game_seed(seed, game, 0) >> np.uint32(1))
+    s[S_STAMP + 1] = game + 1
     nc = cfg[CFG_NC]
     k = 0
     for c in range(nc):  # standard characters, in configuration order
@@ -341,7 +345,6 @@ def new_game(s, cfg, players):
             _gain(s, p, cfg[CFG_SETUP_COINS], S_C_SETUP)
     s[S_ROUND] = 1
     s[S_TRIG_SEAT] = -1
-    s[S_LAST_CH] = -1
     _start_turn(s, cfg, 0)
 
 
@@ -365,15 +368,15 @@ def _step_of(s, cfg, f):
     if i >= MAX_STEPS:
         return K_NONE, 0, 0
     base = CFG_CSTEP if s[S_FRAME + f * F_SIZE + F_SRC] == SRC_CHAR else CFG_PSTEP
-    o = base + (s[S_FRAME + f * F_SIZE + F_ID] * MAX_STEPS + i) * 3
+    o = base + (s[S_FRAME + f * F_SIZE + F_ID] * MAX_STEPS + i) * STEP_W
     return cfg[o], cfg[o + 1], cfg[o + 2]
 
 
 @njit(cache=True)
 def _push(s, src, ident):
     f = s[S_DEPTH]
-    if f >= 2:
-        raise ValueError("effect nesting deeper than 2 (config should have refused it)")
+    if f >= MAX_DEPTH:
+        raise ValueError("effect nesting deeper than MAX_DEPTH (config should have refused it)")
     o = S_FRAME + f * F_SIZE
     s[o + F_SRC], s[o + F_ID], s[o + F_STEP], s[o + F_COUNT] = src, ident, 0, 0
     s[S_DEPTH] = f + 1
@@ -577,7 +580,7 @@ def end_game(s, cfg, reason):
 
 
 @njit(cache=True)
-def winners(s, share):
+def returns(s, cfg, share):
     """share[p] = 1/k for each of k winners (most coins, then most condition coins), else 0. Returns k."""
     np_ = s[S_NP]
     best_c, best_m = -1, -1
@@ -600,10 +603,15 @@ def is_over(s):
 
 
 @njit(cache=True)
+def current_player(s):
+    return s[S_CUR]
+
+
+@njit(cache=True)
 def _emit(actions, n, d, x, y):
-    actions[n, 0] = d
-    actions[n, 1] = x
-    actions[n, 2] = y
+    actions[n, A_D] = d
+    actions[n, A_X] = x
+    actions[n, A_Y] = y
     return n + 1
 
 
@@ -679,14 +687,19 @@ def pending_decision(s, cfg):
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
-def apply_action(s, cfg, d, x, y):
+def apply_action(s, cfg, actions, a):
+    """Apply row `a` of the pending decision's options, then run on to the next decision."""
+    apply_option(s, cfg, actions[a, A_D], actions[a, A_X], actions[a, A_Y])
+
+
+@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+def apply_option(s, cfg, d, x, y):
     """Apply option (d, x, y) of the pending decision, then run on to the next decision."""
     p = s[S_CUR]
     h = S_HAND + p * MAX_T
     if d == D_CHAR:
         coins = s[S_CH_COINS + x]
-        s[S_LAST_CH] = x
-        s[S_LAST_COINS] = coins
+        s[S_PICKS + s[S_CH_ID + x] * (PICK_COINS + 1) + min(coins, PICK_COINS)] += 1
         s[S_COINS + p] += coins
         s[S_C_CHAR + p] += coins
         s[S_CH_COINS + x] = 0
@@ -755,19 +768,24 @@ def observe_static(s, cfg, obs):
         obs[O_VAL + i] = cfg[CFG_VAL + i]
     for t in range(MAX_T):
         obs[O_COUNT + t] = cfg[CFG_COUNT + t]
-    for i in range(MAX_T * MAX_STEPS * 3):
+    for i in range(MAX_T * MAX_STEPS * STEP_W):
         obs[O_PSTEP + i] = cfg[CFG_PSTEP + i]
     for k in range(s[S_NCH]):
         cid = s[S_CH_ID + k]
         obs[O_CID + k] = cid
-        for i in range(MAX_STEPS * 3):
-            obs[O_CSTEP + k * MAX_STEPS * 3 + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * 3 + i]
+        for i in range(MAX_STEPS * STEP_W):
+            obs[O_CSTEP + k * MAX_STEPS * STEP_W + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * STEP_W + i]
+    obs[O_STAMP] = s[S_STAMP]
+    obs[O_STAMP + 1] = s[S_STAMP + 1]
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
-def observe(s, cfg, obs):
-    """What the player to act may know (rules page, Information): the public table and their own hand."""
-    p = s[S_CUR]
+def observe(s, cfg, seat, obs):
+    """What `seat` may know (rules page, Information): the public table and their own hand. The part fixed for
+    the whole game is rewritten only when `obs` holds another game's (its stamp differs)."""
+    if obs[O_STAMP] != s[S_STAMP] or obs[O_STAMP + 1] != s[S_STAMP + 1]:
+        observe_static(s, cfg, obs)
+    p = seat
     obs[O_SEAT] = p
     obs[O_ROUND] = s[S_ROUND]
     obs[O_FP] = s[S_FP]
@@ -801,7 +819,7 @@ def observe(s, cfg, obs):
     obs[O_FP0] = s[S_FP0]
     obs[O_TRIG_SEAT] = s[S_TRIG_SEAT]
     obs[O_DEPTH] = s[S_DEPTH]
-    for i in range(2 * F_SIZE):
+    for i in range(MAX_DEPTH * F_SIZE):
         obs[O_FRAME + i] = s[S_FRAME + i]
     for q in range(np_):
         obs[O_C_CHAR + q] = s[S_C_CHAR + q]
@@ -865,6 +883,11 @@ def check_invariants(s, cfg):
             raise AssertionError("invariant: two markers on one character before the final round")
     if marks != s[S_MARKS_USED]:
         raise AssertionError("invariant: markers not conserved")
+    picks = 0
+    for i in range(MAX_C * (PICK_COINS + 1)):
+        picks += s[S_PICKS + i]
+    if picks != s[S_NUSES]:
+        raise AssertionError("invariant: character picks not counted once per use")
     if s[S_PHASE] == PH_CHAR:
         for p in range(np_):
             if p != s[S_CUR] and hand_size(s, p) > cfg[CFG_HAND_LIMIT]:

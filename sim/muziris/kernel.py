@@ -1,59 +1,39 @@
-"""Muziris batch kernel: many games in one compiled loop, filling result arrays.
+"""Muziris batch kernel: many games in one compiled loop, each played by sim.playout's one play loop, filling
+result arrays from the final states.
 
 Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every
-lineup. Randomness: numba's generator is re-seeded for every game from (batch seed, game) (sim.rng),
+lineup. Randomness: `new_game` re-seeds numba's generator for every game from (batch seed, game) (sim.rng),
 so sweep variants share their random numbers game by game.
-A decision with a single option is applied without asking the strategy (the trace does the same).
 """
 import numpy as np
 from numba import njit
 
+from sim import playout
+from sim.interface import Layout, bind
 from sim.muziris import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher
-from sim.rng import reseed
+from sim.registry import kernel_mode, mode_dispatcher
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 choose = mode_dispatcher("muziris", STRATEGY_ARGS)  # kernels: `mode` says whether search players can be asked
-choose_action = dispatcher("muziris", STRATEGY_ARGS)  # every strategy, for the trace's Python loop
+play = bind(playout.play, "muziris", G=E, CHOOSE=choose)
 
-PICK_COINS = 40   # coins-on-character buckets 0..40; the last one holds 40 or more
-
-GAME_COLUMNS = ("first_player", "condition", "winner", "n_winners", "rounds", "end_reason", "trigger_seat",
-                "reshuffles", "peak_coins", "decisions", "uses", "specials_mask")
-NGC = len(GAME_COLUMNS)
-# players table, before the per-produce order coins
-PLAYER_COLUMNS = ("coins", "coins_orders", "coins_characters", "coins_abilities", "coins_setup",
-                  "coins_condition", "orders", "hand")
-NPC = len(PLAYER_COLUMNS)
-
-
-@njit(cache=True)
-def play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode):
-    """Play one game from setup to its end; count character picks by coins on the character."""
-    E.new_game(s, cfg, players)
-    E.observe_static(s, cfg, obs)
-    mover = np.empty(params.shape[1], dtype=params.dtype)  # a copy, not params[p]: a view costs two atomics
-    if debug:
-        E.check_invariants(s, cfg)
-    while not E.is_over(s):
-        n = E.legal_actions(s, cfg, actions)
-        if n == 0:
-            raise ValueError("a pending decision without options")
-        a = 0
-        if n > 1:
-            E.observe(s, cfg, obs)
-            p = s[E.S_CUR]
-            for j in range(params.shape[1]):
-                mover[j] = params[p, j]
-            a = choose(mode, sids[p], obs, actions, n, mover, cfg)
-            if a < 0 or a >= n:
-                raise ValueError("strategy returned an option index outside the legal options")
-        d, x, y = actions[a, 0], actions[a, 1], actions[a, 2]
-        if d == E.D_CHAR:
-            picks[s[E.S_CH_ID + x], min(s[E.S_CH_COINS + x], PICK_COINS)] += 1
-        E.apply_action(s, cfg, d, x, y)
-        if debug:
-            E.check_invariants(s, cfg)
+# One row per game and one per player: the result columns, named once (the kernel writes by these offsets)
+GAME_ROW = Layout("muziris game row", [(name, 1) for name in (
+    "first_player", "condition", "winner", "n_winners", "rounds", "end_reason", "trigger_seat", "reshuffles",
+    "peak_coins", "decisions", "uses", "specials_mask")])
+(G_FIRST_PLAYER, G_CONDITION, G_WINNER, G_N_WINNERS, G_ROUNDS, G_END_REASON, G_TRIGGER_SEAT, G_RESHUFFLES,
+ G_PEAK_COINS, G_DECISIONS, G_USES, G_SPECIALS_MASK) = (at for at, _ in GAME_ROW.fields.values())
+SMALL_GAME_COLUMNS = {"first_player", "condition", "winner", "n_winners", "end_reason", "trigger_seat"}  # int8
+PLAYER_ROW = Layout("muziris player row", [
+    ("coins", 1), ("coins_orders", 1), ("coins_characters", 1), ("coins_abilities", 1), ("coins_setup", 1),
+    ("coins_condition", 1), ("orders", 1), ("hand", 1),
+    ("coins_order", E.MAX_T),     # order coins by produce
+    ("coins_action", E.MAX_C),    # ability coins by the character action that gave them (configuration index)
+    ("coins_ability", E.MAX_T),   # ... by the produce ability that gave them
+])
+(P_COINS, P_COINS_ORDERS, P_COINS_CHARACTERS, P_COINS_ABILITIES, P_COINS_SETUP, P_COINS_CONDITION, P_ORDERS, P_HAND,
+ P_COINS_ORDER, P_COINS_ACTION, P_COINS_ABILITY) = (at for at, _ in PLAYER_ROW.fields.values())
+NGC, NPC = GAME_ROW.size, PLAYER_ROW.size
 
 
 @njit(cache=True)
@@ -62,10 +42,9 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     nt = cfg[E.CFG_NT]
     nc = cfg[E.CFG_NC]
     games = np.zeros((n, NGC), dtype=np.int32)
-    # per player: the fixed columns, order coins by produce, ability coins by character action, by produce
-    prow = np.zeros((n * players, NPC + nt + nc + nt), dtype=np.int32)
+    prow = np.zeros((n * players, NPC), dtype=np.int32)
     share = np.zeros(n * players, dtype=np.float32)
-    picks = np.zeros((E.MAX_C, PICK_COINS + 1), dtype=np.int64)
+    picks = np.zeros((E.MAX_C, E.PICK_COINS + 1), dtype=np.int64)
     char_games = np.zeros(E.MAX_C, dtype=np.int64)
     char_rounds = np.zeros(E.MAX_C, dtype=np.int64)
     ordsize = np.zeros((E.MAX_T, E.MAX_ORD), dtype=np.int64)
@@ -74,6 +53,9 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     sids = np.zeros(players, dtype=np.int64)
     params = np.zeros((players, choice_params.shape[1]), dtype=np.float64)
+    mover = np.empty(choice_params.shape[1], dtype=np.float64)
+    no_log = np.zeros((0, 3 + E.ACOLS), dtype=np.int32)
+    no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     sh = np.zeros(E.MAX_P, dtype=np.float64)
     for g in range(n):
         for p in range(players):
@@ -81,9 +63,11 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             sids[p] = choice_base[c]
             for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
                 params[p, j] = choice_params[c, j]
-        reseed(seed, g, 0)
-        play_game(s, cfg, players, sids, params, obs, actions, debug, picks, mode)
-        k = E.winners(s, sh)
+        E.new_game(s, cfg, players, seed, g)
+        if debug:
+            E.check_invariants(s, cfg)
+        play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, no_log, no_states)
+        k = E.returns(s, cfg, sh)
         winner = -1
         mask = 0
         for p in range(players):
@@ -95,39 +79,40 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             char_rounds[cid] += s[E.S_ROUND]
             if cfg[E.CFG_CSTD + cid] == 0:
                 mask |= 1 << cid
+            for b in range(E.PICK_COINS + 1):
+                picks[cid, b] += s[E.S_PICKS + cid * (E.PICK_COINS + 1) + b]
         for t in range(nt):
             for z in range(E.MAX_ORD):
                 ordsize[t, z] += s[E.S_ORDSIZE + t * E.MAX_ORD + z]
-        games[g, 0] = s[E.S_FP0]
-        games[g, 1] = s[E.S_COND]
-        games[g, 2] = winner
-        games[g, 3] = k
-        games[g, 4] = s[E.S_ROUND]
-        games[g, 5] = s[E.S_END]
-        games[g, 6] = s[E.S_TRIG_SEAT]
-        games[g, 7] = s[E.S_RESHUF]
-        games[g, 8] = E.total_coins(s)  # coins out of the supply never go back, so the end is the peak
-        games[g, 9] = s[E.S_DECISIONS]
-        games[g, 10] = s[E.S_NUSES]
-        games[g, 11] = mask
+        games[g, G_FIRST_PLAYER] = s[E.S_FP0]
+        games[g, G_CONDITION] = s[E.S_COND]
+        games[g, G_WINNER] = winner
+        games[g, G_N_WINNERS] = k
+        games[g, G_ROUNDS] = s[E.S_ROUND]
+        games[g, G_END_REASON] = s[E.S_END]
+        games[g, G_TRIGGER_SEAT] = s[E.S_TRIG_SEAT]
+        games[g, G_RESHUFFLES] = s[E.S_RESHUF]
+        games[g, G_PEAK_COINS] = E.total_coins(s)  # coins out of the supply never go back, so the end is the peak
+        games[g, G_DECISIONS] = s[E.S_DECISIONS]
+        games[g, G_USES] = s[E.S_NUSES]
+        games[g, G_SPECIALS_MASK] = mask
         for p in range(players):
             r = g * players + p
             orders_coins = 0
             for t in range(nt):
-                prow[r, NPC + t] = s[E.S_C_ORD + p * E.MAX_T + t]
+                prow[r, P_COINS_ORDER + t] = s[E.S_C_ORD + p * E.MAX_T + t]
                 orders_coins += s[E.S_C_ORD + p * E.MAX_T + t]
+                prow[r, P_COINS_ABILITY + t] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + E.MAX_C + t]
             for c in range(nc):
-                prow[r, NPC + nt + c] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + c]
-            for t in range(nt):
-                prow[r, NPC + nt + nc + t] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + E.MAX_C + t]
-            prow[r, 0] = s[E.S_COINS + p]
-            prow[r, 1] = orders_coins
-            prow[r, 2] = s[E.S_C_CHAR + p]
-            prow[r, 3] = s[E.S_C_ABIL + p]
-            prow[r, 4] = s[E.S_C_SETUP + p]
-            prow[r, 5] = s[E.S_C_COND + p]
-            prow[r, 6] = E.orders_of(s, p)
-            prow[r, 7] = E.hand_size(s, p)
+                prow[r, P_COINS_ACTION + c] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + c]
+            prow[r, P_COINS] = s[E.S_COINS + p]
+            prow[r, P_COINS_ORDERS] = orders_coins
+            prow[r, P_COINS_CHARACTERS] = s[E.S_C_CHAR + p]
+            prow[r, P_COINS_ABILITIES] = s[E.S_C_ABIL + p]
+            prow[r, P_COINS_SETUP] = s[E.S_C_SETUP + p]
+            prow[r, P_COINS_CONDITION] = s[E.S_C_COND + p]
+            prow[r, P_ORDERS] = E.orders_of(s, p)
+            prow[r, P_HAND] = E.hand_size(s, p)
             share[r] = sh[p]
     return games, prow, share, picks, char_games, char_rounds, ordsize
 
@@ -142,25 +127,24 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         np.uint32(seed), bool(debug), mode)
     n = games.shape[0]
     gt = {"game": np.arange(n, dtype=np.int32)}
-    small = {"first_player", "condition", "winner", "n_winners", "end_reason", "trigger_seat"}
-    for i, name in enumerate(GAME_COLUMNS):
-        gt[name] = games[:, i].astype(np.int8 if name in small else np.int32)
-    gt["coins_short"] = games[:, GAME_COLUMNS.index("peak_coins")] > cfg.vector[E.CFG_BOXED]
+    for name, (at, _) in GAME_ROW.fields.items():
+        gt[name] = games[:, at].astype(np.int8 if name in SMALL_GAME_COLUMNS else np.int32)
+    gt["coins_short"] = games[:, G_PEAK_COINS] > cfg.vector[E.CFG_BOXED]
     for p in range(players):  # the main table carries every seat's win share (docs/trace.md: game_end)
         gt[f"win_share_{p}"] = share.reshape(n, players)[:, p]
     pt = {"game": np.repeat(np.arange(n, dtype=np.int32), players),
           "seat": np.tile(np.arange(players, dtype=np.int8), n)}
-    for i, name in enumerate(PLAYER_COLUMNS):
-        pt[name] = prow[:, i].astype(np.int16)
+    for name, (at, shape) in PLAYER_ROW.fields.items():
+        if shape == (1,):  # the per-produce and per-character columns follow, named from the configuration
+            pt[name] = prow[:, at].astype(np.int16)
     for t, produce in enumerate(cfg.produce):
-        pt[f"coins_order_{produce}"] = prow[:, NPC + t].astype(np.int16)
+        pt[f"coins_order_{produce}"] = prow[:, P_COINS_ORDER + t].astype(np.int16)
     pt["first_player"] = pt["seat"] == np.repeat(gt["first_player"], players)
     pt["win_share"] = share
-    nc = len(cfg.characters)
     for c, character in enumerate(cfg.characters):  # ability coins by source (sum: coins_abilities)
-        pt[f"coins_action_{character}"] = prow[:, NPC + len(cfg.produce) + c].astype(np.int16)
+        pt[f"coins_action_{character}"] = prow[:, P_COINS_ACTION + c].astype(np.int16)
     for t, produce in enumerate(cfg.produce):
-        pt[f"coins_ability_{produce}"] = prow[:, NPC + len(cfg.produce) + nc + t].astype(np.int16)
+        pt[f"coins_ability_{produce}"] = prow[:, P_COINS_ABILITY + t].astype(np.int16)
     nc = len(cfg.characters)
     names = np.array(cfg.characters, dtype=object)
     ci, coins = np.nonzero(picks[:nc])

@@ -1,17 +1,20 @@
 """One Muziris game as JSON-able events (schema: docs/trace.md).
 
-Drives the same njit primitives as the kernel, step by step, with the same dispatcher and the same seeding,
-so `trace(seed=S)` replays game 0 of `balance-sim run muziris -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]).
+Plays the game with the kernel's own play loop (sim.playout bound to the engine and the dispatcher), recording
+what was applied and the states around it, then describes the events from those records; with the same seeding,
+`trace(seed=S)` replays game 0 of `balance-sim run muziris -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from sim.rng import reseed
+from sim.registry import kernel_mode
 from sim.runner import DEFAULT_BATCH, game_origin
 
 from sim.muziris import engine as E
-from sim.muziris.kernel import choose_action
+from sim.muziris.kernel import play
+
+CHUNK = 4096  # actions recorded per call of the play loop (a game runs on over as many calls as it needs)
 
 
 def _counts(cfg, row) -> dict:
@@ -44,7 +47,7 @@ def _option(cfg, s, d, x, y) -> dict:
     if d == E.D_FULFIL:
         out["size"] = int(y)
     elif d == E.D_TAKE_TYPE:  # cards taken: the chosen count, or (y = 0) every card of the type / up to a0
-        kind, a0, _ = E._step_of(s, cfg.vector, s[E.S_DEPTH] - 1)
+        _, a0, _ = E._step_of(s, cfg.vector, s[E.S_DEPTH] - 1)
         m = int(s[E.S_MARKET + x])
         out["count"] = int(y) if y > 0 else (m if a0 <= 0 else min(int(a0), m))
     return out
@@ -58,17 +61,33 @@ def _sources(cfg, s, p) -> dict:
     }
 
 
-def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
+def _record(cfg, players: int, choices, seed: int, game: int, batch_size: int):
+    """(the state after setup, log rows (player, options, row, decision, x, y), the states before each action
+    and after the last) of game `game` of `run --seed S` (game 0: `run -n 1`), played by the kernel's loop."""
     v = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
-    params = np.stack([c.vector() for c in choices])
+    params = np.stack([c.vector() for c in choices]).astype(np.float64)
+    mover = np.empty(params.shape[1], dtype=np.float64)
     root, local = game_origin(seed, game, batch_size)
-    reseed(np.uint32(root), local, 0)  # game `game` of `run --seed S` (game 0: `run -n 1`)
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    E.new_game(s, v, players)
-    E.observe_static(s, v, obs)
+    E.new_game(s, v, players, np.uint32(root), local)
+    start = s.copy()
+    logs, states = [], []
+    while not E.is_over(s):
+        log = np.zeros((CHUNK, 3 + E.ACOLS), dtype=np.int32)
+        before = np.zeros((CHUNK + 1, E.STATE_SIZE), dtype=np.int32)
+        k = play(s, v, sids, params, obs, actions, mover, kernel_mode("muziris", sids), False, CHUNK, log, before)
+        logs.append(log[:k])
+        states.append(before[:k])
+    states.append(s[None, :].copy())
+    return start, np.concatenate(logs), np.concatenate(states)
+
+
+def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
+    v = cfg.vector
+    s, log, states = _record(cfg, players, choices, seed, game, batch_size)
     yield {"event": "game_start", "game": "muziris", "seed": seed, "players": players,
            "strategies": [c.name for c in choices], "config": cfg.raw,
            "condition": cfg.conditions[s[E.S_COND]],
@@ -76,16 +95,12 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
            "state": _state(cfg, s)}
     use = None       # the open `use` event; a use that ends its turn stays open through the hand-limit discards
     discards: list = []
-    while not E.is_over(s):
-        n = E.legal_actions(s, v, actions)
-        p = int(s[E.S_CUR])
-        a = 0
-        if n > 1:
-            E.observe(s, v, obs)
-            a = int(choose_action(sids[p], obs, actions, n, params[p], v))
-        d, x, y = (int(actions[a, i]) for i in range(3))
+    for step, row in enumerate(log):
+        s, after = states[step], states[step + 1]
+        p, n = int(row[0]), int(row[1])
+        d, x, y = (int(row[3 + c]) for c in (E.A_D, E.A_X, E.A_Y))
         option = _option(cfg, s, d, x, y)
-        option["options"] = int(n)
+        option["options"] = n
         rnd, final = int(s[E.S_ROUND]), int(s[E.S_FINAL])
         coins_on = [int(s[E.S_CH_COINS + k]) for k in range(int(s[E.S_NCH]))]
         if d == E.D_CHAR:
@@ -96,7 +111,7 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
                 discards.append(option)
             if use is not None:
                 use["choices"].append(option)
-        E.apply_action(s, v, d, x, y)
+        s = after
         round_ended = bool(E.is_over(s) or int(s[E.S_ROUND]) != rnd)
         if use is not None and s[E.S_PHASE] not in (E.PH_STEP, E.PH_DISCARD):
             use["coins_gained"] = int(s[E.S_COINS + p]) - use.pop("coins_before")
@@ -117,8 +132,9 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
                       if s[E.S_CH_COINS + k] > coins_on[k]]
             yield {"event": "end_of_round", "round": rnd, "coins_added_to": unused,
                    "next_first_player": int(s[E.S_FP]), "state": _state(cfg, s)}
+    s = states[-1]
     share = np.zeros(E.MAX_P)
-    k = E.winners(s, share)
+    k = E.returns(s, v, share)
     yield {"event": "game_end", "rounds": int(s[E.S_ROUND]), "end_reason": E.END_NAMES[s[E.S_END]],
            "trigger_seat": int(s[E.S_TRIG_SEAT]) if s[E.S_TRIG_SEAT] >= 0 else None,
            "coins": [int(s[E.S_COINS + p]) for p in range(players)],

@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import playout
+from sim.interface import bind
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize
 from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
@@ -41,24 +43,9 @@ def action_key(actions, a):
 
 
 @njit(cache=True)
-def playout(s, cfg, rid, rparams, obs, actions):
-    """Play the round in `s` to its end with rollout policy `rid` for both traders (the kernel's loop)."""
-    cap = cfg[E.CFG_TURN_CAP]
-    while not E.is_over(s):
-        p = s[E.S_CUR]
-        n = E.legal_actions(s, cfg, p, actions)
-        if n == 0:
-            E.pass_turn(s, cfg)
-        else:
-            a = 0
-            if n > 1:
-                E.observe(s, cfg, p, obs)
-                a = rollout_choose(rid, obs, actions, n, rparams, cfg)
-                if a < 0 or a >= n:
-                    raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
-            E.apply_action(s, cfg, p, actions, a)
-        if not E.is_over(s) and s[E.S_TURN] >= cap:
-            s[E.S_END] = E.END_TURN_CAP
+def _rollout_choose(mode, sid, obs, actions, n_actions, params, cfg):
+    """The rollout dispatcher in the play loop's calling convention (no mode: heuristics only)."""
+    return rollout_choose(sid, obs, actions, n_actions, params, cfg)
 
 
 @njit(cache=True)
@@ -85,9 +72,14 @@ def ismcts(obs, actions, n_actions, params, cfg):
     c = params[P_EXPLORATION]
     ndet = int(params[P_DETERMINIZATIONS])
     mw = params[P_MARGIN_WEIGHT]
-    rparams = ROLLOUT_PARAMS[rid].copy()
+    rsids = np.full(2, rid, dtype=np.int64)  # both traders play the rollout policy
+    rparams = np.empty((2, ROLLOUT_PARAMS.shape[1]))
+    for j in range(ROLLOUT_PARAMS.shape[1]):
+        rparams[0, j] = rparams[1, j] = ROLLOUT_PARAMS[rid, j]
+    rmover = np.empty(ROLLOUT_PARAMS.shape[1])
+    no_log = np.zeros((0, 3 + E.ACOLS), dtype=np.int32)
+    no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     me = obs[E.O_SEAT]
-    turn_cap = cfg[E.CFG_TURN_CAP]
 
     cap = 1 + n_actions + iters
     key, first, sib, mover, visits, total, avail, path = new_tree(cap)
@@ -111,19 +103,16 @@ def ismcts(obs, actions, n_actions, params, cfg):
             determinize(obs, cfg, s)
         # root: every legal action is available in every world; UCB1, unvisited actions first
         pick = ucb_root(visits, total, n_actions, it, c)
-        E.apply_action(s, cfg, me, actions, pick)
+        E.apply_action(s, cfg, actions, pick)  # a sampled world ends with its round (determinize)
         node = 1 + pick
         path[0] = node
         plen = 1
         expanded = visits[node] == 0
         while not expanded and not E.is_over(s):
-            if s[E.S_TURN] >= turn_cap:
-                s[E.S_END] = E.END_TURN_CAP
-                break
             p = s[E.S_CUR]
-            n = E.legal_actions(s, cfg, p, buf)
-            if n == 0:
-                E.pass_turn(s, cfg)
+            n = E.legal_actions(s, cfg, buf)
+            if buf[0, E.A_TYPE] == E.T_PASS:  # a forced pass is no choice: no node
+                E.apply_action(s, cfg, buf, 0)
                 continue
             nun, new_a, best, best_ch, best_a = 0, -1, -1e300, -1, -1
             for a in range(n):
@@ -147,17 +136,17 @@ def ismcts(obs, actions, n_actions, params, cfg):
                 mover[ch] = p
                 sib[ch] = first[node]
                 first[node] = ch
-                E.apply_action(s, cfg, p, buf, new_a)
+                E.apply_action(s, cfg, buf, new_a)
                 expanded = True
             elif best_ch >= 0:
                 ch = best_ch
-                E.apply_action(s, cfg, p, buf, best_a)
+                E.apply_action(s, cfg, buf, best_a)
             else:
                 break  # node budget spent: play out from here
             node = ch
             path[plen] = node
             plen += 1
-        playout(s, cfg, rid, rparams, robs, buf)
+        rollout(s, cfg, rsids, rparams, robs, buf, rmover, 0, False, -1, no_log, no_states)
         round_rewards(s, cfg, mw, scored, rew)
         for i in range(plen):
             nd = path[i]
@@ -169,4 +158,5 @@ def ismcts(obs, actions, n_actions, params, cfg):
 
 # Resolved after registration (numba reads these globals when it compiles `ismcts`).
 rollout_choose = rollout_dispatcher("mohur", ARGS)
+rollout = bind(playout.play, "mohur_rollout", G=E, CHOOSE=_rollout_choose)  # the one play loop, for rollouts
 ROLLOUT_PARAMS, DEFAULT_ROLLOUT = rollout_defaults("mohur")

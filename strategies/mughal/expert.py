@@ -6,7 +6,7 @@ that place the same suits and level are merged). Each iteration samples a world 
 (sim.mughal.determinize: the hands this seat has not seen drawn from the unseen cards, the deck shuffled),
 applies the candidate while every other seat chooses from the same pre-step state with the rollout policy
 (any registered non-search strategy, called through the registry's rollout dispatcher, so numba never sees a
-strategy calling itself), plays the turn on with the rollout policy for every seat (`horizon` 0) or the whole
+strategy calling itself, and played by the one play loop of sim.playout bound to it), plays the turn on with the rollout policy for every seat (`horizon` 0) or the whole
 game (`horizon` 1), and scores it. Reward (horizon 0): (1 - `versus_best`) x (this turn's VT minus the mean of
 the other seats') + `versus_best` x (VT lead over the best other seat after the turn); horizon 1: win share plus
 `margin_weight` x final VT margin over the best other seat. Candidates are chosen
@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import playout as playout_template
+from sim.interface import bind
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize
 from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
@@ -34,59 +36,17 @@ ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 
 
 @njit(cache=True)
-def sim_step(s, cfg, rid, rparams, robs, buf, chosen, declare, me, my_row):
-    """One simultaneous step: seat `me` plays `my_row` (when given), the others the rollout policy."""
+def playout(s, cfg, me, row, horizon, mw, vb, rids, rparams, robs, buf, mover, sc, share, log, states):
+    """Apply this seat's candidate `row` in the sampled world `s` (the seats choosing before it in this round
+    by the rollout policy, from the same state), play on by the rollout policy, return the reward."""
     P = s[E.S_NP]
-    for p in range(P):
-        chosen[p, E.A_TYPE] = -1
-        if p == me and my_row is not None:
-            for c in range(E.ACOLS):
-                chosen[p, c] = my_row[c]
-            continue
-        n = E.legal_actions(s, cfg, p, buf, declare)
-        if n == 0:
-            continue
-        a = 0
-        if n > 1:
-            E.observe(s, cfg, p, robs)
-            a = rollout_choose(rid, robs, buf, n, rparams, cfg)
-            if a < 0 or a >= n:
-                raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
-        for c in range(E.ACOLS):
-            chosen[p, c] = buf[a, c]
-    for p in range(P):
-        if chosen[p, E.A_TYPE] >= 0:
-            E.apply_action(s, cfg, p, chosen[p])
-
-
-@njit(cache=True)
-def finish_turn(s, cfg, rid, rparams, robs, buf, chosen, declared):
-    """Play the current turn on to its end (not scored). `declared`: the declarations are over."""
-    H = cfg[E.CFG_HAND]
-    if not declared:
-        s[E.S_STEP] = 0
-        while E.undeclared_total(s) > 0:
-            sim_step(s, cfg, rid, rparams, robs, buf, chosen, True, -1, None)
-    start = s[E.S_STEP] + 1 if declared else 1
-    for step in range(start, H + 1):
-        s[E.S_STEP] = step
-        sim_step(s, cfg, rid, rparams, robs, buf, chosen, False, -1, None)
-        if step < H:
-            E.pass_hands(s, cfg)
-
-
-@njit(cache=True)
-def playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen, sc, share):
-    """Apply this seat's candidate `row` in the sampled world `s`, play on, return the reward."""
-    P = s[E.S_NP]
-    H = cfg[E.CFG_HAND]
-    sim_step(s, cfg, rid, rparams, robs, buf, chosen, declare, me, row)
-    if declare:
-        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, False)
-    else:
-        if s[E.S_STEP] < H:
-            E.pass_hands(s, cfg)
-        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, True)
+    s[E.S_STOP_AT_TURN_END] = 1 if horizon == 0 else 0
+    while E.current_player(s) != me and not E.is_over(s):
+        rollout_play(s, cfg, rids, rparams, robs, buf, mover, 0, False, 1, log, states)
+    for col in range(E.ACOLS):
+        buf[0, col] = row[col]
+    E.apply_action(s, cfg, buf, 0)
+    rollout_play(s, cfg, rids, rparams, robs, buf, mover, 0, False, -1, log, states)
     if horizon == 0:
         E.score_turn(s, cfg, sc)
         mine = 0.0
@@ -100,14 +60,7 @@ def playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, 
                 others += v
                 top = max(top, s[E.S_VT + p])  # scored: the VT after this turn
         return (1.0 - vb) * (mine - others / (P - 1)) + vb * (s[E.S_VT + me] - top)
-    E.score_turn(s, cfg, sc)
-    E.end_turn(s, cfg)
-    while s[E.S_TURN] < cfg[E.CFG_NTURNS]:
-        E.begin_turn(s, cfg)
-        finish_turn(s, cfg, rid, rparams, robs, buf, chosen, False)
-        E.score_turn(s, cfg, sc)
-        E.end_turn(s, cfg)
-    E.final_result(s, cfg, share)
+    E.returns(s, cfg, share)
     best = -(1 << 30)
     for p in range(P):
         if p != me and s[E.S_VT + p] > best:
@@ -155,15 +108,20 @@ def ismcts(obs, actions, n_actions, params, cfg):
     horizon = int(params[P_HORIZON])
     mw = params[P_MARGIN_WEIGHT]
     vb = params[P_VERSUS_BEST]
-    rparams = ROLLOUT_PARAMS[rid].copy()
     me = obs[E.O_SEAT]
-    declare = actions[0, E.A_TYPE] == E.T_DECLARE
+    rids = np.full(E.MAX_PLAYERS, rid, dtype=np.int64)   # every seat of a rollout plays the rollout policy
+    rparams = np.zeros((E.MAX_PLAYERS, ROLLOUT_PARAMS.shape[1]), dtype=np.float64)
+    for p in range(E.MAX_PLAYERS):
+        for j in range(ROLLOUT_PARAMS.shape[1]):  # element loop: a slice copy costs seconds of compile
+            rparams[p, j] = ROLLOUT_PARAMS[rid, j]
+    mover = np.zeros(ROLLOUT_PARAMS.shape[1], dtype=np.float64)
+    log = np.zeros((0, 0), dtype=np.int32)   # rollouts record nothing
+    states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
 
     world = E.new_state()
     s = E.new_state()
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     robs = np.zeros(E.OBS_SIZE, dtype=np.int32)
-    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), dtype=np.int32)
     row = np.zeros(E.ACOLS, dtype=np.int32)
     sc = np.zeros(E.SC_SIZE, dtype=np.int32)
     share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
@@ -184,8 +142,8 @@ def ismcts(obs, actions, n_actions, params, cfg):
                 s[:] = world
                 for col in range(E.ACOLS):
                     row[col] = actions[rep[i], col]
-                total[i] += playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen,
-                                    sc, share)
+                total[i] += playout(s, cfg, me, row, horizon, mw, vb, rids, rparams, robs, buf, mover, sc, share,
+                                    log, states)
                 visits[i] += 1.0
     else:
         for it in range(iters):
@@ -206,8 +164,8 @@ def ismcts(obs, actions, n_actions, params, cfg):
                 determinize(obs, cfg, s)
             for col in range(E.ACOLS):
                 row[col] = actions[rep[pick], col]
-            total[pick] += playout(s, cfg, me, row, declare, horizon, mw, vb, rid, rparams, robs, buf, chosen,
-                                   sc, share)
+            total[pick] += playout(s, cfg, me, row, horizon, mw, vb, rids, rparams, robs, buf, mover, sc, share,
+                                   log, states)
             visits[pick] += 1.0
 
     choice, mean = 0, -1e300
@@ -220,3 +178,13 @@ def ismcts(obs, actions, n_actions, params, cfg):
 # Resolved after registration (numba reads these globals when it compiles `ismcts`).
 rollout_choose = rollout_dispatcher("mughal", ARGS)
 ROLLOUT_PARAMS, DEFAULT_ROLLOUT = rollout_defaults("mughal")
+
+
+@njit(cache=True)
+def _rollout_choose(mode, sid, obs, actions, n_actions, params, cfg):
+    """The play loop's dispatcher signature over the non-search strategies (-1 for a search strategy: the
+    play loop refuses it)."""
+    return rollout_choose(sid, obs, actions, n_actions, params, cfg)
+
+
+rollout_play = bind(playout_template.play, "mughal_rollout", G=E, CHOOSE=_rollout_choose)

@@ -121,7 +121,7 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
 def ability_value(obs, t, w, tb, cb, hm, mm, ad):
     v = 0.0
     for i in range(E.MAX_STEPS):
-        o = E.O_PSTEP + (t * E.MAX_STEPS + i) * 3
+        o = E.O_PSTEP + (t * E.MAX_STEPS + i) * E.STEP_W
         if obs[o] != E.K_NONE:
             v += basic_step_value(obs, obs[o], obs[o + 1], obs[o + 2], w, tb, cb, hm, mm, ad)
     return v
@@ -157,7 +157,7 @@ def char_value(obs, slot, w, tb, cb, ad):
     per decision because it is the costliest feature)."""
     v = float(obs[E.O_CH_COINS + slot])
     for i in range(E.MAX_STEPS):
-        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3
+        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W
         if obs[o] != E.K_NONE:
             v += step_value(obs, obs[o], obs[o + 1], obs[o + 2], w, tb, cb, ad)
     return v
@@ -166,7 +166,7 @@ def char_value(obs, slot, w, tb, cb, ad):
 @njit(cache=True)
 def char_has(obs, slot, kind):
     for i in range(E.MAX_STEPS):
-        if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3] == kind:
+        if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W] == kind:
             return True
     return False
 
@@ -175,7 +175,7 @@ def char_has(obs, slot, kind):
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
-    d, t, y = actions[i, 0], actions[i, 1], actions[i, 2]
+    d, t, y = actions[i, E.A_D], actions[i, E.A_X], actions[i, E.A_Y]
     if d == E.D_TAKE:
         return take_type_score(obs, t, 1, w, cb, -1, -1)
     if d == E.D_TAKE_TYPE:  # y: how many of the type this option takes (rules.take_up_to), 0: as many as a0 allows
@@ -214,7 +214,7 @@ def choose_character(actions, n, char_scores):
     """Best character by `char_scores` (indexed by slot)."""
     best, ties, choice = -1e18, 0, 0
     for i in range(n):
-        take, best, ties = consider(char_scores[actions[i, 1]], best, ties)
+        take, best, ties = consider(char_scores[actions[i, E.A_X]], best, ties)
         if take:
             choice = i
     return choice
@@ -237,7 +237,7 @@ def public_char_value(obs, slot, q, card_value):
     nt = obs[E.O_NT]
     m = obs[E.O_MAXORD]
     for i in range(E.MAX_STEPS):
-        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * 3
+        o = E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W
         kind, a0, a1 = obs[o], obs[o + 1], obs[o + 2]
         if kind == E.K_GAIN:
             v += a0

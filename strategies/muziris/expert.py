@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import playout
+from sim.interface import bind
 from sim.muziris import engine as E
 from sim.muziris.determinize import determinize
 from sim.registry import (MAX_DETERMINIZATIONS, MAX_ITERATIONS, rollout_defaults, rollout_dispatcher,
@@ -34,23 +36,25 @@ ARGS = ("obs", "actions", "n_actions", "params", "cfg")
 def action_key(actions, a):
     """An option row [decision, x, y] as one integer, the same in every world (y < 64: an order size, or the
     cards a take_type option takes, at most the Market's size; 0 when the count is not a choice)."""
-    return (np.int64(actions[a, 0]) * 64 + actions[a, 1] + 1) * 64 + actions[a, 2]
+    return (np.int64(actions[a, E.A_D]) * 64 + actions[a, E.A_X] + 1) * 64 + actions[a, E.A_Y]
 
 
 @njit(cache=True)
-def playout(s, cfg, rid, rparams, obs, actions, horizon):
-    """Play on from `s` with rollout policy `rid` for every player (the kernel's loop), to the end of the game
-    or, with horizon R > 0, until R more rounds have ended."""
-    stop = s[E.S_ROUND] + horizon if horizon > 0 else 1 << 30
+def _rollout_choice(mode, sid, obs, actions, n_actions, params, cfg):
+    """The play loop's CHOOSE for rollouts: the registry's rollout dispatcher (heuristic strategies only)."""
+    return rollout_choose(sid, obs, actions, n_actions, params, cfg)
+
+
+@njit(cache=True)
+def rollout(s, cfg, sids, params, obs, actions, mover, horizon, no_log, no_states):
+    """Play on from `s` with the rollout policy in `sids`/`params` for every player (sim.playout's loop), to the
+    end of the game or, with horizon R > 0, until R more rounds have ended (one action per call of the loop)."""
+    if horizon <= 0:
+        rollout_play(s, cfg, sids, params, obs, actions, mover, 0, False, -1, no_log, no_states)
+        return
+    stop = s[E.S_ROUND] + horizon
     while not E.is_over(s) and s[E.S_ROUND] < stop:
-        n = E.legal_actions(s, cfg, actions)
-        a = 0
-        if n > 1:
-            E.observe(s, cfg, obs)
-            a = rollout_choose(rid, obs, actions, n, rparams, cfg)
-            if a < 0 or a >= n:
-                raise ValueError("ismcts: the rollout policy must be a registered non-search strategy")
-        E.apply_action(s, cfg, actions[a, 0], actions[a, 1], actions[a, 2])
+        rollout_play(s, cfg, sids, params, obs, actions, mover, 0, False, 1, no_log, no_states)
 
 
 @njit(cache=True)
@@ -74,7 +78,7 @@ def rewards(s, cfg, margin_weight, hand_weight, share, score, cond, rew):
     game ended now + hand_weight x the hand's order value, and the best score wins (ties shared)."""
     np_ = s[E.S_NP]
     if E.is_over(s):
-        E.winners(s, share)
+        E.returns(s, cfg, share)
         for p in range(np_):
             score[p] = s[E.S_COINS + p]
     else:
@@ -114,8 +118,15 @@ def ismcts(obs, actions, n_actions, params, cfg):
     mw = params[P_MARGIN_WEIGHT]
     horizon = int(params[P_HORIZON])
     hw = params[P_HAND_WEIGHT]
-    rparams = ROLLOUT_PARAMS[rid].copy()
     me = obs[E.O_SEAT]
+    np_ = obs[E.O_NP]
+    rsids = np.full(np_, rid, dtype=np.int64)
+    rparams = np.empty((np_, ROLLOUT_PARAMS.shape[1]), dtype=np.float64)
+    for p in range(np_):
+        rparams[p] = ROLLOUT_PARAMS[rid]
+    rmover = np.empty(ROLLOUT_PARAMS.shape[1], dtype=np.float64)
+    no_log = np.zeros((0, 3 + E.ACOLS), dtype=np.int32)
+    no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
 
     cap = 1 + n_actions + iters
     key, first, sib, mover, visits, total, avail, path = new_tree(cap)
@@ -141,16 +152,16 @@ def ismcts(obs, actions, n_actions, params, cfg):
             determinize(obs, cfg, s)
         # root: every legal option is available in every world; UCB1, unvisited options first
         pick = ucb_root(visits, total, n_actions, it, c)
-        E.apply_action(s, cfg, actions[pick, 0], actions[pick, 1], actions[pick, 2])
+        E.apply_action(s, cfg, actions, pick)
         node = 1 + pick
         path[0] = node
         plen = 1
         expanded = visits[node] == 0
         while not expanded and not E.is_over(s):
-            p = s[E.S_CUR]
+            p = E.current_player(s)
             n = E.legal_actions(s, cfg, buf)
             if n == 1:  # forced: not a decision, no node
-                E.apply_action(s, cfg, buf[0, 0], buf[0, 1], buf[0, 2])
+                E.apply_action(s, cfg, buf, 0)
                 continue
             nun, new_a, best, best_ch, best_a = 0, -1, -1e300, -1, -1
             for a in range(n):
@@ -174,17 +185,17 @@ def ismcts(obs, actions, n_actions, params, cfg):
                 mover[ch] = p
                 sib[ch] = first[node]
                 first[node] = ch
-                E.apply_action(s, cfg, buf[new_a, 0], buf[new_a, 1], buf[new_a, 2])
+                E.apply_action(s, cfg, buf, new_a)
                 expanded = True
             elif best_ch >= 0:
                 ch = best_ch
-                E.apply_action(s, cfg, buf[best_a, 0], buf[best_a, 1], buf[best_a, 2])
+                E.apply_action(s, cfg, buf, best_a)
             else:
                 break  # node budget spent: play out from here
             node = ch
             path[plen] = node
             plen += 1
-        playout(s, cfg, rid, rparams, robs, buf, horizon)
+        rollout(s, cfg, rsids, rparams, robs, buf, rmover, horizon, no_log, no_states)
         rewards(s, cfg, mw, hw, share, score, cond, rew)
         for i in range(plen):
             nd = path[i]
@@ -196,4 +207,5 @@ def ismcts(obs, actions, n_actions, params, cfg):
 
 # Resolved after registration (numba reads these globals when it compiles `ismcts`).
 rollout_choose = rollout_dispatcher("muziris", ARGS)
+rollout_play = bind(playout.play, "muziris_rollout", G=E, CHOOSE=_rollout_choice)
 ROLLOUT_PARAMS, DEFAULT_ROLLOUT = rollout_defaults("muziris")

@@ -29,13 +29,13 @@ def reach(seed, steps):
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for _ in range(steps):
         p = int(s[E.S_CUR])
-        n = E.legal_actions(s, V, p, buf)
+        n = E.enumerate_actions(s, V, p, buf)
         if n == 0:
             E.pass_turn(s, V)
         else:
             before = s.copy()
-            E.apply_action(s, V, p, buf, rng.randrange(n))
-            if E.is_over(s):
+            E.play_row(s, V, p, buf, rng.randrange(n))
+            if E.round_over(s):
                 return before
     return s
 
@@ -130,12 +130,12 @@ def test_hidden_state_does_not_change_the_choice():
         obs_s, obs_t = observe(s), observe(t)
         assert np.array_equal(obs_s, obs_t), "the planted change must be invisible to the trader to move"
         p = int(s[E.S_CUR])
-        n = E.legal_actions(s, V, p, buf)
+        n = E.enumerate_actions(s, V, p, buf)
         if n < 2:
             continue
         picks = []
         for state in (s, t):
-            E.legal_actions(state, V, p, buf)
+            E.enumerate_actions(state, V, p, buf)
             K.seed_rng(np.uint32(1000 + seed))
             E.observe(state, V, p, obs_s)
             picks.append(int(K.choose_action(sid, obs_s, buf, n, params, V)))

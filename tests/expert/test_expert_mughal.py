@@ -11,7 +11,7 @@ from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import validate
 from sim.mughal.determinize import determinize
-from sim.registry import WITH_SEARCH, choices, registered
+from sim.registry import HEURISTIC_ONLY, choices, registered
 
 
 def make_cfg(players):
@@ -24,31 +24,17 @@ RANDOM_ID = NAMES.index("random")
 
 
 def reach(cfg, players, seed, turn, step):
-    """A game played by random seats up to the decision of `step` (0: declarations) of `turn`."""
-    v = cfg.vector
-    E.seed(np.uint32(seed))
+    """A game played by random seats up to the start of the round of `step` (0: declarations, or the turn's
+    start when nothing is to declare) of `turn`."""
     s = E.new_state()
-    E.new_game(s, players)
+    E.new_game(s, cfg.vector, players, np.uint32(seed), 0)
     sids = np.full(players, RANDOM_ID, np.int64)
-    params = np.zeros((players, 8))
-    obs = np.zeros(E.OBS_SIZE, np.int32)
-    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
-    chosen = np.zeros((E.MAX_PLAYERS, E.ACOLS), np.int32)
-    sc = np.zeros(E.SC_SIZE, np.int32)
-    picks = np.zeros((0, int(v[E.CFG_HAND]), 2), np.int64)
-    for t in range(1, turn + 1):
-        E.begin_turn(s, v)
-        if t == turn and step == 0:
-            return s
-        K.declare_all(s, v, sids, params, obs, actions, chosen, picks, True, WITH_SEARCH)
-        for k in range(1, int(v[E.CFG_HAND]) + 1):
-            if t == turn and k == step:
-                s[E.S_STEP] = k
-                return s
-            K.action_step(s, v, sids, params, obs, actions, chosen, picks, True, k, WITH_SEARCH)
-        E.score_turn(s, v, sc)
-        E.end_turn(s, v)
-    raise AssertionError("unreachable")
+    args = (np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(8),
+            HEURISTIC_ONLY, True, 1, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+    while not (s[E.S_TURN] == turn and (step == 0 or s[E.S_STEP] == step)
+               and (s[E.S_PEND_SLOT: E.S_PEND_SLOT + players] < 0).all()):   # no pick pending
+        K.play(s, cfg.vector, sids, np.zeros((players, 8)), *args)
+    return s
 
 
 def observe(cfg, s, p):
@@ -144,12 +130,13 @@ def test_hidden_state_does_not_change_the_choice():
         E.check_invariants(t, v)
         assert not np.array_equal(s, t)
         assert np.array_equal(observe(CFG4, s, p), observe(CFG4, t, p)), "the change must be invisible to p"
-        n = E.legal_actions(s, v, p, buf, False)
+        s[E.S_CUR] = t[E.S_CUR] = p
+        n = E.legal_actions(s, v, buf)
         if n < 2:
             continue
         picks = []
         for state in (s, t):
-            E.legal_actions(state, v, p, buf, False)
+            E.legal_actions(state, v, buf)
             obs = observe(CFG4, state, p)
             E.seed(np.uint32(1000 + seed))
             picks.append(int(K.choose_action(sid, obs, buf, n, params, v)))

@@ -10,25 +10,26 @@ from sim.muziris import engine as E
 from sim.muziris import kernel as K
 from sim.muziris.config import validate
 from sim.muziris.determinize import determinize
-from sim.registry import choices, registered
+from sim.registry import choices, dispatcher, registered
+from sim.rng import reseed
 
 CFG = validate(build("sim.muziris"), 3)
 V = CFG.vector
 NAMES = [d.name for d in registered("muziris")]
+choose_action = dispatcher("muziris", K.STRATEGY_ARGS)  # every strategy, search players included
 
 
 def reach(seed, steps, players):
     """A game set up and advanced by up to `steps` random legal actions (still running)."""
     rng = random.Random(seed)
-    E.seed_rng(np.uint32(seed))
     s = E.new_state()
-    E.new_game(s, V, players)
+    E.new_game(s, V, players, np.uint32(seed), 0)
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for _ in range(steps):
         n = E.legal_actions(s, V, buf)
         a = rng.randrange(n)
         before = s.copy()
-        E.apply_action(s, V, buf[a, 0], buf[a, 1], buf[a, 2])
+        E.apply_action(s, V, buf, a)
         if E.is_over(s):
             return before
     return s
@@ -36,8 +37,7 @@ def reach(seed, steps, players):
 
 def observe(s):
     obs = np.zeros(E.OBS_SIZE, np.int32)
-    E.observe_static(s, V, obs)
-    E.observe(s, V, obs)
+    E.observe(s, V, E.current_player(s), obs)
     return obs
 
 
@@ -64,7 +64,7 @@ def test_determinized_world_is_consistent_with_the_observation(seed):
     s = reach(seed, 10 + 23 * seed, players)
     me = int(s[E.S_CUR])
     obs = observe(s)
-    E.seed_rng(np.uint32(seed))
+    reseed(np.uint32(seed), 0, 0)
     hands = set()
     for _ in range(20):
         w = E.new_state()
@@ -137,8 +137,8 @@ def test_hidden_state_does_not_change_the_choice():
         picks = []
         for state in (s, t):
             E.legal_actions(state, V, buf)
-            E.seed_rng(np.uint32(1000 + seed))
-            picks.append(int(K.choose_action(sid, observe(state), buf, n, params, V)))
+            reseed(np.uint32(1000 + seed), 0, 0)
+            picks.append(int(choose_action(sid, observe(state), buf, n, params, V)))
         assert picks[0] == picks[1]
         checked += 1
         if checked >= 8:

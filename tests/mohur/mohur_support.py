@@ -32,7 +32,7 @@ def actions_buffer():
 
 def legal_rows(s, v, p, buf=None):
     buf = actions_buffer() if buf is None else buf
-    n = E.legal_actions(s, v, p, buf)
+    n = E.enumerate_actions(s, v, p, buf)
     return buf[:n].copy()
 
 
@@ -89,10 +89,10 @@ def reach_state(v, seed, steps, take_bias=0.0):
     buf = actions_buffer()
     played = 0
     for _ in range(steps):
-        if E.is_over(s):
+        if E.round_over(s):
             break
         p = int(s[E.S_CUR])
-        n = E.legal_actions(s, v, p, buf)
+        n = E.enumerate_actions(s, v, p, buf)
         if n == 0:
             E.pass_turn(s, v)
             continue
@@ -100,7 +100,7 @@ def reach_state(v, seed, steps, take_bias=0.0):
         if rng.random() < take_bias:
             takes = [i for i in idx if buf[i, E.A_TYPE] != E.T_SELL]
             idx = takes or idx
-        E.apply_action(s, v, p, buf, rng.choice(idx))
+        E.play_row(s, v, p, buf, rng.choice(idx))
         played += 1
     return s, played
 
@@ -118,7 +118,7 @@ def effect(s, v, p, rows, i):
     after = s.copy()
     buf = actions_buffer()
     buf[: len(rows)] = rows
-    E.apply_action(after, v, p, buf, i)
+    E.play_row(after, v, p, buf, i)
     hd = [a - b for a, b in zip(hand(after, p), hand(s, p))]
     drawn = drawn_cards(s, after)
     md = [market(after)[k] - market(s)[k] - drawn[k] for k in range(7)]

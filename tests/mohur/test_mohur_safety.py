@@ -26,9 +26,9 @@ def test_pass_and_stall_on_hand_built_state():
     v = make_cfg("rules.hand_limit=1", "rules.hand_size=1").vector
     s[E.S_HAND + 0] = 1  # a single diamond: not sellable, the hand is at the limit, no coins anywhere
     s[E.S_HAND + 7 + 0] = 1
-    assert E.legal_actions(s, v, 0, np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)) == 0
+    assert E.enumerate_actions(s, v, 0, np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)) == 0
     E.pass_turn(s, v)
-    assert not E.is_over(s) and s[E.S_CUR] == 1 and s[E.S_TURN] == 1
+    assert not E.round_over(s) and s[E.S_CUR] == 1 and s[E.S_TURN] == 1
     E.pass_turn(s, v)
     assert s[E.S_END] == E.END_STALLED
 
@@ -37,11 +37,11 @@ def test_an_action_resets_the_pass_count():
     s = build_state(V, market_cards=(0, 0, 0, 5, 0, 0, 0), hands=((0, 0, 0, 1, 0, 0, 0), (0,) * 7), deck=[3] * 5)
     E.pass_turn(s, V)
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
-    E.legal_actions(s, V, 1, buf)
-    E.apply_action(s, V, 1, buf, 0)
+    E.enumerate_actions(s, V, 1, buf)
+    E.play_row(s, V, 1, buf, 0)
     assert s[E.S_PASSES] == 0
     E.pass_turn(s, V)
-    assert not E.is_over(s), "passes must be consecutive to stall the round"
+    assert not E.round_over(s), "passes must be consecutive to stall the round"
 
 
 @pytest.mark.parametrize("passes", [2, 3])

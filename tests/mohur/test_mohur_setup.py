@@ -50,7 +50,7 @@ def test_deal(seed):
         assert pile == sorted(int(x) for x in V[E.CFG_BONUS + b * E.MAX_BONUS: E.CFG_BONUS + b * E.MAX_BONUS + nb])
         assert s[E.S_BPOS + b] == 0
     assert s[E.S_CUR] == s[E.S_STARTER] == seed % 2
-    assert not E.is_over(s)
+    assert not E.round_over(s)
     E.check_invariants(s, V)
 
 

@@ -24,7 +24,7 @@ def play(s, p, typ, good=None, count=None, v=V):
     i = find(rows, typ, good, count)
     buf = actions_buffer()
     buf[: len(rows)] = rows
-    E.apply_action(s, v, p, buf, i)
+    E.play_row(s, v, p, buf, i)
     return rows[i]
 
 
@@ -35,7 +35,7 @@ def test_refill_to_five_after_take():
     s = build_state(V, market_cards=(1, 0, 0, 1, 0, 0, 3), deck=[DIAMOND, GOLD, SILVER, SPICE, LEATHER])
     play(s, 0, E.T_TAKE_COINS)
     assert market(s) == [2, 1, 1, 1, 0, 0, 0]
-    assert E.deck_left(s) == 2 and not E.is_over(s)
+    assert E.deck_left(s) == 2 and not E.round_over(s)
     assert hand(s, 0)[COIN] == 3
 
 
@@ -62,10 +62,10 @@ def test_short_market_is_legal_and_does_not_end_round():
     rows = legal_rows(s, V, 0)
     assert len(rows) > 0
     play(s, 0, E.T_SELL, CLOTH, 1)
-    assert not E.is_over(s) and sum(market(s)) == 3
+    assert not E.round_over(s) and sum(market(s)) == 3
     # the next take refills it to 5
     play(s, 1, E.T_TAKE_GOOD, DIAMOND)
-    assert sum(market(s)) == 5 and E.deck_left(s) == 3 and not E.is_over(s)
+    assert sum(market(s)) == 5 and E.deck_left(s) == 3 and not E.round_over(s)
 
 
 def test_short_market_after_deck_runs_out_mid_refill():
@@ -90,9 +90,9 @@ def test_two_empty_stacks_do_not_end_round_three_do():
                     deck=[LEATHER] * 10, tokpos=tuple(tokpos))
     assert E.empty_stacks(s, V) == 2
     play(s, 0, E.T_SELL, SPICE, 1)
-    assert not E.is_over(s), "two empty stacks must not end the round"
+    assert not E.round_over(s), "two empty stacks must not end the round"
     play(s, 1, E.T_TAKE_GOOD, LEATHER)
-    assert not E.is_over(s)
+    assert not E.round_over(s)
     play(s, 0, E.T_SELL, CLOTH, 1)
     assert E.empty_stacks(s, V) == 3
     assert s[E.S_END] == E.END_STACKS, "the third empty stack ends the round once the sale resolved"
@@ -280,7 +280,7 @@ def test_reused_observation_buffer_matches_a_fresh_one():
     checked = sells = 0
     for rnd in range(1, 4):
         s = deal(V, 100 + rnd, starter=rnd % 2)
-        while not E.is_over(s):
+        while not E.round_over(s):
             p = int(s[E.S_CUR])
             E.observe(s, V, p, reused)
             assert np.array_equal(reused, observation(s, V, p))
@@ -291,12 +291,12 @@ def test_reused_observation_buffer_matches_a_fresh_one():
                 row = reused[E.O_TOKV + g * E.MAX_TOK: E.O_TOKV + (g + 1) * E.MAX_TOK]
                 assert list(row) == values + [0] * (E.MAX_TOK - len(values))
             checked += 1
-            n = E.legal_actions(s, V, p, buf)
+            n = E.enumerate_actions(s, V, p, buf)
             if n == 0:
                 E.pass_turn(s, V)
                 continue
             sell_rows = [i for i in range(n) if buf[i, E.A_TYPE] == E.T_SELL]
             a = int(rng.choice(sell_rows)) if sell_rows and rng.random() < 0.6 else int(rng.integers(n))
             sells += int(buf[a, E.A_TYPE] == E.T_SELL)
-            E.apply_action(s, V, p, buf, a)
+            E.play_row(s, V, p, buf, a)
     assert checked > 60 and sells > 15

@@ -32,7 +32,7 @@ def card(cfg, mask, level=None, unique=None, age=None, skip=()):
 def bare_state(cfg, players, turn=1):
     """A state in turn `turn` with empty tables and hands (cards not placed anywhere: no invariant checks)."""
     s = E.new_state()
-    E.new_game(s, players)
+    E.reset(s, players)
     s[E.S_TURN] = turn
     return s
 
@@ -45,3 +45,25 @@ def lineup_args(cfg, names, players, n):
     return lin, base, params
 
 
+
+
+def play_until(cfg, s, sids, params, done, mode=None):
+    """Play `s` one action at a time through the kernel's play loop (invariants checked) until done(s)."""
+    from sim.mughal import kernel as K
+    from sim.registry import HEURISTIC_ONLY
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    mover = np.zeros(params.shape[1])
+    log = np.zeros((0, 0), np.int32)
+    states = np.zeros((0, E.STATE_SIZE), np.int32)
+    while not done(s):
+        if E.is_over(s):
+            raise AssertionError("the game ended first")
+        K.play(s, cfg.vector, sids, params, obs, actions, mover, HEURISTIC_ONLY if mode is None else mode, True, 1,
+               log, states)
+    return s
+
+
+def round_start(s):
+    """No pick is pending: the state every seat of the round chooses from."""
+    return (s[E.S_PEND_SLOT: E.S_PEND_SLOT + s[E.S_NP]] < 0).all()

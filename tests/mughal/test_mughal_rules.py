@@ -6,7 +6,7 @@ from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import SUITS
 from sim.registry import HEURISTIC_ONLY
-from _mughal_util import bare_state, card, lineup_args, make_cfg
+from _mughal_util import bare_state, card, lineup_args, make_cfg, play_until
 
 M, B, C_, W = 1, 2, 4, 8
 
@@ -18,12 +18,12 @@ def score(cfg, s):
 
 
 def put(cfg, s, p, c, suit):
-    E._to_table(s, cfg.vector, p, c, suit)
+    E.to_table(s, cfg.vector, p, c, suit)
 
 
 def test_pass_direction_alternates(cfg4):
     s = E.new_state()
-    E.new_game(s, 4)
+    E.reset(s, 4)
     for turn, shift in ((1, 1), (2, -1), (3, 1)):
         E.begin_turn(s, cfg4.vector)
         assert s[E.S_TURN] == turn
@@ -50,15 +50,12 @@ def _play_turns(cfg, s, n, players):
             while s[E.S_HLEN + p] > 0:
                 c = s[E.S_HAND + E.MAX_HAND * p]
                 mask = cfg.vector[E.CFG_CMASK + c]
-                row = np.array([E.T_PLACE, 0, c, E.only_suit(mask), 0, mask], dtype=np.int32)
-                E.apply_action(s, cfg.vector, p, row)
+                E.place(s, cfg.vector, p, 0, E.only_suit(mask))
         for p in range(players):
             for i in range(s[E.S_TLEN + p]):
                 if s[E.S_TSUIT + E.MAX_TABLE * p + i] == E.UNDECLARED:
                     c = s[E.S_TABLE + E.MAX_TABLE * p + i]
-                    row = np.array([E.T_DECLARE, i, c, E.only_suit(cfg.vector[E.CFG_CMASK + c]), 0, 0],
-                                   dtype=np.int32)
-                    E.apply_action(s, cfg.vector, p, row)
+                    E.declare(s, cfg.vector, p, i, E.only_suit(cfg.vector[E.CFG_CMASK + c]))
         E.check_invariants(s, cfg.vector)
         E.end_turn(s, cfg.vector)
 
@@ -66,7 +63,7 @@ def _play_turns(cfg, s, n, players):
 def test_ages_open_with_the_discard(cfg4):
     v = cfg4.vector
     s = E.new_state()
-    E.new_game(s, 4)
+    E.reset(s, 4)
     E.seed(3)
     _play_turns(cfg4, s, 2, 4)
     assert s[E.S_OPENED] == 0
@@ -98,7 +95,7 @@ def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
     cfg = make_cfg(4, sets)
     v = cfg.vector
     s = E.new_state()
-    E.new_game(s, 4)
+    E.reset(s, 4)
     E.seed(3)
     _play_turns(cfg, s, 2, 4)
     E.begin_turn(s, v)                                             # turn 3 opens Late
@@ -117,7 +114,7 @@ def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
 def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
     cfg = make_cfg(8)
     s = E.new_state()
-    E.new_game(s, 8)
+    E.reset(s, 8)
     E.seed(1)
     _play_turns(cfg, s, 1, 8)      # turn 1 deals all 56 Early cards
     assert s[E.S_DECKLEN] == 0 and s[E.S_RESHUFFLES] == 0
@@ -130,7 +127,7 @@ def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
 def test_deal_destiny_face_up_and_a_hand_of_five(players):
     cfg = make_cfg(players)
     s = E.new_state()
-    E.new_game(s, players)
+    E.reset(s, players)
     E.seed(2)
     E.begin_turn(s, cfg.vector)
     E.check_invariants(s, cfg.vector)
@@ -145,12 +142,15 @@ def test_two_suit_destiny_card_waits_for_its_owner_to_declare(cfg4):
     mb = card(cfg4, M | B, 2)
     put(cfg4, s, 0, mb, E.UNDECLARED)
     assert s[E.S_TOT] == 0 and s[E.S_UNDECL] == 1
+    s[E.S_STEP] = 0
+    E.start_round(s)
+    assert E.current_player(s) == 0
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    n = E.legal_actions(s, v, 0, actions, True)
+    n = E.legal_actions(s, v, actions)
     assert n == 2 and set(actions[:n, E.A_SUIT]) == {0, 1}
-    E.apply_action(s, v, 0, actions[1])
+    E.apply_action(s, v, actions, 1)   # the only declaration of the round: resolved at once
     assert s[E.S_TOT + 1] == 2 and s[E.S_UNDECL] == 0
-    assert E.legal_actions(s, v, 0, actions, True) == 0
+    assert s[E.S_STEP] == 1   # nothing left to declare: the first action step
 
 
 def test_two_suit_hand_card_declared_when_placed(cfg4):
@@ -159,10 +159,14 @@ def test_two_suit_hand_card_declared_when_placed(cfg4):
     s[E.S_HAND] = card(cfg4, C_ | W, 2)
     s[E.S_HAND + 1] = card(cfg4, 0)
     s[E.S_HLEN] = 2
+    s[E.S_STEP] = 1
+    E.start_round(s)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    n = E.legal_actions(s, v, 0, actions, False)
+    n = E.legal_actions(s, v, actions)
     assert sorted(actions[:n, E.A_SUIT].tolist()) == [-1, 2, 3]
-    E.apply_action(s, v, 0, actions[1])   # wealth
+    E.apply_action(s, v, actions, 1)   # wealth, pending until the round's last seat has chosen
+    assert s[E.S_TOT + 3] == 0 and s[E.S_HLEN] == 2 and E.current_player(s) == 1
+    E.resolve_round(s, v)
     assert s[E.S_TOT + 3] == 2 and s[E.S_HLEN] == 1
 
 
@@ -277,21 +281,21 @@ def test_most_vt_wins_and_ties_share(cfg4):
     share = np.zeros(8)
     s = bare_state(cfg4, 4)
     s[E.S_VT: E.S_VT + 4] = [5, 9, 9, 1]
-    winner, k = E.final_result(s, cfg4.vector, share)
-    assert winner == -1 and k == 2 and share[1] == share[2] == 0.5 and share[0] == 0
+    E.returns(s, cfg4.vector, share)
+    assert E.winners(s) == (-1, 2) and share[1] == share[2] == 0.5 and share[0] == 0
     s[E.S_VT: E.S_VT + 4] = [5, 9, 8, 1]
-    winner, k = E.final_result(s, cfg4.vector, share)
-    assert winner == 1 and share[1] == 1.0
+    E.returns(s, cfg4.vector, share)
+    assert E.winners(s) == (1, 1) and share[1] == 1.0
     cfg = make_cfg(4, ("rules.final_tie=\"none\"",))
     s[E.S_VT: E.S_VT + 4] = [5, 9, 9, 1]
-    E.final_result(s, cfg.vector, share)
+    E.returns(s, cfg.vector, share)
     assert share[:4].sum() == 0
 
 
 def test_memory_of_passed_hands_and_hidden_hands(cfg4):
     v = cfg4.vector
     s = E.new_state()
-    E.new_game(s, 4)
+    E.reset(s, 4)
     E.seed(4)
     E.begin_turn(s, v)
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
@@ -313,26 +317,27 @@ def test_choices_are_simultaneous(cfg4):
     v = cfg4.vector
     lin, base, params = lineup_args(cfg4, ["greedy"], 4, 1)
     params[:, 0] = 0.0
+    sids, params = base[lin[0]], params[lin[0]]
     for seed in range(6):
         s = E.new_state()
-        E.new_game(s, 4)
-        E.seed(seed)
-        E.begin_turn(s, v)
+        E.new_game(s, v, 4, seed, 0)
+        play_until(cfg4, s, sids, params, lambda s: s[E.S_STEP] == 1)   # the declarations
         obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
         actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-        chosen = np.zeros((8, E.ACOLS), dtype=np.int32)
-        K.declare_all(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, np.zeros((0, 5, 2), np.int64), True,
-                      HEURISTIC_ONLY)
         best = []
         for p in range(4):
-            n = E.legal_actions(s, v, p, actions, False)
-            E.observe(s, v, p, obs)
+            t = s.copy()
+            t[E.S_CUR] = p
+            n = E.legal_actions(t, v, actions)
+            E.observe(t, v, p, obs)
             sc = np.empty(n)
             greedy_scores(obs, actions, n, 0.0, sc)
             best.append({(int(actions[a, E.A_SUIT]), int(actions[a, E.A_LEVEL]))
                          for a in range(n) if sc[a] >= sc.max() - 1e-9})
-        s[E.S_STEP] = 1
-        K.play_step(s, v, base[lin[0]], params[lin[0]], obs, actions, chosen, False, np.zeros((0, 5, 2), np.int64),
-                    HEURISTIC_ONLY)
+        log = np.zeros((4, K.LOG_ACTION + E.ACOLS), dtype=np.int32)
+        K.play(s, v, sids, params, obs, actions, np.zeros(params.shape[1]), HEURISTIC_ONLY, True, 4, log,
+               np.zeros((0, E.STATE_SIZE), dtype=np.int32))
+        assert s[E.S_STEP] == 2 and log[:, K.LOG_PLAYER].tolist() == [0, 1, 2, 3]
         for p in range(4):
-            assert (int(chosen[p, E.A_SUIT]), int(chosen[p, E.A_LEVEL])) in best[p]
+            row = log[p, K.LOG_ACTION:]
+            assert (int(row[E.A_SUIT]), int(row[E.A_LEVEL])) in best[p]

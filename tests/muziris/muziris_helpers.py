@@ -33,8 +33,7 @@ def setup(cfg, players=3, fp=0, chars=None, hands=None, market=None, cond="trade
     coins. The deck is rebuilt from the cards left, so every card stays accounted for."""
     v = cfg.vector
     s = E.new_state()
-    E.seed_rng(seed)
-    E.new_game(s, v, players)
+    E.new_game(s, v, players, seed, 0)
     if chars is not None:
         s[E.S_CH_ID: E.S_CH_ID + E.MAX_C] = 0
         for k, name in enumerate(chars):
@@ -81,7 +80,7 @@ def legal(cfg, s):
 def act(cfg, s, d, x=0, y=0):
     """Apply one option, checking first that it is legal, then the invariants."""
     assert (d, x, y) in legal(cfg, s), f"{(d, x, y)} not among {legal(cfg, s)}"
-    E.apply_action(s, cfg.vector, d, x, y)
+    E.apply_option(s, cfg.vector, d, x, y)
     E.check_invariants(s, cfg.vector)
 
 

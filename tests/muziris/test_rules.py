@@ -38,8 +38,7 @@ def test_rulebook_example_of_play(cfg):
 def test_setup(players):
     c = cfg_with(players)
     s = E.new_state()
-    E.seed_rng(5)
-    E.new_game(s, c.vector, players)
+    E.new_game(s, c.vector, players, 5, 0)
     ids = [c.characters[s[E.S_CH_ID + k]] for k in range(s[E.S_NCH])]
     assert ids[:3] == ["advisor", "customer", "merchant"] and len(ids) == 3 + players - 1
     assert len(set(ids)) == len(ids)
@@ -55,8 +54,7 @@ def test_first_player_random_and_specials_random():
     fps, specials = set(), set()
     s = E.new_state()
     for seed in range(40):
-        E.seed_rng(seed)
-        E.new_game(s, c.vector, 3)
+        E.new_game(s, c.vector, 3, seed, 0)
         fps.add(int(s[E.S_FP]))
         specials |= {int(s[E.S_CH_ID + k]) for k in range(3, 5)}
     assert fps == {0, 1, 2} and len(specials) == 5
@@ -366,9 +364,9 @@ def test_winner_tie_break_and_shared(cfg):
     s[E.S_C_SETUP] = 8
     s[E.S_C_COND] = 2  # seat 0: same coins, more from the condition
     share = np.zeros(E.MAX_P)
-    assert E.winners(s, share) == 1 and list(share[:3]) == [1, 0, 0]
+    assert E.returns(s, cfg.vector, share) == 1 and list(share[:3]) == [1, 0, 0]
     s[E.S_C_COND], s[E.S_C_SETUP] = 0, 10
-    assert E.winners(s, share) == 2 and list(share[:3]) == [0.5, 0.5, 0]
+    assert E.returns(s, cfg.vector, share) == 2 and list(share[:3]) == [0.5, 0.5, 0]
 
 
 def test_end_game_condition_coins_counted(cfg):

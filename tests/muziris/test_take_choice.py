@@ -3,9 +3,12 @@ type, rules.take_up_to = "choose") with a legal option, and the heuristics weigh
 import numpy as np
 
 from sim.muziris import engine as E
-from sim.muziris.kernel import choose_action
-from sim.registry import choices, registered
+from sim.muziris.kernel import STRATEGY_ARGS
+from sim.registry import choices, dispatcher, registered
+from sim.rng import reseed
 from muziris_helpers import T, act, default_cfg, pick, setup
+
+choose_action = dispatcher("muziris", STRATEGY_ARGS)  # every strategy, search players included
 
 
 def _cinnamon_decision(cfg, seed=0):
@@ -20,8 +23,7 @@ def _choose(cfg, s, choice):
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     n = E.legal_actions(s, cfg.vector, actions)
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
-    E.observe_static(s, cfg.vector, obs)
-    E.observe(s, cfg.vector, obs)
+    E.observe(s, cfg.vector, E.current_player(s), obs)
     a = int(choose_action(choice.base_id, obs, actions, n, choice.vector(), cfg.vector))
     assert 0 <= a < n, f"{choice.name}: option {a} of {n}"
     return tuple(int(v) for v in actions[a])
@@ -34,7 +36,7 @@ def test_every_strategy_answers_the_cinnamon_choice():
     for choice in choices("muziris", cfg.presets, names):
         for seed in range(6):
             s = _cinnamon_decision(cfg, seed)
-            E.seed_rng(seed)
+            reseed(seed, 0, 0)
             d, x, y = _choose(cfg, s, choice)
             assert d == E.D_TAKE_TYPE and 1 <= y <= min(2, s[E.S_MARKET + x])
             picked.setdefault(choice.name, set()).add((cfg.produce[x], y))
@@ -42,7 +44,7 @@ def test_every_strategy_answers_the_cinnamon_choice():
     assert picked["greedy"] == {("mango", 2)}
     random_choice = choices("muziris", cfg.presets, ["random"])[0]
     for seed in range(6, 30):
-        E.seed_rng(seed)
+        reseed(seed, 0, 0)
         d, x, y = _choose(cfg, _cinnamon_decision(cfg, seed), random_choice)
         picked["random"].add((cfg.produce[x], y))
     assert picked["random"] == {("mango", 1), ("mango", 2), ("banana", 1)}

@@ -1,0 +1,81 @@
+"""Mohur through the engine interface (sim.interface): a forced pass is an action, `apply_action` scores a finished
+round into the state's history and deals the next one, and a whole match played by the bound play loop is the
+kernel's match, row for row."""
+import numpy as np
+
+from mohur_support import E, K, build_state, make_cfg, play_batch
+from sim.registry import choices
+from sim.rng import deal_seed
+
+V = make_cfg().vector
+
+
+def test_a_forced_pass_is_the_one_legal_action():
+    v = make_cfg("rules.hand_limit=1", "rules.hand_size=1").vector
+    s = build_state(v, market_cards=(0, 0, 0, 5, 0, 0, 0), deck=[3] * 5)
+    s[E.S_HAND + 0] = 1  # a single unsellable diamond at the hand limit, no coins: nothing to do
+    s[E.S_HAND + E.NK + 0] = 1
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    assert E.legal_actions(s, v, buf) == 1 and buf[0, E.A_TYPE] == E.T_PASS
+    E.apply_action(s, v, buf, 0)
+    assert s[E.S_CUR] == 1 and s[E.S_PASSES] == 1 and not E.is_over(s)
+
+
+def _play_random(s, v, rng, until):
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    while not E.is_over(s) and not until(s):
+        n = E.legal_actions(s, v, buf)
+        assert n > 0
+        E.apply_action(s, v, buf, int(rng.integers(n)))
+        E.check_invariants(s, v)
+
+
+def test_a_finished_round_is_recorded_and_the_next_dealt_from_its_stream():
+    rng = np.random.default_rng(3)
+    for game in range(6):
+        s = E.new_state()
+        E.new_game(s, V, 2, np.uint32(11), game)
+        assert s[E.S_ROUND] == 1 and not E.is_over(s)
+        _play_random(s, V, rng, lambda t: t[E.S_ROUND] > 1)
+        first = E.HIST.view(s[E.S_HISTORY:])
+        assert first["round"] == 1 and first["end_reason"] != E.END["running"]
+        assert sum(s[E.S_SEALS: E.S_SEALS + 2]) == (first["winner"] >= 0)
+        if E.is_over(s):
+            continue
+        expected = E.new_state()  # round 2 as dealt on its own, from (seed, game, 2)
+        expected[E.S_ROUND] = 2
+        E.deal_round(expected, V, int(s[E.S_STARTER]), deal_seed(np.uint32(11), game, 2))
+        assert np.array_equal(s[: E.ROUND_PART], expected[: E.ROUND_PART])
+
+
+def test_the_match_ends_with_a_winner_or_the_round_cap_and_returns_shares():
+    rng = np.random.default_rng(5)
+    for cap in (1, 3):
+        v = make_cfg(f"rules.round_cap={cap}").vector
+        s = E.new_state()
+        E.new_game(s, v, 2, np.uint32(2), cap)
+        _play_random(s, v, rng, lambda t: False)
+        out = np.zeros(2)
+        E.returns(s, v, out)
+        assert out.sum() == 1.0 and s[E.S_ROUND] <= cap
+        w = s[E.S_WINNER]
+        assert (w >= 0 and s[E.S_SEALS + w] == v[E.CFG_SEALS]) or (w < 0 and s[E.S_ROUND] == cap)
+
+
+def test_the_bound_play_loop_plays_the_kernels_match():
+    cfg = make_cfg()
+    lu, games, rounds = play_batch(cfg, ["greedy", "racer"], 3, 7)
+    chosen = choices("mohur", cfg.presets, ["greedy", "racer"])
+    for m in range(3):
+        sids = np.array([chosen[c].base_id for c in lu[m]], dtype=np.int64)
+        params = np.stack([chosen[c].vector() for c in lu[m]])
+        s = E.new_state()
+        E.new_game(s, cfg.vector, 2, np.uint32(7), m)
+        K.play(s, cfg.vector, sids, params, np.zeros(E.OBS_SIZE, np.int32),
+               np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.empty(params.shape[1]), (), True, -1,
+               np.zeros((0, 3 + E.ACOLS), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+        assert s[E.S_WINNER] == games["winner"][m] and s[E.S_ROUND] == games["rounds"][m]
+        mine = rounds["match"] == m
+        for i in range(int(s[E.S_ROUND])):
+            rec = E.HIST.view(s[E.S_HISTORY + i * E.HIST_SIZE:])
+            assert rec["turns"] == rounds["turns"][mine][i] and rec["winner"] == rounds["winner"][mine][i]
