@@ -319,14 +319,6 @@ def rollout_choose(mode, sid, obs, actions, n_actions, params, cfg):
     return HEURISTIC(sid, obs, actions, n_actions, params, cfg)  # noqa: F821 - bound per game
 
 
-@njit(cache=True)
-def new_tree(cap):
-    """The per-game players' tree (kept until every game plays the shared search)."""
-    return (np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int32), np.full(cap, -1, dtype=np.int32),
-            np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.float64),
-            np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32))
-
-
 def engine_returns(s, cfg, params, out):
     """The default value of a finished world: the engine's win shares."""
     G.returns(s, cfg, out)  # noqa: F821 - bound per game
