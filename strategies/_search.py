@@ -1,14 +1,87 @@
-"""numba helpers the search players of every game share."""
+"""The one search player: information-set Monte Carlo tree search over the engine interface (sim.interface).
+
+Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012), written once as a template and specialised per game
+with `sim.interface.bind`. Each iteration samples a world consistent with the observation (the game's
+`determinize(obs, cfg, s)`), walks one shared tree of action histories (children identified across worlds by
+an action key and the seat that chose, UCB with "availability" counts below the root), adds one node, plays on
+with a rollout policy (a registered heuristic strategy, through the registry's rollout dispatcher bound into
+`sim.playout.play`, so numba never sees a strategy calling itself) and backs each seat's value up to the nodes
+where that seat chose: the game's `value(s, cfg, params, out)` when the sampled world is over (by default the
+engine's `returns`, its win shares), else its `evaluate(s, cfg, params, out)`.
+The root's most visited candidate is played (ties: the higher mean). It reads only `obs` and the public `cfg`.
+
+A game supplies only `determinize`, for truncated rollouts `evaluate` (a value per seat of a live state,
+about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
+round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
+`action_key(actions, a)`. The searching seat is `obs[O_SEAT]`; where the sampled world's next chooser is
+another seat (Mughal's simultaneous picks: the seats before it choose unseen), those seats choose by the
+rollout policy first. `evaluate` and `value` get the player's parameter vector, so a game may add its own
+weights after the shared ones (`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
+
+Parameters (a preset sets any of them; `PARAMS` holds the defaults):
+- `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
+- `rollout`: the rollout policy, a heuristic strategy's name (the registry puts its id in the vector);
+- `exploration`: the UCB constant; 0 plays the root's candidates in whole rounds instead (`iterations`
+  rounded up to a multiple of the candidates), each round every candidate in the same sampled world (common
+  random numbers; sequential halving was tried and lost strength in Mughal), and below the root follows the
+  best mean;
+- `determinizations`: 0 for a fresh world every iteration (every round), D to cycle through D worlds sampled
+  up front ("fewer but better": the same worlds compare the candidates);
+- `tree_depth`: 0 grows the tree without limit; 1 is flat Monte Carlo over the root's candidates; d keeps
+  nodes to d decisions below the root;
+- `rollout_depth`: 0 plays every rollout to the end of the game; R stops it after R actions and scores the
+  state with `evaluate`;
+- `widening`: 0 considers every candidate; w > 0 is progressive widening: a node with v visits has at most
+  1 + floor(w * sqrt(v)) children, the first being the rollout policy's own choice (so a little search
+  refines the heuristic instead of sampling every exchange once); in rounds, the candidates of a round.
+Rows whose action keys are equal are one candidate (the first row plays it).
+
+Tree reuse between decisions is not done: a strategy is a pure function of its observation, and a tree kept
+between calls would be state shared across games, seats and worker processes.
+"""
 import math
+import sys
 
 import numpy as np
 from numba import njit
 
+from sim.interface import bind
+from sim.playout import play
+
+PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determinizations": 0.0,
+          "tree_depth": 0.0, "rollout_depth": 0.0, "widening": 0.0}
+(P_ITERATIONS, P_ROLLOUT, P_EXPLORATION, P_DETERMINIZATIONS, P_TREE_DEPTH, P_ROLLOUT_DEPTH,
+ P_WIDENING) = range(len(PARAMS))
+ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strategy's arguments
+
+
+def bounds():
+    """Each parameter's (lowest, highest, whole number?) for the registry, which refuses presets outside."""
+    from sim.registry import MAX_DETERMINIZATIONS, MAX_ITERATIONS
+    return {"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
+            "exploration": (0, 1000, False), "tree_depth": (0, 1000, True), "rollout_depth": (0, 1_000_000, True),
+            "widening": (0, 1000, False)}
+
+
+@njit(cache=True)
+def row_key(actions, a):
+    """An action row's values as one integer (a 64-bit mix of every column): the default action key."""
+    k = np.uint64(0x9E3779B97F4A7C15)
+    for j in range(actions.shape[1]):
+        k = (k ^ np.uint64(actions[a, j] & 0xFFFFFFFF)) * np.uint64(0xBF58476D1CE4E5B9)
+        k ^= k >> np.uint64(31)
+    return np.int64(k >> np.uint64(1))
+
+
+@njit(cache=True)
+def no_evaluate(s, cfg, params, out):
+    raise ValueError("search: this game supplies no evaluate(), so rollout_depth must be 0 (play to the end)")
+
 
 @njit(cache=True)
 def ucb_root(visits, total, n_actions, it, c):
-    """UCB1 over the root's children 1..n_actions (every legal action exists in every sampled world): an
-    unvisited child first, uniformly among them; else the best mean reward plus c * sqrt(log(it + 1) / visits)."""
+    """UCB1 over the root's children 1..n_actions: an unvisited child first, uniformly among them; else the best
+    mean reward plus c * sqrt(log(it + 1) / visits)."""
     pick, nun, best = -1, 0, -1e300
     logn = math.log(it + 1.0)
     for i in range(n_actions):
@@ -43,14 +116,248 @@ def rollout_id(param, default, n_strategies):
     if rid < 0:
         rid = default
     if rid >= n_strategies:
-        raise ValueError("ismcts: rollout strategy id out of range")
+        raise ValueError("search: rollout strategy id out of range")
     return rid
 
 
 @njit(cache=True)
-def new_tree(cap):
-    """Arrays of a search tree of at most `cap` nodes (node 0 the root): action key, first child, next
-    sibling, player to move, visits, total reward, availability count, and the path of one iteration."""
+def widen_limit(widening, visits, n):
+    """How many children a node with `visits` visits may have (of `n` possible)."""
+    if widening <= 0.0:
+        return n
+    return min(n, 1 + int(widening * math.sqrt(visits)))
+
+
+@njit(cache=True)
+def search_tree(cap):
+    """A tree of at most `cap` nodes (node 0 the root): action key, first child, next sibling, seat that chose,
+    visits, total value, availability count, children, the iteration it was last seen in, one path."""
     return (np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int32), np.full(cap, -1, dtype=np.int32),
             np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.float64),
-            np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32))
+            np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32), np.full(cap, -1, dtype=np.int64),
+            np.zeros(cap, dtype=np.int32))
+
+
+def search(obs, actions, n_actions, params, cfg):
+    """The search (globals bound per game: G engine, DETERMINIZE, EVALUATE, VALUE, ACTION_KEY, CHOOSE rollout chooser,
+    ROLLOUT play loop, ROLLOUT_PARAMS, DEFAULT_ROLLOUT, SEATS). Returns (row to play, nodes used, visits, total
+    value, first child): the tree's arrays for tests; the player uses the row."""
+    iters = max(1, int(params[P_ITERATIONS]))
+    rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])  # noqa: F821 - bound per game
+    c = params[P_EXPLORATION]
+    ndet = int(params[P_DETERMINIZATIONS])
+    max_depth = int(params[P_TREE_DEPTH])
+    if max_depth <= 0:
+        max_depth = 1 << 30
+    rollout_steps = int(params[P_ROLLOUT_DEPTH])
+    if rollout_steps <= 0:
+        rollout_steps = -1  # play's "no limit"
+    widening = params[P_WIDENING]
+    rparams = np.empty((SEATS, ROLLOUT_PARAMS.shape[1]))  # noqa: F821
+    for seat in range(SEATS):  # noqa: F821
+        rparams[seat] = ROLLOUT_PARAMS[rid]  # noqa: F821
+    sids = np.full(SEATS, rid, dtype=np.int64)  # noqa: F821
+    row_params = rparams[0].copy()
+
+    # root candidates: one per distinct action key, the rollout policy's choice first when widening
+    keys = np.empty(n_actions, dtype=np.int64)
+    for a in range(n_actions):
+        keys[a] = ACTION_KEY(actions, a)  # noqa: F821
+    rep = np.empty(n_actions, dtype=np.int64)
+    nc = 0
+    for a in range(n_actions):
+        dup = False
+        for i in range(nc):
+            if keys[rep[i]] == keys[a]:
+                dup = True
+                break
+        if not dup:
+            rep[nc] = a
+            nc += 1
+    if widening > 0.0:
+        for i in range(nc - 1, 0, -1):  # a random order, then the policy's candidate in front
+            j = np.random.randint(0, i + 1)
+            rep[i], rep[j] = rep[j], rep[i]
+        first_row = CHOOSE(0, rid, obs, actions, n_actions, row_params, cfg)  # noqa: F821
+        for i in range(nc):
+            if keys[rep[i]] == keys[first_row]:
+                rep[0], rep[i] = rep[i], rep[0]
+                break
+
+    rounds = c <= 0.0
+    cap = 1 + 2 * nc + iters  # whole rounds: up to nc more rollouts than `iterations`
+    key, first, sib, mover, visits, total, avail, kids, seen, path = search_tree(cap)
+    nn = 1 + nc
+
+    s = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
+    world = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
+    buf = np.empty((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)  # noqa: F821
+    robs = np.zeros(G.OBS_SIZE, dtype=np.int32)  # noqa: F821
+    one = np.zeros(rparams.shape[1])
+    nolog = np.zeros((0, 1), dtype=np.int32)
+    value = np.zeros(SEATS)  # noqa: F821
+    worlds = np.zeros((max(ndet, 0), G.STATE_SIZE), dtype=np.int32)  # noqa: F821
+    me = obs[G.O_SEAT]  # noqa: F821
+    for d in range(ndet + 1):
+        w = worlds[d] if d < ndet else world
+        DETERMINIZE(obs, cfg, w)  # noqa: F821
+        while G.current_player(w) != me and not G.is_over(w):  # noqa: F821 - seats choosing before me
+            ROLLOUT(w, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+    for i in range(nc):
+        mover[1 + i] = me
+        key[1 + i] = keys[rep[i]]
+
+    it, slot, active, nround = 0, 0, 1, 0
+    while True:
+        if rounds:  # every active candidate once per round, all in the round's world
+            if slot == 0:
+                if it >= iters:
+                    break
+                active = widen_limit(widening, visits[0], nc)
+                if ndet > 0:
+                    world[:] = worlds[nround % ndet]
+                elif nround > 0:
+                    DETERMINIZE(obs, cfg, world)  # noqa: F821
+                    while G.current_player(world) != me and not G.is_over(world):  # noqa: F821
+                        ROLLOUT(world, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+                nround += 1
+            pick = slot
+            slot = (slot + 1) % active
+            s[:] = world
+        else:
+            if it >= iters:
+                break
+            pick = ucb_root(visits, total, widen_limit(widening, visits[0], nc), it, c)
+            if ndet > 0:
+                s[:] = worlds[it % ndet]
+            elif it > 0:
+                DETERMINIZE(obs, cfg, s)  # noqa: F821
+                while G.current_player(s) != me and not G.is_over(s):  # noqa: F821
+                    ROLLOUT(s, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+            else:
+                s[:] = world
+        G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
+        node = 1 + pick
+        path[0] = 0
+        path[1] = node
+        plen = 2
+        expanded = visits[node] == 0
+        while not expanded and plen - 1 < max_depth and not G.is_over(s):  # noqa: F821
+            n = G.legal_actions(s, cfg, buf)  # noqa: F821
+            if n == 1:  # forced: not a decision, no node
+                G.apply_action(s, cfg, buf, 0)  # noqa: F821
+                continue
+            p = G.current_player(s)  # noqa: F821
+            nun, new_a, best, best_ch, best_a = 0, -1, -1e300, -1, -1
+            for a in range(n):
+                k = ACTION_KEY(buf, a)  # noqa: F821
+                ch = first[node]
+                while ch >= 0 and (key[ch] != k or mover[ch] != p):
+                    ch = sib[ch]
+                if ch < 0:
+                    nun += 1
+                    if np.random.randint(0, nun) == 0:
+                        new_a = a
+                elif seen[ch] != it:  # rows with one key: one candidate
+                    seen[ch] = it
+                    avail[ch] += 1.0
+                    v = total[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
+                    if v > best:
+                        best, best_ch, best_a = v, ch, a
+            if nun > 0 and nn < cap and kids[node] < widen_limit(widening, visits[node], n):
+                if widening > 0.0 and kids[node] == 0:  # the policy's choice first
+                    G.observe(s, cfg, p, robs)  # noqa: F821
+                    new_a = CHOOSE(0, rid, robs, buf, n, row_params, cfg)  # noqa: F821
+                ch = nn
+                nn += 1
+                key[ch] = ACTION_KEY(buf, new_a)  # noqa: F821
+                mover[ch] = p
+                sib[ch] = first[node]
+                first[node] = ch
+                kids[node] += 1
+                seen[ch] = it
+                G.apply_action(s, cfg, buf, new_a)  # noqa: F821
+                expanded = True
+            elif best_ch >= 0:
+                ch = best_ch
+                G.apply_action(s, cfg, buf, best_a)  # noqa: F821
+            else:
+                break  # no child may be added here: play out from here
+            node = ch
+            path[plen] = node
+            plen += 1
+        ROLLOUT(s, cfg, sids, rparams, robs, buf, one, 0, False, rollout_steps, nolog, nolog)  # noqa: F821
+        if G.is_over(s):  # noqa: F821
+            VALUE(s, cfg, params, value)  # noqa: F821
+        else:
+            EVALUATE(s, cfg, params, value)  # noqa: F821
+        visits[0] += 1.0
+        for i in range(1, plen):
+            nd = path[i]
+            visits[nd] += 1.0
+            total[nd] += value[mover[nd]]
+        it += 1
+    # UCB: the most visited; rounds: the best mean of the last round's candidates (widening: unequal visits)
+    choice = most_visited(visits, total, active if rounds else nc)
+    if rounds:
+        for i in range(active):
+            if total[1 + i] / visits[1 + i] > total[1 + choice] / visits[1 + choice]:
+                choice = i
+    return rep[choice], nn, visits, total, first
+
+
+def ismcts(obs, actions, n_actions, params, cfg):
+    """Information-set MCTS over sampled worlds, one shared tree, rollouts by a heuristic policy."""
+    if n_actions <= 1:
+        return 0
+    return SEARCH(obs, actions, n_actions, params, cfg)[0]  # noqa: F821 - bound per game
+
+
+def rollout_choose(mode, sid, obs, actions, n_actions, params, cfg):
+    """The play loop's chooser over the heuristic strategies (bound per game with HEURISTIC, the registry's
+    rollout dispatcher)."""
+    return HEURISTIC(sid, obs, actions, n_actions, params, cfg)  # noqa: F821 - bound per game
+
+
+def engine_returns(s, cfg, params, out):
+    """The default value of a finished world: the engine's win shares."""
+    G.returns(s, cfg, out)  # noqa: F821 - bound per game
+
+
+def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None):
+    """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
+    player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
+    game has. Give it its rollout policies with `connect_rollouts` before its first call."""
+    found = bind(search, name, G=engine, DETERMINIZE=determinize, EVALUATE=evaluate or no_evaluate,
+                 VALUE=value or bind(engine_returns, name, G=engine), ACTION_KEY=action_key or row_key,
+                 SEATS=seats)
+    return bind(ismcts, name, module=module, SEARCH=found), found
+
+
+def connect_rollouts(found, name, engine, choose, rollout_params, default_rollout):
+    """Give the bound `search` its rollout policies: `choose(mode, sid, obs, actions, n, params, cfg)`,
+    `rollout_params` (a parameter row per strategy id) and the default policy's id. Separate from binding
+    because a registered game's rollout dispatcher can be generated only once the player is registered
+    (numba reads the globals when it first compiles)."""
+    found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=bind(play, f"{name}_rollout", G=engine, CHOOSE=choose),
+                                     ROLLOUT_PARAMS=rollout_params, DEFAULT_ROLLOUT=default_rollout)
+
+
+def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
+                      defaults=None, extra=None):
+    """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
+    the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
+    (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
+    rollout policies. Returns (player, search)."""
+    from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+
+    defaults, extra = dict(defaults or {}), dict(extra or {})
+    if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
+        raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
+                         f"extra {sorted(extra)} must not")
+    player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module)
+    strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
+    setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
+    chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game, ARGS))
+    connect_rollouts(found, game, engine, chooser, *rollout_defaults(game))
+    return player, found

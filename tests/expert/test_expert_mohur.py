@@ -12,6 +12,7 @@ from sim.mohur.config import validate
 from sim.mohur.determinize import determinize
 from sim.registry import choices, registered
 from sim.rng import deal_seed
+from strategies._search import PARAMS as SEARCH_PARAMS
 
 CFG = validate(build("sim.mohur"))
 V = CFG.vector
@@ -58,8 +59,7 @@ def vector(name, **overrides):
 
 def test_presets_and_registration():
     d = registered("mohur")[NAMES.index("ismcts")]
-    assert d.search and list(d.params)[:5] == ["iterations", "rollout", "exploration", "determinizations",
-                                                "margin_weight"]
+    assert d.search and list(d.params) == list(SEARCH_PARAMS) + ["margin_weight"]  # the shared search's, then Mohur's
     fast, full = choices("mohur", CFG.presets, ["expert-fast", "expert"])
     assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
 

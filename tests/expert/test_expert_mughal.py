@@ -12,6 +12,7 @@ from sim.mughal import kernel as K
 from sim.mughal.config import validate
 from sim.mughal.determinize import determinize
 from sim.registry import HEURISTIC_ONLY, choices, registered
+from strategies._search import PARAMS as SEARCH_PARAMS
 
 
 def make_cfg(players):
@@ -54,7 +55,7 @@ def vector(name, cfg=CFG4, **overrides):
 
 def test_presets_and_registration():
     d = registered("mughal")[NAMES.index("ismcts")]
-    assert d.search and list(d.params)[:4] == ["iterations", "rollout", "exploration", "determinizations"]
+    assert d.search and list(d.params) == list(SEARCH_PARAMS) + ["versus_best"]  # the shared search's, then Mughal's
     fast, full = choices("mughal", CFG4.presets, ["expert-fast", "expert"])
     assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
 
@@ -175,7 +176,7 @@ def test_small_budget_beats_random_and_greedy():
 def test_rollout_policy_and_options_are_parameters():
     assert play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=16, rollout=RANDOM_ID) >= 0
     assert play(CFG4, 4, ["ismcts", "greedy"], 2, 6, iterations=16, exploration=3.0, determinizations=4) >= 0
-    assert play(CFG4, 4, ["ismcts", "greedy"], 1, 7, iterations=8, horizon=1) >= 0
+    assert play(CFG4, 4, ["ismcts", "greedy"], 1, 7, iterations=8, tree_depth=3, rollout_depth=6, widening=1) >= 0
     with pytest.raises(Exception):
         play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=8, rollout=NAMES.index("ismcts"))
 

@@ -12,6 +12,7 @@ from sim.muziris.config import validate
 from sim.muziris.determinize import determinize
 from sim.registry import choices, dispatcher, registered
 from sim.rng import reseed
+from strategies._search import PARAMS as SEARCH_PARAMS
 
 CFG = validate(build("sim.muziris"), 3)
 V = CFG.vector
@@ -52,8 +53,7 @@ def vector(name, **overrides):
 
 def test_presets_and_registration():
     d = registered("muziris")[NAMES.index("ismcts")]
-    assert d.search and list(d.params)[:5] == ["iterations", "rollout", "exploration", "determinizations",
-                                                "margin_weight"]
+    assert d.search and list(d.params) == list(SEARCH_PARAMS) + ["margin_weight"]  # the shared search's, then Muziris's
     fast, full = choices("muziris", CFG.presets, ["expert-fast", "expert"])
     assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
 
@@ -176,7 +176,8 @@ def test_rollout_policy_is_a_parameter():
 
 def test_fixed_determinizations_and_full_rollouts_run():
     assert play(["ismcts", "random"], 2, 6, iterations=16, determinizations=4) >= 1
-    assert play(["ismcts", "random"], 2, 6, iterations=8, horizon=0) >= 0
+    assert play(["ismcts", "random"], 2, 6, iterations=8, rollout_depth=0, tree_depth=0, exploration=0.7) >= 0
+    assert play(["ismcts", "random"], 2, 6, iterations=8, rollout_depth=5, widening=1) >= 0
 
 
 def test_runner_and_report_skill_section(cli, tmp_path):

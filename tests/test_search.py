@@ -1,0 +1,196 @@
+"""The shared search player (strategies/_search.py) bound to the toy game (tests/toy_game.py): it finds a
+winning move, beats random play, repeats for a seed, keeps to its node budget, and its levers (flat search,
+rounds, progressive widening, truncated rollouts with `evaluate`) do what they say."""
+import numpy as np
+import pytest
+from numba import njit
+
+import toy_game as T
+from sim.interface import bind
+from sim.playout import play
+from strategies import _search as S
+
+CFG = T.config()
+RANDOM, LARGEST, SEARCHER = 0, 1, 2
+
+
+@njit(cache=True)
+def toy_choose(mode, sid, obs, actions, n_actions, params, cfg):
+    """The toy's rollout strategies: 0 random, 1 the largest card (rows come in increasing value)."""
+    if sid == RANDOM:
+        return np.random.randint(0, n_actions)
+    return n_actions - 1
+
+
+ROLLOUT_PARAMS = np.zeros((2, 8))
+PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
+S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+
+
+@njit(cache=True)
+def quarter(s, cfg, params, out):
+    out[:] = 0.25
+
+
+_, SEARCH_QUARTER = S.bind_search("toy_quarter", T, T.determinize, 2, evaluate=quarter)
+S.connect_rollouts(SEARCH_QUARTER, "toy_quarter", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+_, SEARCH_NO_EVALUATE = S.bind_search("toy_no_evaluate", T, T.determinize, 2)
+S.connect_rollouts(SEARCH_NO_EVALUATE, "toy_no_evaluate", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+
+
+@njit(cache=True)
+def match_choose(mode, sid, obs, actions, n_actions, params, cfg):
+    if sid == SEARCHER:
+        return PLAYER(obs, actions, n_actions, params, cfg)
+    return toy_choose(mode, sid, obs, actions, n_actions, params, cfg)
+
+
+MATCH = bind(play, "toy_match", G=T, CHOOSE=match_choose)
+
+
+@njit(cache=True)
+def seed(x):
+    np.random.seed(x)
+
+
+def params(**given):
+    values = dict(S.PARAMS, **dict(dict(rollout=RANDOM), **given))
+    vec = np.zeros(8)
+    vec[: len(values)] = list(values.values())
+    return vec
+
+
+def position(pile, hand, played=(0, 0, 0, 0), rival_hand=2, seed_=0):
+    """(observation, a full state consistent with it, its legal rows, how many) for seat 0 to move."""
+    obs = np.zeros(T.OBS_SIZE, np.int32)
+    obs[T.O_PILE], obs[T.O_RIVAL_HAND] = pile, rival_hand
+    obs[T.O_HAND: T.O_HAND + T.V] = hand
+    obs[T.O_PLAYED: T.O_PLAYED + T.V] = played
+    obs[T.O_DECK_LEFT] = 3 * CFG[T.C_COPIES] - sum(hand) - sum(played) - rival_hand
+    s = np.zeros(T.STATE_SIZE, np.int32)
+    seed(seed_)
+    T.determinize(obs, CFG, s)
+    actions = np.zeros((T.MAX_ACTIONS, T.ACOLS), np.int32)
+    return obs, s, actions, T.legal_actions(s, CFG, actions)
+
+
+def test_determinized_worlds_look_the_same_to_the_observer_and_vary_where_hidden():
+    obs, _, _, _ = position(7, (0, 1, 0, 1), played=(0, 1, 2, 0))
+    seen, hands = np.zeros(T.OBS_SIZE, np.int32), set()
+    for k in range(20):
+        s = np.zeros(T.STATE_SIZE, np.int32)
+        seed(k)
+        T.determinize(obs, CFG, s)
+        T.check_invariants(s, CFG)
+        T.observe(s, CFG, 0, seen)
+        assert np.array_equal(seen, obs)
+        hands.add(tuple(s[T.S_HAND + T.V: T.S_HAND + 2 * T.V]))
+    assert len(hands) > 1
+
+
+@pytest.mark.parametrize("given", [dict(), dict(exploration=0.0), dict(tree_depth=1.0), dict(widening=1.0),
+                                   dict(determinizations=4.0), dict(rollout_depth=2.0)])
+@pytest.mark.parametrize("pile,hand", [(1, (0, 1, 1, 0)), (2, (0, 1, 1, 0)), (3, (0, 1, 1, 1)), (3, (0, 0, 1, 1))])
+def test_finds_the_winning_move(given, pile, hand):
+    obs, _, actions, n = position(pile, hand)
+    seed(1)
+    row = PLAYER(obs, actions, n, params(iterations=48.0, **given), CFG)
+    assert actions[row, 0] == pile, "taking the last token wins at once"
+
+
+def win_share(sids, n_games, row, seed_=3):
+    """Seat-alternating games of the toy; the win share of the player listed first in `sids`."""
+    s = np.zeros(T.STATE_SIZE, np.int32)
+    obs = np.zeros(T.OBS_SIZE, np.int32)
+    actions = np.zeros((T.MAX_ACTIONS, T.ACOLS), np.int32)
+    out, mover, nolog = np.zeros(2), np.zeros(8), np.zeros((0, 1), np.int32)
+    won = 0.0
+    seed(seed_)
+    for g in range(n_games):
+        first = g % 2
+        seats = np.array(sids if first == 0 else sids[::-1], np.int64)
+        rows = np.stack([row if sid == SEARCHER else np.zeros(8) for sid in seats])
+        T.new_game(s, CFG, 2, seed_, g)
+        MATCH(s, CFG, seats, rows, obs, actions, mover, 0, True, -1, nolog, nolog)
+        T.returns(s, CFG, out)
+        won += out[first]
+    return won / n_games
+
+
+def test_beats_random_clearly():
+    baseline = win_share([RANDOM, RANDOM], 200, None)
+    share = win_share([SEARCHER, RANDOM], 100, params(iterations=48.0))
+    assert 0.4 < baseline < 0.6 and share >= 0.7, (baseline, share)
+
+
+def test_flat_cheap_search_still_beats_random():
+    share = win_share([SEARCHER, RANDOM], 100, params(iterations=24.0, tree_depth=1.0, rollout_depth=2.0,
+                                                      widening=1.0, rollout=LARGEST))
+    assert share >= 0.65, share
+
+
+def test_deterministic_for_a_seed():
+    obs, _, actions, n = position(9, (0, 1, 1, 0))
+    trees = []
+    for k in (5, 5, 6):
+        seed(k)
+        _, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=64.0), CFG)
+        trees.append((nodes, visits[:nodes].tolist(), total[:nodes].tolist()))
+    assert trees[0] == trees[1]
+    assert trees[0] != trees[2], "the seed decides the sampled worlds"
+
+
+@pytest.mark.parametrize("iterations", [1, 7, 64])
+def test_node_budget_and_visit_counts(iterations):
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)
+    row, nodes, visits, total, first = SEARCH(obs, actions, n, params(iterations=float(iterations)), CFG)
+    assert 0 <= row < n and nodes <= 1 + n + iterations
+    assert visits[0] == iterations == visits[1: 1 + n].sum()
+    assert np.all(visits[:nodes] >= 1) or iterations < n
+    seed(0)
+    _, nodes, visits, _, first = SEARCH(obs, actions, n, params(iterations=float(iterations), tree_depth=1.0),
+                                        CFG)
+    assert nodes == 1 + n and np.all(first[1: 1 + n] == -1), "flat search: no node below the root's"
+
+
+def test_rounds_play_every_candidate_equally_in_whole_rounds():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)
+    row, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=10.0, exploration=0.0,
+                                                                  tree_depth=1.0), CFG)
+    assert n == 3 and visits[1: 1 + n].tolist() == [4, 4, 4]
+    assert total[1 + row] == total[1: 1 + n].max(), "equal visits: the best mean is played"
+
+
+def test_progressive_widening_starts_from_the_policy_choice():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)
+    vec = params(iterations=16.0, widening=0.25, rollout=LARGEST)
+    _, nodes, visits, _, _ = SEARCH(obs, actions, n, vec, CFG)
+    order = [i for i in range(1, 1 + n) if visits[i] > 0]
+    assert len(order) == 1, "1 + floor(0.25 sqrt(v)) is 1 for v < 16: one candidate"
+    assert visits[1] == 16  # root child 1 is the policy's (largest card) candidate
+    assert PLAYER(obs, actions, n, vec, CFG) == n - 1
+
+
+def test_rows_with_one_key_are_one_candidate():
+    obs, _, _, _ = position(9, (0, 2, 1, 0))
+    actions = np.array([[1], [1], [2]], np.int32)  # the same card twice: one candidate
+    seed(0)
+    row, nodes, visits, _, _ = SEARCH(obs, actions, 3, params(iterations=8.0, tree_depth=1.0), CFG)
+    assert nodes == 3 and visits[1] + visits[2] == 8 and row in (0, 2)
+
+
+def test_truncated_rollouts_are_scored_by_evaluate():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)
+    flat_cut = params(iterations=30.0, tree_depth=1.0, rollout_depth=1.0)
+    _, nodes, visits, total, _ = SEARCH_QUARTER(obs, actions, n, flat_cut, CFG)
+    # no two actions empty a pile of 9: every rollout is cut and scored 1/4 for every seat
+    assert np.allclose(total[1:nodes], 0.25 * visits[1:nodes])
+    seed(0)
+    _, nodes, visits, total, _ = SEARCH_QUARTER(obs, actions, n, params(iterations=30.0, tree_depth=1.0), CFG)
+    assert not np.allclose(total[1:nodes], 0.25 * visits[1:nodes]), "full rollouts are scored by returns"
+    with pytest.raises(ValueError, match="evaluate"):
+        SEARCH_NO_EVALUATE(obs, actions, n, params(iterations=4.0, rollout_depth=1.0), CFG)
