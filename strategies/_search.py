@@ -52,7 +52,6 @@ PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determin
           "tree_depth": 0.0, "rollout_depth": 0.0, "widening": 0.0}
 (P_ITERATIONS, P_ROLLOUT, P_EXPLORATION, P_DETERMINIZATIONS, P_TREE_DEPTH, P_ROLLOUT_DEPTH,
  P_WIDENING) = range(len(PARAMS))
-ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strategy's arguments
 
 
 def bounds():
@@ -358,6 +357,6 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module)
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
-    chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game, ARGS))
+    chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))
     connect_rollouts(found, game, engine, chooser, *rollout_defaults(game))
     return player, found
