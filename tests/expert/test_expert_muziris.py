@@ -17,7 +17,7 @@ from strategies._search import PARAMS as SEARCH_PARAMS
 CFG = validate(build("sim.muziris"), 3)
 V = CFG.vector
 NAMES = [d.name for d in registered("muziris")]
-choose_action = dispatcher("muziris", K.STRATEGY_ARGS)  # every strategy, search players included
+choose_action = dispatcher("muziris")  # every strategy, search players included
 
 
 def reach(seed, steps, players):
