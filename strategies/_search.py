@@ -137,10 +137,19 @@ def search_tree(cap):
             np.zeros(cap, dtype=np.int32))
 
 
+def sample_world(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog):
+    """w <- a world the observation allows (the game's DETERMINIZE), played on by the rollout policy through the
+    seats that choose before `me` (Mughal's simultaneous picks), so that `me` is to move."""
+    DETERMINIZE(obs, cfg, w)  # noqa: F821
+    while G.current_player(w) != me and not G.is_over(w):  # noqa: F821
+        ROLLOUT(w, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+
+
 def search(obs, actions, n_actions, params, cfg):
-    """The search (globals bound per game: G engine, DETERMINIZE, EVALUATE, VALUE, ACTION_KEY, CHOOSE rollout chooser,
-    ROLLOUT play loop, ROLLOUT_PARAMS, DEFAULT_ROLLOUT, SEATS). Returns (row to play, nodes used, visits, total
-    value, first child): the tree's arrays for tests; the player uses the row."""
+    """The search (globals bound per game: G engine, SAMPLE (sample_world over the game's DETERMINIZE), EVALUATE,
+    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, DEFAULT_ROLLOUT, SEATS). Returns
+    (row to play, nodes used, visits, total value, first child): the tree's arrays for tests; the player uses the
+    row."""
     iters = max(1, int(params[P_ITERATIONS]))
     rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])  # noqa: F821 - bound per game
     c = params[P_EXPLORATION]
@@ -198,10 +207,7 @@ def search(obs, actions, n_actions, params, cfg):
     worlds = np.zeros((max(ndet, 0), G.STATE_SIZE), dtype=np.int32)  # noqa: F821
     me = obs[G.O_SEAT]  # noqa: F821
     for d in range(ndet + 1):
-        w = worlds[d] if d < ndet else world
-        DETERMINIZE(obs, cfg, w)  # noqa: F821
-        while G.current_player(w) != me and not G.is_over(w):  # noqa: F821 - seats choosing before me
-            ROLLOUT(w, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+        SAMPLE(obs, cfg, worlds[d] if d < ndet else world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
     for i in range(nc):
         mover[1 + i] = me
         key[1 + i] = keys[rep[i]]
@@ -216,9 +222,7 @@ def search(obs, actions, n_actions, params, cfg):
                 if ndet > 0:
                     world[:] = worlds[nround % ndet]
                 elif nround > 0:
-                    DETERMINIZE(obs, cfg, world)  # noqa: F821
-                    while G.current_player(world) != me and not G.is_over(world):  # noqa: F821
-                        ROLLOUT(world, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+                    SAMPLE(obs, cfg, world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
                 nround += 1
             pick = slot
             slot = (slot + 1) % active
@@ -230,9 +234,7 @@ def search(obs, actions, n_actions, params, cfg):
             if ndet > 0:
                 s[:] = worlds[it % ndet]
             elif it > 0:
-                DETERMINIZE(obs, cfg, s)  # noqa: F821
-                while G.current_player(s) != me and not G.is_over(s):  # noqa: F821
-                    ROLLOUT(s, cfg, sids, rparams, robs, buf, one, 0, False, 1, nolog, nolog)  # noqa: F821
+                SAMPLE(obs, cfg, s, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
             else:
                 s[:] = world
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
@@ -327,9 +329,9 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
     player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
     game has. Give it its rollout policies with `connect_rollouts` before its first call."""
-    found = bind(search, name, G=engine, DETERMINIZE=determinize, EVALUATE=evaluate or no_evaluate,
-                 VALUE=value or bind(engine_returns, name, G=engine), ACTION_KEY=action_key or row_key,
-                 SEATS=seats)
+    found = bind(search, name, G=engine, SAMPLE=bind(sample_world, name, G=engine, DETERMINIZE=determinize),
+                 EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, G=engine),
+                 ACTION_KEY=action_key or row_key, SEATS=seats)
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 
@@ -338,8 +340,10 @@ def connect_rollouts(found, name, engine, choose, rollout_params, default_rollou
     `rollout_params` (a parameter row per strategy id) and the default policy's id. Separate from binding
     because a registered game's rollout dispatcher can be generated only once the player is registered
     (numba reads the globals when it first compiles)."""
-    found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=bind(play, f"{name}_rollout", G=engine, CHOOSE=choose),
-                                     ROLLOUT_PARAMS=rollout_params, DEFAULT_ROLLOUT=default_rollout)
+    rollout = bind(play, f"{name}_rollout", G=engine, CHOOSE=choose)
+    found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=rollout, ROLLOUT_PARAMS=rollout_params,
+                                     DEFAULT_ROLLOUT=default_rollout)
+    found.py_func.__globals__["SAMPLE"].py_func.__globals__.update(ROLLOUT=rollout)
 
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,

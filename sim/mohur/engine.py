@@ -402,20 +402,8 @@ def _exchanges(s, cfg, h, hand_goods, limit, actions, n, grouped):
                 room += b
         if room < k:
             continue
-        if grouped:
-            if n >= MAX_ACTIONS - 3:
-                _too_many()
-            actions[n, A_TYPE] = T_EXCHANGES
-            actions[n, A_GOOD] = -1
-            actions[n, A_COUNT] = k
-            for g in range(NG):
-                actions[n, A_TAKE + g] = (take >> (FIELD * g)) & FMASK
-            actions[n, A_TAKE + COIN] = 0
-            for g in range(NK):
-                actions[n, A_GIVE + g] = 0
-            for i in range(nk):
-                actions[n, A_GIVE + ((kinds >> (KIND_BITS * i)) & KMASK)] = (bounds >> (FIELD * i)) & FMASK
-            n += 1
+        if grouped:  # one row for the take vector: its give bounds, and a free row kept for the exchange picked
+            n = _exchange_row(actions, n, T_EXCHANGES, MAX_ACTIONS - 3, k, take, kinds, nk, bounds)
             groups += 1
             continue
         b0 = bounds & FMASK
@@ -425,11 +413,12 @@ def _exchanges(s, cfg, h, hand_goods, limit, actions, n, grouped):
             for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
                 r = k - d0
                 for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
-                    n = _exchange_row(actions, n, k, take, kinds, nk, d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD)))
+                    n = _exchange_row(actions, n, T_EXCHANGE, MAX_ACTIONS - 2, k, take, kinds, nk,
+                                          d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD)))
             continue
         give = first_give(bounds, nk, k)
         while give >= 0:
-            n = _exchange_row(actions, n, k, take, kinds, nk, give)
+            n = _exchange_row(actions, n, T_EXCHANGE, MAX_ACTIONS - 2, k, take, kinds, nk, give)
             give = next_give(give, bounds, nk)
     return n, groups
 
@@ -474,10 +463,12 @@ KIND_BITS, KMASK = 3, np.int64(7)  # packed kind indices: 0..6
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def _exchange_row(actions, n, k, take, kinds, nk, give):
-    if n >= MAX_ACTIONS - 2:
+def _exchange_row(actions, n, kind, limit, k, take, kinds, nk, give):
+    """Row n <- an exchange (kind T_EXCHANGE, `give` the counts given) or a group of them (T_EXCHANGES, `give`
+    the give bounds); refused from row `limit` on. Returns n + 1."""
+    if n >= limit:
         _too_many()
-    actions[n, A_TYPE] = T_EXCHANGE
+    actions[n, A_TYPE] = kind
     actions[n, A_GOOD] = -1
     actions[n, A_COUNT] = k
     for g in range(NG):

@@ -2,8 +2,10 @@
 round into the state's history and deals the next one, and a whole match played by the bound play loop is the
 kernel's match, row for row."""
 import numpy as np
+import pytest
 
 from mohur_support import E, K, build_state, make_cfg, play_batch
+from sim.errors import ConfigError
 from sim.registry import choices
 from sim.rng import deal_seed
 
@@ -144,3 +146,10 @@ def test_greedy_reading_groups_plays_as_greedy_reading_every_exchange():
         assert np.array_equal(g1[name], g2[name]), name
     for name in r1:
         assert np.array_equal(r1[name], r2[name]), name
+
+
+def test_the_round_cap_is_bounded_by_the_rounds_the_state_records():
+    """The state keeps one record per round, so a round cap above that is refused (naming the key), not truncated."""
+    assert make_cfg(f"rules.round_cap={E.MAX_ROUNDS}").vector[E.CFG_ROUND_CAP] == E.MAX_ROUNDS
+    with pytest.raises(ConfigError, match="rules.round_cap"):
+        make_cfg(f"rules.round_cap={E.MAX_ROUNDS + 1}")
