@@ -10,12 +10,15 @@ from sim.errors import ConfigError
 from sim.registry import check_presets
 from sim.muziris import engine as E
 
-RULE_KEYS = ("starting_hand", "market_size", "hand_limit", "max_order", "first_player_markers",
-             "other_player_markers", "setup_coins", "unused_character_coins", "specials_fewer_than_players",
-             "final_round_reuse", "first_player", "condition", "round_cap", "boxed_coins", "reshuffle",
-             "take_up_to", "bonus_without_order")
-RESHUFFLE = ("at_next_draw", "when_empty")   # index = engine CFG_RESHUFFLE_NOW
-TAKE_UP_TO = ("most", "choose")              # index = engine CFG_TAKE_CHOICE
+# [rules] keys by type; each is stored in the engine's CFG field of the same name
+INT_RULES = {"max_order": (1, E.MAX_ORD), "starting_hand": (0, 50), "market_size": (0, 50), "hand_limit": (0, 200),
+             "first_player_markers": (0, 10), "other_player_markers": (0, 10), "setup_coins": (0, 1000),
+             "unused_character_coins": (0, 1000), "specials_fewer_than_players": (-E.MAX_C, E.MAX_P),
+             "round_cap": (1, 100_000), "boxed_coins": (0, 10**9)}
+BOOL_RULES = ("final_round_reuse", "bonus_without_order")
+CHOICE_RULES = {"reshuffle": ("at_next_draw", "when_empty"),  # stored as the index of the choice
+                "take_up_to": ("most", "choose")}
+RULE_KEYS = (*INT_RULES, *BOOL_RULES, *CHOICE_RULES, "first_player", "condition")
 # kind -> (number of arguments, their defaults, lowest allowed value of each)
 STEP_ARGS = {
     "draw": ((1,), (1,)), "take": ((1,), (1,)), "take_type": ((0,), (0,)), "gain": ((0,), (0,)),
@@ -85,29 +88,18 @@ def parse_steps(key: str, value, nesting_ok: bool) -> list[tuple[int, int, int]]
 def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     v = np.zeros(E.CFG_SIZE, dtype=np.int64)
     _only(raw, "rules", RULE_KEYS)
+    cv = E.CFG.view(v)  # named views into v for the per-entry arrays
     r = "rules."
-    max_order = C.need_int(raw, r + "max_order", 1, E.MAX_ORD)
-    v[E.CFG_MAXORD] = max_order
-    v[E.CFG_START_HAND] = C.need_int(raw, r + "starting_hand", 0, 50)
-    v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 0, 50)
-    v[E.CFG_HAND_LIMIT] = C.need_int(raw, r + "hand_limit", 0, 200)
-    v[E.CFG_FIRST_MARKERS] = C.need_int(raw, r + "first_player_markers", 0, 10)
-    v[E.CFG_OTHER_MARKERS] = C.need_int(raw, r + "other_player_markers", 0, 10)
-    v[E.CFG_SETUP_COINS] = C.need_int(raw, r + "setup_coins", 0, 1000)
-    v[E.CFG_UNUSED_COINS] = C.need_int(raw, r + "unused_character_coins", 0, 1000)
-    v[E.CFG_SPECIALS_FEWER] = C.need_int(raw, r + "specials_fewer_than_players", -E.MAX_C, E.MAX_P)
-    reuse = C.lookup(raw, r + "final_round_reuse")
-    if not isinstance(reuse, bool):
-        raise ConfigError(r + "final_round_reuse", reuse, "expected true or false")
-    v[E.CFG_REUSE] = int(reuse)
-    v[E.CFG_RESHUFFLE_NOW] = RESHUFFLE.index(C.need_choice(raw, r + "reshuffle", RESHUFFLE))
-    v[E.CFG_TAKE_CHOICE] = TAKE_UP_TO.index(C.need_choice(raw, r + "take_up_to", TAKE_UP_TO))
-    bonus = C.lookup(raw, r + "bonus_without_order")
-    if not isinstance(bonus, bool):
-        raise ConfigError(r + "bonus_without_order", bonus, "expected true or false")
-    v[E.CFG_BONUS_NO_ORDER] = int(bonus)
-    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, 100_000)
-    v[E.CFG_BOXED] = C.need_int(raw, r + "boxed_coins", 0, 10**9)
+    for key, (lo, hi) in INT_RULES.items():
+        v[E.CFG.offset(key)] = C.need_int(raw, r + key, lo, hi)
+    for key in BOOL_RULES:
+        value = C.lookup(raw, r + key)
+        if not isinstance(value, bool):
+            raise ConfigError(r + key, value, "expected true or false")
+        v[E.CFG.offset(key)] = int(value)
+    for key, allowed in CHOICE_RULES.items():
+        v[E.CFG.offset(key)] = allowed.index(C.need_choice(raw, r + key, allowed))
+    max_order = int(v[E.CFG_MAXORD])
     first = C.lookup(raw, r + "first_player")
     if first == "random":
         v[E.CFG_FIRST] = -1
@@ -121,15 +113,15 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     for t, (name, entry) in enumerate(produce.items()):
         key = f"produce.{name}"
         _only(raw, key, ("cards", "values", "ability"))
-        v[E.CFG_COUNT + t] = C.need_int(raw, key + ".cards", 0, E.MAX_DECK)
+        cv["count"][t] = C.need_int(raw, key + ".cards", 0, E.MAX_DECK)
         values = C.need_int_list(raw, key + ".values", 0)
         if len(values) != max_order:
             raise ConfigError(key + ".values", values, f"expected {max_order} values (rules.max_order): coins "
                                                         f"for an order of 1 to {max_order} copies")
-        v[E.CFG_VAL + t * E.MAX_ORD: E.CFG_VAL + t * E.MAX_ORD + max_order] = values
+        cv["val"][t, :max_order] = values
         for i, step in enumerate(parse_steps(key + ".ability", entry.get("ability"), False)):
-            v[E.CFG_PSTEP + (t * E.MAX_STEPS + i) * E.STEP_W: E.CFG_PSTEP + (t * E.MAX_STEPS + i + 1) * E.STEP_W] = step
-    deck = int(v[E.CFG_COUNT: E.CFG_COUNT + E.MAX_T].sum())
+            cv["pstep"][t, i] = step
+    deck = int(cv["count"].sum())
     if deck > E.MAX_DECK:
         raise ConfigError("produce", deck, f"at most {E.MAX_DECK} produce cards in all")
     need = E.MAX_P * v[E.CFG_START_HAND] + v[E.CFG_MARKET_SIZE]
@@ -146,32 +138,32 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         std = entry.get("standard")
         if not isinstance(std, bool):
             raise ConfigError(key + ".standard", std, "expected true (always in play) or false (special)")
-        v[E.CFG_CSTD + c] = int(std)
+        cv["cstd"][c] = int(std)
         n_std += std
         for i, step in enumerate(parse_steps(key + ".action", entry.get("action"), True)):
-            v[E.CFG_CSTEP + (c * E.MAX_STEPS + i) * E.STEP_W: E.CFG_CSTEP + (c * E.MAX_STEPS + i + 1) * E.STEP_W] = step
+            cv["cstep"][c, i] = step
     n_special = len(characters) - n_std
-    for p in (players,):  # checked for the player count played (a 2-player design may lack specials)
-        drawn = p - int(v[E.CFG_SPECIALS_FEWER])
-        markers = int(v[E.CFG_FIRST_MARKERS] + (p - 1) * v[E.CFG_OTHER_MARKERS])
-        if drawn > n_special:
-            raise ConfigError("characters", n_special, f"{p} players draw {drawn} special characters "
-                                                       "(rules.specials_fewer_than_players); add specials")
-        if n_std + max(0, drawn) < markers:
-            raise ConfigError("characters", n_std + max(0, drawn),
-                              f"{p} players place {markers} markers a round, so at least {markers} characters "
-                              "must be in play")
+    # checked for the player count played (a 2-player design may lack specials)
+    drawn = players - int(v[E.CFG_SPECIALS_FEWER])
+    markers = int(v[E.CFG_FIRST_MARKERS] + (players - 1) * v[E.CFG_OTHER_MARKERS])
+    if drawn > n_special:
+        raise ConfigError("characters", n_special, f"{players} players draw {drawn} special characters "
+                                                   "(rules.specials_fewer_than_players); add specials")
+    if n_std + max(0, drawn) < markers:
+        raise ConfigError("characters", n_std + max(0, drawn),
+                          f"{players} players place {markers} markers a round, so at least {markers} characters "
+                          "must be in play")
 
     conditions = _table(raw, "conditions", E.MAX_COND)
     v[E.CFG_NCOND] = len(conditions)
     for i, (name, entry) in enumerate(conditions.items()):
         key = f"conditions.{name}"
         _only(raw, key, ("trigger", "threshold", "scoring", "amount", "at_least"))
-        v[E.CFG_TRIG + i] = E.TRIGGER_NAMES.index(C.need_choice(raw, key + ".trigger", E.TRIGGER_NAMES))
-        v[E.CFG_THR + i] = C.need_int(raw, key + ".threshold", 0, 10**6)
-        v[E.CFG_SCORE + i] = E.SCORING_NAMES.index(C.need_choice(raw, key + ".scoring", E.SCORING_NAMES))
-        v[E.CFG_AMT + i] = C.need_int(raw, key + ".amount", 0, 10**4)
-        v[E.CFG_ATLEAST + i] = C.need_int(raw, key + ".at_least", 0, 10**4)
+        cv["trig"][i] = E.TRIGGER_NAMES.index(C.need_choice(raw, key + ".trigger", E.TRIGGER_NAMES))
+        cv["thr"][i] = C.need_int(raw, key + ".threshold", 0, 10**6)
+        cv["score"][i] = E.SCORING_NAMES.index(C.need_choice(raw, key + ".scoring", E.SCORING_NAMES))
+        cv["amt"][i] = C.need_int(raw, key + ".amount", 0, 10**4)
+        cv["atleast"][i] = C.need_int(raw, key + ".at_least", 0, 10**4)
     cond = C.lookup(raw, r + "condition")
     if cond == "random":
         v[E.CFG_COND_FIXED] = -1

@@ -27,14 +27,14 @@ MAX_STEPS = 3    # steps per ability / character action
 MAX_DECK = 512
 PICK_COINS = 40  # character picks counted by coins on the character 0..40; the last bucket holds 40 or more
 
-def _at(layout, *fields):
-    """The offsets of `fields` in `layout`, for module-level ints numba compiles as constants."""
-    return tuple(layout.offset(f) for f in fields)
+def _offsets(layout):
+    """Every field's offset in declaration order, for module-level ints numba compiles as constants."""
+    return (layout.offset(f) for f in layout.fields)
 
 
 # --- an action row: the decision it answers, and two numbers (a character slot or produce type; a count) ---
 ACTION = Layout("muziris action", [("decision", 1), ("x", 1), ("y", 1)])
-A_D, A_X, A_Y = _at(ACTION, "decision", "x", "y")
+A_D, A_X, A_Y = _offsets(ACTION)
 ACOLS = ACTION.size
 MAX_ACTIONS = MAX_T * MAX_ORD + MAX_C + 2
 
@@ -59,6 +59,7 @@ DECISION = codes("character", "take", "take_type", "fulfil", "cycle", "hand_abil
                  "discard")
 DECISION_NAMES = tuple(DECISION)
 D_CHAR, D_TAKE, D_TAKE_TYPE, D_FULFIL, D_CYCLE, D_HAND_AB, D_MARKET_AB, D_DISCARD = DECISION.values()
+DECISION_OF = tuple(DECISION.get(kind, -1) for kind in KIND)  # the decision a step asks: named like its kind
 
 PH_CHAR, PH_STEP, PH_DISCARD, PH_OVER = codes("character", "step", "discard", "over").values()
 END = codes("running", "trigger", "round_cap")
@@ -67,18 +68,19 @@ END_RUNNING, END_TRIGGER, END_ROUND_CAP = END.values()
 SRC_CHAR, SRC_PRODUCE = codes("character", "produce").values()  # what opened an effect frame
 
 # --- configuration vector (int64) ---
-CFG = Layout("muziris cfg", [
-    ("nt", 1), ("nc", 1), ("ncond", 1), ("maxord", 1), ("hand_limit", 1), ("start_hand", 1), ("market_size", 1),
-    ("setup_coins", 1), ("unused_coins", 1), ("round_cap", 1),
-    ("first", 1),            # -1 random, else seat
-    ("first_markers", 1), ("other_markers", 1),
-    ("specials_fewer", 1),   # specials in play = players - this
-    ("reuse", 1),            # final round: marked characters may be chosen again
-    ("cond_fixed", 1),       # -1 random, else condition index
-    ("boxed", 1),
-    ("reshuffle_now", 1),    # 1: the discard is reshuffled the moment the last card leaves the deck; 0: next draw
-    ("take_choice", 1),      # 1: "take up to N of one type" lets the player choose how many (1..N); 0: the most
-    ("bonus_no_order", 1),   # 1: a fulfil step's extra coins are gained even when no order can be fulfilled
+CFG = Layout("muziris cfg", [  # a rule's field is named by its key in [rules] (sim.muziris.config)
+    ("nt", 1), ("nc", 1), ("ncond", 1),  # produce types, characters, conditions declared
+    ("max_order", 1), ("hand_limit", 1), ("starting_hand", 1), ("market_size", 1), ("setup_coins", 1),
+    ("unused_character_coins", 1), ("round_cap", 1),
+    ("first_player", 1),                 # -1 random, else seat
+    ("first_player_markers", 1), ("other_player_markers", 1),
+    ("specials_fewer_than_players", 1),  # specials in play = players - this
+    ("final_round_reuse", 1),            # final round: marked characters may be chosen again
+    ("condition", 1),                    # -1 random, else condition index
+    ("boxed_coins", 1),
+    ("reshuffle", 1),            # 1: the discard is reshuffled the moment the last card leaves the deck; 0: next draw
+    ("take_up_to", 1),           # 1: "take up to N of one type" lets the player choose how many (1..N); 0: the most
+    ("bonus_without_order", 1),  # 1: a fulfil step's extra coins are gained even when no order can be fulfilled
     ("count", MAX_T), ("val", (MAX_T, MAX_ORD)), ("pstep", (MAX_T, MAX_STEPS, STEP_W)),
     ("cstd", MAX_C), ("cstep", (MAX_C, MAX_STEPS, STEP_W)),
     ("trig", MAX_COND), ("thr", MAX_COND), ("score", MAX_COND), ("amt", MAX_COND), ("atleast", MAX_COND),
@@ -86,16 +88,12 @@ CFG = Layout("muziris cfg", [
 (CFG_NT, CFG_NC, CFG_NCOND, CFG_MAXORD, CFG_HAND_LIMIT, CFG_START_HAND, CFG_MARKET_SIZE, CFG_SETUP_COINS,
  CFG_UNUSED_COINS, CFG_ROUND_CAP, CFG_FIRST, CFG_FIRST_MARKERS, CFG_OTHER_MARKERS, CFG_SPECIALS_FEWER, CFG_REUSE,
  CFG_COND_FIXED, CFG_BOXED, CFG_RESHUFFLE_NOW, CFG_TAKE_CHOICE, CFG_BONUS_NO_ORDER, CFG_COUNT, CFG_VAL, CFG_PSTEP,
- CFG_CSTD, CFG_CSTEP, CFG_TRIG, CFG_THR, CFG_SCORE, CFG_AMT, CFG_ATLEAST) = _at(
-    CFG, "nt", "nc", "ncond", "maxord", "hand_limit", "start_hand", "market_size", "setup_coins", "unused_coins",
-    "round_cap", "first", "first_markers", "other_markers", "specials_fewer", "reuse", "cond_fixed", "boxed",
-    "reshuffle_now", "take_choice", "bonus_no_order", "count", "val", "pstep", "cstd", "cstep", "trig", "thr",
-    "score", "amt", "atleast")
+ CFG_CSTD, CFG_CSTEP, CFG_TRIG, CFG_THR, CFG_SCORE, CFG_AMT, CFG_ATLEAST) = _offsets(CFG)
 CFG_SIZE = CFG.size
 
 # --- an open effect frame: which character or produce ability, at which step, how far into it ---
 FRAME = Layout("muziris frame", [("src", 1), ("id", 1), ("step", 1), ("count", 1)])
-F_SRC, F_ID, F_STEP, F_COUNT = _at(FRAME, "src", "id", "step", "count")
+F_SRC, F_ID, F_STEP, F_COUNT = _offsets(FRAME)
 F_SIZE = FRAME.size
 MAX_DEPTH = 2    # effect frames open at once (a character using a card's ability)
 ABIL_BY = MAX_C + MAX_T  # ability coins by what gave them: a character's action (config index), or MAX_C + type
@@ -140,19 +138,15 @@ STATE = Layout("muziris state", [
 (S_NP, S_ROUND, S_FP, S_FP0, S_COND, S_PHASE, S_CUR, S_TURN_IDX, S_MARKERS, S_FINAL, S_TRIG_SEAT, S_END, S_RESHUF,
  S_DECKPOS, S_DECKLEN, S_NCH, S_ISSUED, S_PLACED, S_DEPTH, S_DECISIONS, S_MARKS_USED, S_NUSES, S_FRAME, S_CH_ID,
  S_CH_COINS, S_CH_MARK, S_MARKET, S_DISCARD, S_HAND, S_PLAY, S_COINS, S_C_ORD, S_C_CHAR, S_C_ABIL, S_C_SETUP,
- S_C_COND, S_ORDSIZE, S_DECK, S_C_ABIL_BY, S_PICKS, S_STAMP) = _at(
-    STATE, "np", "round", "fp", "fp0", "cond", "phase", "cur", "turn_idx", "markers", "final", "trig_seat", "end",
-    "reshuf", "deckpos", "decklen", "nch", "issued", "placed", "depth", "decisions", "marks_used", "nuses", "frame",
-    "ch_id", "ch_coins", "ch_mark", "market", "discard", "hand", "play", "coins", "c_ord", "c_char", "c_abil",
-    "c_setup", "c_cond", "ordsize", "deck", "c_abil_by", "picks", "stamp")
+ S_C_COND, S_ORDSIZE, S_DECK, S_C_ABIL_BY, S_PICKS, S_STAMP) = _offsets(STATE)
 STATE_SIZE = STATE.size
 
 # --- observation (int32): the static part is written once per game, the rest at every decision ---
 OBS = Layout("muziris obs", [
     ("nt", 1), ("np", 1), ("nch", 1), ("maxord", 1), ("hand_limit", 1), ("market_size", 1),
     ("trig", 1), ("thr", 1), ("score", 1), ("amt", 1), ("atleast", 1), ("round_cap", 1),
+    ("count", MAX_T),        # cards of each produce in the game; count, val, pstep: the configuration's block
     ("val", (MAX_T, MAX_ORD)),
-    ("count", MAX_T),        # cards of each produce in the game
     ("pstep", (MAX_T, MAX_STEPS, STEP_W)),
     ("cstep", (MAX_C, MAX_STEPS, STEP_W)),  # characters in play, by slot
     ("cid", MAX_C),
@@ -161,7 +155,7 @@ OBS = Layout("muziris obs", [
     ("discard_n", 1), ("reshuf", 1),
     ("dkind", 1),            # pending decision
     ("step", STEP_W),        # the step being resolved (kind, a0, a1) and its progress
-    ("scount", 1), ("unused", 2),
+    ("scount", 1),
     ("hand", MAX_T),         # own hand
     ("market", MAX_T),
     ("play", (MAX_P, MAX_T)),  # by seat
@@ -173,14 +167,10 @@ OBS = Layout("muziris obs", [
     ("stamp", 2),            # the game whose static part this holds (the state's stamp)
 ])
 (O_NT, O_NP, O_NCH, O_MAXORD, O_HAND_LIMIT, O_MARKET_SIZE, O_TRIG, O_THR, O_SCORE, O_AMT, O_ATLEAST, O_ROUND_CAP,
- O_VAL, O_COUNT, O_PSTEP, O_CSTEP, O_CID, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
+ O_COUNT, O_VAL, O_PSTEP, O_CSTEP, O_CID, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
  O_RESHUF, O_DKIND, O_STEP, O_SCOUNT, O_HAND, O_MARKET, O_PLAY, O_COINS, O_HANDN, O_CH_COINS, O_CH_MARK, O_COND,
- O_FP0, O_TRIG_SEAT, O_DEPTH, O_FRAME, O_C_CHAR, O_STAMP) = _at(
-    OBS, "nt", "np", "nch", "maxord", "hand_limit", "market_size", "trig", "thr", "score", "amt", "atleast",
-    "round_cap", "val", "count", "pstep", "cstep", "cid", "seat", "round", "fp", "turn_idx", "markers", "final",
-    "deck", "discard_n", "reshuf", "dkind", "step", "scount", "hand", "market", "play", "coins", "handn", "ch_coins",
-    "ch_mark", "cond", "fp0", "trig_seat", "depth", "frame", "c_char", "stamp")
-O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _at(STEP, "kind", "a0", "a1"))
+ O_FP0, O_TRIG_SEAT, O_DEPTH, O_FRAME, O_C_CHAR, O_STAMP) = _offsets(OBS)
+O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
 
@@ -190,40 +180,27 @@ def new_state():
 
 
 @njit(cache=True)
-def hand_size(s, p):
+def cards(s, at):
+    """Cards in a row of counts by produce starting at `at` (S_MARKET, S_DISCARD, a seat's hand or play area)."""
     n = 0
     for t in range(MAX_T):
-        n += s[S_HAND + p * MAX_T + t]
+        n += s[at + t]
     return n
+
+
+@njit(cache=True)
+def hand_size(s, p):
+    return cards(s, S_HAND + p * MAX_T)
 
 
 @njit(cache=True)
 def orders_of(s, p):
-    n = 0
-    for t in range(MAX_T):
-        n += s[S_PLAY + p * MAX_T + t]
-    return n
-
-
-@njit(cache=True)
-def market_total(s):
-    n = 0
-    for t in range(MAX_T):
-        n += s[S_MARKET + t]
-    return n
+    return cards(s, S_PLAY + p * MAX_T)  # one card in the play area per order fulfilled
 
 
 @njit(cache=True)
 def deck_left(s):
     return s[S_DECKLEN] - s[S_DECKPOS]
-
-
-@njit(cache=True)
-def discard_total(s):
-    n = 0
-    for t in range(MAX_T):
-        n += s[S_DISCARD + t]
-    return n
 
 
 @njit(cache=True)
@@ -280,7 +257,7 @@ def draw_to_hand(s, cfg, p, n):
 
 @njit(cache=True)
 def refill_market(s, cfg):
-    while market_total(s) < cfg[CFG_MARKET_SIZE]:
+    while cards(s, S_MARKET) < cfg[CFG_MARKET_SIZE]:
         t = draw_card(s, cfg)
         if t < 0:
             return
@@ -308,15 +285,13 @@ def new_game(s, cfg, players, seed, game):
     s[S_STAMP] = np.int32(game_seed(seed, game, 0) >> np.uint32(1))
     s[S_STAMP + 1] = game + 1
     nc = cfg[CFG_NC]
-    k = 0
-    for c in range(nc):  # standard characters, in configuration order
+    specials = np.empty(nc, dtype=np.int64)
+    k = ns = 0
+    for c in range(nc):  # standard characters in play, in configuration order; specials shuffled
         if cfg[CFG_CSTD + c] == 1:
             s[S_CH_ID + k] = c
             k += 1
-    specials = np.empty(nc, dtype=np.int64)
-    ns = 0
-    for c in range(nc):
-        if cfg[CFG_CSTD + c] == 0:
+        else:
             specials[ns] = c
             ns += 1
     for i in range(ns - 1, 0, -1):
@@ -390,14 +365,6 @@ def _next_step(s):
 
 
 @njit(cache=True)
-def has_order(s, cfg, p):
-    for t in range(cfg[CFG_NT]):
-        if s[S_HAND + p * MAX_T + t] > 0:
-            return True
-    return False
-
-
-@njit(cache=True)
 def fulfil(s, cfg, p, t, size, bonus):
     """An order of `size` cards of produce t: its value (plus a character's bonus) from the supply; one card
     to the play area, the rest to the discard pile."""
@@ -439,37 +406,23 @@ def advance(s, cfg):
             count = s[S_FRAME + f * F_SIZE + F_COUNT]
             if kind == K_DRAW:
                 draw_to_hand(s, cfg, p, a0)
-                _next_step(s)
             elif kind == K_GAIN:
                 _gain(s, p, a0, S_C_ABIL)
-                _next_step(s)
             elif kind == K_PER_ORDER:
                 _gain(s, p, min(a0 * orders_of(s, p), a1), S_C_ABIL)
-                _next_step(s)
-            elif kind == K_TAKE:
-                if count >= a0 or market_total(s) == 0:
-                    _next_step(s)
-                else:
-                    return
-            elif kind == K_TAKE_TYPE or kind == K_MARKET_AB:
-                if market_total(s) == 0:
-                    _next_step(s)
-                else:
-                    return
-            elif kind == K_FULFIL or kind == K_HAND_AB:
-                if hand_size(s, p) == 0:
-                    if kind == K_FULFIL and cfg[CFG_BONUS_NO_ORDER] == 1 and a0 > 0:
-                        _gain(s, p, a0, S_C_ABIL)  # no order to fulfil: the extra coins still come (rules page)
-                    _next_step(s)
-                else:
-                    return
-            elif kind == K_CYCLE:
-                if count >= a0 or hand_size(s, p) == 0:
-                    _cycle_draw(s, cfg, p)
-                else:
-                    return
+            elif kind == K_TAKE or kind == K_TAKE_TYPE or kind == K_MARKET_AB:
+                if cards(s, S_MARKET) > 0 and (kind != K_TAKE or count < a0):
+                    return  # the player chooses a card of the market
+            elif kind == K_FULFIL or kind == K_HAND_AB or kind == K_CYCLE:
+                if hand_size(s, p) > 0 and (kind != K_CYCLE or count < a0):
+                    return  # the player chooses a card of their hand
+                if kind == K_FULFIL and cfg[CFG_BONUS_NO_ORDER] == 1 and a0 > 0:
+                    _gain(s, p, a0, S_C_ABIL)  # no order to fulfil: the extra coins still come (rules page)
+                elif kind == K_CYCLE:
+                    draw_to_hand(s, cfg, p, count)  # as many as were discarded
             else:
                 raise ValueError("unknown effect kind")
+            _next_step(s)
         elif ph == PH_DISCARD:
             if hand_size(s, s[S_CUR]) > cfg[CFG_HAND_LIMIT]:
                 return
@@ -644,19 +597,17 @@ def legal_actions(s, cfg, actions):
                     else:
                         n = _emit(actions, n, D_TAKE_TYPE, t, 0)
         elif kind == K_TAKE or kind == K_MARKET_AB:
-            d = D_TAKE if kind == K_TAKE else D_MARKET_AB
             for t in range(nt):
                 if s[S_MARKET + t] > 0:
-                    n = _emit(actions, n, d, t, 0)
+                    n = _emit(actions, n, DECISION_OF[kind], t, 0)
         elif kind == K_FULFIL:
             for t in range(nt):
                 for size in range(1, min(s[h + t], cfg[CFG_MAXORD]) + 1):
                     n = _emit(actions, n, D_FULFIL, t, size)
         elif kind == K_HAND_AB or kind == K_CYCLE:
-            d = D_HAND_AB if kind == K_HAND_AB else D_CYCLE
             for t in range(nt):
                 if s[h + t] > 0:
-                    n = _emit(actions, n, d, t, 0)
+                    n = _emit(actions, n, DECISION_OF[kind], t, 0)
             if kind == K_CYCLE:
                 n = _emit(actions, n, D_CYCLE, -1, 0)  # stop discarding ("up to")
     return n
@@ -672,29 +623,13 @@ def pending_decision(s, cfg):
         return D_DISCARD
     if ph == PH_OVER:
         return -1
-    kind, a0, a1 = _step_of(s, cfg, s[S_DEPTH] - 1)
-    if kind == K_TAKE:
-        return D_TAKE
-    if kind == K_TAKE_TYPE:
-        return D_TAKE_TYPE
-    if kind == K_MARKET_AB:
-        return D_MARKET_AB
-    if kind == K_FULFIL:
-        return D_FULFIL
-    if kind == K_HAND_AB:
-        return D_HAND_AB
-    return D_CYCLE
+    return DECISION_OF[_step_of(s, cfg, s[S_DEPTH] - 1)[0]]
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def apply_action(s, cfg, actions, a):
     """Apply row `a` of the pending decision's options, then run on to the next decision."""
-    apply_option(s, cfg, actions[a, A_D], actions[a, A_X], actions[a, A_Y])
-
-
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
-def apply_option(s, cfg, d, x, y):
-    """Apply option (d, x, y) of the pending decision, then run on to the next decision."""
+    d, x, y = actions[a, A_D], actions[a, A_X], actions[a, A_Y]
     p = s[S_CUR]
     h = S_HAND + p * MAX_T
     if d == D_CHAR:
@@ -735,13 +670,8 @@ def apply_option(s, cfg, d, x, y):
                 s[h + x] -= 1
                 s[S_DISCARD + x] += 1
                 s[S_FRAME + f * F_SIZE + F_COUNT] += 1
-        elif d == D_HAND_AB:
-            s[h + x] -= 1
-            s[S_DISCARD + x] += 1
-            _next_step(s)
-            _push(s, SRC_PRODUCE, x)
-        elif d == D_MARKET_AB:
-            s[S_MARKET + x] -= 1
+        elif d == D_HAND_AB or d == D_MARKET_AB:  # the card is discarded and its ability resolved
+            s[(h if d == D_HAND_AB else S_MARKET) + x] -= 1
             s[S_DISCARD + x] += 1
             _next_step(s)
             _push(s, SRC_PRODUCE, x)
@@ -764,12 +694,8 @@ def observe_static(s, cfg, obs):
     obs[O_TRIG], obs[O_THR] = cfg[CFG_TRIG + c], cfg[CFG_THR + c]
     obs[O_SCORE], obs[O_AMT], obs[O_ATLEAST] = cfg[CFG_SCORE + c], cfg[CFG_AMT + c], cfg[CFG_ATLEAST + c]
     obs[O_ROUND_CAP] = cfg[CFG_ROUND_CAP]
-    for i in range(MAX_T * MAX_ORD):
-        obs[O_VAL + i] = cfg[CFG_VAL + i]
-    for t in range(MAX_T):
-        obs[O_COUNT + t] = cfg[CFG_COUNT + t]
-    for i in range(MAX_T * MAX_STEPS * STEP_W):
-        obs[O_PSTEP + i] = cfg[CFG_PSTEP + i]
+    for i in range(CFG_CSTD - CFG_COUNT):  # count, val, pstep: one block, in the same order
+        obs[O_COUNT + i] = cfg[CFG_COUNT + i]
     for k in range(s[S_NCH]):
         cid = s[S_CH_ID + k]
         obs[O_CID + k] = cid
@@ -785,33 +711,30 @@ def observe(s, cfg, seat, obs):
     the whole game is rewritten only when `obs` holds another game's (its stamp differs)."""
     if obs[O_STAMP] != s[S_STAMP] or obs[O_STAMP + 1] != s[S_STAMP + 1]:
         observe_static(s, cfg, obs)
-    p = seat
-    obs[O_SEAT] = p
+    obs[O_SEAT] = seat
     obs[O_ROUND] = s[S_ROUND]
     obs[O_FP] = s[S_FP]
     obs[O_TURN_IDX] = s[S_TURN_IDX]
     obs[O_MARKERS] = s[S_MARKERS]
     obs[O_FINAL] = s[S_FINAL]
     obs[O_DECK] = deck_left(s)
-    obs[O_DISCARD_N] = discard_total(s)
+    obs[O_DISCARD_N] = cards(s, S_DISCARD)
     obs[O_RESHUF] = s[S_RESHUF]
     obs[O_DKIND] = pending_decision(s, cfg)
+    obs[O_SKIND], obs[O_SA0], obs[O_SA1], obs[O_SCOUNT] = K_NONE, 0, 0, 0
     if s[S_PHASE] == PH_STEP:
         f = s[S_DEPTH] - 1
-        kind, a0, a1 = _step_of(s, cfg, f)
-        obs[O_SKIND], obs[O_SA0], obs[O_SA1] = kind, a0, a1
+        obs[O_SKIND], obs[O_SA0], obs[O_SA1] = _step_of(s, cfg, f)
         obs[O_SCOUNT] = s[S_FRAME + f * F_SIZE + F_COUNT]
-    else:
-        obs[O_SKIND], obs[O_SA0], obs[O_SA1], obs[O_SCOUNT] = K_NONE, 0, 0, 0
     for t in range(MAX_T):
-        obs[O_HAND + t] = s[S_HAND + p * MAX_T + t]
+        obs[O_HAND + t] = s[S_HAND + seat * MAX_T + t]
         obs[O_MARKET + t] = s[S_MARKET + t]
-    np_ = s[S_NP]
-    for q in range(np_):
+    for q in range(s[S_NP]):
         for t in range(MAX_T):
             obs[O_PLAY + q * MAX_T + t] = s[S_PLAY + q * MAX_T + t]
         obs[O_COINS + q] = s[S_COINS + q]
         obs[O_HANDN + q] = hand_size(s, q)
+        obs[O_C_CHAR + q] = s[S_C_CHAR + q]
     for k in range(s[S_NCH]):
         obs[O_CH_COINS + k] = s[S_CH_COINS + k]
         obs[O_CH_MARK + k] = s[S_CH_MARK + k]
@@ -821,8 +744,6 @@ def observe(s, cfg, seat, obs):
     obs[O_DEPTH] = s[S_DEPTH]
     for i in range(MAX_DEPTH * F_SIZE):
         obs[O_FRAME + i] = s[S_FRAME + i]
-    for q in range(np_):
-        obs[O_C_CHAR + q] = s[S_C_CHAR + q]
 
 
 @njit(cache=True)
@@ -855,10 +776,9 @@ def check_invariants(s, cfg):
             raise AssertionError("invariant: produce cards not conserved")
         if s[S_MARKET + t] < 0 or s[S_DISCARD + t] < 0:
             raise AssertionError("invariant: negative market or discard count")
-    if market_total(s) > cfg[CFG_MARKET_SIZE]:
+    if cards(s, S_MARKET) > cfg[CFG_MARKET_SIZE]:
         raise AssertionError("invariant: market over its size")
-    held = 0
-    taken = 0
+    held = taken = 0
     for p in range(np_):
         src = s[S_C_CHAR + p] + s[S_C_ABIL + p] + s[S_C_SETUP + p] + s[S_C_COND + p]
         for t in range(MAX_T):
@@ -867,20 +787,18 @@ def check_invariants(s, cfg):
             raise AssertionError("invariant: a player's coins do not add up by source")
         held += s[S_COINS + p]
         taken += s[S_C_CHAR + p]
-    on_chars = 0
+    on_chars = marks = 0
     for k in range(s[S_NCH]):
         on_chars += s[S_CH_COINS + k]
         if s[S_CH_COINS + k] < 0:
             raise AssertionError("invariant: negative coins on a character")
+        marks += s[S_CH_MARK + k]
+        if s[S_CH_MARK + k] > 1 and s[S_FINAL] == 0:
+            raise AssertionError("invariant: two markers on one character before the final round")
     if on_chars + taken != s[S_PLACED]:
         raise AssertionError("invariant: coins on characters not conserved")
     if held + on_chars != s[S_ISSUED]:
         raise AssertionError("invariant: coins not from the supply")
-    marks = 0
-    for k in range(s[S_NCH]):
-        marks += s[S_CH_MARK + k]
-        if s[S_CH_MARK + k] > 1 and s[S_FINAL] == 0:
-            raise AssertionError("invariant: two markers on one character before the final round")
     if marks != s[S_MARKS_USED]:
         raise AssertionError("invariant: markers not conserved")
     picks = 0

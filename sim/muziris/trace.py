@@ -30,7 +30,7 @@ def _state(cfg, s) -> dict:
         "coins": [int(s[E.S_COINS + p]) for p in range(P)],
         "hands": hands, "play_areas": plays,
         "market": _counts(cfg, s[E.S_MARKET: E.S_MARKET + E.MAX_T]),
-        "deck": int(E.deck_left(s)), "discard": int(E.discard_total(s)), "reshuffles": int(s[E.S_RESHUF]),
+        "deck": int(E.deck_left(s)), "discard": int(E.cards(s, E.S_DISCARD)), "reshuffles": int(s[E.S_RESHUF]),
         "characters": [{"name": cfg.characters[s[E.S_CH_ID + k]], "coins": int(s[E.S_CH_COINS + k]),
                         "markers": int(s[E.S_CH_MARK + k])} for k in range(int(s[E.S_NCH]))],
     }

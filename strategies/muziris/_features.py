@@ -143,18 +143,13 @@ def hand_ability_score(obs, t, w, tb, cb, ad):
 def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     """Value of a character step now: the best option it offers, one ply."""
     if kind == E.K_HAND_AB or kind == E.K_MARKET_AB:
-        best = 0.0
-        found = False
+        best = -1e300
         for t in range(obs[E.O_NT]):
             if kind == E.K_HAND_AB and obs[E.O_HAND + t] > 0:
-                v = hand_ability_score(obs, t, w, tb, cb, ad)
+                best = max(best, hand_ability_score(obs, t, w, tb, cb, ad))
             elif kind == E.K_MARKET_AB and obs[E.O_MARKET + t] > 0:
-                v = ability_value(obs, t, w, tb, cb, -1, t, ad)
-            else:
-                continue
-            best = v if not found else max(best, v)
-            found = True
-        return best
+                best = max(best, ability_value(obs, t, w, tb, cb, -1, t, ad))
+        return best if best > -1e300 else 0.0  # no card to use: worth nothing
     return basic_step_value(obs, kind, a0, a1, w, tb, cb, -1, -1, ad)
 
 

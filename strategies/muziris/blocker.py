@@ -13,14 +13,13 @@ def blocker(obs, actions, n_actions, params, cfg):
     """Takes the character the next player most needs: its own greedy value plus block_weight x what the
     character is worth to the next player still to act this round (estimated from public information:
     coins on it, their hand size and play area; a card counts card_value coins to them)."""
-    tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], NO_BONUS, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     q = next_opponent(obs)
     for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, 0.0, ad)
+        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], NO_BONUS, 0.0, ad)
         if q >= 0:
             cs[k] += params[P_BLOCK_WEIGHT] * public_char_value(obs, k, q, params[P_CARD_VALUE])
     return choose_character(actions, n_actions, cs)

@@ -26,15 +26,14 @@ def collector(obs, actions, n_actions, params, cfg):
     (otherwise its value drops by wait_penalty), unless the hand is within `slack` cards of the hand limit
     or it is the final round, when anything goes."""
     w = params[P_CARD_WEIGHT]
-    tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, w, tb, 0.0)
+        return choose_option(obs, actions, n_actions, w, NO_BONUS, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     full_hand = obs[E.O_HANDN + obs[E.O_SEAT]] >= obs[E.O_HAND_LIMIT] - params[P_SLACK]
     ready = _full_order(obs, params[P_MIN_VALUE]) > 0 or obs[E.O_FINAL] == 1 or full_hand
     for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, w, tb, 0.0, ad)
+        cs[k] = char_value(obs, k, w, NO_BONUS, 0.0, ad)
         if not ready and char_has(obs, k, E.K_FULFIL):
             cs[k] -= params[P_WAIT_PENALTY]
     return choose_character(actions, n_actions, cs)

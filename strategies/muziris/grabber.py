@@ -11,11 +11,11 @@ from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose_
 def grabber(obs, actions, n_actions, params, cfg):
     """Takes the character carrying the most coins (coin_weight x its coins, plus its greedy value, so the
     greedy value only breaks ties when coin_weight is large); plays the rest like greedy."""
-    tb = NO_BONUS
+    w = params[P_CARD_WEIGHT]
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
+        return choose_option(obs, actions, n_actions, w, NO_BONUS, 0.0)
     cs = np.zeros(E.MAX_C)
     ad = avg_draw(obs, -1)
     for k in range(obs[E.O_NCH]):
-        cs[k] = params[P_COIN_WEIGHT] * obs[E.O_CH_COINS + k] + char_value(obs, k, params[P_CARD_WEIGHT], tb, 0.0, ad)
+        cs[k] = params[P_COIN_WEIGHT] * obs[E.O_CH_COINS + k] + char_value(obs, k, w, NO_BONUS, 0.0, ad)
     return choose_character(actions, n_actions, cs)

@@ -12,14 +12,13 @@ def greedy(obs, actions, n_actions, params, cfg):
     """Most coins now (one ply): each character is worth the coins on it plus the best its action can earn
     at once; cards count at card_weight x the coins they add to the orders the hand can make (a tie-break
     that also makes it take, keep and discard sensibly)."""
-    tb = NO_BONUS
     if obs[E.O_DKIND] != E.D_CHAR:
-        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, 0.0)
+        return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], NO_BONUS, 0.0)
     ad = avg_draw(obs, -1)
     best, ties, choice = -1e18, 0, 0
     for i in range(n_actions):  # only the characters on offer are valued (pure: the same scores, the same draws)
-        take, best, ties = consider(char_value(obs, actions[i, E.A_X], params[P_CARD_WEIGHT], tb, 0.0, ad), best,
-                                    ties)
+        value = char_value(obs, actions[i, E.A_X], params[P_CARD_WEIGHT], NO_BONUS, 0.0, ad)
+        take, best, ties = consider(value, best, ties)
         if take:
             choice = i
     return choice

@@ -71,16 +71,20 @@ def setup(cfg, players=3, fp=0, chars=None, hands=None, market=None, cond="trade
     return s
 
 
-def legal(cfg, s):
+def _actions(cfg, s):
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    n = E.legal_actions(s, cfg.vector, actions)
-    return [tuple(int(x) for x in actions[i]) for i in range(n)]
+    return actions, [tuple(int(x) for x in row) for row in actions[:E.legal_actions(s, cfg.vector, actions)]]
+
+
+def legal(cfg, s):
+    return _actions(cfg, s)[1]
 
 
 def act(cfg, s, d, x=0, y=0):
-    """Apply one option, checking first that it is legal, then the invariants."""
-    assert (d, x, y) in legal(cfg, s), f"{(d, x, y)} not among {legal(cfg, s)}"
-    E.apply_option(s, cfg.vector, d, x, y)
+    """Apply one option (its row among the legal actions, so it must be legal), then check the invariants."""
+    actions, rows = _actions(cfg, s)
+    assert (d, x, y) in rows, f"{(d, x, y)} not among {rows}"
+    E.apply_action(s, cfg.vector, actions, rows.index((d, x, y)))
     E.check_invariants(s, cfg.vector)
 
 

@@ -30,7 +30,7 @@ def test_rulebook_example_of_play(cfg):
     assert s[E.S_CH_COINS + slot(cfg, s, "beggar")] == 1
     assert all(s[E.S_CH_COINS + slot(cfg, s, c)] == 0 for c in ("advisor", "customer", "merchant"))
     assert all(s[E.S_CH_MARK + k] == 0 for k in range(4))
-    assert E.market_total(s) == 4
+    assert E.cards(s, E.S_MARKET) == 4
     assert s[E.S_FP] == 1 and s[E.S_CUR] == 1 and s[E.S_MARKERS] == 2
 
 
@@ -43,7 +43,7 @@ def test_setup(players):
     assert ids[:3] == ["advisor", "customer", "merchant"] and len(ids) == 3 + players - 1
     assert len(set(ids)) == len(ids)
     assert all(E.hand_size(s, p) == 2 for p in range(players))
-    assert E.market_total(s) == 4 and E.deck_left(s) == 84 - 2 * players - 4
+    assert E.cards(s, E.S_MARKET) == 4 and E.deck_left(s) == 84 - 2 * players - 4
     fp = s[E.S_FP]
     assert [s[E.S_COINS + p] for p in range(players)] == [0 if p == fp else 1 for p in range(players)]
     assert s[E.S_CUR] == fp and s[E.S_MARKERS] == 2 and s[E.S_ROUND] == 1
@@ -96,11 +96,11 @@ def test_market_refilled_only_at_end_of_round(cfg):
     s = setup(cfg, 3, fp=0, market={"banana": 2, "mango": 2})
     pick(cfg, s, "merchant")
     act(cfg, s, E.D_TAKE, T(cfg, "banana"))
-    assert E.market_total(s) == 3
+    assert E.cards(s, E.S_MARKET) == 3
     while s[E.S_ROUND] == 1:
-        assert E.market_total(s) <= 3
+        assert E.cards(s, E.S_MARKET) <= 3
         act(cfg, s, *legal(cfg, s)[0])
-    assert E.market_total(s) == 4
+    assert E.cards(s, E.S_MARKET) == 4
 
 
 def test_hand_limit_player_chooses_discards(cfg):
@@ -124,9 +124,9 @@ def test_reshuffle_and_empty_draw(cfg):
     for i in range(s[E.S_DECKPOS], s[E.S_DECKLEN]):
         s[E.S_DISCARD + s[E.S_DECK + i]] += 1
     s[E.S_DECKPOS] = s[E.S_DECKLEN]
-    n = E.discard_total(s)
+    n = E.cards(s, E.S_DISCARD)
     E.draw_to_hand(s, cfg.vector, 0, 1)  # a draw that meets an empty deck reshuffles first
-    assert s[E.S_RESHUF] == 1 and E.discard_total(s) == 0 and E.deck_left(s) == n - 1
+    assert s[E.S_RESHUF] == 1 and E.cards(s, E.S_DISCARD) == 0 and E.deck_left(s) == n - 1
     E.check_invariants(s, cfg.vector)
     E.draw_to_hand(s, cfg.vector, 0, n + 5)  # deck and discard run dry: the extra draws do nothing
     assert E.deck_left(s) == 0 and s[E.S_RESHUF] == 1
@@ -407,13 +407,13 @@ def test_reshuffle_the_moment_the_deck_runs_out(when):
     c = _reshuffle_cfg(when)
     s = setup(c, 3)
     _deck_of(s, 1)
-    n = E.discard_total(s)
+    n = E.cards(s, E.S_DISCARD)
     E.draw_to_hand(s, c.vector, 0, 1)  # the last card leaves the deck
     E.check_invariants(s, c.vector)
     if when == "when_empty":
-        assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n and E.discard_total(s) == 0
+        assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n and E.cards(s, E.S_DISCARD) == 0
     else:
-        assert s[E.S_RESHUF] == 0 and E.deck_left(s) == 0 and E.discard_total(s) == n
+        assert s[E.S_RESHUF] == 0 and E.deck_left(s) == 0 and E.cards(s, E.S_DISCARD) == n
         E.draw_to_hand(s, c.vector, 0, 1)
         assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n - 1
 
@@ -428,7 +428,7 @@ def test_monsoon_triggers_on_the_turn_after_a_refill_empties_the_deck(when):
     _deck_of(s, 4)
     for name in ("beggar", "merchant", "customer", "advisor"):  # empty hands and Market: no draws this round
         pick(c, s, name)
-    assert s[E.S_ROUND] == 2 and E.market_total(s) == 4 and E.deck_left(s) == (0 if when == "at_next_draw" else 80)
+    assert s[E.S_ROUND] == 2 and E.cards(s, E.S_MARKET) == 4 and E.deck_left(s) == (0 if when == "at_next_draw" else 80)
     assert s[E.S_RESHUF] == (1 if when == "when_empty" else 0)
     pick(c, s, "beggar")
     pick(c, s, "customer")  # seat 1's turn ends
