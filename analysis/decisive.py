@@ -133,7 +133,7 @@ def mohur_labels() -> dict:
     return labels
 
 
-# ---- seat-per-row games (Mughal, Muziris) --------------------------------------------------------------------
+# ---- seat-per-row games (Mughal here; Muziris in analysis.muziris) ------------------------------------------
 def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarray | None = None) -> np.ndarray:
     """A players-table column as [game, seat] (rows in game order, then seat order); `order` is seat_order's
     result, to sort a large table once for many columns."""
@@ -171,43 +171,6 @@ def mughal_labels(cfg: dict, players: pd.DataFrame) -> dict:
     labels = {key: f"{name}'s bonus" for key, (name, _) in emperor_columns(cfg, players).items()}
     labels.update({"majorities": "suit majorities", "all_suits": "all-suits award", "disasters": "Disasters"})
     return labels
-
-
-def _coin_steps(steps) -> bool:
-    """Whether an ability or character action can give coins by itself (gain, per order, a fulfil bonus)."""
-    from sim.muziris.config import parse_steps
-    from sim.muziris.engine import K_FULFIL, K_GAIN, K_PER_ORDER
-    parsed = parse_steps("", steps, True)  # the run validated this configuration: it parses
-    return any((k in (K_GAIN, K_FULFIL) and a0 > 0) or (k == K_PER_ORDER and a0 > 0 and a1 > 0)
-               for k, a0, a1 in parsed)
-
-
-def muziris_columns(cfg: dict, players: pd.DataFrame) -> dict:
-    """Muziris source key -> (label, players-table column). Abilities and character actions are listed only
-    when the configuration lets them give coins (so sweeps see the same keys in every variant)."""
-    out = {f"orders_{slug(p)}": (f"{p} orders", f"coins_order_{p}") for p in cfg.get("produce", {})
-           if f"coins_order_{p}" in players}
-    out["character_coins"] = ("coins on characters", "coins_characters")
-    for name, entry in cfg.get("characters", {}).items():
-        if f"coins_action_{name}" in players and _coin_steps(entry.get("action")):
-            out[f"action_{slug(name)}"] = (f"{name[:1].upper()}{name[1:]}'s action", f"coins_action_{name}")
-    for name, entry in cfg.get("produce", {}).items():
-        if f"coins_ability_{name}" in players and _coin_steps(entry.get("ability")):
-            out[f"ability_{slug(name)}"] = (f"{name}'s ability", f"coins_ability_{name}")
-    out["setup_coins"] = ("setup coins", "coins_setup")
-    out["condition"] = ("market condition", "coins_condition")
-    return out
-
-
-def muziris_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
-    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
-    coins, condition = grid("coins"), grid("coins_condition")
-    actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
-    flags = {}
-    for key, (_, column) in muziris_columns(cfg, players).items():
-        part = grid(column)
-        flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
-    return rates(flags)
 
 
 # ---- report ---------------------------------------------------------------------------------------------------

@@ -1,16 +1,19 @@
 """Merchants of Muziris report: metrics for summary.json and the report's panels. Vectorised pandas only."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from analysis import common, decisive, edges, skill
+from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
 from analysis.stats import mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 
-from sim.muziris.engine import END
+from sim.muziris.config import parse_steps
+from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
 
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "tie_rate", "round_cap_rate", "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
@@ -37,7 +40,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out.update(common.meta_game_metrics(strategy, win, names, common.head_to_head(
         strategy, [extra["coins"], extra["coins_condition"]], names)))
     out.update(_skill_metrics(games, players, meta))
-    out.update(decisive.muziris_metrics(players, meta.get("config") or {},
+    out.update(decisive_metrics(players, meta.get("config") or {},
                                         int(meta.get("players") or players["seat"].max() + 1)))
     return out
 
@@ -66,6 +69,42 @@ SKILL_LABELS = {"first_player_win_rate": "round-1 first player wins",
                 "trigger_seat_win_rate": "the player who triggers the end wins",
                 "tie_rate": "shared victory",
                 "round_cap_rate": "game reaches the round cap"}
+
+
+def _coin_steps(steps) -> bool:
+    """Whether an ability or character action can give coins by itself (gain, per order, a fulfil bonus)."""
+    parsed = parse_steps("", steps, True)  # the run validated this configuration: it parses
+    return any((k in (K_GAIN, K_FULFIL) and a0 > 0) or (k == K_PER_ORDER and a0 > 0 and a1 > 0)
+               for k, a0, a1 in parsed)
+
+
+def decisive_columns(cfg: dict, players: pd.DataFrame) -> dict:
+    """Source key (analysis.decisive) -> (label, players-table column). Abilities and character actions are listed
+    only when the configuration lets them give coins (so sweeps see the same keys in every variant)."""
+    out = {f"orders_{slug(p)}": (f"{p} orders", f"coins_order_{p}") for p in cfg.get("produce", {})
+           if f"coins_order_{p}" in players}
+    out["character_coins"] = ("coins on characters", "coins_characters")
+    for name, entry in cfg.get("characters", {}).items():
+        if f"coins_action_{name}" in players and _coin_steps(entry.get("action")):
+            out[f"action_{slug(name)}"] = (f"{name[:1].upper()}{name[1:]}'s action", f"coins_action_{name}")
+    for name, entry in cfg.get("produce", {}).items():
+        if f"coins_ability_{name}" in players and _coin_steps(entry.get("ability")):
+            out[f"ability_{slug(name)}"] = (f"{name}'s ability", f"coins_ability_{name}")
+    out["setup_coins"] = ("setup coins", "coins_setup")
+    out["condition"] = ("market condition", "coins_condition")
+    return out
+
+
+def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
+    """decisive_rate per source (analysis.decisive): the winner without its coins."""
+    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+    coins, condition = grid("coins"), grid("coins_condition")
+    actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
+    flags = {}
+    for key, (_, column) in decisive_columns(cfg, players).items():
+        part = grid(column)
+        flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
+    return rates(flags)
 
 
 def _strategy_columns(games: pd.DataFrame) -> list[str]:
@@ -380,7 +419,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                              "reading": "How many coins each game took from the supply; games right of the "
                                         "red line would have run out of boxed coins."
                                         + overflow_note(left_off, len(peak), cap, largest, "games")}]})
-    labels = {key: label for key, (label, _) in decisive.muziris_columns(meta.get("config") or {}, players).items()}
+    labels = {key: label for key, (label, _) in decisive_columns(meta.get("config") or {}, players).items()}
     what_decides = decisive.section(summary, labels, outdir)
     if what_decides is not None:
         out.append(what_decides)

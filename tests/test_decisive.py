@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from analysis import decisive as D
+from analysis import muziris as muziris_analysis
 from sim.config import build
 from sim.game import get_game, kernel_function
 from sim.registry import choices
@@ -176,7 +177,7 @@ def test_muziris_sources_follow_the_rules_and_the_condition_tie_break():
         # 20 and 20, no condition coins: shared; without seat 1's Beggar coins seat 0 wins alone
         [(10, 0, 8, 0, 0, 2, 0, 0), (10, 0, 7, 2, 0, 0, 1, 0)],
     ])
-    s = D.muziris_metrics(players, MUZIRIS_CFG, 2)
+    s = muziris_analysis.decisive_metrics(players, MUZIRIS_CFG, 2)
     rate = {k[len("decisive_rate["):-1]: v["estimate"] for k, v in s.items()}
     # banana has no coin ability and the advisor's action gives none: no ability sources for them
     assert set(rate) == {"orders_banana", "orders_pepper", "character_coins", "action_beggar", "ability_coconut",
