@@ -81,7 +81,7 @@ def parse_steps(key: str, value, nesting_ok: bool) -> list[tuple[int, int, int]]
             if not lo <= n <= 99:
                 raise ConfigError(key, text, f"arguments of '{kind}' must be from {lo} to 99")
         nums += [0] * (2 - len(nums))
-        steps.append((E.KIND_NAMES.index(kind), nums[0], nums[1]))
+        steps.append((E.KIND[kind], nums[0], nums[1]))
     return steps
 
 
@@ -159,9 +159,9 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     for i, (name, entry) in enumerate(conditions.items()):
         key = f"conditions.{name}"
         _only(raw, key, ("trigger", "threshold", "scoring", "amount", "at_least"))
-        cv["trig"][i] = E.TRIGGER_NAMES.index(C.need_choice(raw, key + ".trigger", E.TRIGGER_NAMES))
+        cv["trig"][i] = E.TRIGGER[C.need_choice(raw, key + ".trigger", E.TRIGGER)]
         cv["thr"][i] = C.need_int(raw, key + ".threshold", 0, 10**6)
-        cv["score"][i] = E.SCORING_NAMES.index(C.need_choice(raw, key + ".scoring", E.SCORING_NAMES))
+        cv["score"][i] = E.SCORING[C.need_choice(raw, key + ".scoring", E.SCORING)]
         cv["amt"][i] = C.need_int(raw, key + ".amount", 0, 10**4)
         cv["atleast"][i] = C.need_int(raw, key + ".at_least", 0, 10**4)
     cond = C.lookup(raw, r + "condition")

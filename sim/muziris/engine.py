@@ -43,15 +43,12 @@ STEP = Layout("muziris step", [("kind", 1), ("a0", 1), ("a1", 1)])
 STEP_W = STEP.size
 KIND = codes("none", "draw", "take", "take_type", "gain", "fulfil", "cycle", "coins_per_order", "hand_ability",
              "market_ability")
-KIND_NAMES = tuple(KIND)
 K_NONE, K_DRAW, K_TAKE, K_TAKE_TYPE, K_GAIN, K_FULFIL, K_CYCLE, K_PER_ORDER, K_HAND_AB, K_MARKET_AB = KIND.values()
 
 # --- market conditions: what ends the game, what it scores ---
 TRIGGER = codes("orders_at_least", "reshuffles_at_least", "coins_at_least", "rounds_ended", "never")
-TRIGGER_NAMES = tuple(TRIGGER)
 TR_ORDERS, TR_RESHUFFLES, TR_COINS, TR_ROUNDS, TR_NEVER = TRIGGER.values()
 SCORING = codes("none", "per_distinct_type", "per_hand_card", "most_orders", "most_of_each_type")
-SCORING_NAMES = tuple(SCORING)
 SC_NONE, SC_PER_TYPE, SC_PER_HAND, SC_MOST_ORDERS, SC_MOST_EACH = SCORING.values()
 
 # --- decisions (column A_D of an action row) ---
@@ -536,14 +533,12 @@ def end_game(s, cfg, reason):
 def returns(s, cfg, share):
     """share[p] = 1/k for each of k winners (most coins, then most condition coins), else 0. Returns k."""
     np_ = s[S_NP]
-    best_c, best_m = -1, -1
+    best_c, best_m, k = -1, -1, 0
     for p in range(np_):
         c, m = s[S_COINS + p], s[S_C_COND + p]
         if c > best_c or (c == best_c and m > best_m):
-            best_c, best_m = c, m
-    k = 0
-    for p in range(np_):
-        if s[S_COINS + p] == best_c and s[S_C_COND + p] == best_m:
+            best_c, best_m, k = c, m, 1
+        elif c == best_c and m == best_m:
             k += 1
     for p in range(np_):
         share[p] = 1.0 / k if (s[S_COINS + p] == best_c and s[S_C_COND + p] == best_m) else 0.0
@@ -590,12 +585,11 @@ def legal_actions(s, cfg, actions):
             choice = a0 > 0 and cfg[CFG_TAKE_CHOICE] == 1
             for t in range(nt):
                 m = s[S_MARKET + t]
-                if m > 0:
-                    if choice:
-                        for c in range(1, min(a0, m) + 1):
-                            n = _emit(actions, n, D_TAKE_TYPE, t, c)
-                    else:
-                        n = _emit(actions, n, D_TAKE_TYPE, t, 0)
+                if m > 0 and choice:
+                    for c in range(1, min(a0, m) + 1):
+                        n = _emit(actions, n, D_TAKE_TYPE, t, c)
+                elif m > 0:
+                    n = _emit(actions, n, D_TAKE_TYPE, t, 0)
         elif kind == K_TAKE or kind == K_MARKET_AB:
             for t in range(nt):
                 if s[S_MARKET + t] > 0:

@@ -62,8 +62,8 @@ def _sources(cfg, s, p) -> dict:
 
 
 def _record(cfg, players: int, choices, seed: int, game: int, batch_size: int):
-    """(the state after setup, log rows (player, options, row, decision, x, y), the states before each action
-    and after the last) of game `game` of `run --seed S` (game 0: `run -n 1`), played by the kernel's loop."""
+    """(log rows (player, options, row, decision, x, y), the states before each action and after the last: the
+    first is the state after setup) of game `game` of `run --seed S` (game 0: `run -n 1`), played by the kernel's loop."""
     v = cfg.vector
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
     params = np.stack([c.vector() for c in choices]).astype(np.float64)
@@ -73,7 +73,6 @@ def _record(cfg, players: int, choices, seed: int, game: int, batch_size: int):
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     E.new_game(s, v, players, np.uint32(root), local)
-    start = s.copy()
     logs, states = [], []
     while not E.is_over(s):
         log = np.zeros((CHUNK, 3 + E.ACOLS), dtype=np.int32)
@@ -82,12 +81,13 @@ def _record(cfg, players: int, choices, seed: int, game: int, batch_size: int):
         logs.append(log[:k])
         states.append(before[:k])
     states.append(s[None, :].copy())
-    return start, np.concatenate(logs), np.concatenate(states)
+    return np.concatenate(logs), np.concatenate(states)
 
 
 def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     v = cfg.vector
-    s, log, states = _record(cfg, players, choices, seed, game, batch_size)
+    log, states = _record(cfg, players, choices, seed, game, batch_size)
+    s = states[0]
     yield {"event": "game_start", "game": "muziris", "seed": seed, "players": players,
            "strategies": [c.name for c in choices], "config": cfg.raw,
            "condition": cfg.conditions[s[E.S_COND]],
