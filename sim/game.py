@@ -114,27 +114,19 @@ _ATTR = {"trace": "trace_driver"}  # rooms whose GameSpec field has another name
 assert {_ATTR.get(room, room) for room in ROOMS} <= {f.name for f in fields(GameSpec)}
 
 
-def game_names() -> list[str]:
-    """Every game: each package under sim/ with a `GAME` (the registry of games; nothing else lists them)."""
-    return list(_game_names())
-
-
 @functools.cache  # the registry and the runner ask per call; the packages under sim/ do not change in a run
-def _game_names() -> tuple[str, ...]:
+def game_names() -> tuple[str, ...]:
+    """Every game: each package under sim/ with a `GAME` (the registry of games; nothing else lists them)."""
     import sim
     names = [info.name for info in pkgutil.iter_modules(sim.__path__) if info.ispkg]
-    return tuple(sorted(n for n in names if hasattr(_import(n), "GAME")))
-
-
-def _import(name: str):
-    return importlib.import_module(f"sim.{name}")
+    return tuple(sorted(n for n in names if hasattr(importlib.import_module(f"sim.{n}"), "GAME")))
 
 
 def get_game(name: str) -> GameSpec:
-    names = _game_names()
+    names = game_names()
     if name not in names:
         raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
-    return _import(name).GAME
+    return importlib.import_module(f"sim.{name}").GAME
 
 
 def game_module(name: str, room: str) -> ModuleType:
