@@ -114,16 +114,20 @@ _ATTR = {"trace": "trace_driver"}  # rooms whose GameSpec field has another name
 assert {_ATTR.get(room, room) for room in ROOMS} <= {f.name for f in fields(GameSpec)}
 
 
-@functools.cache  # the registry and the runner ask per call; the packages under sim/ do not change in a run
-def game_names() -> tuple[str, ...]:
+def game_names() -> list[str]:
     """Every game: each package under sim/ with a `GAME` (the registry of games; nothing else lists them)."""
+    return list(_game_names())
+
+
+@functools.cache  # the registry and the runner ask per call; the packages under sim/ do not change in a run
+def _game_names() -> tuple[str, ...]:
     import sim
     names = [info.name for info in pkgutil.iter_modules(sim.__path__) if info.ispkg]
     return tuple(sorted(n for n in names if hasattr(importlib.import_module(f"sim.{n}"), "GAME")))
 
 
 def get_game(name: str) -> GameSpec:
-    names = game_names()
+    names = _game_names()
     if name not in names:
         raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
     return importlib.import_module(f"sim.{name}").GAME
