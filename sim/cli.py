@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 import sim
 from sim import inputs
-from sim.errors import WRITE_ERRNOS, UserError
+from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
@@ -32,13 +32,10 @@ class Group(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with machine_errors(lambda exc: f"cannot write {exc.filename or 'the results'}: {exc.strerror}"):
+                return super().invoke(ctx)
         except UserError as exc:
             _fail(str(exc))
-        except OSError as exc:
-            if exc.errno not in WRITE_ERRNOS:
-                raise
-            _fail(f"cannot write {exc.filename or 'the results'}: {exc.strerror}")
 
     def main(self, *args, **kwargs):
         if not args and "args" not in kwargs:  # the installed program itself (click's test runner passes args)
@@ -140,10 +137,11 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
     else:
         if not game:
-            raise UserError("missing GAME; allowed: " + ", ".join(_game_names()))
+            from sim.game import game_names
+            raise UserError("missing GAME; allowed: " + ", ".join(game_names()))
         if n_games is not None:
             inputs.games(n_games)
-        inputs.batch_size(DEFAULT_BATCH if batch_size is None else batch_size)
+        batch_size = inputs.batch_size(DEFAULT_BATCH if batch_size is None else batch_size)
         inputs.seed(seed)
         if out is not None:
             inputs.output_folder(out)
@@ -153,7 +151,6 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
                             "(more players rotate the listed strategies through the seats)")
         round_robin = round_robin or everyone
         n_games = spec.default_games if n_games is None else n_games
-        batch_size = DEFAULT_BATCH if batch_size is None else batch_size
         out = Path(out) if out is not None else inputs.output_folder(Path("reports") / spec.name)
         inputs.dask_scheduler(backend, scheduler)
         folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
@@ -162,15 +159,8 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         click.echo(str(folder / "report.html") if not no_report else str(folder))
 
 
-def _game_names():
-    from sim.game import game_names
-    return game_names()
-
-
 RUN_IDENTITY = ("game", "players", "games", "seed", "summary_only", "strategies", "round_robin", "batch_size",
                 "debug", "config")
-
-
 RESUMABLE = {"resume", "jobs", "backend", "scheduler", "no_report", "quiet"}  # how, not what, is played
 
 
@@ -204,12 +194,8 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
     meta["identity"] = results.identity({k: meta[k] for k in RUN_IDENTITY})
     with exclusive(out):
         results.check_output(out)
-        try:
+        with machine_errors(lambda exc: f"-o {out}: cannot write there ({exc.strerror or exc})"):
             staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
-        except OSError as exc:
-            if exc.errno not in WRITE_ERRNOS:
-                raise
-            raise UserError(f"-o {out}: cannot write there ({exc.strerror or exc})") from None
         return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 
@@ -240,7 +226,7 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
 def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
     from sim import results
     from sim.batches import saved_batches
-    from sim.runner import RunInterrupted, WorkersFailed, execute, plan_from_meta
+    from sim.runner import execute, plan_from_meta
     plan = plan_from_meta(meta)
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
@@ -252,7 +238,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
 
     for stale in [staging / "report.html", staging / "summary.json", *staging.glob("*.png")]:
         stale.unlink(missing_ok=True)  # a report of the partial run ('report DIR.partial') is not this run's
-    try:
+    with stopped_part_way(saved, f"finish with 'balance-sim run --resume {out}'",
+                          f" or report them with 'balance-sim report {staging}'", workers_sep=":"):
         sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
         tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
@@ -268,17 +255,6 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
             build_report(results.read_tables(staging), meta, staging)
         results.write_meta(staging, meta)
         results.finish(staging, out)
-    except (RunInterrupted, KeyboardInterrupt):
-        raise UserError(f"interrupted: {saved()}; finish with 'balance-sim run --resume {out}' or report them "
-                        f"with 'balance-sim report {staging}'") from None
-    except WorkersFailed as exc:
-        raise UserError(f"{exc}: {saved()}; finish with 'balance-sim run --resume {out}'") from None
-    except OSError as exc:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
-        if exc.errno not in WRITE_ERRNOS:
-            raise
-        where = f" ({exc.filename})" if exc.filename else ""
-        raise UserError(f"cannot write{where}: {exc.strerror or exc}; {saved()}; make room and finish with "
-                        f"'balance-sim run --resume {out}'") from None
     if not quiet and timing["games_per_second"]:
         click.echo(f"{spec.name}: {timing['games_played_now']:,} games in {timing['seconds']:.1f} s "
                    f"({timing['games_per_second']:,.0f}/s), seed {meta['seed']}", err=True)
@@ -309,22 +285,16 @@ def report(folder, out):
     if meta.get("partial"):
         click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that finished",
                    err=True)
-    if kind == "summary":
-        build = lambda staging: build_summary_report(content, meta, staging)  # noqa: E731
-    elif meta.get("partial") and "summary" in content:  # an interrupted --summary-only run: merged batches
-        build = lambda staging: build_summary_report({**content["summary"], "partial": True}, meta,  # noqa: E731
-                                                     staging)
-    else:
-        build = lambda staging: build_report(content, meta, staging)  # noqa: E731
+    if kind == "tables" and meta.get("partial") and "summary" in content:  # an interrupted --summary-only run
+        kind, content = "summary", {**content["summary"], "partial": True}  # its batches merged
+    build = build_summary_report if kind == "summary" else build_report
     try:
-        write_atomically(target, build)
+        with machine_errors(lambda exc: f"cannot write the report in {target}: {exc.strerror}; nothing there was "
+                                        "changed"):
+            write_atomically(target, lambda staging: build(content, meta, staging))
     except KeyError as exc:  # a column the game's analysis needs: tables edited, or copied from another run
         raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
                         "another run?); make it again with 'balance-sim run'") from None
-    except OSError as exc:
-        if exc.errno not in WRITE_ERRNOS:
-            raise
-        raise UserError(f"cannot write the report in {target}: {exc.strerror}; nothing there was changed") from None
     click.echo(str(target / "report.html"))
 
 
@@ -349,11 +319,9 @@ def compare(dir_a, dir_b, out):
 @click.option("-p", "--players", type=int, default=None)
 @game_options
 @_config_options
-def trace(game, seed, strategies, players, game_index, batch_size, round_robin, run_dir, config_file, sets):
+def trace(**which):
     """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
-    chosen = choose_game(game, seed, strategies, players, config_file, sets, game_index, batch_size, round_robin,
-                         run_dir)
-    for event in chosen.events():
+    for event in choose_game(**which).events():
         click.echo(json.dumps(event, separators=(",", ":")))
 
 
@@ -401,13 +369,11 @@ def bench(games, n_games, jobs, n_strength):
 
 def _is_option(token: str) -> bool:
     """`-n`, `--seed`: an option; `-1`, `-0.5`: a negative value."""
-    if not token.startswith("-"):
-        return False
     try:
         float(token)
-        return False
     except ValueError:
-        return True
+        return token.startswith("-")
+    return False
 
 
 def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
@@ -473,8 +439,11 @@ MAX_CANDIDATES = 4096  # tune: candidates drawn from the grid (each is played at
 _PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": ["-h", "--help"]}
 
 
-def _check_common(opts) -> None:
-    """The options sweep and tune share, checked before any configuration is built."""
+def _sweep_setup(kind: str, game: str, opts, targets) -> tuple:
+    """What sweep and tune share once their own options are checked: the common options, then the validated
+    setup, the output folder (default reports/<game>-<kind>) and the targets' names, all before anything is
+    played. Returns (spec, players, chosen, round_robin, out)."""
+    from sim.sweep import check_targets
     inputs.jobs(opts.jobs)
     inputs.seed(opts.seed)
     inputs.batch_size(opts.batch_size)
@@ -483,6 +452,11 @@ def _check_common(opts) -> None:
     if opts.out is not None:
         inputs.output_folder(opts.out)
     _quiet_warnings(opts.quiet)
+    spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
+    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-{kind}")
+    check_targets(spec, cfg, players, chosen, rr, targets)
+    inputs.dask_scheduler(opts.backend, opts.scheduler)
+    return spec, players, chosen, rr, out
 
 
 @main.command(context_settings=_PASS_THROUGH)
@@ -509,12 +483,7 @@ def sweep(game, args):
         raise UserError("sweep: give one or two --param KEY with --values or --range")
     targets = [parse_target(t) for t in opts.targets]
     n_games = inputs.games(20_000 if opts.games is None else opts.games)
-    _check_common(opts)
-    spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
-    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-sweep")
-    from sim.sweep import check_targets
-    check_targets(spec, cfg, players, chosen, rr, targets)
-    inputs.dask_scheduler(opts.backend, opts.scheduler)
+    spec, players, chosen, rr, out = _sweep_setup("sweep", game, opts, targets)
     folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
                               opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
                               opts.quiet, opts.baseline)
@@ -549,12 +518,7 @@ def tune(game, args):
     targets = [parse_target(t) for t in opts.targets]
     inputs.positive("--budget", opts.budget)
     inputs.positive("--max-candidates", opts.max_candidates, MAX_CANDIDATES)
-    _check_common(opts)
-    spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
-    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-tune")
-    from sim.sweep import check_targets
-    check_targets(spec, cfg, players, chosen, rr, targets)
-    inputs.dask_scheduler(opts.backend, opts.scheduler)
+    spec, players, chosen, rr, out = _sweep_setup("tune", game, opts, targets)
     ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
                               opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
                               opts.backend, opts.scheduler, opts.quiet)
@@ -614,8 +578,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
         raise UserError(f"--spread {spread}: must be between 0 and 1 (0.3 = +-30%)")
     if levels < 2 or levels % 2:
         raise UserError(f"--levels {levels}: must be an even number of at least 2 (4 is usual)")
-    if jobs == 0 or jobs < -1:
-        raise UserError(f"--jobs {jobs}: must be a positive number of workers, or -1 for all cores")
+    inputs.jobs(jobs)
     spec, players, cfg, chosen, rr = load_setup(game, config_file, sets, players, strategies)
     base = build(spec.package, config_file, tuple(sets))
     factors, left_out, check = S.make_knobs(spec, players, base, list(params), spread)
@@ -631,10 +594,8 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     design = S.build_design(factors, method, blocks, seed, check, levels)
     out = Path(out) if out else Path("reports") / f"{spec.name}-sensitivity"
     if not quiet:
-        size = S.block_size(method, len(factors))
-        click.echo(f"{len(factors)} knobs, {design.blocks} {'trajectories' if method == 'morris' else 'Sobol blocks'}"
-                   f" x {size} points x {n_games:,} games; {sum(design.skipped.values())} refused points "
-                   "replaced", err=True)
+        click.echo(f"{len(factors)} knobs, {design.blocks} {S.block_word(method)} x {design.size} points x "
+                   f"{n_games:,} games; {sum(design.skipped.values())} refused points replaced", err=True)
     _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, factors, list(metrics), method, design,
                                          n_games, seed, jobs, batch_size or DEFAULT_BATCH, out, quiet, budget,
                                          left_out)

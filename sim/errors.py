@@ -1,6 +1,7 @@
 """Errors meant for people: one line naming what is wrong and what is allowed."""
 from __future__ import annotations
 
+import contextlib
 import errno
 
 # Errors of the machine rather than of the program (a full disk, a quota, a read-only or vanished drive, no
@@ -17,3 +18,35 @@ class ConfigError(UserError):
     def __init__(self, key: str, value, allowed: str):
         self.key, self.value, self.allowed = key, value, allowed
         super().__init__(f"config key '{key}': got {value!r}; {allowed}")
+
+
+@contextlib.contextmanager
+def machine_errors(say):
+    """An OSError of the machine (WRITE_ERRNOS) as the one line `say(exc)`; any other OSError is a bug, not the
+    machine, and is raised as it is."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in WRITE_ERRNOS:
+            raise
+        raise UserError(say(exc)) from None
+
+
+@contextlib.contextmanager
+def stopped_part_way(kept, go_on: str, or_else: str = "", workers_sep: str = ";"):
+    """A run, sweep or tune stopped part-way (interrupted, its workers lost, the disk full) as one line: what is
+    kept (`kept()`, asked only then) and how to go on (`go_on`; `or_else` offers another way after an
+    interruption)."""
+    from sim.runner import RunInterrupted, WorkersFailed
+
+    def full(exc: OSError) -> str:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"cannot write{where}: {exc.strerror or exc}; {kept()}; make room and {go_on}"
+
+    try:
+        with machine_errors(full):
+            yield
+    except (RunInterrupted, KeyboardInterrupt):
+        raise UserError(f"interrupted: {kept()}; {go_on}{or_else}") from None
+    except WorkersFailed as exc:
+        raise UserError(f"{exc}{workers_sep} {kept()}; {go_on}") from None

@@ -123,18 +123,14 @@ def game_names() -> list[str]:
 def _game_names() -> tuple[str, ...]:
     import sim
     names = [info.name for info in pkgutil.iter_modules(sim.__path__) if info.ispkg]
-    return tuple(sorted(n for n in names if hasattr(_import(n), "GAME")))
-
-
-def _import(name: str):
-    return importlib.import_module(f"sim.{name}")
+    return tuple(sorted(n for n in names if hasattr(importlib.import_module(f"sim.{n}"), "GAME")))
 
 
 def get_game(name: str) -> GameSpec:
     names = _game_names()
     if name not in names:
         raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
-    return _import(name).GAME
+    return importlib.import_module(f"sim.{name}").GAME
 
 
 def game_module(name: str, room: str) -> ModuleType:

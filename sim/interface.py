@@ -60,9 +60,6 @@ class Layout:
     def offset(self, field: str) -> int:
         return self.fields[field][0]
 
-    def length(self, field: str) -> int:
-        return int(np.prod(self.fields[field][1], dtype=np.int64))
-
     def view(self, vec) -> dict:
         """{field: the field's values as an array of its declared shape} (views, not copies)."""
         if len(vec) < self.size:

@@ -191,28 +191,18 @@ def _generated(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
 
 
 def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
-    """Resolve strategy or preset names to playable choices. `presets` is the config's [strategies] table."""
+    """Resolve strategy or preset names to playable choices. `presets` is the config's [strategies] table, which
+    the game's validation has passed through `check_presets` (registered bases, known parameters)."""
     defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
     out = []
     for name in names:
-        if name in presets:
-            preset = dict(presets[name])
-            base = preset.pop("base")
-            if base not in defs:
-                raise UserError(f"preset '{name}': base strategy '{base}' is not registered; "
-                                f"allowed: {', '.join(defs)}")
-            base_id, d = defs[base]
-            unknown = set(preset) - set(d.params)
-            if unknown:
-                raise UserError(f"preset '{name}': unknown parameter(s) {', '.join(sorted(unknown))} for "
-                                f"'{base}'; allowed: {', '.join(d.params) or 'none'}")
-            out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset)))
-        elif name in defs:
-            base_id, d = defs[name]
-            out.append(StrategyChoice(name, name, base_id, param_vector(game, d, {})))
-        else:
+        if name not in presets and name not in defs:
             allowed = sorted(set(defs) | set(presets))
             raise UserError(f"unknown strategy '{name}' for {game}; allowed: {', '.join(allowed)}")
+        preset = dict(presets.get(name, {"base": name}))
+        base = preset.pop("base")
+        base_id, d = defs[base]
+        out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset)))
     return out
 
 

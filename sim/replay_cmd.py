@@ -115,11 +115,10 @@ def from_meta(meta: dict, index: int) -> Chosen:
               help="Override one configuration key (dotted, TOML value); repeatable.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="A TOML file of configuration keys (see 'balance-sim config GAME').")
-def replay(game, seed, strategies, players, game_index, batch_size, round_robin, run_dir, out, sets, config_file):
+def replay(out, **which):
     """Write one game as a self-contained HTML page to step through (the events of `trace`)."""
     from analysis.replay import write_replay
-    chosen = choose_game(game, seed, strategies, players, config_file, sets, game_index, batch_size, round_robin,
-                         run_dir)
+    chosen = choose_game(**which)
     events = list(chosen.events())
     if not str(out).strip():
         raise UserError("-o '': give a file path for the page")

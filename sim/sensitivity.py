@@ -70,10 +70,6 @@ class Factor:
             return f"x{self.low:.3g}..x{self.high:.3g}"
         return f"{self.value(self.low):g}..{self.value(self.high):g}"
 
-    @property
-    def label(self) -> str:
-        return f"{self.key} ({self.describe_range()})"
-
 
 def get_value(raw: dict, key: str):
     """The value at a dotted key; list elements are numbered from 1, as in --set (tokens.diamond.1 = the top)."""
@@ -258,9 +254,8 @@ def make_knobs(spec, players: int, base: dict, params: list[str], spread: float 
     default, held = keep_lists_ordered(default, check)
     if held and params:
         raise UserError(f"--param {held[0]}")
-    factors = [f for f in given + default]
     order = {key: i for i, key in enumerate(wanted)}
-    return sorted(factors, key=lambda f: order[f.key]), left_out + held, check
+    return sorted(given + default, key=lambda f: order[f.key]), left_out + held, check
 
 
 def problem(factors: list[Factor]) -> dict:
@@ -291,13 +286,13 @@ def size_design(method: str, k: int, n_games: int | None, budget: int | None) ->
             n_games = budget // (blocks * size)
     if blocks < MIN_BLOCKS or n_games < 1:
         need = MIN_BLOCKS * size * max(n_games or 1, 1)
-        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {_block_word(method)} of {size} points "
+        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {block_word(method)} of {size} points "
                         f"({k} knobs){f' x {n_games} games' if n_games else ''}; give at least {need} games, "
                         "fewer knobs or a smaller -n")
     return blocks, n_games
 
 
-def _block_word(method: str) -> str:
+def block_word(method: str) -> str:
     """The plural name of a block of design points."""
     return "trajectories" if method == "morris" else "Sobol blocks"
 
@@ -310,7 +305,6 @@ class Design:
     levels: int
     sampled_blocks: int      # blocks looked at (kept and discarded)
     skipped: Counter = field(default_factory=Counter)  # refused design points by reason
-    wanted_blocks: int = 0
 
     @property
     def size(self) -> int:
@@ -338,7 +332,7 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     from SALib.sample import morris as morris_sample
     from SALib.sample import sobol as sobol_sample
     prob, size = problem(factors), block_size(method, len(factors))
-    design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter(), blocks)
+    design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter())
     kept = []
     for attempt in range(MAX_SAMPLED // SPARE_BLOCKS):
         if method == "morris":
@@ -361,7 +355,7 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     design.X = np.concatenate(kept) if kept else design.X
     if design.blocks < MIN_BLOCKS:
         reason = design.skipped.most_common(1)[0][0] if design.skipped else "none sampled"
-        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {_block_word(method)} have "
+        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {block_word(method)} have "
                         f"every point accepted by the game (need {MIN_BLOCKS}); most often refused: {reason}. "
                         "Narrow the ranges with --param KEY=LO:HI")
     return design
@@ -374,44 +368,38 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
     from SALib.analyze import morris as morris_analyze
     from SALib.analyze import sobol as sobol_analyze
     prob, size = problem(design.factors), design.size
+    morris = design.method == "morris"
+    # SALib's estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
+    # half-width
+    keys = ("mu_star", "mu_star_conf", "mu", "sigma") if morris else ("ST", "ST_conf", "S1", "S1_conf")
     rows = []
     for metric, y in values.items():
         y = np.asarray(y, dtype=float)
         whole = [b for b in range(len(y) // size) if np.isfinite(y[b * size:(b + 1) * size]).all()]
         idx = np.concatenate([np.arange(b * size, (b + 1) * size) for b in whole]) if whole else np.arange(0)
         Y = y[idx]
-        if len(whole) < 2 or np.ptp(Y) == 0:
-            est = {k: np.zeros(len(design.factors)) for k in ("a", "c", "d", "e")}
-            status = "too few points" if len(whole) < 2 else "constant"
+        status = "too few points" if len(whole) < 2 else "constant" if np.ptp(Y) == 0 else "ok"
+        if status != "ok":
+            est = np.zeros((len(keys), len(design.factors)))
+        elif morris:
+            r = morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
+                                       num_levels=design.levels, seed=seed)
+            est = [np.asarray(r[k]) for k in keys]
         else:
-            status = "ok"
-        base = {"metric": metric, "blocks": len(whole)}
-        if design.method == "morris":
-            if status == "ok":
-                r = morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
-                                           num_levels=design.levels, seed=seed)
-                est = {"a": np.asarray(r["mu_star"]), "c": np.asarray(r["mu_star_conf"]),
-                       "d": np.asarray(r["mu"]), "e": np.asarray(r["sigma"])}
-            for i, f in enumerate(design.factors):
-                star, conf = float(est["a"][i]), float(est["c"][i])
-                rows.append({**base, **_knob(f), "mu_star": star, "mu_star_conf": conf,
-                             "mu_star_low": max(0.0, star - conf), "mu_star_high": star + conf,
-                             "mu": float(est["d"][i]), "sigma": float(est["e"][i]),
-                             "noise": (noise or {}).get(metric, math.nan), "status": status})
-        else:
-            if status == "ok":
-                r = sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES,
-                                          conf_level=0.95, seed=seed)
-                est = {"a": r["ST"], "c": r["ST_conf"], "d": r["S1"], "e": r["S1_conf"]}
-            for i, f in enumerate(design.factors):
-                st, conf = float(est["a"][i]), float(est["c"][i])
-                rows.append({**base, **_knob(f), "ST": st, "ST_conf": conf, "ST_low": max(0.0, st - conf),
-                             "ST_high": st + conf, "S1": float(est["d"][i]), "S1_conf": float(est["e"][i]),
-                             "status": status})
+            r = sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES, conf_level=0.95,
+                                      seed=seed)
+            est = [np.asarray(r[k]) for k in keys]
+        for i, f in enumerate(design.factors):
+            score, conf, third, fourth = (float(e[i]) for e in est)
+            row = {"metric": metric, "blocks": len(whole), **_knob(f), keys[0]: score, keys[1]: conf,
+                   f"{keys[0]}_low": max(0.0, score - conf), f"{keys[0]}_high": score + conf, keys[2]: third,
+                   keys[3]: fourth}
+            if morris:
+                row["noise"] = (noise or {}).get(metric, math.nan)
+            rows.append({**row, "status": status})
     table = pd.DataFrame(rows)
     if len(table):
-        score = "mu_star" if design.method == "morris" else "ST"
-        table["rank"] = table.groupby("metric")[score].rank(ascending=False, method="min").astype(int)
+        table["rank"] = table.groupby("metric")[keys[0]].rank(ascending=False, method="min").astype(int)
         table = table.sort_values(["metric", "rank", "knob"], kind="stable").reset_index(drop=True)
     return table
 
@@ -421,15 +409,12 @@ def _knob(f: Factor) -> dict:
             "scales_list": f.scales_list}
 
 
-def morris_delta(levels: int) -> float:
-    """Morris's step on the unit scale (2/3 of the range for 4 levels)."""
-    return levels / (2 * (levels - 1))
-
-
 def noise_level(se: float, levels: int) -> float:
     """mu* that sampling noise alone gives a knob with no effect when its two points are independent:
-    E|e1 - e2| / delta = 2 se / (sqrt(pi) delta). Common random numbers push a real knob's noise below this."""
-    return 2 * se / (math.sqrt(math.pi) * morris_delta(levels))
+    E|e1 - e2| / delta = 2 se / (sqrt(pi) delta), delta being Morris's step on the unit scale (2/3 of the range
+    for 4 levels). Common random numbers push a real knob's noise below this."""
+    delta = levels / (2 * (levels - 1))
+    return 2 * se / (math.sqrt(math.pi) * delta)
 
 
 def metric_names(summary: dict) -> list[str]:
@@ -525,21 +510,19 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
     points.to_csv(staging / "points.csv", index=False)
     if done < 2:
         raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
-                        f"whole pair of {_block_word(method)}; their figures are in {staging / 'points.csv'}")
+                        f"whole pair of {block_word(method)}; their figures are in {staging / 'points.csv'}")
     analysed = points[points["analysed"]]
     values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
     noise = {m: noise_level(_median(analysed[f"{m}.se"]), design.levels) for m in metrics} \
         if method == "morris" else {}
-    kept = Design(method, factors, design.X[: done * size], design.levels, design.sampled_blocks,
-                  design.skipped, design.wanted_blocks)
-    table = analyse(kept, values, seed, noise)
+    table = analyse(replace(design, X=design.X[: done * size]), values, seed, noise)
     table.to_csv(staging / "sensitivity.csv", index=False)
     meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
             "points_finished": len(summaries), "games_played": len(summaries) * n_games}
     lines = build_sensitivity_report(table, meta, staging)
     results.write_meta(staging, meta)
     if interrupted:
-        raise UserError(f"interrupted: {done} of {design.blocks} {_block_word(method)} finished; their analysis "
+        raise UserError(f"interrupted: {done} of {design.blocks} {block_word(method)} finished; their analysis "
                         f"is in {staging / 'sensitivity.html'} (marked partial)")
     results.finish(staging, out)
     return table, lines, out

@@ -6,7 +6,6 @@ are the parameter's effect, not noise.
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import math
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from sim.config import apply_set, build
-from sim.errors import WRITE_ERRNOS, UserError
+from sim.errors import UserError, stopped_part_way
 
 
 MAX_VALUES = 10_000  # values one --param may take (--range or --values): larger grids are refused before any work
@@ -189,16 +188,8 @@ def flatten_summary(summary: dict) -> dict:
     return row
 
 
-
-
 def _scalar(value):
     return value if isinstance(value, (int, float, str, bool)) else json.dumps(value)
-
-
-def _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet, batch_dir=None):
-    from sim.runner import execute
-    return execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet,
-                   batch_dir=batch_dir)
 
 
 def _meta(spec, players, plan, cfg, extra=None) -> dict:
@@ -232,23 +223,10 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                                out, staging, batch_size, reports, targets, backend, scheduler, quiet, base)
 
 
-@contextlib.contextmanager
 def _continuable(kind: str, staging: Path):
     """An interrupted sweep or tune keeps what finished in its `.partial` folder; the same command continues."""
-    from sim.runner import RunInterrupted, WorkersFailed
-    again = f"run the same 'balance-sim {kind}' command again to continue"
-    try:
-        yield
-    except (RunInterrupted, KeyboardInterrupt):
-        raise UserError(f"interrupted: what finished is kept in {staging}; {again}") from None
-    except WorkersFailed as exc:
-        raise UserError(f"{exc}; what finished is kept in {staging}; {again}") from None
-    except OSError as exc:
-        if exc.errno not in WRITE_ERRNOS:
-            raise
-        where = f" ({exc.filename})" if exc.filename else ""
-        raise UserError(f"cannot write{where}: {exc.strerror or exc}; what finished is kept in {staging}; make "
-                        f"room and {again}") from None
+    return stopped_part_way(lambda: f"what finished is kept in {staging}",
+                            f"run the same 'balance-sim {kind}' command again to continue")
 
 
 def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n_games, seed, jobs, out, staging,
@@ -258,7 +236,7 @@ def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n
     from analysis.report import build_report, summary_for
     from analysis.sweep import build_sweep_report
     from sim import results
-    from sim.runner import Plan
+    from sim.runner import Plan, execute
 
     rows, summaries, blocks, metas = [], [], [], []
     for i, (assign, cfg) in enumerate(zip(variants, configs)):
@@ -272,7 +250,8 @@ def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n
                 print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
             shutil.rmtree(folder, ignore_errors=True)  # a variant cut short: ours, played again
             plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
-            tables, timing = _run_in_memory(spec, cfg, plan, jobs, backend, scheduler, quiet)
+            tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
+                                     progress=not quiet)
             folder.mkdir()
             meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
             results.write_tables(folder, tables)
@@ -340,10 +319,8 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
     """Successive halving over the parameter grid: every candidate gets an equal share of a round's games, the
     better half (by distance to the targets) goes on to the next round with twice the games each, until one is
     left or the budget is spent. Candidates replay the same seeds (common random numbers), and each round
-    extends a candidate's earlier games instead of starting again (saved batches are reused)."""
-    for t in targets:
-        if not re.match(r"^[\w\[\]=.<>-]+$", t.metric):
-            raise UserError(f"--target {t.metric!r}: not a metric name")
+    extends a candidate's earlier games instead of starting again (saved batches are reused). The targets'
+    names were checked by `check_targets`."""
     if max_candidates > MAX_VARIANTS:
         raise UserError(f"--max-candidates {max_candidates:,}: at most {MAX_VARIANTS:,}")
     _check_values(params)
@@ -362,10 +339,19 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
         raise UserError(f"--budget {budget}: too small for {len(candidates)} candidates over {rounds} rounds; "
                         f"give at least {rounds * len(candidates) * batch_size} games")
     _games_check(_most_games(len(candidates), rounds, per_round, batch_size), f"tune --budget {budget:,}")
+    from sim import results
     from sim.lock import exclusive
+    # the same command run again continues: candidates' saved batches are checked and reused
+    ident = results.identity({"tune": candidates, "configs": [c.raw for c in configs], "seed": seed,
+                              "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
+                              "batch_size": batch_size, "budget": budget, "max_candidates": max_candidates,
+                              "targets": [t.describe() for t in targets]})
     with exclusive(out):
-        return _tune(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend,
-                     scheduler, quiet, candidates, configs, rounds, per_round, max_candidates)
+        results.check_output(out)
+        staging = results.begin(out, {"game": spec.name, "tune": True, "identity": ident, "partial": True}, quiet)
+        with _continuable("tune", staging):
+            return _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size,
+                          backend, scheduler, quiet, candidates, configs, rounds, per_round, staging)
 
 
 def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> int:
@@ -379,27 +365,11 @@ def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int)
     return games
 
 
-def _tune(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
-          quiet, candidates, configs, rounds, per_round, max_candidates):
-    from sim import results
-
-    results.check_output(out)
-    # the same command run again continues: candidates' saved batches are checked and reused
-    ident = results.identity({"tune": candidates, "configs": [c.raw for c in configs], "seed": seed,
-                              "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
-                              "batch_size": batch_size, "budget": budget, "max_candidates": max_candidates,
-                              "targets": [t.describe() for t in targets]})
-    staging = results.begin(out, {"game": spec.name, "tune": True, "identity": ident, "partial": True}, quiet)
-    with _continuable("tune", staging):
-        return _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend,
-                      scheduler, quiet, candidates, configs, rounds, per_round, staging)
-
-
 def _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
            quiet, candidates, configs, rounds, per_round, staging):
     from analysis.report import summary_for
     from sim import results
-    from sim.runner import Plan
+    from sim.runner import Plan, execute
 
     survivors = list(range(len(candidates)))
     games = {c: 0 for c in survivors}
@@ -412,8 +382,8 @@ def _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out,
             games[c] += share
             spent += share
             plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
-            tables, _ = _run_in_memory(spec, configs[c], plan, jobs, backend, scheduler, True,
-                                       batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
+            tables, _ = execute(spec, configs[c], plan, jobs=jobs, backend=backend, scheduler=scheduler,
+                                progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
             summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
             unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
             if unknown:
