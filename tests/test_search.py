@@ -8,6 +8,7 @@ from numba import njit
 import toy_game as T
 from sim.interface import bind
 from sim.playout import play
+from sim.registry import MAX_PARAMS
 from strategies import _search as S
 
 CFG = T.config()
@@ -22,7 +23,7 @@ def toy_choose(mode, sid, obs, actions, n_actions, params, cfg):
     return n_actions - 1
 
 
-ROLLOUT_PARAMS = np.zeros((2, 8))
+ROLLOUT_PARAMS = np.zeros((2, MAX_PARAMS))
 PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
 S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
 
@@ -55,7 +56,7 @@ def seed(x):
 
 def params(**given):
     values = dict(S.PARAMS, **dict(dict(rollout=RANDOM), **given))
-    vec = np.zeros(8)
+    vec = np.zeros(MAX_PARAMS)
     vec[: len(values)] = list(values.values())
     return vec
 
@@ -89,7 +90,8 @@ def test_determinized_worlds_look_the_same_to_the_observer_and_vary_where_hidden
 
 
 @pytest.mark.parametrize("given", [dict(), dict(exploration=0.0), dict(tree_depth=1.0), dict(widening=1.0),
-                                   dict(determinizations=4.0), dict(rollout_depth=2.0)])
+                                   dict(determinizations=4.0), dict(rollout_depth=2.0),
+                                   dict(exploration=0.0, race=2.0, race_rounds=3.0)])
 @pytest.mark.parametrize("pile,hand", [(1, (0, 1, 1, 0)), (2, (0, 1, 1, 0)), (3, (0, 1, 1, 1)), (3, (0, 0, 1, 1))])
 def test_finds_the_winning_move(given, pile, hand):
     obs, _, actions, n = position(pile, hand)
@@ -103,13 +105,13 @@ def win_share(sids, n_games, row, seed_=3):
     s = np.zeros(T.STATE_SIZE, np.int32)
     obs = np.zeros(T.OBS_SIZE, np.int32)
     actions = np.zeros((T.MAX_ACTIONS, T.ACOLS), np.int32)
-    out, mover, nolog = np.zeros(2), np.zeros(8), np.zeros((0, 1), np.int32)
+    out, mover, nolog = np.zeros(2), np.zeros(MAX_PARAMS), np.zeros((0, 1), np.int32)
     won = 0.0
     seed(seed_)
     for g in range(n_games):
         first = g % 2
         seats = np.array(sids if first == 0 else sids[::-1], np.int64)
-        rows = np.stack([row if sid == SEARCHER else np.zeros(8) for sid in seats])
+        rows = np.stack([row if sid == SEARCHER else np.zeros(MAX_PARAMS) for sid in seats])
         T.new_game(s, CFG, 2, seed_, g)
         MATCH(s, CFG, seats, rows, obs, actions, mover, 0, True, -1, nolog, nolog)
         T.returns(s, CFG, out)
@@ -161,6 +163,27 @@ def test_rounds_play_every_candidate_equally_in_whole_rounds():
                                                                   tree_depth=1.0), CFG)
     assert n == 3 and visits[1: 1 + n].tolist() == [4, 4, 4]
     assert total[1 + row] == total[1: 1 + n].max(), "equal visits: the best mean is played"
+
+
+def test_a_race_drops_clear_losers_and_stops_when_one_is_left():
+    obs, _, actions, n = position(3, (0, 1, 1, 1))  # taking all 3 tokens wins at once; 1 or 2 often loses
+    flat = dict(iterations=300.0, exploration=0.0, tree_depth=1.0)
+    seed(0)
+    row, _, visits, total, _ = SEARCH(obs, actions, n, params(**flat, race=2.0, race_rounds=5.0), CFG)
+    played = visits[1: 1 + n]
+    assert n == 3 and actions[row, 0] == 3 and visits[1 + row] == played.max()
+    assert played.min() >= 5 and visits[0] == played.sum() < 300, "losers dropped after 5 rounds or more, then it stops"
+    seed(0)
+    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat), CFG)
+    assert visits[0] == 300, "race 0: the whole budget"
+
+
+def test_a_race_keeps_candidates_it_cannot_tell_apart():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)  # every rollout cut at once and scored 1/4: no candidate trails, none is dropped
+    _, _, visits, _, _ = SEARCH_QUARTER(obs, actions, n, params(iterations=30.0, exploration=0.0, tree_depth=1.0,
+                                                                rollout_depth=1.0, race=1.0), CFG)
+    assert visits[1: 1 + n].tolist() == [10, 10, 10]
 
 
 def test_progressive_widening_starts_from_the_policy_choice():

@@ -9,7 +9,6 @@ after `rollout_depth` actions is scored the same way, the tables as they stand. 
 and level on the table in the same suit are one candidate (`candidate_key`). Presets search flat
 (`tree_depth` 1), candidates in rounds (`exploration` 0): every candidate played out in the same sampled world.
 """
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
@@ -29,19 +28,18 @@ def turn_value(s, cfg, params, out):
     """Each seat's value of the turn, scored as its tables stand (see the module's doc)."""
     P = s[E.S_NP]
     vb = params[P_VERSUS_BEST]  # noqa: F821 - set by the registry
-    sc = np.zeros(E.SC_SIZE, dtype=np.int32)
-    E.score_turn(s, cfg, sc)  # adds the turn's VT to s[S_VT]: s is a sampled world
-    gained = np.zeros(E.MAX_PLAYERS)
+    E._score(s, cfg, s, E.S_SCORE)  # adds the turn's VT to s[S_VT], its detail to s[S_SCORE:]: s is a sampled world
     total = 0.0
     for p in range(P):
-        gained[p] = sc[E.SC_MAJ + p] + sc[E.SC_ALL + p] + sc[E.SC_EMP + p] + sc[E.SC_DIS + p]
-        total += gained[p]
+        sc = E.S_SCORE + p
+        out[p] = s[sc + E.SC_MAJ] + s[sc + E.SC_ALL] + s[sc + E.SC_EMP] + s[sc + E.SC_DIS]  # gained this turn
+        total += out[p]
     for p in range(P):
         top = -1e300
         for q in range(P):
             if q != p:
                 top = max(top, s[E.S_VT + q])
-        out[p] = (1.0 - vb) * (gained[p] - (total - gained[p]) / (P - 1)) + vb * (s[E.S_VT + p] - top)
+        out[p] = (1.0 - vb) * (out[p] - (total - out[p]) / (P - 1)) + vb * (s[E.S_VT + p] - top)
 
 
 @njit(cache=True)
