@@ -274,6 +274,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     from tqdm import tqdm
 
     from analysis import stats
+    from sim.warmup import wait
+    wait(spec.name)  # its kernel, if `main` is compiling it in the background
     summary_only = summary_meta is not None
 
     def seed_of(b: int) -> int:
@@ -418,17 +420,18 @@ def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:
         return frame  # an aggregate table (counts per batch)
-    names = np.array([c.name for c in plan.choices], dtype=object)
+    names = [c.name for c in plan.choices]
     categories = pd.CategoricalDtype(sorted(set(names)))
+    code = categories.categories.get_indexer(names)  # category of each choice: no strings made per row
     ids = frame[spec.id_column].to_numpy()
     first = int(ids.min()) if len(ids) else 0
-    seats = lineups(plan, first, int(ids.max()) + 1 if len(ids) else 0)[ids - first]  # only the rows' range
+    seats = code[lineups(plan, first, int(ids.max()) + 1 if len(ids) else 0)[ids - first]]  # the rows' range
     if "seat" in frame:
         chosen = np.take_along_axis(seats, frame["seat"].to_numpy()[:, None].astype(np.int64), axis=1)[:, 0]
-        frame["strategy"] = pd.Categorical(names[chosen], dtype=categories)
+        frame["strategy"] = pd.Categorical.from_codes(chosen, dtype=categories)
     else:
         for s in range(plan.players):
-            frame[f"strategy_{s}"] = pd.Categorical(names[seats[:, s]], dtype=categories)
+            frame[f"strategy_{s}"] = pd.Categorical.from_codes(seats[:, s], dtype=categories)
     return frame
 
 

@@ -1,31 +1,55 @@
-"""Compile several games' kernels side by side before a job that needs them all.
+"""Compile several games' kernels in the background while a job that needs them all goes on.
 
-A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main`
-plays the games one after another, so without this the compiles queue up; here each kernel is compiled in a
-process of its own (one game played), and numba's on-disk cache hands the result to the run that follows.
+A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main` plays
+the games one after another; worker processes compile them meanwhile (one game played and one traced, as the
+report's sample games are), and each run waits only for its own game (`wait`, in sim.runner.execute): a later
+game compiles while an earlier one plays and is reported. numba's on-disk cache hands each kernel over.
 """
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
+# game -> (the compile processes, their queue: kept alive for them to unpickle; the event set once it is compiled)
+_PENDING: dict = {}
 
-def _compile_one(game: str, cfg, plan) -> str:
-    from sim.runner import Plan, run_one_batch
-    warm = Plan(plan.game, plan.players, 1, plan.seed, plan.choices, 1, plan.round_robin)
-    # one game through the same entry point the run uses: the same specialisation (types and dispatch mode)
-    run_one_batch(game, cfg, warm, 0, 0, False)
-    return game
+
+def _compile(todo, ready, parent: int) -> None:
+    from sim.game import get_game
+    from sim.runner import DEFAULT_BATCH, Plan, exit_with_parent, run_one_batch, seat_choices
+    exit_with_parent(parent)
+    for game, cfg, plan in iter(todo.get, None):  # the jobs in order, then one None per process
+        try:  # the entry points the run and its report use: the same specialisations
+            run_one_batch(game, cfg, Plan(game, plan.players, 1, 0, plan.choices, 1, plan.round_robin), 0, 0, False)
+            seats = list(seat_choices(game, plan.players, plan.choices, plan.round_robin, 0))
+            for _ in get_game(game).trace(cfg, plan.players, seats, 0, game=0, batch_size=DEFAULT_BATCH):
+                pass
+        except Exception:
+            pass  # the run compiles it again itself and reports the error there, once
+        ready[game].set()
 
 
 def compile_kernels(jobs: list[tuple], workers: int) -> None:
-    """`jobs`: (game name, validated config, Plan) per kernel the caller is about to run. With one worker, or one
-    kernel, nothing is done here (the run compiles it as before)."""
+    """Start compiling `jobs`, (game name, validated config, Plan) in the order they will run, and return. With
+    one worker, or one kernel, nothing is done here (the run compiles it)."""
     workers = min(len(jobs), os.cpu_count() or 1, workers if workers > 0 else len(jobs))
     if workers < 2:
         return
-    # spawn, not fork: the parent may already hold numba's compiler state and joblib's threads
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        for future in [pool.submit(_compile_one, *job) for job in jobs]:
-            future.result()
+    ctx = get_context("spawn")  # not fork: the parent may already hold numba's compiler state and joblib's threads
+    todo, ready = ctx.Queue(), {game: ctx.Event() for game, _, _ in jobs}
+    for job in [*jobs, *[None] * workers]:
+        todo.put(job)
+    procs = [ctx.Process(target=_compile, args=(todo, ready, os.getpid()), daemon=True) for _ in range(workers)]
+    for proc in procs:
+        proc.start()
+    _PENDING.update({game: (procs, todo, event) for game, event in ready.items()})
+
+
+def wait(game: str) -> None:
+    """Return once `game`'s kernel, if it is compiling in the background, is in numba's cache, or its compile
+    process is gone (the run then compiles it)."""
+    procs, _, event = _PENDING.pop(game, ((), None, None))
+    while event is not None and not event.wait(0.5) and any(p.is_alive() for p in procs):
+        pass
+    for proc in procs if not _PENDING else ():
+        proc.join(1)

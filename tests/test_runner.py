@@ -227,3 +227,17 @@ def test_empty_folder_and_new_path_are_accepted(cli, tmp_path):
         meta = json.loads((folder / "meta.json").read_text())
         assert meta["game"] == "mohur" and meta["games"] == 10 and not meta.get("partial")
         assert len(tables(folder)["games"]) == 10
+
+
+def test_background_compile_hands_every_game_over_even_when_one_fails(monkeypatch):
+    """`main` compiles kernels in the background and each run waits for its own: a job that fails (here, a game
+    that does not exist) must release its run (which then reports the error itself), never hang it."""
+    from sim import warmup
+    plan = Plan("no-such-game", 2, 1, 0, (), 1)
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)  # two compile processes on any machine
+    warmup.compile_kernels([("no-such-game", None, plan), ("nor-this-one", None, plan)], 2)
+    assert set(warmup._PENDING) == {"no-such-game", "nor-this-one"}
+    warmup.wait("nor-this-one")
+    warmup.wait("no-such-game")
+    warmup.wait("never-submitted")  # nothing pending: returns at once
+    assert not warmup._PENDING
