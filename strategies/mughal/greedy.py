@@ -1,9 +1,8 @@
-import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import standing, vt_now
+from strategies.mughal._features import consider, greedy_score, others_max
 
 
 @strategy("mughal", "greedy", params={"level_weight": 0.01})
@@ -13,19 +12,11 @@ def greedy(obs, actions, n_actions, params, cfg):
     tables as they stand); equal VT: the higher level (level_weight), then at random. Streams the argmax
     (no score array): this is the benchmark strategy."""
     p = obs[E.O_SEAT]
-    st = standing(obs, cfg, p)
-    best = -1e18
-    count = 0
-    choice = 0
+    omax, ofav = others_max(obs, cfg, p)
+    best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
-        v = vt_now(obs, cfg, p, st, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
-            + params[P_LEVEL_WEIGHT] * actions[a, E.A_LEVEL]
-        if v > best + 1e-9:
-            best = v
-            count = 1
+        take, best, ties = consider(greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT]),
+                                    best, ties)
+        if take:
             choice = a
-        elif abs(v - best) <= 1e-9:
-            count += 1
-            if np.random.randint(0, count) == 0:
-                choice = a
     return choice
