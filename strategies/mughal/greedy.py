@@ -1,8 +1,9 @@
+import numpy as np
 from numba import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import consider, greedy_score, others_max
+from strategies.mughal._features import others_max, vt_now
 
 
 @strategy("mughal", "greedy", params={"level_weight": 0.01})
@@ -13,10 +14,18 @@ def greedy(obs, actions, n_actions, params, cfg):
     (no score array): this is the benchmark strategy."""
     p = obs[E.O_SEAT]
     omax, ofav = others_max(obs, cfg, p)
-    best, ties, choice = -1e18, 0, 0
+    best = -1e18
+    count = 0
+    choice = 0
     for a in range(n_actions):
-        take, best, ties = consider(greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT]),
-                                    best, ties)
-        if take:
+        v = vt_now(obs, cfg, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
+            + params[P_LEVEL_WEIGHT] * actions[a, E.A_LEVEL]
+        if v > best + 1e-9:
+            best = v
+            count = 1
             choice = a
+        elif abs(v - best) <= 1e-9:
+            count += 1
+            if np.random.randint(0, count) == 0:
+                choice = a
     return choice
