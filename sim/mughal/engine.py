@@ -61,31 +61,10 @@ CONFIG = Layout("mughal config", [
     ("card_mask", MAX_CARDS), ("card_level", MAX_CARDS), ("card_age", MAX_CARDS), ("card_unique", MAX_CARDS),
     ("card_kind", MAX_CARDS),   # the deck row the card comes from
 ])
-CFG_MAX_PLAYERS = CONFIG.offset("max_players")
-CFG_DESTINY = CONFIG.offset("destiny")
-CFG_HAND = CONFIG.offset("hand")
-CFG_MAJ_VT = CONFIG.offset("maj_vt")
-CFG_MAJ_TIE_VT = CONFIG.offset("maj_tie_vt")
-CFG_ZERO_SCORES = CONFIG.offset("zero_scores")
-CFG_ALL_VT = CONFIG.offset("all_vt")
-CFG_DIS_VT = CONFIG.offset("dis_vt")
-CFG_EMP_TIE = CONFIG.offset("emp_tie")
-CFG_EMP_ZERO = CONFIG.offset("emp_zero")
-CFG_FINAL_TIE = CONFIG.offset("final_tie")
-CFG_PASS_MODE = CONFIG.offset("pass_mode")
-CFG_RESHUFFLE = CONFIG.offset("reshuffle")
-CFG_NTURNS = CONFIG.offset("nturns")
-CFG_NCARDS = CONFIG.offset("ncards")
-CFG_NKINDS = CONFIG.offset("nkinds")
-CFG_SKIPPED_AGES = CONFIG.offset("skipped_ages")
-CFG_EMP_BONUS = CONFIG.offset("emp_bonus")
-CFG_EMP_MASK = CONFIG.offset("emp_mask")
-CFG_EMP_AGE = CONFIG.offset("emp_age")
-CFG_CMASK = CONFIG.offset("card_mask")
-CFG_CLEVEL = CONFIG.offset("card_level")
-CFG_CAGE = CONFIG.offset("card_age")
-CFG_CUNIQUE = CONFIG.offset("card_unique")
-CFG_CKIND = CONFIG.offset("card_kind")
+(CFG_MAX_PLAYERS, CFG_DESTINY, CFG_HAND, CFG_MAJ_VT, CFG_MAJ_TIE_VT, CFG_ZERO_SCORES, CFG_ALL_VT, CFG_DIS_VT,
+ CFG_EMP_TIE, CFG_EMP_ZERO, CFG_FINAL_TIE, CFG_PASS_MODE, CFG_RESHUFFLE, CFG_NTURNS, CFG_NCARDS, CFG_NKINDS,
+ CFG_SKIPPED_AGES, CFG_EMP_BONUS, CFG_EMP_MASK, CFG_EMP_AGE, CFG_CMASK, CFG_CLEVEL, CFG_CAGE, CFG_CUNIQUE,
+ CFG_CKIND) = (CONFIG.offset(f) for f in CONFIG.fields)
 CFG_SIZE = CONFIG.size
 
 # --- one turn's scoring detail (score_turn) ---
@@ -98,16 +77,8 @@ SCORE = Layout("mughal turn score", [
     ("emp_winners", 1),          # players who took (a share of) the emperor contest; 0 none
     ("fav", MAX_PLAYERS),        # working space: each seat's favoured total
 ])
-SC_MAJ = SCORE.offset("maj")
-SC_ALL = SCORE.offset("all")
-SC_EMP = SCORE.offset("emp")
-SC_DIS = SCORE.offset("dis")
-SC_MAJ_SOLE = SCORE.offset("maj_sole")
-SC_MAJ_TIED = SCORE.offset("maj_tied")
-SC_MARGIN = SCORE.offset("margin")
-SC_TOPN = SCORE.offset("topn")
-SC_EMP_WINNERS = SCORE.offset("emp_winners")
-SC_FAV = SCORE.offset("fav")
+(SC_MAJ, SC_ALL, SC_EMP, SC_DIS, SC_MAJ_SOLE, SC_MAJ_TIED, SC_MARGIN, SC_TOPN, SC_EMP_WINNERS,
+ SC_FAV) = (SCORE.offset(f) for f in SCORE.fields)
 SC_SIZE = SCORE.size
 
 # --- state vector ---
@@ -155,63 +126,22 @@ STATE = Layout("mughal state", [
     ("gone", GONE_WORDS),     # bit set of the cards in disc and rem, kept as they move (observe copies it)
     ("scratch", MAX_HAND),    # working space for passing hands
 ])
-S_NP = STATE.offset("np")
-S_TURN = STATE.offset("turn")
-S_STEP = STATE.offset("step")
-S_OPENED = STATE.offset("opened")
-S_DECKLEN = STATE.offset("decklen")
-S_DISCLEN = STATE.offset("disclen")
-S_REMLEN = STATE.offset("remlen")
-S_RESHUFFLES = STATE.offset("reshuffles")
-S_CUR = STATE.offset("cur")
-S_NLEGAL = STATE.offset("nlegal")
-S_OVER = STATE.offset("over")
-S_STOP_AT_TURN_END = STATE.offset("stop_at_turn_end")
-S_DECISIONS = STATE.offset("decisions")
-S_PEND_SLOT = STATE.offset("pend_slot")
-S_PEND_SUIT = STATE.offset("pend_suit")
-S_VT = STATE.offset("vt")
-S_VT_MAJ = STATE.offset("vt_maj")
-S_VT_ALL = STATE.offset("vt_all")
-S_VT_EMP = STATE.offset("vt_emp")
-S_VT_DIS = STATE.offset("vt_dis")
-S_DIS_DESTINY = STATE.offset("dis_destiny")
-S_DIS_PICKED = STATE.offset("dis_picked")
-S_MAJ_SOLE = STATE.offset("maj_sole")
-S_MAJ_TIED = STATE.offset("maj_tied")
-S_ALL_SUITS_TURNS = STATE.offset("all_suits_turns")
-S_EMP_WINS = STATE.offset("emp_wins")
-S_HIST_EMP_WINNERS = STATE.offset("hist_emp_winners")
-S_HIST_MARGIN = STATE.offset("hist_margin")
-S_HIST_EMP_VT = STATE.offset("hist_emp_vt")
-S_SCORE = STATE.offset("score")
-S_TOT = STATE.offset("tot")
-S_CNT = STATE.offset("cnt")
-S_TDIS = STATE.offset("tdis")
-S_UNDECL = STATE.offset("undecl")
-S_TLEN = STATE.offset("tlen")
-S_TABLE = STATE.offset("table")
-S_TSUIT = STATE.offset("tsuit")
-S_HLEN = STATE.offset("hlen")
-S_HAND = STATE.offset("hand")
-S_HORIG = STATE.offset("horig")
-S_SEEN = STATE.offset("seen")
-S_DECK = STATE.offset("deck")
-S_DISC = STATE.offset("disc")
-S_REM = STATE.offset("rem")
-S_GONE = STATE.offset("gone")
-S_SCRATCH = STATE.offset("scratch")
+(S_NP, S_TURN, S_STEP, S_OPENED, S_DECKLEN, S_DISCLEN, S_REMLEN, S_RESHUFFLES, S_CUR, S_NLEGAL, S_OVER,
+ S_STOP_AT_TURN_END, S_DECISIONS, S_PEND_SLOT, S_PEND_SUIT, S_VT, S_VT_MAJ, S_VT_ALL, S_VT_EMP, S_VT_DIS,
+ S_DIS_DESTINY, S_DIS_PICKED, S_MAJ_SOLE, S_MAJ_TIED, S_ALL_SUITS_TURNS, S_EMP_WINS, S_HIST_EMP_WINNERS,
+ S_HIST_MARGIN, S_HIST_EMP_VT, S_SCORE, S_TOT, S_CNT, S_TDIS, S_UNDECL, S_TLEN, S_TABLE, S_TSUIT, S_HLEN, S_HAND,
+ S_HORIG, S_SEEN, S_DECK, S_DISC, S_REM, S_GONE, S_SCRATCH) = (STATE.offset(f) for f in STATE.fields)
 STATE_SIZE = STATE.size
 OVER_LIVE, OVER_GAME, OVER_TURN_END = OVER["live"], OVER["game_over"], OVER["turn_end"]
 
 # --- actions: one row each ---
-ACTION = Layout("mughal action", [("type", 1), ("slot", 1), ("card", 1), ("suit", 1), ("level", 1), ("mask", 1)])
-A_TYPE = ACTION.offset("type")
-A_SLOT = ACTION.offset("slot")    # hand slot (place) or table slot (declare)
-A_CARD = ACTION.offset("card")
-A_SUIT = ACTION.offset("suit")    # -1: a Disaster
-A_LEVEL = ACTION.offset("level")
-A_MASK = ACTION.offset("mask")
+ACTION = Layout("mughal action", [
+    ("type", 1),
+    ("slot", 1),    # hand slot (place) or table slot (declare)
+    ("card", 1),
+    ("suit", 1),    # -1: a Disaster
+    ("level", 1), ("mask", 1)])
+(A_TYPE, A_SLOT, A_CARD, A_SUIT, A_LEVEL, A_MASK) = (ACTION.offset(f) for f in ACTION.fields)
 ACOLS = ACTION.size
 ACTION_TYPE = codes("place", "declare")
 T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
@@ -228,52 +158,21 @@ SEAT = Layout("mughal observed seat", [
     ("hmask", MAX_HAND),  # suit masks of that hand (when known)
     ("hlevel", MAX_HAND),
 ])
-B_TOT = SEAT.offset("tot")
-B_CNT = SEAT.offset("cnt")
-B_DIS = SEAT.offset("dis")
-B_UNDECL = SEAT.offset("undecl")
-B_VT = SEAT.offset("vt")
-B_HLEN = SEAT.offset("hlen")
-B_KNOWN = SEAT.offset("known")
-B_HMASK = SEAT.offset("hmask")
-B_HLEVEL = SEAT.offset("hlevel")
+(B_TOT, B_CNT, B_DIS, B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
 SB = SEAT.size
 OBS = Layout("mughal observation", [
-    ("seat", 1), ("np", 1), ("turn", 1), ("nturns", 1), ("step", 1), ("hand_size", 1),
+    ("seat", 1), ("np", 1), ("turn", 1), ("step", 1),
     ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
     ("next", 1),          # seat that receives this seat's hand
-    ("deck", 1), ("disc", 1), ("maj_vt", 1), ("maj_tie_vt", 1), ("zero_scores", 1), ("all_vt", 1),
-    ("dis_vt", 1), ("emp_tie", 1), ("emp_zero", 1),
-    ("emp_bonus", MAX_TURNS), ("emp_mask", MAX_TURNS),   # the emperor track (public), by turn - 1
+    ("deck", 1), ("disc", 1),
     ("seats", (MAX_PLAYERS, SB)),   # SEAT blocks, absolute seat order
     # public history a search player rebuilds a consistent world from
     ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
     ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
-O_SEAT = OBS.offset("seat")
-O_NP = OBS.offset("np")
-O_TURN = OBS.offset("turn")
-O_NTURNS = OBS.offset("nturns")
-O_STEP = OBS.offset("step")
-O_HAND_SIZE = OBS.offset("hand_size")
-O_DIR = OBS.offset("dir")
-O_NEXT = OBS.offset("next")
-O_DECK = OBS.offset("deck")
-O_DISC = OBS.offset("disc")
-O_MAJ_VT = OBS.offset("maj_vt")
-O_MAJ_TIE_VT = OBS.offset("maj_tie_vt")
-O_ZERO_SCORES = OBS.offset("zero_scores")
-O_ALL_VT = OBS.offset("all_vt")
-O_DIS_VT = OBS.offset("dis_vt")
-O_EMP_TIE = OBS.offset("emp_tie")
-O_EMP_ZERO = OBS.offset("emp_zero")
-O_EMP_BONUS = OBS.offset("emp_bonus")
-O_EMP_MASK = OBS.offset("emp_mask")
-O_SEATS = OBS.offset("seats")
-O_TABLE_CARD = OBS.offset("table_card")
-O_TABLE_SUIT = OBS.offset("table_suit")
-O_GONE = OBS.offset("gone")
+(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
+ O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
 
 
@@ -352,7 +251,8 @@ def draw(s, cfg):
 @njit(cache=True)
 def reset(s, players):
     """An empty table of `players` seats before the first turn (no cards anywhere)."""
-    s[:] = 0
+    s[:S_DECK] = 0   # the card piles (deck, discard, removed) are empty by their lengths
+    s[S_GONE:] = 0
     s[S_NP] = players
     s[S_OPENED] = -1
     for p in range(MAX_PLAYERS):
@@ -376,15 +276,6 @@ def current_player(s):
 @njit(cache=True, _nrt=False)
 def is_over(s):
     return s[S_OVER] != OVER_LIVE
-
-
-@njit(cache=True, _nrt=False)
-def n_suits(mask):
-    n = 0
-    for k in range(NSUITS):
-        if mask & (1 << k):
-            n += 1
-    return n
 
 
 @njit(cache=True, _nrt=False)
@@ -435,20 +326,13 @@ def begin_turn(s, cfg):
     if age > s[S_OPENED]:
         open_ages(s, cfg, age)
     P = s[S_NP]
-    for p in range(P):
-        for k in range(NSUITS):
-            s[S_TOT + NSUITS * p + k] = 0
-            s[S_CNT + NSUITS * p + k] = 0
-        s[S_TDIS + p] = 0
-        s[S_UNDECL + p] = 0
-        s[S_TLEN + p] = 0
-    for p in range(P):  # Destiny: face up, straight to the table
+    for p in range(P):  # Destiny: face up, straight to the table (empty since reset or the last end phase)
         for _ in range(cfg[CFG_DESTINY]):
             c = draw(s, cfg)
             mask = cfg[CFG_CMASK + c]
             if mask == 0:
                 s[S_DIS_DESTINY + p] += 1
-            to_table(s, cfg, p, c, UNDECLARED if n_suits(mask) > 1 else only_suit(mask))
+            to_table(s, cfg, p, c, UNDECLARED if mask & (mask - 1) else only_suit(mask))  # two suits: declared later
     for p in range(P):  # Fate: a hidden hand
         for i in range(cfg[CFG_HAND]):
             s[S_HAND + MAX_HAND * p + i] = draw(s, cfg)
@@ -492,6 +376,22 @@ def start_turn(s, cfg):
     start_round(s)
 
 
+@njit(cache=True, _nrt=False)
+def _card_rows(cfg, actions, n, kind, slot, c):
+    """Rows n.. get card c in each of its suits (a Disaster: one row with suit DISASTER); returns the next row."""
+    mask = cfg[CFG_CMASK + c]
+    for k in range(DISASTER, NSUITS):   # constant bounds: unrolled
+        if (k == DISASTER and mask == 0) or (k >= 0 and mask & (1 << k)):
+            actions[n, A_TYPE] = kind
+            actions[n, A_SLOT] = slot
+            actions[n, A_CARD] = c
+            actions[n, A_SUIT] = k
+            actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
+            actions[n, A_MASK] = mask
+            n += 1
+    return n
+
+
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def legal_actions(s, cfg, actions):
     """The current seat's choices. Declarations: the suits for its first undeclared destiny card. An action
@@ -501,32 +401,11 @@ def legal_actions(s, cfg, actions):
     if s[S_STEP] == 0:
         for i in range(s[S_TLEN + p]):
             if s[S_TSUIT + MAX_TABLE * p + i] == UNDECLARED:
-                c = s[S_TABLE + MAX_TABLE * p + i]
-                mask = cfg[CFG_CMASK + c]
-                for k in range(NSUITS):
-                    if mask & (1 << k):
-                        actions[n, A_TYPE] = T_DECLARE
-                        actions[n, A_SLOT] = i
-                        actions[n, A_CARD] = c
-                        actions[n, A_SUIT] = k
-                        actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
-                        actions[n, A_MASK] = mask
-                        n += 1
+                n = _card_rows(cfg, actions, 0, T_DECLARE, i, s[S_TABLE + MAX_TABLE * p + i])
                 break
-        s[S_NLEGAL] = n
-        return n
-    for i in range(s[S_HLEN + p]):
-        c = s[S_HAND + MAX_HAND * p + i]
-        mask = cfg[CFG_CMASK + c]
-        for k in range(-1, NSUITS):
-            if (k == -1 and mask == 0) or (k >= 0 and mask & (1 << k)):
-                actions[n, A_TYPE] = T_PLACE
-                actions[n, A_SLOT] = i
-                actions[n, A_CARD] = c
-                actions[n, A_SUIT] = k
-                actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
-                actions[n, A_MASK] = mask
-                n += 1
+    else:
+        for i in range(s[S_HLEN + p]):
+            n = _card_rows(cfg, actions, n, T_PLACE, i, s[S_HAND + MAX_HAND * p + i])
     s[S_NLEGAL] = n
     return n
 
@@ -808,32 +687,21 @@ def returns(s, cfg, out):
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, p, obs):
-    """What seat p may know: every table, VT, the emperor track, deck and discard sizes, its own hand, and
-    the hands it held earlier this turn (their later picks are public, so it knows them exactly). Appended
-    public history: every table card by id and declared suit (O_TABLE_CARD, O_TABLE_SUIT) and which cards are in the discard or
-    removed from the game (O_GONE: every card played in an earlier turn was face up on a table)."""
+    """What seat p may know beyond the public rules (cfg, the emperor track included): every table, VT, deck
+    and discard sizes, its own hand, and the hands it held earlier this turn (their later picks are public, so
+    it knows them exactly). Appended public history: every table card by id and declared suit (O_TABLE_CARD,
+    O_TABLE_SUIT) and which cards are in the discard or removed from the game (O_GONE: every card played in an
+    earlier turn was face up on a table)."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
     obs[O_TURN] = s[S_TURN]
-    obs[O_NTURNS] = cfg[CFG_NTURNS]
     obs[O_STEP] = s[S_STEP]
-    obs[O_HAND_SIZE] = cfg[CFG_HAND]
     d = direction(s, cfg)
     obs[O_DIR] = d
     obs[O_NEXT] = (p + d) % P
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
-    obs[O_MAJ_VT] = cfg[CFG_MAJ_VT]
-    obs[O_MAJ_TIE_VT] = cfg[CFG_MAJ_TIE_VT]
-    obs[O_ZERO_SCORES] = cfg[CFG_ZERO_SCORES]
-    obs[O_ALL_VT] = cfg[CFG_ALL_VT]
-    obs[O_DIS_VT] = cfg[CFG_DIS_VT]
-    obs[O_EMP_TIE] = cfg[CFG_EMP_TIE]
-    obs[O_EMP_ZERO] = cfg[CFG_EMP_ZERO]
-    for t in range(cfg[CFG_NTURNS]):  # later entries stay 0 in both
-        obs[O_EMP_BONUS + t] = cfg[CFG_EMP_BONUS + t]
-        obs[O_EMP_MASK + t] = cfg[CFG_EMP_MASK + t]
     seen = s[S_SEEN + p]
     hand = cfg[CFG_HAND]   # a hand never holds more; later entries stay 0
     table = cfg[CFG_DESTINY] + hand   # a table never holds more

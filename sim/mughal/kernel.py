@@ -22,29 +22,11 @@ PLAYER_FIXED = ["game", "seat", "vt_total", "vt_majority", "vt_all_suits", "vt_e
                 "all_suits_turns", "emperor_wins"]
 NGF = len(GAME_FIXED)
 NPF = len(PLAYER_FIXED)
-# result columns by name (module-level ints: numba compiles them as constants)
-G_GAME = GAME_FIXED.index("game")
-G_WINNER = GAME_FIXED.index("winner")
-G_N_WINNERS = GAME_FIXED.index("n_winners")
-G_TURNS = GAME_FIXED.index("turns")
-G_RESHUFFLES = GAME_FIXED.index("reshuffles")
-G_VT_TOP = GAME_FIXED.index("vt_top")
-G_VT_MARGIN = GAME_FIXED.index("vt_margin")
-G_DECISIONS = GAME_FIXED.index("decisions")
-P_GAME = PLAYER_FIXED.index("game")
-P_SEAT = PLAYER_FIXED.index("seat")
-P_VT_TOTAL = PLAYER_FIXED.index("vt_total")
-P_VT_MAJORITY = PLAYER_FIXED.index("vt_majority")
-P_VT_ALL_SUITS = PLAYER_FIXED.index("vt_all_suits")
-P_VT_EMPEROR = PLAYER_FIXED.index("vt_emperor")
-P_VT_DISASTER = PLAYER_FIXED.index("vt_disaster")
-P_DISASTERS = PLAYER_FIXED.index("disasters")
-P_DISASTERS_DESTINY = PLAYER_FIXED.index("disasters_destiny")
-P_DISASTERS_PICKED = PLAYER_FIXED.index("disasters_picked")
-P_MAJORITIES_WON = PLAYER_FIXED.index("majorities_won")
-P_MAJORITIES_TIED = PLAYER_FIXED.index("majorities_tied")
-P_ALL_SUITS_TURNS = PLAYER_FIXED.index("all_suits_turns")
-P_EMPEROR_WINS = PLAYER_FIXED.index("emperor_wins")
+# result columns by name, in the lists' order (module-level ints: numba compiles them as constants)
+G_GAME, G_WINNER, G_N_WINNERS, G_TURNS, G_RESHUFFLES, G_VT_TOP, G_VT_MARGIN, G_DECISIONS = range(NGF)
+(P_GAME, P_SEAT, P_VT_TOTAL, P_VT_MAJORITY, P_VT_ALL_SUITS, P_VT_EMPEROR, P_VT_DISASTER, P_DISASTERS,
+ P_DISASTERS_DESTINY, P_DISASTERS_PICKED, P_MAJORITIES_WON, P_MAJORITIES_TIED, P_ALL_SUITS_TURNS,
+ P_EMPEROR_WINS) = range(NPF)
 PICK_OFFERED, PICK_PICKED = 0, 1
 LOG_PLAYER, LOG_ACTION = 0, 3   # play loop log row: player, legal actions, row chosen, then the action's columns
 

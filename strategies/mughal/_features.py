@@ -1,8 +1,11 @@
-"""Shared numba helpers for Mughal strategies: 'VT if scoring happened now', from the observation only."""
+"""Shared numba helpers for Mughal strategies: 'VT if scoring happened now', from the observation and the public
+rules vector (cfg) only."""
 from numba import njit
 
 from sim.mughal import engine as E
 from strategies._choice import consider, pick_best  # noqa: F401  (re-exported for the strategies)
+
+NO_CARD = -2   # vt_now's suit for "no card added" (DISASTER = -1 adds a Disaster)
 
 
 @njit(cache=True, _nrt=False)
@@ -11,13 +14,13 @@ def _eligible(tot, cnt, zero):
 
 
 @njit(cache=True, _nrt=False)
-def others_max(obs, p):
+def others_max(obs, cfg, p):
     """The highest eligible total per suit among the other seats (-1: none) as a 4-tuple, and the highest
     favoured total among them for the current emperor (-1: none). Tuples keep the hot path allocation-free."""
     P = obs[E.O_NP]
-    mask = obs[E.O_EMP_MASK + obs[E.O_TURN] - 1]
-    zero = obs[E.O_ZERO_SCORES]
-    ezero = obs[E.O_EMP_ZERO]
+    mask = cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1]
+    zero = cfg[E.CFG_ZERO_SCORES]
+    ezero = cfg[E.CFG_EMP_ZERO]
     m0 = m1 = m2 = m3 = -1
     ofav = -1
     for q in range(P):
@@ -42,14 +45,14 @@ def others_max(obs, p):
 
 
 @njit(cache=True, _nrt=False)
-def vt_now(obs, p, omax, ofav, suit, level):
+def vt_now(obs, cfg, p, omax, ofav, suit, level):
     """Seat p's VT this turn if scoring happened now with one more card on its table in `suit` (-1: a
-    Disaster, -2: no card), against the other seats' best totals omax / ofav."""
+    Disaster, NO_CARD: no card), against the other seats' best totals omax / ofav."""
     b = E.O_SEATS + E.SB * p
     t = obs[E.O_TURN] - 1
-    mask = obs[E.O_EMP_MASK + t]
-    zero = obs[E.O_ZERO_SCORES]
-    ezero = obs[E.O_EMP_ZERO]
+    mask = cfg[E.CFG_EMP_MASK + t]
+    zero = cfg[E.CFG_ZERO_SCORES]
+    ezero = cfg[E.CFG_EMP_ZERO]
     vt = 0
     fav = -1
     allsuits = True
@@ -63,22 +66,22 @@ def vt_now(obs, p, omax, ofav, suit, level):
             allsuits = False
         if _eligible(tot, cnt, zero):
             if tot > omax[k]:
-                vt += obs[E.O_MAJ_VT]
+                vt += cfg[E.CFG_MAJ_VT]
             elif tot == omax[k]:
-                vt += obs[E.O_MAJ_TIE_VT]
+                vt += cfg[E.CFG_MAJ_TIE_VT]
         if mask & (1 << k) and _eligible(tot, cnt, ezero) and tot > fav:
             fav = tot
     if allsuits:
-        vt += obs[E.O_ALL_VT]
+        vt += cfg[E.CFG_ALL_VT]
     if fav >= 0:
-        bonus = obs[E.O_EMP_BONUS + t]
+        bonus = cfg[E.CFG_EMP_BONUS + t]
         if fav > ofav:
             vt += bonus
         elif fav == ofav:
-            tie = obs[E.O_EMP_TIE]
+            tie = cfg[E.CFG_EMP_TIE]
             vt += bonus // 2 if tie == E.EMP_TIE_HALF else (bonus if tie == E.EMP_TIE_FULL else 0)
     dis = obs[b + E.B_DIS] + (1 if suit == -1 else 0)
-    return vt + obs[E.O_DIS_VT] * dis
+    return vt + cfg[E.CFG_DIS_VT] * dis
 
 
 @njit(cache=True, _nrt=False)
@@ -92,16 +95,16 @@ def strongest_suit(obs, p):
 
 
 @njit(cache=True, _nrt=False)
-def greedy_scores(obs, actions, n, level_weight, scores):
+def greedy_scores(obs, cfg, actions, n, level_weight, scores):
     """scores[a] = own VT if scoring happened now after action a, plus level_weight x the card's level."""
     p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, p)
+    omax, ofav = others_max(obs, cfg, p)
     for a in range(n):
-        scores[a] = greedy_score(obs, actions, a, p, omax, ofav, level_weight)
+        scores[a] = greedy_score(obs, cfg, actions, a, p, omax, ofav, level_weight)
 
 
 @njit(cache=True, _nrt=False)
-def greedy_score(obs, actions, a, p, omax, ofav, level_weight):
+def greedy_score(obs, cfg, actions, a, p, omax, ofav, level_weight):
     """greedy_scores for one action, for strategies that stream their argmax (no score array per decision)."""
-    return vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
+    return vt_now(obs, cfg, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
         + level_weight * actions[a, E.A_LEVEL]

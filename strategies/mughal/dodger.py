@@ -13,10 +13,10 @@ def dodger(obs, actions, n_actions, params, cfg):
     VT-if-scored-now with a strong preference for high levels (level_weight), keeping its totals high
     enough to absorb a Disaster dealt face up."""
     p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, p)
+    omax, ofav = others_max(obs, cfg, p)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
+        v = greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         if actions[a, E.A_SUIT] == -1:
             v -= params[P_DISASTER_WEIGHT]
         take, best, ties = consider(v, best, ties)

@@ -13,15 +13,15 @@ def emperor_chaser(obs, actions, n_actions, params, cfg):
     highest suit total) and coming_weight x level for a suit the next emperor favours. Tables are cleared
     every turn, so only the current emperor can pay for today's cards: coming_weight defaults to 0."""
     p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, p)
+    omax, ofav = others_max(obs, cfg, p)
     t = obs[E.O_TURN] - 1
-    mask = obs[E.O_EMP_MASK + t]
+    mask = cfg[E.CFG_EMP_MASK + t]
     if mask == 15:
         mask = 1 << strongest_suit(obs, obs[E.O_SEAT])
-    nxt = obs[E.O_EMP_MASK + t + 1] if t + 1 < obs[E.O_NTURNS] else 0
+    nxt = cfg[E.CFG_EMP_MASK + t + 1] if t + 1 < cfg[E.CFG_NTURNS] else 0
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
+        v = greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         k = actions[a, E.A_SUIT]
         if k >= 0:
             if mask & (1 << k):

@@ -13,12 +13,12 @@ def greedy(obs, actions, n_actions, params, cfg):
     tables as they stand); equal VT: the higher level (level_weight), then at random. Streams the argmax
     (no score array): this is the benchmark strategy."""
     p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, p)
+    omax, ofav = others_max(obs, cfg, p)
     best = -1e18
     count = 0
     choice = 0
     for a in range(n_actions):
-        v = vt_now(obs, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
+        v = vt_now(obs, cfg, p, omax, ofav, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) \
             + params[P_LEVEL_WEIGHT] * actions[a, E.A_LEVEL]
         if v > best + 1e-9:
             best = v

@@ -12,11 +12,11 @@ def specialist(obs, actions, n_actions, params, cfg):
     """Builds one suit (suit: 0 military, 1 building, 2 culture, 3 wealth; presets specialist-<suit>):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
     p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, p)
+    omax, ofav = others_max(obs, cfg, p)
     suit = int(params[P_SUIT])
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
+        v = greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
         if actions[a, E.A_SUIT] == suit:
             v += params[P_FOCUS] * actions[a, E.A_LEVEL]
         take, best, ties = consider(v, best, ties)

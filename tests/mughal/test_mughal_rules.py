@@ -331,7 +331,7 @@ def test_choices_are_simultaneous(cfg4):
             n = E.legal_actions(t, v, actions)
             E.observe(t, v, p, obs)
             sc = np.empty(n)
-            greedy_scores(obs, actions, n, 0.0, sc)
+            greedy_scores(obs, v, actions, n, 0.0, sc)
             best.append({(int(actions[a, E.A_SUIT]), int(actions[a, E.A_LEVEL]))
                          for a in range(n) if sc[a] >= sc.max() - 1e-9})
         log = np.zeros((4, K.LOG_ACTION + E.ACOLS), dtype=np.int32)
