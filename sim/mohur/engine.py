@@ -619,12 +619,6 @@ def returns(s, cfg, out):
 
 
 @njit(cache=True)
-def score_round(s, cfg, out):
-    """Round scoring. out <- [rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break]"""
-    out[0], out[1], out[2], out[3], out[4] = round_score(s, cfg)
-
-
-@njit(cache=True)
 def round_score(s, cfg):
     """(rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break: a TIE code)."""
     c0, c1 = s[S_HAND + COIN], s[S_HAND + NK + COIN]
