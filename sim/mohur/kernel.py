@@ -19,7 +19,9 @@ from sim.registry import dispatcher, kernel_mode, mode_dispatcher, registered
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
 play = bind(playout.play, "mohur", G=E, CHOOSE=choose)  # the one play loop (the kernel and the trace)
-GROUPED = ("greedy",)  # strategies that read exchanges in groups (engine._enumerate): the same choices, faster
+# strategies that generate their exchanges from the observation (engine._enumerate, `on_demand`): the same
+# choices, without the engine listing every exchange
+ON_DEMAND = ("greedy", "hoarder", "racer", "setbuilder")
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -68,7 +70,7 @@ def _record_match(s, match, games, g, rows, r):
 
 
 @njit(cache=True)
-def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode, grouped):
+def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode, on_demand):
     n = lineups.shape[0]
     games = np.zeros((n, NGC), dtype=np.int32)
     rows = np.zeros((3 * n + 16, NRC), dtype=np.int32)
@@ -94,7 +96,7 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode, grou
             E.check_invariants(s, cfg)
         else:
             for p in range(2):
-                s[E.S_GROUPED + p] = grouped[sids[p]]
+                s[E.S_ON_DEMAND + p] = on_demand[sids[p]]
         play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, no_log, no_states)
         rows, r = _record_match(s, m, games, m, rows, r)
     return games, rows[:r]
@@ -110,9 +112,9 @@ def win_shares(winner):
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
-    grouped = np.array([d.name in GROUPED for d in registered("mohur")], dtype=np.int32)
+    on_demand = np.array([d.name in ON_DEMAND for d in registered("mohur")], dtype=np.int32)
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode,
-                               grouped)
+                               on_demand)
     shares = win_shares(games[:, GC["winner"]])
     return {
         "games": {**{name: games[:, i].astype(_dtype(name)) for i, name in enumerate(GAME_COLUMNS)},

@@ -1,4 +1,5 @@
 """Shared numba helpers for Mohur strategies: valuing sales and cards from the observation only."""
+import numpy as np
 from numba import njit
 
 from sim.mohur import engine as E
@@ -66,3 +67,69 @@ def fast_take_gain(actions, a, worths, coin_value):
     for g in range(E.NG):
         v += actions[a, E.A_TAKE + g] * worths[g] - actions[a, E.A_GIVE + g] * worths[E.NG + g]
     return v
+
+
+NO_EXTRA = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, _nrt=False)
+def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
+    """_choose_exchange, compiled once: numba specialises a function on the integer constants it is called with."""
+    return _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, np.int64(ties), np.int64(choice))
+
+
+@njit(cache=True, _nrt=False)  # see sim.mohur.engine's HOT_NO_NRT
+def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
+    """consider() over every exchange of the observer for the on-demand exchanges row a (engine.T_EXCHANGES,
+    listed last), generated from the observation in the engine's order, each valued as the strategies value an
+    exchange row: tw x fast_take_gain(row, worths, cv), plus take[g] x extra[g] per good, less spend per coin
+    given, in that order of operations (the same floats, so the same ties and draws). A take vector whose best
+    exchange falls short of `best` is skipped: none of its exchanges would win or tie, so no draw is skipped.
+    The exchange chosen, if any, is written into row a. Returns (best, ties, choice)."""
+    coins = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
+    take, k = np.int64(0), 0
+    while True:
+        take, k = E.next_take(obs, E.O_MARKET, take, k)
+        if k < 0:
+            return best, ties, choice
+        if k < obs[E.O_MIN_EXCHANGE]:
+            continue
+        bounds, kinds, nk, room = E.give_bounds(obs, E.O_HAND, take, k, coins)
+        if room < k:
+            continue
+        gain = 0.0
+        for g in range(E.NG):
+            t = (take >> (E.FIELD * g)) & E.FMASK
+            gain += tw * t * worths[g] + t * extra[g]
+        # the best exchange of this take gives the cheapest cards: fill the cheapest kinds first
+        left, used = k, 0
+        while left > 0:
+            cheapest, at = 1e300, -1
+            for i in range(nk):
+                if not (used >> i) & 1:
+                    g = (kinds >> (E.KIND_BITS * i)) & E.KMASK
+                    c = tw * cv + spend if g == E.COIN else tw * worths[E.NG + g]
+                    if c < cheapest:
+                        cheapest, at = c, i
+            used |= 1 << at
+            w = min((bounds >> (E.FIELD * at)) & E.FMASK, left)
+            gain -= w * cheapest
+            left -= w
+        if gain < best - 1e-6:
+            continue
+        give = E.first_give(bounds, nk, k)
+        while give >= 0:
+            per_kind = E.per_kind(give, kinds, nk)
+            coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
+            v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
+            for g in range(E.NG):
+                v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
+            v = tw * v
+            for g in range(E.NG):
+                v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
+            v -= spend * coins_given
+            chosen, best, ties = consider(v, best, ties)
+            if chosen:
+                choice = a
+                E.write_exchange(actions, a, k, take, per_kind)
+            give = E.next_give(give, bounds, nk)

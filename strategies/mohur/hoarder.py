@@ -2,7 +2,8 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import consider, round_ending_soon, sale_rupees, fast_take_gain, marginal_worths
+from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fast_take_gain, marginal_worths,
+                                        round_ending_soon, sale_rupees)
 
 
 @strategy("mohur", "hoarder", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
@@ -29,6 +30,10 @@ def hoarder(obs, actions, n_actions, params, cfg):
         elif typ == E.T_TAKE_COINS:
             coins = actions[a, E.A_TAKE + E.COIN]
             v = coins * coin_value * contested if coins >= min_coins else coins * 0.5
+        elif typ == E.T_EXCHANGES:
+            best, ties, choice = choose_exchange(obs, actions, a, worths, 1.0, 0.0, NO_EXTRA, spend_cost, best, ties,
+                                                 choice)
+            continue
         else:
             v = fast_take_gain(actions, a, worths, 0.0)
             v -= spend_cost * actions[a, E.A_GIVE + E.COIN]

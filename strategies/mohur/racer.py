@@ -2,7 +2,8 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import consider, sale_rupees, fast_take_gain, marginal_worths, top_token
+from strategies.mohur._features import (choose_exchange, consider, fast_take_gain, marginal_worths, sale_rupees,
+                                        top_token)
 
 
 @strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
@@ -19,6 +20,10 @@ def racer(obs, actions, n_actions, params, cfg):
             g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
             v = sale_rupees(obs, g, c)
             v = v + 100.0 if top_token(obs, g) >= threshold else 0.3 * v
+        elif typ == E.T_EXCHANGES:
+            best, ties, choice = choose_exchange(obs, actions, a, worths, 1.0, coin_value, _precious(obs, bias), 0.0,
+                                                 best, ties, choice)
+            continue
         else:
             v = fast_take_gain(actions, a, worths, coin_value)
             for g in range(E.NG):
@@ -28,3 +33,15 @@ def racer(obs, actions, n_actions, params, cfg):
         if take:
             choice = a
     return choice
+
+
+@njit(cache=True)
+def _precious(obs, bias):
+    """What each good taken adds (the loop above, per card; exact: the factors 1 and 1/2 are powers of two)."""
+    return (_bias(obs, 0, bias), _bias(obs, 1, bias), _bias(obs, 2, bias), _bias(obs, 3, bias), _bias(obs, 4, bias),
+            _bias(obs, 5, bias))
+
+
+@njit(cache=True)
+def _bias(obs, g, bias):
+    return bias * (1.0 if obs[E.O_HAND + g] > 0 else 0.5) if obs[E.O_MINSALE + g] >= 2 else 0.0

@@ -2,7 +2,8 @@ from numba import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import consider, round_ending_soon, sale_rupees, fast_take_gain, marginal_worths
+from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fast_take_gain, marginal_worths,
+                                        round_ending_soon, sale_rupees)
 
 
 @strategy("mohur", "setbuilder", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
@@ -25,6 +26,10 @@ def setbuilder(obs, actions, n_actions, params, cfg):
             v = sale_rupees(obs, g, c)
             ok = c >= min_set or c >= obs[E.O_TOKREM + g] or hand_full or hurry
             v = v + 100.0 if ok else v - 100.0
+        elif actions[a, E.A_TYPE] == E.T_EXCHANGES:
+            best, ties, choice = choose_exchange(obs, actions, a, worths, scale, coin_value, NO_EXTRA, 0.0, best, ties,
+                                                 choice)
+            continue
         else:
             v = scale * fast_take_gain(actions, a, worths, coin_value)
         take, best, ties = consider(v, best, ties)

@@ -83,65 +83,72 @@ def test_the_bound_play_loop_plays_the_kernels_match():
             assert rec["turns"] == rounds["turns"][mine][i] and rec["winner"] == rounds["winner"][mine][i]
 
 
-def _expand(rows):
-    """Grouped rows -> every exchange they stand for, in the engine's order (the free row dropped)."""
-    out = []
-    for r in rows:
-        if r[E.A_TYPE] != E.T_EXCHANGES:
-            out.append(tuple(r))
+def _exchanges_from(obs):
+    """Every exchange the observer may make, generated from its observation as the on-demand strategies do
+    (strategies/mohur/_features.choose_exchange), as rows."""
+    out, take, k = [], 0, 0
+    coins = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
+    buf = np.zeros((1, E.ACOLS), np.int32)
+    while True:
+        take, k = E.next_take(obs, E.O_MARKET, take, k)
+        if k < 0:
+            return out
+        bounds, kinds, nk, room = E.give_bounds(obs, E.O_HAND, take, k, coins)
+        if k < obs[E.O_MIN_EXCHANGE] or room < k:
             continue
-        if r[E.A_COUNT] == 0:
-            continue
-        kinds = [g for g in range(E.NK) if r[E.A_GIVE + g] > 0]
-        bounds = sum(int(r[E.A_GIVE + g]) << (E.FIELD * i) for i, g in enumerate(kinds))
-        give = E.first_give(bounds, len(kinds), int(r[E.A_COUNT]))
+        give = E.first_give(bounds, nk, k)
         while give >= 0:
-            row = [E.T_EXCHANGE, -1, int(r[E.A_COUNT])] + list(r[E.A_TAKE: E.A_TAKE + E.NG]) + [0] + [0] * E.NK
-            for i, g in enumerate(kinds):
-                row[E.A_GIVE + g] = (give >> (E.FIELD * i)) & int(E.FMASK)
-            out.append(tuple(row))
-            give = E.next_give(give, bounds, len(kinds))
-    return out
+            E.write_exchange(buf, 0, k, take, E.per_kind(give, kinds, nk))
+            out.append(tuple(buf[0]))
+            give = E.next_give(give, bounds, nk)
 
 
-def test_grouped_exchanges_stand_for_exactly_the_listed_ones():
+def test_exchanges_on_demand_are_exactly_the_listed_ones():
     from mohur_support import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
-    grouped_seen = 0
+    on_demand_seen = 0
     for seed in range(40):
         s, _ = reach_state(V, seed, seed % 17, take_bias=0.6)
         if E.round_over(s):
             continue
         full = [tuple(r) for r in buf[: E.legal_actions(s, V, buf)]]
-        s[E.S_GROUPED + s[E.S_CUR]] = 1
-        n = E.legal_actions(s, V, buf)
-        rows = buf[:n].copy()
-        grouped_seen += int((rows[:, E.A_TYPE] == E.T_EXCHANGES).any())
-        assert _expand(rows) == full
-    assert grouped_seen > 10
+        exchanges = [r for r in full if r[E.A_TYPE] == E.T_EXCHANGE]
+        obs = np.zeros(E.OBS_SIZE, np.int32)
+        E.observe(s, V, s[E.S_CUR], obs)
+        assert _exchanges_from(obs) == exchanges
+        s[E.S_ON_DEMAND + s[E.S_CUR]] = 1
+        rows = [tuple(r) for r in buf[: E.legal_actions(s, V, buf)]]
+        simple = full[: len(full) - len(exchanges)]
+        if exchanges and simple:  # the exchanges as one row, last
+            assert rows == simple + [(E.T_EXCHANGES, -1, 0) + (0,) * (E.ACOLS - 3)]
+            on_demand_seen += 1
+        else:  # nothing to hide them behind, or none
+            assert rows == full
+    assert on_demand_seen > 10
 
 
-def test_a_group_is_not_an_action():
+def test_the_exchanges_row_is_not_an_action():
     from mohur_support import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for seed in range(40):
         s, _ = reach_state(V, seed, 9, take_bias=0.6)
-        s[E.S_GROUPED + s[E.S_CUR]] = 1
+        s[E.S_ON_DEMAND + s[E.S_CUR]] = 1
         n = E.legal_actions(s, V, buf)
-        groups = np.flatnonzero(buf[:n, E.A_TYPE] == E.T_EXCHANGES)
-        if len(groups):
-            import pytest
+        if buf[n - 1, E.A_TYPE] == E.T_EXCHANGES:
             with pytest.raises(ValueError, match="not an action"):
-                E.apply_action(s, V, buf, int(groups[0]))
+                E.apply_action(s, V, buf, n - 1)
             return
-    raise AssertionError("no state with a group of exchanges")
+    raise AssertionError("no state with exchanges on demand")
 
 
-def test_greedy_reading_groups_plays_as_greedy_reading_every_exchange():
-    # debug mode lists every exchange; otherwise greedy reads groups: the same tables, draw for draw
+@pytest.mark.parametrize("names", [("greedy", "random", "racer"), ("hoarder", "setbuilder", "racer")])
+def test_strategies_generating_exchanges_play_as_reading_every_exchange(names):
+    # debug mode lists every exchange; otherwise the ON_DEMAND strategies generate them: the same tables, draw
+    # for draw
+    assert set(names) - {"random"} <= set(K.ON_DEMAND)
     cfg = make_cfg()
-    _, g1, r1 = play_batch(cfg, ["greedy", "random", "racer"], 90, 13, debug=True)
-    _, g2, r2 = play_batch(cfg, ["greedy", "random", "racer"], 90, 13, debug=False)
+    _, g1, r1 = play_batch(cfg, list(names), 90, 13, debug=True)
+    _, g2, r2 = play_batch(cfg, list(names), 90, 13, debug=False)
     for name in g1:
         assert np.array_equal(g1[name], g2[name]), name
     for name in r1:

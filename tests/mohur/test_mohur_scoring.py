@@ -15,9 +15,7 @@ def scored(*, coins=(0, 0), gsum=(0, 0), bsum=(0, 0), bcnt=(0, 0), gcnt=(0, 0), 
         s[E.S_GSUM + p], s[E.S_BSUM + p] = gsum[p], bsum[p]
         s[E.S_BCNT + p], s[E.S_GCNT + p] = bcnt[p], gcnt[p]
     s[E.S_END] = E.END_STACKS
-    out = np.zeros(5, dtype=np.int32)
-    E.score_round(s, v, out)
-    return [int(x) for x in out]  # rupees0, rupees1, coin holder, winner, tie_break
+    return [int(x) for x in E.round_score(s, v)]  # rupees0, rupees1, coin holder, winner, tie_break
 
 
 def test_coin_token_to_strictly_more_coins():
