@@ -31,7 +31,7 @@ from __future__ import annotations
 import types
 
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strategy's arguments, in order

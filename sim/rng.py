@@ -5,7 +5,7 @@ before it did, so sweep variants share them game by game (common random numbers)
 game whose length differs.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """Choosing among scored actions, shared by the strategies of every game. Ties are broken uniformly at random
 with numba's generator (seeded per game), so runs stay reproducible."""
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 
 @njit(cache=True)

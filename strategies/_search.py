@@ -48,7 +48,7 @@ import math
 import sys
 
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.interface import bind
 from sim.playout import play

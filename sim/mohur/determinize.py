@@ -13,7 +13,7 @@ Observing the result for the same seat gives back the same observation (a test c
 state passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.mohur import engine as E
 

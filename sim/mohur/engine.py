@@ -11,7 +11,7 @@ Chance: numba's generator is seeded once per match (from (batch seed, match, 0))
 seeded from (batch seed, match, round) (sim.rng), whatever happened before it.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.interface import Layout, codes
 from sim.rng import below, deal_seed, game_seed

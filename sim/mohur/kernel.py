@@ -9,7 +9,7 @@ use for their tie-breaks, is seeded once per match, from (batch seed, match, 0),
 starter.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim import playout
 from sim.interface import bind

@@ -15,7 +15,7 @@ chosen, so every seat chooses from the same state. `apply_action` runs every aut
 passing, scoring, the end phase, the next turn's deal, the end of the game).
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.interface import Layout, codes
 from sim.rng import reseed

@@ -5,7 +5,7 @@ one compiled kernel serves every lineup; the result rows are filled from the fin
 and per-turn history) and the pick tally from the play loop's log of applied actions.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim import playout
 from sim.interface import bind

@@ -13,7 +13,7 @@ one int64 vector `cfg` (CFG layout, built by sim.muziris.config). Chance: numba'
 `new_game` from (batch seed, game); strategies' tie-breaks draw from the same generator, in play order.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.interface import Layout, codes
 from sim.rng import game_seed, reseed

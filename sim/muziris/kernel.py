@@ -6,7 +6,7 @@ lineup. Randomness: `new_game` re-seeds numba's generator for every game from (b
 so sweep variants share their random numbers game by game.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim import playout
 from sim.interface import Layout, bind

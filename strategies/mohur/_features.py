@@ -1,6 +1,6 @@
 """Shared numba helpers for Mohur strategies: valuing sales and cards from the observation only."""
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.mohur import engine as E
 from strategies._choice import consider  # noqa: F401  (re-exported for the strategies)

@@ -6,7 +6,7 @@ its round (the search values the round being played), so Mohur also supplies the
 1 for a won round, 1/2 drawn, 0 lost, plus `margin_weight` per rupee of margin; and, for rollouts cut after
 `rollout_depth` actions, `evaluate`: the same value of the round as if it ended now.
 """
-from numba import njit
+from sim.jit import njit
 
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize

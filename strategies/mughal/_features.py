@@ -1,6 +1,6 @@
 """Shared numba helpers for Mughal strategies: 'VT if scoring happened now', from the observation and the public
 rules vector (cfg) only."""
-from numba import njit
+from sim.jit import njit
 
 from sim.mughal import engine as E
 from strategies._choice import consider, pick_best  # noqa: F401  (re-exported for the strategies)

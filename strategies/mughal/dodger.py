@@ -1,4 +1,4 @@
-from numba import njit
+from sim.jit import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy

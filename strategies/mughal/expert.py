@@ -9,7 +9,7 @@ after `rollout_depth` actions is scored the same way, the tables as they stand. 
 and level on the table in the same suit are one candidate (`candidate_key`). Presets search flat
 (`tree_depth` 1), candidates in rounds (`exploration` 0): every candidate played out in the same sampled world.
 """
-from numba import njit
+from sim.jit import njit
 
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize

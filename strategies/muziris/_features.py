@@ -5,7 +5,7 @@ can make) counts `w` (a strategy parameter). `tb[t]` is an extra value per order
 view of the market condition; zeros for greedy) and `cb` an extra value per card held.
 """
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.muziris import engine as E
 from strategies._choice import consider

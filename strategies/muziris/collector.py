@@ -1,5 +1,5 @@
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy

@@ -8,7 +8,7 @@ over the best rival; a rollout cut after `rollout_depth` actions is scored by `e
 market condition's end-of-game coins as if the game ended now, the best score winning (ties shared), plus the
 same margin term.
 """
-from numba import njit
+from sim.jit import njit
 import numpy as np
 
 from sim.muziris import engine as E
