@@ -60,3 +60,19 @@ def test_bind_compiles_one_copy_per_game():
     b = bind(_three_steps, "b", G=_GameB)
     assert a(1) == 4 and b(1) == 1000
     assert a.__qualname__ != b.__qualname__
+
+
+def test_project_njit_compiles_one_overload_for_literal_arguments():
+    """sim.jit.njit: calls from jitted code with different literal ints share one overload (numba's own njit
+    compiles one per literal value); the callee still computes with the values passed."""
+    from sim.jit import njit as project_njit
+
+    source = "def add(a, b):\n    return a + b\n\ndef caller(x):\n    return add(x, 1) + add(x, 2) + add(x, 3)\n"
+    for jit, overloads in ((project_njit(cache=False), 1), (njit, 3)):
+        space = {}
+        exec(source, space)
+        space["add"] = jit(space["add"])
+        caller = jit(space["caller"])
+        assert caller(10) == 36
+        # 3 with numba's njit is what sim.jit avoids (if numba stops doing it, sim/jit.py can go)
+        assert len(space["add"].signatures) == overloads
