@@ -117,12 +117,8 @@ def saved_batches(batch_dir: Path | None, summary_only: bool = False) -> list[in
     if batch_dir is None or not Path(batch_dir).is_dir():
         return []
     ext = "json" if summary_only else "npz"
-    found = []
-    for p in Path(batch_dir).glob(f"batch-*.{ext}"):
-        digits = p.name[len("batch-"):-len(ext) - 1]
-        if digits.isdigit():
-            found.append(int(digits))
-    return sorted(found)
+    digits = (p.name[len("batch-"):-len(ext) - 1] for p in Path(batch_dir).glob(f"batch-*.{ext}"))
+    return sorted(int(d) for d in digits if d.isdigit())
 
 
 def sound_batches(batch_dir: Path | None, plan, seed_of, id_column: str, summary_only: bool = False

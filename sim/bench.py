@@ -13,20 +13,15 @@ import numpy as np
 from analysis import stats
 from sim import inputs
 from sim.config import build
-from sim.game import MAIN_TABLE, game_names, get_game, kernel_function
+from sim.game import MAIN_TABLE, game_names, get_game
 from sim.registry import choices, registered
 from sim.runner import Plan, execute
 
 
 def _one_core(spec, cfg, players, chosen, n_games) -> float:
-    kernel = kernel_function(spec)
-    base = np.array([c.base_id for c in chosen], dtype=np.int64)
-    params = np.stack([c.vector() for c in chosen])
     lineup = np.tile(np.arange(len(chosen), dtype=np.int64), (n_games, 1))
-    kernel(cfg, players, lineup[:50], base, params, 7, False)  # warm: compile or load from cache
-    start = time.perf_counter()
-    kernel(cfg, players, lineup, base, params, 11, False)
-    return n_games / (time.perf_counter() - start)
+    seconds, _ = _timed(spec.function("kernel"), cfg, players, chosen, lineup, 50, time.perf_counter)
+    return n_games / seconds
 
 
 def run_bench(games: list[str], n_games: int, jobs: int, n_strength: int = 40) -> None:
@@ -71,12 +66,12 @@ def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
     names = [name for name in SEARCH_PRESETS if name in cfg.presets]
     if not names:
         names = [d.name for d in registered(spec.name) if d.search]
-    kernel = kernel_function(spec)
+    kernel = spec.function("kernel")
     opponent = spec.bench_lineup[0]
     for name in names:
         mirror = tuple(choices(spec.name, cfg.presets, [name] * players))
         m = max(1, min(5, n_games // 4000))
-        seconds, tables = _cpu_timed(kernel, cfg, players, mirror, np.zeros((m, players), dtype=np.int64))
+        seconds, tables = _timed(kernel, cfg, players, mirror, np.zeros((m, players), dtype=np.int64))
         decisions = _decisions(tables)
         line = f"  {name:<12}"
         line += (f" {decisions / seconds:>8,.0f} decisions/CPU-s ({m} mirror games)" if decisions
@@ -90,7 +85,7 @@ def _strength(spec, cfg, players, kernel, name, opponent, n) -> str:
     rotate = np.array([np.roll(np.arange(players), k) for k in range(players)] * (-(-n // players)),
                       dtype=np.int64)[:n]
     chosen = tuple(choices(spec.name, cfg.presets, [name] + [opponent] * (players - 1)))
-    seconds, tables = _cpu_timed(kernel, cfg, players, chosen, rotate)
+    seconds, tables = _timed(kernel, cfg, players, chosen, rotate)
     won = _seat_shares(spec, tables, players, n)[rotate == 0]  # choice 0 is the search player's seat
     r = stats.rate(float(won.sum()), n)
     return (f"vs {opponent} wins {r['estimate']:.1%} ({r['ci_low']:.1%}-{r['ci_high']:.1%}) of {n} games "
@@ -112,13 +107,14 @@ def _seat_shares(spec, tables, players, n) -> np.ndarray:
     return share
 
 
-def _cpu_timed(kernel, cfg, players, chosen, lineup):
+def _timed(kernel, cfg, players, chosen, lineup, warm_games=1, clock=time.process_time):
+    """(seconds by `clock`, tables) of one batch, after `warm_games` games (compile or load from cache)."""
     base = np.array([c.base_id for c in chosen], dtype=np.int64)
     params = np.stack([c.vector() for c in chosen])
-    kernel(cfg, players, lineup[:1], base, params, 7, False)  # warm
-    start = time.process_time()
+    kernel(cfg, players, lineup[:warm_games], base, params, 7, False)
+    start = clock()
     tables = kernel(cfg, players, lineup, base, params, 11, False)
-    return time.process_time() - start, tables
+    return clock() - start, tables
 
 
 def _decisions(tables) -> float | None:

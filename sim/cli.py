@@ -1,6 +1,7 @@
 """The `balance-sim` command line. Every mistake in a flag or configuration is one line on stderr, exit 2."""
 from __future__ import annotations
 
+import importlib
 import json
 import platform
 import sys
@@ -62,10 +63,6 @@ class Group(click.Group):
 @click.version_option(sim.__version__, prog_name="balance-sim")
 def main():
     """Monte Carlo balance simulator for Mohur, Mughal and Merchants of Muziris."""
-
-
-def _game_arg(f):
-    return click.argument("game")(f)
 
 
 def _config_options(f):
@@ -189,7 +186,9 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
         "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
         "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "versions": _versions(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": {"balance-sim": sim.__version__, "python": platform.python_version(),
+                     **{lib: importlib.import_module(lib).__version__ for lib in ("numpy", "numba", "pandas", "joblib")}},
     }
     meta["identity"] = results.identity({k: meta[k] for k in RUN_IDENTITY})
     with exclusive(out):
@@ -261,15 +260,6 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
     return out
 
 
-def _versions() -> dict:
-    import joblib
-    import numba
-    import numpy
-    import pandas
-    return {"balance-sim": sim.__version__, "python": platform.python_version(), "numpy": numpy.__version__,
-            "numba": numba.__version__, "pandas": pandas.__version__, "joblib": joblib.__version__}
-
-
 @main.command()
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("-o", "--out", default=None, type=click.Path(file_okay=False),
@@ -326,7 +316,7 @@ def trace(**which):
 
 
 @main.command("strategies")
-@_game_arg
+@click.argument("game")
 @_config_options
 def strategies_cmd(game, config_file, sets):
     """List the strategies and presets of GAME, one per line."""
@@ -340,7 +330,7 @@ def strategies_cmd(game, config_file, sets):
 
 
 @main.command("config")
-@_game_arg
+@click.argument("game")
 def config_cmd(game):
     """Print the full default configuration of GAME as commented TOML."""
     from sim.config import default_text
@@ -460,7 +450,7 @@ def _sweep_setup(kind: str, game: str, opts, targets) -> tuple:
 
 
 @main.command(context_settings=_PASS_THROUGH)
-@_game_arg
+@click.argument("game")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def sweep(game, args):
     """Play GAME once per parameter value (or grid) on common random numbers and compare.
@@ -493,7 +483,7 @@ def sweep(game, args):
 
 
 @main.command(context_settings=_PASS_THROUGH)
-@_game_arg
+@click.argument("game")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def tune(game, args):
     """Search parameter values that meet balance targets (successive halving on common random numbers).
@@ -532,7 +522,7 @@ def tune(game, args):
 
 
 @main.command()
-@_game_arg
+@click.argument("game")
 @click.option("--param", "params", multiple=True, metavar="KEY[=LO:HI]",
               help="A knob: a numeric key (default range +-30% around its default, narrowed to what the game "
                    "accepts) or KEY=LO:HI; a whole list (tokens.diamond) is scaled by a factor. Repeatable.")
@@ -596,9 +586,8 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     if not quiet:
         click.echo(f"{len(factors)} knobs, {design.blocks} {S.block_word(method)} x {design.size} points x "
                    f"{n_games:,} games; {sum(design.skipped.values())} refused points replaced", err=True)
-    _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, factors, list(metrics), method, design,
-                                         n_games, seed, jobs, batch_size or DEFAULT_BATCH, out, quiet, budget,
-                                         left_out)
+    _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, list(metrics), design, n_games, seed,
+                                         jobs, batch_size or DEFAULT_BATCH, out, quiet, budget, left_out)
     for line in lines:
         click.echo(line)
     click.echo(str(folder / "sensitivity.html"))

@@ -136,8 +136,3 @@ def get_game(name: str) -> GameSpec:
 def game_module(name: str, room: str) -> ModuleType:
     """`get_game(name).module(room)`: a room of a game named in a results folder or on the command line."""
     return get_game(name).module(room)
-
-
-def kernel_function(spec: GameSpec) -> Callable:
-    """The game's batch function itself (`GameSpec.run_batch` calls it), for callers that time or warm it."""
-    return spec.function("kernel")

@@ -73,10 +73,9 @@ def output_folder(out, option: str = "-o", staged: bool = True) -> Path:
                         "move it away or choose another path")
     if absolute.exists() and not absolute.is_dir():
         raise UserError(f"{option} {out}: exists and is a file, not a folder; choose another path")
-    ancestor = absolute.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    for above in [absolute.parent, *absolute.parent.parents]:
+    above_all = [absolute.parent, *absolute.parent.parents]
+    ancestor = next(p for p in above_all if p.exists())
+    for above in above_all:
         if above.exists() and not above.is_dir():
             raise UserError(f"{option} {out}: {above} is a file, not a folder")
     try:  # the only reliable test of "can we create a folder here" (permissions, read-only mounts, root)

@@ -15,18 +15,13 @@ from pathlib import Path
 from sim.errors import UserError
 
 
-def lock_path(out: Path) -> Path:
-    out = Path(out)
-    name = out.name[: -len(".partial")] if out.name.endswith(".partial") else out.name
-    return out.with_name(f".{name}.lock")
-
-
 @contextlib.contextmanager
 def exclusive(out: Path, what: str = "-o"):
     """Hold the output lock of `out` (a results folder or its `.partial`) for the block, or refuse."""
     import fcntl
 
-    path = lock_path(out)
+    name = Path(out).name[: -len(".partial")] if Path(out).name.endswith(".partial") else Path(out).name
+    path = Path(out).with_name(f".{name}.lock")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

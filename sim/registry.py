@@ -72,7 +72,13 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
 
     def decorate(func):
         py_func = getattr(func, "py_func", func)
-        _set_index_constants(sys.modules[py_func.__module__], name, params)
+        module = sys.modules[py_func.__module__]
+        for i, param in enumerate(params):
+            constant = f"P_{param.upper()}"
+            if getattr(module, constant, i) != i:
+                raise ValueError(f"strategy {name}: {module.__name__}.{constant} is already "
+                                 f"{getattr(module, constant)}")
+            setattr(module, constant, i)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
             bounds)
@@ -81,25 +87,13 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
     return decorate
 
 
-def _set_index_constants(module, name: str, params: dict) -> None:
-    for i, param in enumerate(params):
-        constant = f"P_{param.upper()}"
-        if getattr(module, constant, i) != i:
-            raise ValueError(f"strategy {name}: {module.__name__}.{constant} is already {getattr(module, constant)}")
-        setattr(module, constant, i)
-
-
-def _discover(game: str) -> None:
+def registered(game: str) -> list[StrategyDef]:
+    """Registered strategies of a game, in id order (sorted by name, so ids are stable)."""
     from sim.game import get_game
     package = get_game(game).module("strategies")
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if not info.name.startswith("_"):
             importlib.import_module(f"{package.__name__}.{info.name}")
-
-
-def registered(game: str) -> list[StrategyDef]:
-    """Registered strategies of a game, in id order (sorted by name, so ids are stable)."""
-    _discover(game)
     return [d for _, d in sorted(_REGISTRY.get(game, {}).items())]
 
 
@@ -234,10 +228,6 @@ def _is_rollout(d: StrategyDef, param: str) -> bool:
     return d.search and param == "rollout"
 
 
-def _rollout_names(game: str) -> list[str]:
-    return [x.name for x in registered(game) if not x.search]
-
-
 def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
     """`d`'s parameter vector: `given` values over the declared defaults, a rollout name as its strategy id
     (ids follow the registry, so a name keeps its meaning when a strategy is added)."""
@@ -253,8 +243,9 @@ def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
     if _is_rollout(d, param):  # names the rollout policy: a numeric id would change meaning with the registry
-        if not isinstance(value, str) or value not in _rollout_names(game):
-            raise ConfigError(key, value, f"allowed: {', '.join(_rollout_names(game))} (a strategy name)")
+        names = [x.name for x in registered(game) if not x.search]
+        if not isinstance(value, str) or value not in names:
+            raise ConfigError(key, value, f"allowed: {', '.join(names)} (a strategy name)")
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
         raise ConfigError(key, value, "expected a (finite) number")

@@ -36,15 +36,6 @@ def read_meta(folder: Path) -> dict:
     return meta
 
 
-def _check_kind(folder: Path, meta: dict) -> None:
-    if "sweep" in meta:
-        raise UserError(f"{folder} is a sweep folder: its report is {folder / 'sweep_report.html'}; report one "
-                        f"variant with 'balance-sim report {folder / 'variant-000'}'")
-    if "tune" in meta:
-        raise UserError(f"{folder} is a tune folder: its results are tune.json and history.csv, with no game "
-                        "tables to report")
-
-
 def check_meta(folder: Path, meta: dict):
     from sim.game import game_names, get_game
     path = folder / META
@@ -77,10 +68,22 @@ def load(folder: Path):
     """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one."""
     folder = Path(folder)
     meta = read_meta(folder)
-    _check_kind(folder, meta)
+    if "sweep" in meta:
+        raise UserError(f"{folder} is a sweep folder: its report is {folder / 'sweep_report.html'}; report one "
+                        f"variant with 'balance-sim report {folder / 'variant-000'}'")
+    if "tune" in meta:
+        raise UserError(f"{folder} is a tune folder: its results are tune.json and history.csv, with no game "
+                        "tables to report")
     spec = check_meta(folder, meta)
     if meta.get("partial"):
-        return "tables", *_load_partial(folder, meta)
+        from sim import results
+        if not isinstance(meta.get("batch_size"), int) or meta["batch_size"] < 1:
+            raise UserError(f"{folder / META}: no valid 'batch_size'; {REMAKE}")
+        try:
+            return "tables", *results.load(folder)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise UserError(f"{folder}: a saved batch cannot be read ({type(exc).__name__}: {exc}); "
+                            f"finish the run with 'balance-sim run --resume {folder}' instead") from None
     if meta.get("summary_only"):
         path = folder / "summary.json"
         try:
@@ -104,14 +107,3 @@ def load(folder: Path):
         raise UserError(f"{folder / (MAIN_TABLE + '.parquet')}: holds {len(main):,} games but {META} says "
                         f"{meta['games']:,}; the folder is damaged, {REMAKE}")
     return "tables", tables, meta
-
-
-def _load_partial(folder: Path, meta: dict):
-    from sim import results
-    if not isinstance(meta.get("batch_size"), int) or meta["batch_size"] < 1:
-        raise UserError(f"{folder / META}: no valid 'batch_size'; {REMAKE}")
-    try:
-        return results.load(folder)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-        raise UserError(f"{folder}: a saved batch cannot be read ({type(exc).__name__}: {exc}); "
-                        f"finish the run with 'balance-sim run --resume {folder}' instead") from None

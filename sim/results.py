@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -104,7 +105,6 @@ def begin(out: Path, meta: dict, quiet: bool = False) -> Path:
             raise UserError(f"-o {out}: {staging} holds {kind} with other settings that was interrupted "
                             f"({saved} saved parts); {hint}, or delete {staging} to start again")
         if not quiet or saved:
-            import sys
             print(f"balance-sim: continuing the interrupted run in {staging} with the same settings "
                   f"({saved} saved parts kept)", file=sys.stderr)
         write_meta(staging, {**old, **meta, "partial": True})
@@ -128,11 +128,6 @@ def read_meta(folder: Path) -> dict:
     if not (folder / META).is_file():
         raise UserError(f"{folder}: not a results folder (no {META}); make one with 'balance-sim run'")
     return json.loads((folder / META).read_text())
-
-
-def write_tables(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
-    for name, frame in tables.items():
-        frame.to_parquet(Path(folder) / f"{name}.parquet", index=False)
 
 
 class ParquetSink:
@@ -213,7 +208,6 @@ def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
     done, bad = sound_batches(folder / BATCHES, plan, lambda b: batch_seed(plan.seed, b), spec.id_column,
                               summary_only)
     if bad:
-        import sys
         print(f"balance-sim: warning: left out {len(bad)} damaged batch file(s): {', '.join(bad[:5])}",
               file=sys.stderr)
     if not done:

@@ -6,6 +6,7 @@ count, backend or scheduling order.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
@@ -277,10 +278,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     from sim.warmup import wait
     wait(spec.name)  # its kernel, if `main` is compiling it in the background
     summary_only = summary_meta is not None
-
-    def seed_of(b: int) -> int:
-        return batch_seed(plan.seed, b)
-
+    seed_of = functools.partial(batch_seed, plan.seed)
     done: set[int] = set()
     if batch_dir is not None:
         good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only)

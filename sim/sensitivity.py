@@ -11,8 +11,10 @@ small) is counted and its block is replaced by another sampled block before any 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
+import shutil
 import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -20,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from SALib.analyze import morris as morris_analyze, sobol as sobol_analyze
+from SALib.sample import morris as morris_sample, sobol as sobol_sample
 
 from sim.config import _suggest
 from sim.errors import ConfigError, UserError
@@ -144,17 +148,17 @@ class Checker:
 
     def __init__(self, spec, players: int, base: dict):
         self.spec, self.players, self.base = spec, players, base
-        self._seen: dict[str, str | None] = {}
+        self._refusal = functools.cache(self._refuse)  # by assignment, so a design point is validated once
 
     def __call__(self, assign: dict) -> str | None:
-        label = json.dumps(assign, sort_keys=True)
-        if label not in self._seen:
-            try:
-                self.spec.validate(assign_config(self.base, assign), self.players)
-                self._seen[label] = None
-            except ConfigError as exc:
-                self._seen[label] = f"{exc.key}: {exc.allowed}"
-        return self._seen[label]
+        return self._refusal(json.dumps(assign, sort_keys=True))
+
+    def _refuse(self, label: str) -> str | None:
+        try:
+            self.spec.validate(assign_config(self.base, json.loads(label)), self.players)
+        except ConfigError as exc:
+            return f"{exc.key}: {exc.allowed}"
+        return None
 
 
 def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
@@ -329,8 +333,6 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts. Blocks are
     sampled SPARE_BLOCKS times over what is needed, again (seed + 1, ...) while too few pass, up to
     MAX_SAMPLED times."""
-    from SALib.sample import morris as morris_sample
-    from SALib.sample import sobol as sobol_sample
     prob, size = problem(factors), block_size(method, len(factors))
     design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter())
     kept = []
@@ -365,8 +367,6 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
             ) -> pd.DataFrame:
     """One row per metric and knob: SALib's estimates with 95% bootstrap intervals, ranked. A metric missing
     at some point (NaN) is analysed on the blocks where it is defined."""
-    from SALib.analyze import morris as morris_analyze
-    from SALib.analyze import sobol as sobol_analyze
     prob, size = problem(design.factors), design.size
     morris = design.method == "morris"
     # SALib's estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
@@ -391,9 +391,10 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
             est = [np.asarray(r[k]) for k in keys]
         for i, f in enumerate(design.factors):
             score, conf, third, fourth = (float(e[i]) for e in est)
-            row = {"metric": metric, "blocks": len(whole), **_knob(f), keys[0]: score, keys[1]: conf,
-                   f"{keys[0]}_low": max(0.0, score - conf), f"{keys[0]}_high": score + conf, keys[2]: third,
-                   keys[3]: fourth}
+            row = {"metric": metric, "blocks": len(whole), "knob": f.key, "range": f.describe_range(), "low": f.low,
+                   "high": f.high, "whole_numbers": f.integer, "scales_list": f.scales_list, keys[0]: score,
+                   keys[1]: conf, f"{keys[0]}_low": max(0.0, score - conf), f"{keys[0]}_high": score + conf,
+                   keys[2]: third, keys[3]: fourth}
             if morris:
                 row["noise"] = (noise or {}).get(metric, math.nan)
             rows.append({**row, "status": status})
@@ -402,11 +403,6 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
         table["rank"] = table.groupby("metric")[keys[0]].rank(ascending=False, method="min").astype(int)
         table = table.sort_values(["metric", "rank", "knob"], kind="stable").reset_index(drop=True)
     return table
-
-
-def _knob(f: Factor) -> dict:
-    return {"knob": f.key, "range": f.describe_range(), "low": f.low, "high": f.high, "whole_numbers": f.integer,
-            "scales_list": f.scales_list}
 
 
 def noise_level(se: float, levels: int) -> float:
@@ -440,11 +436,6 @@ def resolve_metric(name: str, summary: dict) -> str | None:
     return None
 
 
-def _median(values) -> float:
-    values = pd.to_numeric(values, errors="coerce").dropna()
-    return float(values.median()) if len(values) else math.nan
-
-
 def _se(m: dict) -> float:
     lo, hi = m.get("ci_low"), m.get("ci_high")
     if lo is None or hi is None or not np.isfinite([lo, hi]).all():
@@ -452,10 +443,9 @@ def _se(m: dict) -> float:
     return (hi - lo) / (2 * 1.959964)
 
 
-def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: list[Factor], metrics: list[str],
-                    method: str, design: Design, n_games: int, seed: int, jobs: int, batch_size: int, out: Path,
-                    quiet: bool = False, budget: int | None = None, skipped_knobs: list[str] = (),
-                    backend: str = "loky", scheduler: str | None = None):
+def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,
+                    n_games: int, seed: int, jobs: int, batch_size: int, out: Path, quiet: bool = False,
+                    budget: int | None = None, skipped_knobs: list[str] = ()):
     """Play every design point (each distinct configuration once, all from the same seed), then analyse and
     write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
     from tqdm import tqdm
@@ -470,13 +460,14 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
     labels = [json.dumps(a, sort_keys=True) for a in assigns]
     distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
     plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+    method = design.method
     meta = {"game": spec.name, "sensitivity": True, "method": method, "players": players, "seed": seed,
             "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
             "points_played": len(distinct), "games": len(distinct) * n_games, "blocks": design.blocks,
             "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
             "skipped_reasons": dict(design.skipped), "levels": design.levels,
             "knobs": [{"key": f.key, "low": f.low, "high": f.high, "whole_numbers": f.integer,
-                       "scales_list": f.scales_list, "range": f.describe_range()} for f in factors],
+                       "scales_list": f.scales_list, "range": f.describe_range()} for f in design.factors],
             "left_out": list(skipped_knobs),
             "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
             "round_robin": round_robin, "batch_size": batch_size, "config": base}
@@ -490,7 +481,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
         for label in distinct:
             assign = json.loads(label)
             cfg = spec.validate(assign_config(base, assign), players)
-            tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=False)
+            tables, _ = execute(spec, cfg, plan, jobs=jobs, progress=False)
             summaries[label] = summary_for(tables, _meta(spec, players, plan, cfg))
             if len(summaries) == 1:
                 metrics = _check_metrics(metrics, summaries[label], spec.name, staging)
@@ -513,7 +504,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
                         f"whole pair of {block_word(method)}; their figures are in {staging / 'points.csv'}")
     analysed = points[points["analysed"]]
     values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
-    noise = {m: noise_level(_median(analysed[f"{m}.se"]), design.levels) for m in metrics} \
+    noise = {m: noise_level(float(analysed[f"{m}.se"].median()), design.levels) for m in metrics} \
         if method == "morris" else {}
     table = analyse(replace(design, X=design.X[: done * size]), values, seed, noise)
     table.to_csv(staging / "sensitivity.csv", index=False)
@@ -529,7 +520,6 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, factors: lis
 
 
 def _check_metrics(wanted: list[str], summary: dict, game: str, staging: Path) -> list[str]:
-    import shutil
     if not wanted:
         return default_metrics(summary)
     resolved = []

@@ -6,6 +6,7 @@ are the parameter's effect, not noise.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -17,8 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.config import apply_set, build
+from sim import results
+from sim.config import apply_set, build, parse_value
 from sim.errors import UserError, stopped_part_way
+from sim.lock import exclusive
+from sim.runner import Plan, assemble, execute, run_one_batch
 
 
 MAX_VALUES = 10_000  # values one --param may take (--range or --values): larger grids are refused before any work
@@ -134,7 +138,6 @@ def grid(params: list[tuple[str, list]], limit: int = MAX_VARIANTS, what: str = 
 def resolve_baseline(params: list[tuple[str, list]], variants: list[dict], specs: list[str]) -> int:
     """--baseline: the variant the others are compared with. `#I` is variant I (as numbered in sweep.csv);
     VALUE is the swept parameter's value (one parameter); KEY=VALUE, repeated, picks a grid cell. Default 0."""
-    from sim.config import parse_value
     if not specs:
         return 0
     labels = "; ".join(f"#{i} {variant_label(v)}" for i, v in enumerate(variants))
@@ -178,14 +181,8 @@ def _games_check(games: int, what: str) -> None:
 
 def flatten_summary(summary: dict) -> dict:
     """summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n."""
-    row = {}
-    for name, m in summary.items():
-        if isinstance(m, dict):
-            row[name] = m.get("estimate")
-            row[f"{name}.ci_low"] = m.get("ci_low")
-            row[f"{name}.ci_high"] = m.get("ci_high")
-            row[f"{name}.n"] = m.get("n")
-    return row
+    return {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict)
+            for suffix, field in (("", "estimate"), (".ci_low", "ci_low"), (".ci_high", "ci_high"), (".n", "n"))}
 
 
 def _scalar(value):
@@ -204,8 +201,10 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
     """Play every variant of the grid on common random numbers; write one results folder per variant, the
     combined table (sweep.csv, sweep.parquet, with each variant's paired difference from the baseline) and
     sweep_report.html. The same command run again after an interruption keeps the variants that finished."""
-    from sim import results
-    from sim.lock import exclusive
+    from analysis import sweep_paired
+    from analysis.paired import block_statistics
+    from analysis.report import build_report, summary_for
+    from analysis.sweep import build_sweep_report
 
     variants = grid(params)
     _games_check(n_games, f"sweep -n {n_games:,}")
@@ -214,70 +213,61 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
     ident = results.identity({"sweep": params, "configs": [c.raw for c in configs], "games": n_games, "seed": seed,
                               "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
                               "batch_size": batch_size, "reports": reports})
+    with _staged("sweep", out, {"game": spec.name, "sweep": [k for k, _ in params], "identity": ident},
+                 quiet) as staging:
+        rows, summaries, blocks, metas = [], [], [], []
+        for i, (assign, cfg) in enumerate(zip(variants, configs)):
+            folder = staging / f"variant-{i:03d}"
+            kept = results._meta_of(folder)
+            if kept is not None and kept.get("partial") is False and (folder / "summary.json").is_file():
+                summary = json.loads((folder / "summary.json").read_text())  # finished before an interruption
+                meta, tables = kept, results.read_tables(folder)  # its games pair with the other variants'
+            else:
+                if not quiet:
+                    print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
+                shutil.rmtree(folder, ignore_errors=True)  # a variant cut short: ours, played again
+                plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+                tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
+                                         progress=not quiet)
+                folder.mkdir()
+                meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
+                for name, frame in tables.items():
+                    frame.to_parquet(folder / f"{name}.parquet", index=False)
+                if reports:
+                    summary = build_report(tables, meta, folder)
+                else:
+                    summary = summary_for(tables, meta)
+                    (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+                results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
+            rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
+            summaries.append(summary)
+            metas.append(meta)
+            blocks.append(block_statistics(tables, meta, summary))
+            del tables
+        diffs = sweep_paired.variant_differences(spec.name, summaries, blocks, metas, base)
+        for i, row in enumerate(rows):
+            row.update(sweep_paired.columns(diffs, i, base))
+        table = pd.DataFrame(rows)
+        table.to_csv(staging / "sweep.csv", index=False)
+        table.to_parquet(staging / "sweep.parquet", index=False)
+        lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging, diffs, base)
+        results.write_meta(staging, {"game": spec.name, "sweep": {k: v for k, v in params}, "games": n_games,
+                                     "seed": seed, "variants": len(variants), "partial": False, "baseline": base,
+                                     "targets": [t.describe() for t in targets]})
+        results.finish(staging, out)
+        return out, lines
+
+
+@contextlib.contextmanager
+def _staged(kind: str, out: Path, meta: dict, quiet: bool):
+    """The locked staging folder of a sweep or tune. An interrupted one keeps what finished in its `.partial`
+    folder; the same command continues."""
     with exclusive(out):
         results.check_output(out)
-        staging = results.begin(out, {"game": spec.name, "sweep": [k for k, _ in params], "identity": ident,
-                                      "partial": True}, quiet)
-        with _continuable("sweep", staging):
-            return _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n_games, seed, jobs,
-                               out, staging, batch_size, reports, targets, backend, scheduler, quiet, base)
-
-
-def _continuable(kind: str, staging: Path):
-    """An interrupted sweep or tune keeps what finished in its `.partial` folder; the same command continues."""
-    return stopped_part_way(lambda: f"what finished is kept in {staging}",
-                            f"run the same 'balance-sim {kind}' command again to continue")
-
-
-def _play_sweep(spec, players, chosen, round_robin, params, variants, configs, n_games, seed, jobs, out, staging,
-                batch_size, reports, targets, backend, scheduler, quiet, base):
-    from analysis import sweep_paired
-    from analysis.paired import block_statistics
-    from analysis.report import build_report, summary_for
-    from analysis.sweep import build_sweep_report
-    from sim import results
-    from sim.runner import Plan, execute
-
-    rows, summaries, blocks, metas = [], [], [], []
-    for i, (assign, cfg) in enumerate(zip(variants, configs)):
-        folder = staging / f"variant-{i:03d}"
-        kept = results._meta_of(folder)
-        if kept is not None and kept.get("partial") is False and (folder / "summary.json").is_file():
-            summary = json.loads((folder / "summary.json").read_text())  # finished before an interruption
-            meta, tables = kept, results.read_tables(folder)  # its games pair with the other variants'
-        else:
-            if not quiet:
-                print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
-            shutil.rmtree(folder, ignore_errors=True)  # a variant cut short: ours, played again
-            plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
-            tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                     progress=not quiet)
-            folder.mkdir()
-            meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
-            results.write_tables(folder, tables)
-            if reports:
-                summary = build_report(tables, meta, folder)
-            else:
-                summary = summary_for(tables, meta)
-                (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-            results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
-        rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
-        summaries.append(summary)
-        metas.append(meta)
-        blocks.append(block_statistics(tables, meta, summary))
-        del tables
-    diffs = sweep_paired.variant_differences(spec.name, summaries, blocks, metas, base)
-    for i, row in enumerate(rows):
-        row.update(sweep_paired.columns(diffs, i, base))
-    table = pd.DataFrame(rows)
-    table.to_csv(staging / "sweep.csv", index=False)
-    table.to_parquet(staging / "sweep.parquet", index=False)
-    lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging, diffs, base)
-    results.write_meta(staging, {"game": spec.name, "sweep": {k: v for k, v in params}, "games": n_games,
-                                 "seed": seed, "variants": len(variants), "partial": False, "baseline": base,
-                                 "targets": [t.describe() for t in targets]})
-    results.finish(staging, out)
-    return out, lines
+        staging = results.begin(out, {**meta, "partial": True}, quiet)
+        with stopped_part_way(lambda: f"what finished is kept in {staging}",
+                              f"run the same 'balance-sim {kind}' command again to continue"):
+            yield staging
 
 
 PROBE_GAMES = 4  # games played in memory to learn a game's figure names before a sweep or tune starts
@@ -291,7 +281,6 @@ def check_targets(spec, cfg, players, chosen, round_robin, targets: list[Target]
     if not targets:
         return
     from analysis.report import summary_for
-    from sim.runner import Plan, assemble, run_one_batch
     for t in targets:
         if not re.match(r"^[\w\[\]=.<>-]+$", t.metric):
             raise UserError(f"--target {t.metric!r}: not a metric name")
@@ -339,19 +328,62 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
         raise UserError(f"--budget {budget}: too small for {len(candidates)} candidates over {rounds} rounds; "
                         f"give at least {rounds * len(candidates) * batch_size} games")
     _games_check(_most_games(len(candidates), rounds, per_round, batch_size), f"tune --budget {budget:,}")
-    from sim import results
-    from sim.lock import exclusive
+    from analysis.report import summary_for
     # the same command run again continues: candidates' saved batches are checked and reused
     ident = results.identity({"tune": candidates, "configs": [c.raw for c in configs], "seed": seed,
                               "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
                               "batch_size": batch_size, "budget": budget, "max_candidates": max_candidates,
                               "targets": [t.describe() for t in targets]})
-    with exclusive(out):
-        results.check_output(out)
-        staging = results.begin(out, {"game": spec.name, "tune": True, "identity": ident, "partial": True}, quiet)
-        with _continuable("tune", staging):
-            return _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size,
-                          backend, scheduler, quiet, candidates, configs, rounds, per_round, staging)
+    with _staged("tune", out, {"game": spec.name, "tune": True, "identity": ident}, quiet) as staging:
+        survivors = list(range(len(candidates)))
+        games = {c: 0 for c in survivors}
+        summaries: dict[int, dict] = {}
+        spent = 0
+        history = []
+        for r in range(rounds):
+            share = (per_round // len(survivors)) // batch_size * batch_size
+            for c in survivors:
+                games[c] += share
+                spent += share
+                plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
+                tables, _ = execute(spec, configs[c], plan, jobs=jobs, backend=backend, scheduler=scheduler,
+                                    progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
+                summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
+                unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
+                if unknown:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    metrics = sorted(k for k, v in summaries[c].items() if isinstance(v, dict))
+                    raise UserError(f"--target {unknown[0]}: not a figure of {spec.name}; allowed: "
+                                    + ", ".join(metrics))
+                history.append({"round": r, "candidate": c, "games": games[c],
+                                **{k: _scalar(v) for k, v in candidates[c].items()},
+                                "loss": loss(summaries[c], targets)[0]})
+            survivors.sort(key=lambda c: loss(summaries[c], targets))
+            if not quiet:
+                best = survivors[0]
+                print(f"round {r + 1}/{rounds}: {len(survivors)} candidates x {share:,} more games; best so far "
+                      f"{variant_label(candidates[best])} (distance {loss(summaries[best], targets)[0]:.3f})",
+                      flush=True)
+            if len(survivors) == 1:
+                break
+            survivors = survivors[: max(1, math.ceil(len(survivors) / 2))] if r < rounds - 1 else survivors
+        ranked = sorted(summaries, key=lambda c: (-games[c], loss(summaries[c], targets)))
+        report = [{"candidate": c, "params": candidates[c], "games": games[c],
+                   "distance": loss(summaries[c], targets)[0],
+                   "targets": {t.metric: {**summaries[c].get(t.metric, {}), "band": [t.low, t.high],
+                                          "verdict": t.verdict(summaries[c].get(t.metric, {}))} for t in targets}}
+                  for c in ranked]
+        for c in range(len(candidates)):
+            shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
+        (staging / "tune.json").write_text(json.dumps({"game": spec.name, "budget": budget, "spent": spent,
+                                                       "seed": seed, "method": "successive halving",
+                                                       "targets": [t.describe() for t in targets],
+                                                       "ranking": report}, indent=2, default=str) + "\n")
+        pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
+        results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
+                                     "spent": spent, "seed": seed})
+        results.finish(staging, out)
+        return report, spent
 
 
 def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> int:
@@ -363,60 +395,3 @@ def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int)
             break
         survivors = max(1, math.ceil(survivors / 2)) if r < rounds - 1 else survivors
     return games
-
-
-def _halve(spec, players, chosen, round_robin, targets, budget, seed, jobs, out, batch_size, backend, scheduler,
-           quiet, candidates, configs, rounds, per_round, staging):
-    from analysis.report import summary_for
-    from sim import results
-    from sim.runner import Plan, execute
-
-    survivors = list(range(len(candidates)))
-    games = {c: 0 for c in survivors}
-    summaries: dict[int, dict] = {}
-    spent = 0
-    history = []
-    for r in range(rounds):
-        share = (per_round // len(survivors)) // batch_size * batch_size
-        for c in survivors:
-            games[c] += share
-            spent += share
-            plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
-            tables, _ = execute(spec, configs[c], plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
-            summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
-            unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
-            if unknown:
-                shutil.rmtree(staging, ignore_errors=True)
-                metrics = sorted(k for k, v in summaries[c].items() if isinstance(v, dict))
-                raise UserError(f"--target {unknown[0]}: not a figure of {spec.name}; allowed: {', '.join(metrics)}")
-            history.append({"round": r, "candidate": c, "games": games[c],
-                            **{k: _scalar(v) for k, v in candidates[c].items()},
-                            "loss": loss(summaries[c], targets)[0]})
-        survivors.sort(key=lambda c: loss(summaries[c], targets))
-        if not quiet:
-            best = survivors[0]
-            print(f"round {r + 1}/{rounds}: {len(survivors)} candidates x {share:,} more games; best so far "
-                  f"{variant_label(candidates[best])} (distance {loss(summaries[best], targets)[0]:.3f})", flush=True)
-        if len(survivors) == 1:
-            break
-        survivors = survivors[: max(1, math.ceil(len(survivors) / 2))] if r < rounds - 1 else survivors
-    ranked = sorted(summaries, key=lambda c: (-games[c], loss(summaries[c], targets)))
-    report = []
-    for c in ranked:
-        entry = {"candidate": c, "params": candidates[c], "games": games[c],
-                 "distance": loss(summaries[c], targets)[0],
-                 "targets": {t.metric: {**summaries[c].get(t.metric, {}), "band": [t.low, t.high],
-                                        "verdict": t.verdict(summaries[c].get(t.metric, {}))} for t in targets}}
-        report.append(entry)
-    for c in range(len(candidates)):
-        shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
-    (staging / "tune.json").write_text(json.dumps({"game": spec.name, "budget": budget, "spent": spent,
-                                                   "seed": seed, "method": "successive halving",
-                                                   "targets": [t.describe() for t in targets],
-                                                   "ranking": report}, indent=2, default=str) + "\n")
-    pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
-    results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
-                                 "spent": spent, "seed": seed})
-    results.finish(staging, out)
-    return report, spent

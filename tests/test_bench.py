@@ -8,7 +8,7 @@ import pytest
 
 from sim.bench import _strength
 from sim.config import build
-from sim.game import get_game, kernel_function
+from sim.game import get_game
 
 NUMBER = r"([\d,]+(?:\.\d+)?(?:e[-+]?\d+)?)"
 LINE = re.compile(rf"^  (\S+) +{NUMBER} decisions/CPU-s \(\d+ mirror games\); vs greedy wins {NUMBER}% "
@@ -60,7 +60,7 @@ def test_strength_credits_the_rotated_seat_of_the_first_strategy(game):
     spec = get_game(game)
     players = spec.default_players
     cfg = spec.validate(build(spec.package), players)
-    kernel = kernel_function(spec)
+    kernel = spec.function("kernel")
 
     def won(name, opponent):
         text = _strength(spec, cfg, players, kernel, name, opponent, 40)

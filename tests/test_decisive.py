@@ -7,7 +7,7 @@ import pytest
 from analysis import decisive as D
 from analysis import muziris as muziris_analysis
 from sim.config import build
-from sim.game import get_game, kernel_function
+from sim.game import get_game
 from sim.registry import choices
 from sim.runner import Plan, execute
 
