@@ -14,7 +14,10 @@ from click.core import ParameterSource
 
 import sim
 from sim import inputs
+from sim.config import build, default_text, parse_value
 from sim.errors import UserError, machine_errors, stopped_part_way
+from sim.game import game_names, get_game
+from sim.lock import exclusive
 from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
@@ -75,8 +78,6 @@ def _config_options(f):
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
     """Everything validated before any game is played: game, players, configuration, strategies."""
-    from sim.config import build
-    from sim.game import get_game
     from sim.registry import all_names, choices, registered
     spec = get_game(game)
     players = spec.check_players(players if players is not None else spec.default_players)
@@ -134,7 +135,6 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
     else:
         if not game:
-            from sim.game import game_names
             raise UserError("missing GAME; allowed: " + ", ".join(game_names()))
         if n_games is not None:
             inputs.games(n_games)
@@ -181,7 +181,6 @@ def _quiet_warnings(quiet: bool) -> None:
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
                   scheduler, report: bool, debug: bool, quiet: bool, summary_only: bool = False) -> Path:
     from sim import results
-    from sim.lock import exclusive
     meta = {
         "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
@@ -200,9 +199,7 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
 
 def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
     from sim import results
-    from sim.game import get_game
     from sim import report_folder
-    from sim.lock import exclusive
     staging, out = results.partial_path(folder), results.final_path(folder)
     with exclusive(out, "--resume"):
         if not staging.is_dir():
@@ -320,8 +317,6 @@ def trace(**which):
 @_config_options
 def strategies_cmd(game, config_file, sets):
     """List the strategies and presets of GAME, one per line."""
-    from sim.config import build
-    from sim.game import get_game
     from sim.registry import all_names
     spec = get_game(game)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), spec.default_players)
@@ -333,8 +328,6 @@ def strategies_cmd(game, config_file, sets):
 @click.argument("game")
 def config_cmd(game):
     """Print the full default configuration of GAME as commented TOML."""
-    from sim.config import default_text
-    from sim.game import get_game
     click.echo(default_text(get_game(game).package), nl=False)
 
 
@@ -348,7 +341,6 @@ def bench(games, n_games, jobs, n_strength):
     """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
     CPU-second beside their win rate against greedy."""
     from sim.bench import run_bench, strength_games
-    from sim.game import get_game
     inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
     inputs.jobs(jobs, allow_all=False)
     strength_games(n_strength)
@@ -368,7 +360,6 @@ def _is_option(token: str) -> bool:
 
 def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
     """Pull `--param KEY (--values V1 V2 ... | --range START:STOP:STEP)` groups out of the arguments."""
-    from sim.config import parse_value
     from sim.sweep import parse_range
     params, rest, i = [], [], 0
     while i < len(tokens):
@@ -557,7 +548,6 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     Writes DIR/sensitivity.html (a tornado chart per metric), sensitivity.csv and points.csv.
     """
     from sim import sensitivity as S
-    from sim.config import build
     from sim.runner import DEFAULT_BATCH
     if bool(params) == all_numeric:
         raise UserError("sensitivity: give --param KEY[=LO:HI] (repeatable) or --all-numeric, not both")
@@ -570,7 +560,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
         raise UserError(f"--levels {levels}: must be an even number of at least 2 (4 is usual)")
     inputs.jobs(jobs)
     spec, players, cfg, chosen, rr = load_setup(game, config_file, sets, players, strategies)
-    base = build(spec.package, config_file, tuple(sets))
+    base = cfg.raw  # the built configuration, before validation turned it into the game's arrays
     factors, left_out, check = S.make_knobs(spec, players, base, list(params), spread)
     if not factors:
         raise UserError("sensitivity: no knob has a range to vary; " + "; ".join(left_out[:3]))
@@ -601,7 +591,6 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim import results
-    from sim.game import game_names
     from sim.runner import DEFAULT_BATCH, Plan
     from sim.warmup import compile_kernels
     inputs.jobs(jobs)

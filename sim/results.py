@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import UserError
+from sim.runner import assemble, batch_seed, plan_from_meta
 
 META = "meta.json"
 BATCHES = "batches"
@@ -140,7 +141,6 @@ class ParquetSink:
         self.writers: dict = {}
 
     def __call__(self, b: int, tables: dict) -> None:
-        from sim.runner import assemble
         for name, frame in assemble(self.spec, self.plan, [tables]).items():
             self.buffers.setdefault(name, []).append(frame)
             if sum(len(f) for f in self.buffers[name]) >= self.rows:
@@ -201,7 +201,6 @@ def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
         return read_tables(folder), meta
     from sim.batches import load_batch, sound_batches
     from sim.game import get_game
-    from sim.runner import assemble, batch_seed, plan_from_meta
     spec = get_game(meta["game"])
     plan = plan_from_meta(meta)
     summary_only = bool(meta.get("summary_only"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ import pandas as pd
 
 from sim.batches import load_batch, save_batch, sound_batches
 from sim.errors import UserError
-from sim.game import GameSpec
+from sim.game import GameSpec, get_game
 
 DEFAULT_BATCH = 2000
 
@@ -106,7 +108,6 @@ def seat_choices(game: str, players: int, choices: tuple, round_robin: bool, ind
 
 def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) -> dict:
     """Plays batch b. A plain module-level function so joblib workers import the engine once and reuse it."""
-    from sim.game import get_game
     spec = get_game(game)
     start, stop = plan.batch_bounds(b)
     base = np.array([c.base_id for c in plan.choices], dtype=np.int64)
@@ -125,7 +126,6 @@ def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bo
 
     from analysis import stats
     from analysis.report import summary_for
-    from sim.game import get_game
     spec = get_game(game)
     start, stop = plan.batch_bounds(b)
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
@@ -160,11 +160,9 @@ def exit_with_parent(parent_pid: int) -> None:
         return  # not our direct child (a Dask worker under its nanny): its own supervisor ends it
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
     else:
-        import threading
 
         def watch():
             while os.getppid() == parent_pid:
@@ -235,15 +233,12 @@ class _StopOnCtrlC:
         self.requested = True
 
     def __enter__(self):
-        import signal
-        import threading
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._old[sig] = signal.signal(sig, self._handle)
         return self
 
     def __exit__(self, *exc):
-        import signal
         for sig, old in self._old.items():
             signal.signal(sig, signal.SIG_IGN if self.requested and IGNORE_SIGNALS_ONCE_STOPPED else old)
         return False
