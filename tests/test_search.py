@@ -186,6 +186,22 @@ def test_a_race_keeps_candidates_it_cannot_tell_apart():
     assert visits[1: 1 + n].tolist() == [10, 10, 10]
 
 
+def test_tolerance_stops_once_the_choice_cannot_matter():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    cut = dict(iterations=30.0, exploration=0.0, tree_depth=1.0, rollout_depth=1.0, race=1.0, race_rounds=3.0)
+    seed(0)  # every rollout scored 1/4: an exact tie, nothing to lose by stopping after `race_rounds` rounds
+    _, _, visits, _, _ = SEARCH_QUARTER(obs, actions, n, params(**cut, tolerance=0.01), CFG)
+    assert visits[1: 1 + n].tolist() == [3, 3, 3]
+    obs, _, actions, n = position(3, (0, 1, 1, 1))  # taking all 3 tokens wins at once
+    flat = dict(iterations=300.0, exploration=0.0, tree_depth=1.0, race=2.0, race_rounds=5.0)
+    seed(0)
+    row, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat, tolerance=0.01), CFG)
+    assert actions[row, 0] == 3 and visits[1 + row] == visits[1: 1 + n].max() and visits[0] < 300
+    seed(0)
+    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat, tolerance=1000.0), CFG)
+    assert visits[1: 1 + n].tolist() == [5, 5, 5], "any loss tolerated: it stops as soon as it may"
+
+
 def test_progressive_widening_starts_from_the_policy_choice():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
     seed(0)

@@ -58,9 +58,7 @@ def determinize(obs, cfg, s):
         if used[c] == 0 and E.age_in_play(s, cfg, cfg[E.CFG_CAGE + c]):
             pool[n] = c
             n += 1
-    for i in range(n - 1, 0, -1):
-        j = np.random.randint(0, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    E._shuffle(pool, 0, n)
     taken = np.zeros(n, dtype=np.uint8)
     d = obs[E.O_DIR]
     passes = step - 1 if step > 0 else 0
