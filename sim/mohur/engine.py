@@ -10,6 +10,8 @@ Chance: numba's generator is seeded once per match (from (batch seed, match, 0))
 (the strategies draw their tie-breaks from it after that); every round is dealt from its own splitmix stream
 seeded from (batch seed, match, round) (sim.rng), whatever happened before it.
 """
+import itertools
+
 import numpy as np
 from sim.jit import njit
 
@@ -59,18 +61,11 @@ ROUND_RECORD = [
 HIST = Layout("mohur round record", [(f, tuple(len(d) for d in dims) or 1) for f, dims in ROUND_RECORD])
 
 
-def _labels(dims):
-    out = [()]
-    for d in dims:
-        out = [o + (x,) for o in out for x in d]
-    return out
-
-
 def round_columns() -> list[str]:
     """The round record's column names, in HIST's order."""
     names = []
     for field, dims in ROUND_RECORD:
-        for labels in _labels(dims):
+        for labels in itertools.product(*dims):
             names.append(field.format(*labels) if "{}" in field else "_".join((field,) + labels))
     assert len(names) == HIST.size
     return names
@@ -381,11 +376,12 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
             for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
                 r = k - d0
                 for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
-                    n = _exchange_row(actions, n, k, take, kinds, nk, d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD)))
+                    give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
+                    n = _exchange_row(actions, n, k, take, per_kind(give, kinds, nk))
             continue
         give = first_give(bounds, nk, k)
         while give >= 0:
-            n = _exchange_row(actions, n, k, take, kinds, nk, give)
+            n = _exchange_row(actions, n, k, take, per_kind(give, kinds, nk))
             give = next_give(give, bounds, nk)
 
 
@@ -485,21 +481,11 @@ def write_exchange(actions, n, k, take, give):
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def _exchange_row(actions, n, k, take, kinds, nk, give):
-    """Row n <- an exchange, `give` packed over its kinds; refused from row MAX_ACTIONS - 2 on."""
+def _exchange_row(actions, n, k, take, give):
+    """write_exchange, refused from row MAX_ACTIONS - 2 on."""
     if n >= MAX_ACTIONS - 2:
         _too_many()
-    actions[n, A_TYPE] = T_EXCHANGE
-    actions[n, A_GOOD] = -1
-    actions[n, A_COUNT] = k
-    for g in range(NG):
-        actions[n, A_TAKE + g] = (take >> (FIELD * g)) & FMASK
-    actions[n, A_TAKE + COIN] = 0
-    for g in range(NK):
-        actions[n, A_GIVE + g] = 0
-    for i in range(nk):
-        actions[n, A_GIVE + ((kinds >> (KIND_BITS * i)) & KMASK)] = (give >> (FIELD * i)) & FMASK
-    return n + 1
+    return write_exchange(actions, n, k, take, give)
 
 
 @njit(cache=True)

@@ -5,5 +5,5 @@ index. `obs` is sim.mohur.engine's observation (O_* offsets); it never holds the
 `cfg` is the game's public rules vector (CFG_* offsets): what a search player needs to simulate the game.
 A strategy module that sets `EXCHANGES_ON_DEMAND = True` is handed the exchanges as one T_EXCHANGES row (listed
 last; sim.mohur.engine._enumerate) into which it writes the exchange it chooses, generated from the observation
-(_features.choose_exchange, exchange_number); the kernel reads the flag, so a new strategy needs no engine edit.
+(_features.choose_exchange); the kernel reads the flag, so a new strategy needs no engine edit.
 """

@@ -1,12 +1,12 @@
-import numpy as np
 from sim.jit import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import NO_EXTRA, card_worth, choose_take, consider, marginal_worths, sale_rupees
+from strategies.mohur._features import (NO_EXTRA, card_worth, choose_exchange, consider, fast_take_gain,
+                                        marginal_worths, sale_rupees)
+
 
 EXCHANGES_ON_DEMAND = True  # see strategies.mohur
-
 
 @strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
 @njit(cache=True)
@@ -30,5 +30,12 @@ def greedy(obs, actions, n_actions, params, cfg):
             bound += obs[E.O_MARKET + g] * card_worth(obs, g, obs[E.O_HAND + g])
         if best > tw * bound + 1e-9:
             return choice
-    return choose_take(obs, actions, n_sells, n_actions, marginal_worths(obs, 0.0), tw, cv, NO_EXTRA, 0.0, np.nan,
-                       best, ties, choice)
+    worths = marginal_worths(obs, 0.0)
+    for a in range(n_sells, n_actions):
+        if actions[a, E.A_TYPE] == E.T_EXCHANGES:
+            best, ties, choice = choose_exchange(obs, actions, a, worths, tw, cv, NO_EXTRA, 0.0, best, ties, choice)
+            continue
+        take, best, ties = consider(tw * fast_take_gain(actions, a, worths, cv), best, ties)
+        if take:
+            choice = a
+    return choice
