@@ -21,6 +21,18 @@ class MohurConfig:
     warnings: tuple = ()  # legal but degenerate settings, one line each (the CLI prints them)
 
 
+# the integer rules: key -> (cfg offset, lowest, highest)
+INT_RULES = {
+    "hand_limit": (E.CFG_HAND_LIMIT, 1, 30), "market_size": (E.CFG_MARKET_SIZE, 1, 7),
+    "hand_size": (E.CFG_HAND_SIZE, 0, 30), "market_coins": (E.CFG_MARKET_COINS, 0, 7),
+    "coin_token": (E.CFG_COIN_TOKEN, 0, 1000),  # 16 x 6 x 100 + 48 x 100 + 1000 < 2**15
+    "seals_to_win": (E.CFG_SEALS, 1, 20), "empty_stacks_to_end": (E.CFG_STACKS_END, 1, len(GOODS)),
+    "min_exchange": (E.CFG_MIN_EXCHANGE, 2, 7), "turn_cap": (E.CFG_TURN_CAP, 1, 100_000),
+    "stall_passes": (E.CFG_STALL, 1, 100),
+    "round_cap": (E.CFG_ROUND_CAP, 1, E.MAX_ROUNDS),  # the state's history
+}
+
+
 def validate(raw: dict, players: int = 2) -> MohurConfig:
     v = np.zeros(E.CFG_SIZE, dtype=np.int64)
     for table in ("cards", "tokens", "min_sale"):
@@ -44,25 +56,12 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
         v[E.CFG_NBONUS + b] = len(values)
         v[E.CFG_BONUS + b * E.MAX_BONUS: E.CFG_BONUS + b * E.MAX_BONUS + len(values)] = values
         v[E.CFG_PILE_MEAN + b] = (100 * sum(values)) // len(values) if values else 0
-    r = "rules."
-    v[E.CFG_HAND_LIMIT] = C.need_int(raw, r + "hand_limit", 1, 30)
-    v[E.CFG_MARKET_SIZE] = C.need_int(raw, r + "market_size", 1, 7)
-    v[E.CFG_HAND_SIZE] = C.need_int(raw, r + "hand_size", 0, 30)
-    v[E.CFG_MARKET_COINS] = C.need_int(raw, r + "market_coins", 0, 7)
-    v[E.CFG_COIN_TOKEN] = C.need_int(raw, r + "coin_token", 0, 1000)  # 16 x 6 x 100 + 48 x 100 + 1000 < 2**15
-    v[E.CFG_SEALS] = C.need_int(raw, r + "seals_to_win", 1, 20)
-    v[E.CFG_STACKS_END] = C.need_int(raw, r + "empty_stacks_to_end", 1, len(GOODS))
-    v[E.CFG_MIN_EXCHANGE] = C.need_int(raw, r + "min_exchange", 2, 7)
-    first = C.need_choice(raw, r + "first_starter", ("random", "seat0", "seat1"))
+    for key, (at, lo, hi) in INT_RULES.items():
+        v[at] = C.need_int(raw, "rules." + key, lo, hi)
+    first = C.need_choice(raw, "rules.first_starter", ("random", "seat0", "seat1"))
     v[E.CFG_FIRST_STARTER] = {"random": -1, "seat0": 0, "seat1": 1}[first]
-    v[E.CFG_DRAWN_OTHER] = C.need_choice(raw, r + "drawn_round_starter", ("other", "same")) == "other"
-    v[E.CFG_TURN_CAP] = C.need_int(raw, r + "turn_cap", 1, 100_000)
-    v[E.CFG_STALL] = C.need_int(raw, r + "stall_passes", 1, 100)
-    v[E.CFG_ROUND_CAP] = C.need_int(raw, r + "round_cap", 1, E.MAX_ROUNDS)  # the state's history
-    extra = set(raw["rules"]) - {
-        "hand_limit", "market_size", "hand_size", "market_coins", "coin_token", "seals_to_win",
-        "empty_stacks_to_end", "min_exchange", "first_starter", "drawn_round_starter", "turn_cap",
-        "stall_passes", "round_cap"}
+    v[E.CFG_DRAWN_OTHER] = C.need_choice(raw, "rules.drawn_round_starter", ("other", "same")) == "other"
+    extra = set(raw["rules"]) - set(INT_RULES) - {"first_starter", "drawn_round_starter"}
     if extra:
         raise ConfigError(f"rules.{sorted(extra)[0]}", None, "unknown key")
 

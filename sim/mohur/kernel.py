@@ -8,6 +8,8 @@ random numbers round by round, not only until their first difference. numba's ge
 use for their tie-breaks, is seeded once per match, from (batch seed, match, 0), and also draws the first
 starter.
 """
+import sys
+
 import numpy as np
 from sim.jit import njit
 
@@ -19,9 +21,6 @@ from sim.registry import dispatcher, kernel_mode, mode_dispatcher, registered
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
 play = bind(playout.play, "mohur", G=E, CHOOSE=choose)  # the one play loop (the kernel and the trace)
-# strategies that generate their exchanges from the observation (engine._enumerate, `on_demand`): the same
-# choices, without the engine listing every exchange
-ON_DEMAND = ("greedy", "hoarder", "racer", "setbuilder")
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -109,10 +108,16 @@ def win_shares(winner):
     return np.where(winner[:, None] == seat, 1.0, np.where(winner[:, None] < 0, 0.5, 0.0))
 
 
+def on_demand_flags():
+    """Per registered strategy: whether it generates its exchanges (its module's EXCHANGES_ON_DEMAND,
+    strategies.mohur): the same choices, without the engine listing every exchange."""
+    return [getattr(sys.modules[d.module], "EXCHANGES_ON_DEMAND", False) for d in registered("mohur")]
+
+
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
-    on_demand = np.array([d.name in ON_DEMAND for d in registered("mohur")], dtype=np.int32)
+    on_demand = np.array(on_demand_flags(), dtype=np.int32)
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode,
                                on_demand)
     shares = win_shares(games[:, GC["winner"]])

@@ -6,6 +6,8 @@ from strategies.mohur._features import (NO_EXTRA, card_worth, choose_exchange, c
                                         marginal_worths, sale_rupees)
 
 
+EXCHANGES_ON_DEMAND = True  # see strategies.mohur
+
 @strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
 @njit(cache=True)
 def greedy(obs, actions, n_actions, params, cfg):

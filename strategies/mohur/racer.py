@@ -6,6 +6,8 @@ from strategies.mohur._features import (choose_exchange, consider, fast_take_gai
                                         top_token)
 
 
+EXCHANGES_ON_DEMAND = True  # see strategies.mohur
+
 @strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
 @njit(cache=True)
 def racer(obs, actions, n_actions, params, cfg):
