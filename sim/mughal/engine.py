@@ -174,6 +174,7 @@ OBS = Layout("mughal observation", [
 (O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
  O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
+OBS_TALLIES = O_TABLE_CARD   # the observation's header and seat blocks only (observe)
 
 
 @njit(cache=True)
@@ -510,7 +511,7 @@ def pass_hands(s, cfg):
 
 
 @njit(cache=True, _nrt=False)
-def _eligible(total, count, zero_scores):
+def eligible(total, count, zero_scores):
     return total > 0 or (zero_scores == 1 and count > 0)
 
 
@@ -535,7 +536,7 @@ def _score(s, cfg, sc, o):
         n_top = 0
         for p in range(P):
             tot = s[S_TOT + NSUITS * p + k]
-            if not _eligible(tot, s[S_CNT + NSUITS * p + k], zero):
+            if not eligible(tot, s[S_CNT + NSUITS * p + k], zero):
                 continue
             if tot > top:
                 second = top
@@ -552,7 +553,7 @@ def _score(s, cfg, sc, o):
             continue
         for p in range(P):
             tot = s[S_TOT + NSUITS * p + k]
-            if tot == top and _eligible(tot, s[S_CNT + NSUITS * p + k], zero):
+            if tot == top and eligible(tot, s[S_CNT + NSUITS * p + k], zero):
                 if n_top == 1:
                     sc[o + SC_MAJ + p] += cfg[CFG_MAJ_VT]
                     sc[o + SC_MAJ_SOLE + p] += 1
@@ -569,7 +570,7 @@ def _score(s, cfg, sc, o):
         for k in range(NSUITS):
             if mask & (1 << k):
                 tot = s[S_TOT + NSUITS * p + k]
-                if _eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > sc[fav + p]:
+                if eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > sc[fav + p]:
                     sc[fav + p] = tot
         if sc[fav + p] > top:
             top = sc[fav + p]
@@ -691,7 +692,10 @@ def observe(s, cfg, p, obs):
     and discard sizes, its own hand, and the hands it held earlier this turn (their later picks are public, so
     it knows them exactly). Appended public history: every table card by id and declared suit (O_TABLE_CARD,
     O_TABLE_SUIT) and which cards are in the discard or removed from the game (O_GONE: every card played in an
-    earlier turn was face up on a table)."""
+    earlier turn was face up on a table).
+    An `obs` of OBS_TALLIES entries (kernels without a search player) gets only the header and each seat's
+    tallies (B_TOT .. B_HLEN), all that the heuristic strategies read: the hands and the history cost most of a
+    full observation, and only the search player's determinization reads them."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
@@ -702,9 +706,6 @@ def observe(s, cfg, p, obs):
     obs[O_NEXT] = (p + d) % P
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
-    seen = s[S_SEEN + p]
-    hand = cfg[CFG_HAND]   # a hand never holds more; later entries stay 0
-    table = cfg[CFG_DESTINY] + hand   # a table never holds more
     for q in range(P):
         b = O_SEATS + SB * q
         for k in range(NSUITS):
@@ -713,11 +714,17 @@ def observe(s, cfg, p, obs):
         obs[b + B_DIS] = s[S_TDIS + q]
         obs[b + B_UNDECL] = s[S_UNDECL + q]
         obs[b + B_VT] = s[S_VT + q]
-        n = s[S_HLEN + q]
-        obs[b + B_HLEN] = n
+        obs[b + B_HLEN] = s[S_HLEN + q]
+    if obs.shape[0] < OBS_SIZE:
+        return
+    seen = s[S_SEEN + p]
+    hand = cfg[CFG_HAND]   # a hand never holds more; later entries stay 0
+    table = cfg[CFG_DESTINY] + hand   # a table never holds more
+    for q in range(P):
+        b = O_SEATS + SB * q
         known = q == p or (seen >> s[S_HORIG + q]) & 1 == 1
         obs[b + B_KNOWN] = 1 if known else 0
-        shown = n if known else 0
+        shown = s[S_HLEN + q] if known else 0
         for i in range(shown):
             c = s[S_HAND + MAX_HAND * q + i]
             obs[b + B_HMASK + i] = cfg[CFG_CMASK + c]

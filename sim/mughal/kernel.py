@@ -122,7 +122,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     shares = np.zeros(n * players, dtype=np.float64)
     picks = np.zeros((cfg[E.CFG_NKINDS], cfg[E.CFG_HAND], 2), dtype=np.int64)
     s = E.new_state()
-    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    obs = np.zeros(E.OBS_SIZE if len(mode) > 0 else E.OBS_TALLIES, dtype=np.int32)  # heuristics: tallies only
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
     sids = np.zeros(players, dtype=np.int64)
