@@ -97,7 +97,6 @@ STATE = Layout("mughal state", [
     ("over", 1),          # OVER
     ("stop_at_turn_end", 1),   # 1: stop before scoring the turn (search players' one-turn look-ahead)
     ("decisions", 1),     # choices strategies made this game (more than one option)
-    ("leads_due", 1),     # 1: a table or the turn changed since S_LEAD was computed
     ("pend_slot", MAX_PLAYERS),   # this round's pending pick per seat: hand or table slot (-1 none)
     ("pend_suit", MAX_PLAYERS),   # and its suit
     ("vt", MAX_PLAYERS),          # VT so far, and its parts
@@ -112,7 +111,6 @@ STATE = Layout("mughal state", [
     ("score", SC_SIZE),                       # the last scored turn's detail (SCORE)
     ("tot", (MAX_PLAYERS, NSUITS)),   # suit totals on the table now
     ("cnt", (MAX_PLAYERS, NSUITS)),   # cards per suit on the table now
-    ("lead", (NSUITS + 1, 3)),        # the LEAD rows of the tables now, when S_LEADS_DUE is 0
     ("tdis", MAX_PLAYERS),            # Disasters on the table now
     ("undecl", MAX_PLAYERS),          # undeclared destiny cards now
     ("tlen", MAX_PLAYERS),
@@ -129,9 +127,9 @@ STATE = Layout("mughal state", [
     ("scratch", MAX_HAND),    # working space for passing hands
 ])
 (S_NP, S_TURN, S_STEP, S_OPENED, S_DECKLEN, S_DISCLEN, S_REMLEN, S_RESHUFFLES, S_CUR, S_NLEGAL, S_OVER,
- S_STOP_AT_TURN_END, S_DECISIONS, S_LEADS_DUE, S_PEND_SLOT, S_PEND_SUIT, S_VT, S_VT_MAJ, S_VT_ALL, S_VT_EMP, S_VT_DIS,
+ S_STOP_AT_TURN_END, S_DECISIONS, S_PEND_SLOT, S_PEND_SUIT, S_VT, S_VT_MAJ, S_VT_ALL, S_VT_EMP, S_VT_DIS,
  S_DIS_DESTINY, S_DIS_PICKED, S_MAJ_SOLE, S_MAJ_TIED, S_ALL_SUITS_TURNS, S_EMP_WINS, S_HIST_EMP_WINNERS,
- S_HIST_MARGIN, S_HIST_EMP_VT, S_SCORE, S_TOT, S_CNT, S_LEAD, S_TDIS, S_UNDECL, S_TLEN, S_TABLE, S_TSUIT, S_HLEN, S_HAND,
+ S_HIST_MARGIN, S_HIST_EMP_VT, S_SCORE, S_TOT, S_CNT, S_TDIS, S_UNDECL, S_TLEN, S_TABLE, S_TSUIT, S_HLEN, S_HAND,
  S_HORIG, S_SEEN, S_DECK, S_DISC, S_REM, S_GONE, S_SCRATCH) = (STATE.offset(f) for f in STATE.fields)
 STATE_SIZE = STATE.size
 OVER_LIVE, OVER_GAME, OVER_TURN_END = OVER["live"], OVER["game_over"], OVER["turn_end"]
@@ -147,13 +145,6 @@ ACTION = Layout("mughal action", [
 ACOLS = ACTION.size
 ACTION_TYPE = codes("place", "declare")
 T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
-
-# --- the round's leads: per suit (row k) and for the current emperor's favoured total (row FAVOURED), the
-# highest total that can score (-1: none), how many seats have it, and the highest below it (-1: none). A seat
-# learns the other seats' best from them without a pass over the seats; the state keeps them from one decision
-# to the next (every decision of a round sees the same tables), recomputed by observe after a table changed.
-FAVOURED = NSUITS
-LEAD_TOP, LEAD_AT_TOP, LEAD_SECOND = 0, 1, 2
 
 # --- observation (what one seat may know) ---
 SEAT = Layout("mughal observed seat", [
@@ -174,14 +165,13 @@ OBS = Layout("mughal observation", [
     ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
     ("next", 1),          # seat that receives this seat's hand
     ("deck", 1), ("disc", 1),
-    ("lead", (NSUITS + 1, 3)),      # LEAD rows: the seats' best totals, public
     ("seats", (MAX_PLAYERS, SB)),   # SEAT blocks, absolute seat order
     # public history a search player rebuilds a consistent world from
     ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
     ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
-(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_LEAD, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
+(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
  O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
 OBS_TALLIES = O_TABLE_CARD   # the observation's header and seat blocks only (observe)
@@ -266,7 +256,6 @@ def reset(s, players):
     s[S_GONE:] = 0
     s[S_NP] = players
     s[S_OPENED] = -1
-    s[S_LEADS_DUE] = 1
     for p in range(MAX_PLAYERS):
         s[S_PEND_SLOT + p] = -1
 
@@ -300,7 +289,6 @@ def only_suit(mask):
 
 @njit(cache=True, _nrt=False)
 def _count_card(s, cfg, p, c, suit, sign):
-    s[S_LEADS_DUE] = 1
     if suit == DISASTER:
         s[S_TDIS + p] += sign
     elif suit == UNDECLARED:
@@ -335,7 +323,6 @@ def begin_turn(s, cfg):
     t = s[S_TURN] + 1
     s[S_TURN] = t
     s[S_STEP] = 0
-    s[S_LEADS_DUE] = 1   # a new emperor favours other suits
     age = cfg[CFG_EMP_AGE + t - 1]
     if age > s[S_OPENED]:
         open_ages(s, cfg, age)
@@ -379,41 +366,6 @@ def next_chooser(s, q):
 def start_round(s):
     """Ask the round's first chooser (its picks are pending until the last one)."""
     s[S_CUR] = next_chooser(s, 0)
-
-
-@njit(cache=True, _nrt=False)
-def _seat_total(s, cfg, q, row):
-    """Seat q's total in suit `row` (FAVOURED: its favoured total this turn, the highest among the current
-    emperor's suits) when it can score, else -1."""
-    if row < NSUITS:
-        tot = s[S_TOT + NSUITS * q + row]
-        return tot if eligible(tot, s[S_CNT + NSUITS * q + row], cfg[CFG_ZERO_SCORES]) else -1
-    fav = -1
-    for k in range(NSUITS):
-        tot = s[S_TOT + NSUITS * q + k]
-        if cfg[CFG_EMP_MASK + s[S_TURN] - 1] & (1 << k) and tot > fav \
-                and eligible(tot, s[S_CNT + NSUITS * q + k], cfg[CFG_EMP_ZERO]):
-            fav = tot
-    return fav
-
-
-@njit(cache=True, _nrt=False)
-def _update_leads(s, cfg):
-    """S_LEAD from the tables as they stand (observe calls it when a table changed since: S_LEADS_DUE)."""
-    for row in range(NSUITS + 1):
-        top, at_top, second = -1, 0, -1
-        for q in range(s[S_NP]):
-            v = _seat_total(s, cfg, q, row)
-            if v > top:
-                top, at_top, second = v, 1, top
-            elif v == top:
-                at_top += 1
-            elif v > second:
-                second = v
-        s[S_LEAD + 3 * row + LEAD_TOP] = top
-        s[S_LEAD + 3 * row + LEAD_AT_TOP] = at_top
-        s[S_LEAD + 3 * row + LEAD_SECOND] = second
-    s[S_LEADS_DUE] = 0
 
 
 @njit(cache=True)
@@ -697,7 +649,6 @@ def end_turn(s, cfg):
             c = s[S_TABLE + MAX_TABLE * p + i]
             put_gone(s, cfg, c)
         s[S_TLEN + p] = 0
-        s[S_LEADS_DUE] = 1
         s[S_UNDECL + p] = 0
         s[S_TDIS + p] = 0
         for k in range(NSUITS):
@@ -755,10 +706,6 @@ def observe(s, cfg, p, obs):
     obs[O_NEXT] = (p + d) % P
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
-    if s[S_LEADS_DUE] == 1:
-        _update_leads(s, cfg)   # a cache of the public tables: observing changes nothing a seat can tell
-    for i in range(3 * (NSUITS + 1)):
-        obs[O_LEAD + i] = s[S_LEAD + i]
     for q in range(P):
         b = O_SEATS + SB * q
         for k in range(NSUITS):
@@ -854,11 +801,6 @@ def check_invariants(s, cfg):
         if s[S_TLEN + p] + s[S_HLEN + p] != cfg[CFG_DESTINY] + cfg[CFG_HAND] and s[S_TURN] > 0 \
                 and s[S_TLEN + p] > 0:
             raise AssertionError("invariant: table + hand is not destiny + hand size")
-    if s[S_LEADS_DUE] == 0:
-        fresh = s.copy()
-        _update_leads(fresh, cfg)
-        if not np.array_equal(fresh[S_LEAD:S_LEAD + 3 * (NSUITS + 1)], s[S_LEAD:S_LEAD + 3 * (NSUITS + 1)]):
-            raise AssertionError("invariant: the leads are not those of the tables")
     for c in range(nc):
         want = 1 if age_in_play(s, cfg, cfg[CFG_CAGE + c]) else 0
         if seen[c] != want:
