@@ -148,9 +148,6 @@ T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
 
 # --- observation (what one seat may know) ---
 SEAT = Layout("mughal observed seat", [
-    ("tot", NSUITS),      # suit totals on the table
-    ("cnt", NSUITS),      # cards per suit on the table
-    ("dis", 1),           # Disasters on the table
     ("undecl", 1),        # undeclared destiny cards (not in the totals yet)
     ("vt", 1),
     ("hlen", 1),          # cards in the hand this seat holds
@@ -158,23 +155,27 @@ SEAT = Layout("mughal observed seat", [
     ("hmask", MAX_HAND),  # suit masks of that hand (when known)
     ("hlevel", MAX_HAND),
 ])
-(B_TOT, B_CNT, B_DIS, B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
+(B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
 SB = SEAT.size
 OBS = Layout("mughal observation", [
     ("seat", 1), ("np", 1), ("turn", 1), ("step", 1),
     ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
     ("next", 1),          # seat that receives this seat's hand
     ("deck", 1), ("disc", 1),
+    # the tables' tallies, laid out as in the state (one copy each): all that the heuristic strategies read
+    ("tot", (MAX_PLAYERS, NSUITS)),   # suit totals on the table of seat q
+    ("cnt", (MAX_PLAYERS, NSUITS)),   # cards per suit on it
+    ("dis", MAX_PLAYERS),             # Disasters on it
     ("seats", (MAX_PLAYERS, SB)),   # SEAT blocks, absolute seat order
     # public history a search player rebuilds a consistent world from
     ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
     ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
-(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
- O_GONE) = (OBS.offset(f) for f in OBS.fields)
+(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_TOT, O_CNT, O_DIS, O_SEATS, O_TABLE_CARD,
+ O_TABLE_SUIT, O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
-OBS_TALLIES = O_TABLE_CARD   # the observation's header and seat blocks only (observe)
+OBS_TALLIES = O_SEATS   # the observation's header and the tables' tallies only (observe)
 
 
 @njit(cache=True)
@@ -512,7 +513,7 @@ def pass_hands(s, cfg):
 
 @njit(cache=True, _nrt=False)
 def eligible(total, count, zero_scores):
-    return total > 0 or (zero_scores == 1 and count > 0)
+    return (total > 0) | ((zero_scores == 1) & (count > 0))   # no short cut: no branch for the strategies
 
 
 @njit(cache=True)
@@ -693,9 +694,9 @@ def observe(s, cfg, p, obs):
     it knows them exactly). Appended public history: every table card by id and declared suit (O_TABLE_CARD,
     O_TABLE_SUIT) and which cards are in the discard or removed from the game (O_GONE: every card played in an
     earlier turn was face up on a table).
-    An `obs` of OBS_TALLIES entries (kernels without a search player) gets only the header and each seat's
-    tallies (B_TOT .. B_HLEN), all that the heuristic strategies read: the hands and the history cost most of a
-    full observation, and only the search player's determinization reads them."""
+    An `obs` of OBS_TALLIES entries (kernels without a search player) gets only the header and the tables'
+    tallies, all that the heuristic strategies read: the rest costs most of a full observation, and only the
+    search player's determinization reads it."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
@@ -706,15 +707,11 @@ def observe(s, cfg, p, obs):
     obs[O_NEXT] = (p + d) % P
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
+    for i in range(NSUITS * P):
+        obs[O_TOT + i] = s[S_TOT + i]
+        obs[O_CNT + i] = s[S_CNT + i]
     for q in range(P):
-        b = O_SEATS + SB * q
-        for k in range(NSUITS):
-            obs[b + B_TOT + k] = s[S_TOT + NSUITS * q + k]
-            obs[b + B_CNT + k] = s[S_CNT + NSUITS * q + k]
-        obs[b + B_DIS] = s[S_TDIS + q]
-        obs[b + B_UNDECL] = s[S_UNDECL + q]
-        obs[b + B_VT] = s[S_VT + q]
-        obs[b + B_HLEN] = s[S_HLEN + q]
+        obs[O_DIS + q] = s[S_TDIS + q]
     if obs.shape[0] < OBS_SIZE:
         return
     seen = s[S_SEEN + p]
@@ -722,6 +719,9 @@ def observe(s, cfg, p, obs):
     table = cfg[CFG_DESTINY] + hand   # a table never holds more
     for q in range(P):
         b = O_SEATS + SB * q
+        obs[b + B_UNDECL] = s[S_UNDECL + q]
+        obs[b + B_VT] = s[S_VT + q]
+        obs[b + B_HLEN] = s[S_HLEN + q]
         known = q == p or (seen >> s[S_HORIG + q]) & 1 == 1
         obs[b + B_KNOWN] = 1 if known else 0
         shown = s[S_HLEN + q] if known else 0
@@ -751,18 +751,14 @@ def check_invariants(s, cfg):
     seen = np.zeros(nc, dtype=np.int64)
     for i in range(s[S_DECKLEN]):
         seen[s[S_DECK + i]] += 1
-    for i in range(s[S_DISCLEN]):
-        seen[s[S_DISC + i]] += 1
-    for i in range(s[S_REMLEN]):
-        c = s[S_REM + i]
-        seen[c] += 1
-        if cfg[CFG_CUNIQUE + c] != 1:
-            raise AssertionError("invariant: a card that is not unique left the game")
     gone = np.zeros(GONE_WORDS, dtype=np.int64)
-    for i in range(s[S_DISCLEN]):
-        gone[s[S_DISC + i] // GONE_BITS] |= 1 << (s[S_DISC + i] % GONE_BITS)
-    for i in range(s[S_REMLEN]):
-        gone[s[S_REM + i] // GONE_BITS] |= 1 << (s[S_REM + i] % GONE_BITS)
+    for pile, n in ((S_DISC, s[S_DISCLEN]), (S_REM, s[S_REMLEN])):
+        for i in range(n):
+            c = s[pile + i]
+            seen[c] += 1
+            gone[c // GONE_BITS] |= 1 << (c % GONE_BITS)
+            if pile == S_REM and cfg[CFG_CUNIQUE + c] != 1:
+                raise AssertionError("invariant: a card that is not unique left the game")
     for w in range(GONE_WORDS):
         if gone[w] != s[S_GONE + w]:
             raise AssertionError("invariant: the gone bit set is not the discard and the removed cards")
