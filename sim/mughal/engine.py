@@ -190,14 +190,8 @@ def seed(value):
 
 
 @njit(cache=True, _nrt=False)
-def _shuffle(s, off, n):
-    for i in range(n - 1, 0, -1):  # Fisher-Yates
-        j = np.random.randint(0, i + 1)
-        s[off + i], s[off + j] = s[off + j], s[off + i]
-
-
-@njit(cache=True, _nrt=False)
-def _discard_into_deck(s):
+def _shuffle_in_discard(s):
+    """The discard onto the deck, then the whole deck shuffled."""
     n = s[S_DECKLEN]
     for i in range(s[S_DISCLEN]):
         c = s[S_DISC + i]
@@ -206,6 +200,9 @@ def _discard_into_deck(s):
         n += 1
     s[S_DECKLEN] = n
     s[S_DISCLEN] = 0
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = np.random.randint(0, i + 1)
+        s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
 
 
 @njit(cache=True, _nrt=False)
@@ -232,8 +229,7 @@ def open_ages(s, cfg, upto):
             s[S_DECK + n] = c
             n += 1
     s[S_DECKLEN] = n
-    _discard_into_deck(s)
-    _shuffle(s, S_DECK, s[S_DECKLEN])
+    _shuffle_in_discard(s)
     s[S_OPENED] = upto
 
 
@@ -241,8 +237,7 @@ def open_ages(s, cfg, upto):
 def draw(s, cfg):
     if s[S_DECKLEN] == 0:
         if cfg[CFG_RESHUFFLE] == 1 and s[S_DISCLEN] > 0:
-            _discard_into_deck(s)
-            _shuffle(s, S_DECK, s[S_DECKLEN])
+            _shuffle_in_discard(s)
             s[S_RESHUFFLES] += 1
         else:
             raise ValueError("deck and discard are empty while dealing (validation should have refused this)")
@@ -516,6 +511,14 @@ def eligible(total, count, zero_scores):
     return (total > 0) | ((zero_scores == 1) & (count > 0))   # no short cut: no branch for the strategies
 
 
+@njit(cache=True, _nrt=False)
+def emperor_share(cfg, t, winners):
+    """The VT each of `winners` seats (> 0) with the top favoured total takes from emperor t (0-based)."""
+    bonus = cfg[CFG_EMP_BONUS + t]
+    tie = cfg[CFG_EMP_TIE]
+    return bonus if winners == 1 or tie == EMP_TIE_FULL else (bonus // 2 if tie == EMP_TIE_HALF else 0)
+
+
 @njit(cache=True)
 def score_turn(s, cfg, sc):
     """Scoring phase: suit majorities, all-suits bonus, emperor bonus, Disaster penalty. Adds to the VT and
@@ -563,7 +566,6 @@ def _score(s, cfg, sc, o):
                     sc[o + SC_MAJ_TIED + p] += 1
     # emperor: favoured total = the highest total among the favoured suits
     mask = cfg[CFG_EMP_MASK + t - 1]
-    bonus = cfg[CFG_EMP_BONUS + t - 1]
     fav = o + SC_FAV
     top = -1
     for p in range(P):
@@ -582,14 +584,7 @@ def _score(s, cfg, sc, o):
                 n_top += 1
     sc[o + SC_EMP_WINNERS] = n_top
     if n_top > 0:
-        if n_top == 1:
-            share = bonus
-        elif cfg[CFG_EMP_TIE] == EMP_TIE_HALF:
-            share = bonus // 2
-        elif cfg[CFG_EMP_TIE] == EMP_TIE_FULL:
-            share = bonus
-        else:
-            share = 0
+        share = emperor_share(cfg, t - 1, n_top)
         for p in range(P):
             if sc[fav + p] == top:
                 sc[o + SC_EMP + p] = share

@@ -63,10 +63,7 @@ def vt_now(obs, cfg, seat, suit, level):
         # the suit's total only grows, so the favoured total is the larger of the two
         favoured = (cfg[E.CFG_EMP_MASK + t] >> suit) & 1 == 1
         fav = max(fav, tot + level if favoured & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]) else -1)
-    bonus = cfg[E.CFG_EMP_BONUS + t]
-    tie = cfg[E.CFG_EMP_TIE]
-    shared = bonus if tie == E.EMP_TIE_FULL else (bonus // 2 if tie == E.EMP_TIE_HALF else 0)
-    emperor = (bonus if fav > ofav else shared) if (fav >= 0) & (fav >= ofav) else 0
+    emperor = E.emperor_share(cfg, t, 1 + (fav == ofav)) if (fav >= 0) & (fav >= ofav) else 0
     # selects rather than branches: which card wins is data the branch predictor cannot learn
     return maj + cfg[E.CFG_DIS_VT] * dis + (cfg[E.CFG_ALL_VT] if empty == 0 else 0) + emperor
 
