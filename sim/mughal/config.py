@@ -45,16 +45,13 @@ def _suit_mask(key, text):
         raise ConfigError(key, text, 'expected "M", "B", "C", "W", two suits like "M/B", or "D" (Disaster)')
     if text.upper() == "D":
         return 0
-    mask = 0
-    for part in text.upper().split("/"):
-        if len(part) != 1 or part not in SUIT_LETTERS:
-            raise ConfigError(key, text, 'expected suit letters M, B, C, W separated by "/" (e.g. "M/B"), '
-                                         'or "D" for a Disaster')
-        bit = 1 << SUIT_LETTERS.index(part)
-        if mask & bit:
-            raise ConfigError(key, text, "a suit is listed twice")
-        mask |= bit
-    return mask
+    parts = text.upper().split("/")
+    if any(len(part) != 1 or part not in SUIT_LETTERS for part in parts):
+        raise ConfigError(key, text, 'expected suit letters M, B, C, W separated by "/" (e.g. "M/B"), '
+                                     'or "D" for a Disaster')
+    if len(set(parts)) != len(parts):
+        raise ConfigError(key, text, "a suit is listed twice")
+    return sum(1 << SUIT_LETTERS.index(part) for part in set(parts))
 
 
 def _table_rows(raw, key, fields):

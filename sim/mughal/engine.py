@@ -148,9 +148,6 @@ T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
 
 # --- observation (what one seat may know) ---
 SEAT = Layout("mughal observed seat", [
-    ("tot", NSUITS),      # suit totals on the table
-    ("cnt", NSUITS),      # cards per suit on the table
-    ("dis", 1),           # Disasters on the table
     ("undecl", 1),        # undeclared destiny cards (not in the totals yet)
     ("vt", 1),
     ("hlen", 1),          # cards in the hand this seat holds
@@ -158,22 +155,27 @@ SEAT = Layout("mughal observed seat", [
     ("hmask", MAX_HAND),  # suit masks of that hand (when known)
     ("hlevel", MAX_HAND),
 ])
-(B_TOT, B_CNT, B_DIS, B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
+(B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
 SB = SEAT.size
 OBS = Layout("mughal observation", [
     ("seat", 1), ("np", 1), ("turn", 1), ("step", 1),
     ("dir", 1),           # +1 hands go to seat+1 this turn, -1 to seat-1
     ("next", 1),          # seat that receives this seat's hand
     ("deck", 1), ("disc", 1),
+    # the tables' tallies, laid out as in the state (one copy each): all that the heuristic strategies read
+    ("tot", (MAX_PLAYERS, NSUITS)),   # suit totals on the table of seat q
+    ("cnt", (MAX_PLAYERS, NSUITS)),   # cards per suit on it
+    ("dis", MAX_PLAYERS),             # Disasters on it
     ("seats", (MAX_PLAYERS, SB)),   # SEAT blocks, absolute seat order
     # public history a search player rebuilds a consistent world from
     ("table_card", (MAX_PLAYERS, MAX_TABLE)),   # table card of seat q, slot i; -1 for an empty slot
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
     ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
-(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_SEATS, O_TABLE_CARD, O_TABLE_SUIT,
- O_GONE) = (OBS.offset(f) for f in OBS.fields)
+(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_TOT, O_CNT, O_DIS, O_SEATS, O_TABLE_CARD,
+ O_TABLE_SUIT, O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
+OBS_TALLIES = O_SEATS   # the observation's header and the tables' tallies only (observe)
 
 
 @njit(cache=True)
@@ -188,14 +190,8 @@ def seed(value):
 
 
 @njit(cache=True, _nrt=False)
-def _shuffle(s, off, n):
-    for i in range(n - 1, 0, -1):  # Fisher-Yates
-        j = np.random.randint(0, i + 1)
-        s[off + i], s[off + j] = s[off + j], s[off + i]
-
-
-@njit(cache=True, _nrt=False)
-def _discard_into_deck(s):
+def _shuffle_in_discard(s):
+    """The discard onto the deck, then the whole deck shuffled."""
     n = s[S_DECKLEN]
     for i in range(s[S_DISCLEN]):
         c = s[S_DISC + i]
@@ -204,6 +200,9 @@ def _discard_into_deck(s):
         n += 1
     s[S_DECKLEN] = n
     s[S_DISCLEN] = 0
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = np.random.randint(0, i + 1)
+        s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
 
 
 @njit(cache=True, _nrt=False)
@@ -230,8 +229,7 @@ def open_ages(s, cfg, upto):
             s[S_DECK + n] = c
             n += 1
     s[S_DECKLEN] = n
-    _discard_into_deck(s)
-    _shuffle(s, S_DECK, s[S_DECKLEN])
+    _shuffle_in_discard(s)
     s[S_OPENED] = upto
 
 
@@ -239,8 +237,7 @@ def open_ages(s, cfg, upto):
 def draw(s, cfg):
     if s[S_DECKLEN] == 0:
         if cfg[CFG_RESHUFFLE] == 1 and s[S_DISCLEN] > 0:
-            _discard_into_deck(s)
-            _shuffle(s, S_DECK, s[S_DECKLEN])
+            _shuffle_in_discard(s)
             s[S_RESHUFFLES] += 1
         else:
             raise ValueError("deck and discard are empty while dealing (validation should have refused this)")
@@ -510,8 +507,16 @@ def pass_hands(s, cfg):
 
 
 @njit(cache=True, _nrt=False)
-def _eligible(total, count, zero_scores):
-    return total > 0 or (zero_scores == 1 and count > 0)
+def eligible(total, count, zero_scores):
+    return (total > 0) | ((zero_scores == 1) & (count > 0))   # no short cut: no branch for the strategies
+
+
+@njit(cache=True, _nrt=False)
+def emperor_share(cfg, t, winners):
+    """The VT each of `winners` seats (> 0) with the top favoured total takes from emperor t (0-based)."""
+    bonus = cfg[CFG_EMP_BONUS + t]
+    tie = cfg[CFG_EMP_TIE]
+    return bonus if winners == 1 or tie == EMP_TIE_FULL else (bonus // 2 if tie == EMP_TIE_HALF else 0)
 
 
 @njit(cache=True)
@@ -535,7 +540,7 @@ def _score(s, cfg, sc, o):
         n_top = 0
         for p in range(P):
             tot = s[S_TOT + NSUITS * p + k]
-            if not _eligible(tot, s[S_CNT + NSUITS * p + k], zero):
+            if not eligible(tot, s[S_CNT + NSUITS * p + k], zero):
                 continue
             if tot > top:
                 second = top
@@ -552,7 +557,7 @@ def _score(s, cfg, sc, o):
             continue
         for p in range(P):
             tot = s[S_TOT + NSUITS * p + k]
-            if tot == top and _eligible(tot, s[S_CNT + NSUITS * p + k], zero):
+            if tot == top and eligible(tot, s[S_CNT + NSUITS * p + k], zero):
                 if n_top == 1:
                     sc[o + SC_MAJ + p] += cfg[CFG_MAJ_VT]
                     sc[o + SC_MAJ_SOLE + p] += 1
@@ -561,7 +566,6 @@ def _score(s, cfg, sc, o):
                     sc[o + SC_MAJ_TIED + p] += 1
     # emperor: favoured total = the highest total among the favoured suits
     mask = cfg[CFG_EMP_MASK + t - 1]
-    bonus = cfg[CFG_EMP_BONUS + t - 1]
     fav = o + SC_FAV
     top = -1
     for p in range(P):
@@ -569,7 +573,7 @@ def _score(s, cfg, sc, o):
         for k in range(NSUITS):
             if mask & (1 << k):
                 tot = s[S_TOT + NSUITS * p + k]
-                if _eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > sc[fav + p]:
+                if eligible(tot, s[S_CNT + NSUITS * p + k], cfg[CFG_EMP_ZERO]) and tot > sc[fav + p]:
                     sc[fav + p] = tot
         if sc[fav + p] > top:
             top = sc[fav + p]
@@ -580,14 +584,7 @@ def _score(s, cfg, sc, o):
                 n_top += 1
     sc[o + SC_EMP_WINNERS] = n_top
     if n_top > 0:
-        if n_top == 1:
-            share = bonus
-        elif cfg[CFG_EMP_TIE] == EMP_TIE_HALF:
-            share = bonus // 2
-        elif cfg[CFG_EMP_TIE] == EMP_TIE_FULL:
-            share = bonus
-        else:
-            share = 0
+        share = emperor_share(cfg, t - 1, n_top)
         for p in range(P):
             if sc[fav + p] == top:
                 sc[o + SC_EMP + p] = share
@@ -691,7 +688,10 @@ def observe(s, cfg, p, obs):
     and discard sizes, its own hand, and the hands it held earlier this turn (their later picks are public, so
     it knows them exactly). Appended public history: every table card by id and declared suit (O_TABLE_CARD,
     O_TABLE_SUIT) and which cards are in the discard or removed from the game (O_GONE: every card played in an
-    earlier turn was face up on a table)."""
+    earlier turn was face up on a table).
+    An `obs` of OBS_TALLIES entries (kernels without a search player) gets only the header and the tables'
+    tallies, all that the heuristic strategies read: the rest costs most of a full observation, and only the
+    search player's determinization reads it."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
@@ -702,22 +702,24 @@ def observe(s, cfg, p, obs):
     obs[O_NEXT] = (p + d) % P
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
+    for i in range(NSUITS * P):
+        obs[O_TOT + i] = s[S_TOT + i]
+        obs[O_CNT + i] = s[S_CNT + i]
+    for q in range(P):
+        obs[O_DIS + q] = s[S_TDIS + q]
+    if obs.shape[0] < OBS_SIZE:
+        return
     seen = s[S_SEEN + p]
     hand = cfg[CFG_HAND]   # a hand never holds more; later entries stay 0
     table = cfg[CFG_DESTINY] + hand   # a table never holds more
     for q in range(P):
         b = O_SEATS + SB * q
-        for k in range(NSUITS):
-            obs[b + B_TOT + k] = s[S_TOT + NSUITS * q + k]
-            obs[b + B_CNT + k] = s[S_CNT + NSUITS * q + k]
-        obs[b + B_DIS] = s[S_TDIS + q]
         obs[b + B_UNDECL] = s[S_UNDECL + q]
         obs[b + B_VT] = s[S_VT + q]
-        n = s[S_HLEN + q]
-        obs[b + B_HLEN] = n
+        obs[b + B_HLEN] = s[S_HLEN + q]
         known = q == p or (seen >> s[S_HORIG + q]) & 1 == 1
         obs[b + B_KNOWN] = 1 if known else 0
-        shown = n if known else 0
+        shown = s[S_HLEN + q] if known else 0
         for i in range(shown):
             c = s[S_HAND + MAX_HAND * q + i]
             obs[b + B_HMASK + i] = cfg[CFG_CMASK + c]
@@ -744,18 +746,14 @@ def check_invariants(s, cfg):
     seen = np.zeros(nc, dtype=np.int64)
     for i in range(s[S_DECKLEN]):
         seen[s[S_DECK + i]] += 1
-    for i in range(s[S_DISCLEN]):
-        seen[s[S_DISC + i]] += 1
-    for i in range(s[S_REMLEN]):
-        c = s[S_REM + i]
-        seen[c] += 1
-        if cfg[CFG_CUNIQUE + c] != 1:
-            raise AssertionError("invariant: a card that is not unique left the game")
     gone = np.zeros(GONE_WORDS, dtype=np.int64)
-    for i in range(s[S_DISCLEN]):
-        gone[s[S_DISC + i] // GONE_BITS] |= 1 << (s[S_DISC + i] % GONE_BITS)
-    for i in range(s[S_REMLEN]):
-        gone[s[S_REM + i] // GONE_BITS] |= 1 << (s[S_REM + i] % GONE_BITS)
+    for pile, n in ((S_DISC, s[S_DISCLEN]), (S_REM, s[S_REMLEN])):
+        for i in range(n):
+            c = s[pile + i]
+            seen[c] += 1
+            gone[c // GONE_BITS] |= 1 << (c % GONE_BITS)
+            if pile == S_REM and cfg[CFG_CUNIQUE + c] != 1:
+                raise AssertionError("invariant: a card that is not unique left the game")
     for w in range(GONE_WORDS):
         if gone[w] != s[S_GONE + w]:
             raise AssertionError("invariant: the gone bit set is not the discard and the removed cards")

@@ -27,6 +27,12 @@ G_GAME, G_WINNER, G_N_WINNERS, G_TURNS, G_RESHUFFLES, G_VT_TOP, G_VT_MARGIN, G_D
 (P_GAME, P_SEAT, P_VT_TOTAL, P_VT_MAJORITY, P_VT_ALL_SUITS, P_VT_EMPEROR, P_VT_DISASTER, P_DISASTERS,
  P_DISASTERS_DESTINY, P_DISASTERS_PICKED, P_MAJORITIES_WON, P_MAJORITIES_TIED, P_ALL_SUITS_TURNS,
  P_EMPEROR_WINS) = range(NPF)
+# player columns copied from the state's whole-game tallies (per seat at offset + seat)
+_PLAYER_TALLIES = ((P_VT_TOTAL, E.S_VT), (P_VT_MAJORITY, E.S_VT_MAJ), (P_VT_ALL_SUITS, E.S_VT_ALL),
+                   (P_VT_EMPEROR, E.S_VT_EMP), (P_VT_DISASTER, E.S_VT_DIS), (P_DISASTERS_DESTINY, E.S_DIS_DESTINY),
+                   (P_DISASTERS_PICKED, E.S_DIS_PICKED), (P_MAJORITIES_WON, E.S_MAJ_SOLE),
+                   (P_MAJORITIES_TIED, E.S_MAJ_TIED), (P_ALL_SUITS_TURNS, E.S_ALL_SUITS_TURNS),
+                   (P_EMPEROR_WINS, E.S_EMP_WINS))
 PICK_OFFERED, PICK_PICKED = 0, 1
 LOG_PLAYER, LOG_ACTION = 0, 3   # play loop log row: player, legal actions, row chosen, then the action's columns
 
@@ -84,18 +90,9 @@ def fill_rows(s, cfg, players, g, games, prows, shares, share):
         row = g * players + p
         prows[row, P_GAME] = g
         prows[row, P_SEAT] = p
-        prows[row, P_VT_TOTAL] = v
-        prows[row, P_VT_MAJORITY] = s[E.S_VT_MAJ + p]
-        prows[row, P_VT_ALL_SUITS] = s[E.S_VT_ALL + p]
-        prows[row, P_VT_EMPEROR] = s[E.S_VT_EMP + p]
-        prows[row, P_VT_DISASTER] = s[E.S_VT_DIS + p]
+        for col, at in _PLAYER_TALLIES:
+            prows[row, col] = s[at + p]
         prows[row, P_DISASTERS] = s[E.S_DIS_DESTINY + p] + s[E.S_DIS_PICKED + p]
-        prows[row, P_DISASTERS_DESTINY] = s[E.S_DIS_DESTINY + p]
-        prows[row, P_DISASTERS_PICKED] = s[E.S_DIS_PICKED + p]
-        prows[row, P_MAJORITIES_WON] = s[E.S_MAJ_SOLE + p]
-        prows[row, P_MAJORITIES_TIED] = s[E.S_MAJ_TIED + p]
-        prows[row, P_ALL_SUITS_TURNS] = s[E.S_ALL_SUITS_TURNS + p]
-        prows[row, P_EMPEROR_WINS] = s[E.S_EMP_WINS + p]
         for t in range(nt):
             prows[row, NPF + t] = s[E.S_HIST_EMP_VT + E.MAX_PLAYERS * t + p]
         shares[row] = share[p]
@@ -122,7 +119,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     shares = np.zeros(n * players, dtype=np.float64)
     picks = np.zeros((cfg[E.CFG_NKINDS], cfg[E.CFG_HAND], 2), dtype=np.int64)
     s = E.new_state()
-    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
+    obs = np.zeros(E.OBS_SIZE if len(mode) > 0 else E.OBS_TALLIES, dtype=np.int32)  # heuristics: tallies only
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     share = np.zeros(E.MAX_PLAYERS, dtype=np.float64)
     sids = np.zeros(players, dtype=np.int64)

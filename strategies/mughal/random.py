@@ -9,25 +9,14 @@ from sim.registry import strategy
 @njit(cache=True)
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the cards on offer, then uniform over that card's suits (so a two-suit card is not
-    twice as likely as a one-suit card)."""
-    n_cards = 0
-    last = -1
-    for a in range(n_actions):
-        if actions[a, E.A_SLOT] != last:
-            n_cards += 1
-            last = actions[a, E.A_SLOT]
-    pick = np.random.randint(0, n_cards)
-    last = -1
-    seen = -1
+    twice as likely as a one-suit card). legal_actions lists a card's rows together, the cards by consecutive
+    slots (one slot for a declaration)."""
+    first_slot = actions[0, E.A_SLOT]
+    slot = first_slot + np.random.randint(0, actions[n_actions - 1, E.A_SLOT] - first_slot + 1)
     first = 0
-    for a in range(n_actions):
-        if actions[a, E.A_SLOT] != last:
-            seen += 1
-            last = actions[a, E.A_SLOT]
-            if seen == pick:
-                first = a
-                break
-    count = 0
-    while first + count < n_actions and actions[first + count, E.A_SLOT] == actions[first, E.A_SLOT]:
+    while actions[first, E.A_SLOT] != slot:
+        first += 1
+    count = 1
+    while first + count < n_actions and actions[first + count, E.A_SLOT] == slot:
         count += 1
     return first + np.random.randint(0, count)

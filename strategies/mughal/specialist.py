@@ -2,7 +2,7 @@ from sim.jit import njit
 
 from sim.mughal import engine as E
 from sim.registry import strategy
-from strategies.mughal._features import consider, greedy_score, others_max
+from strategies.mughal._features import consider, greedy_score, seat_now
 
 
 @strategy("mughal", "specialist", params={"suit": 0.0, "focus": 1.0, "level_weight": 0.01},
@@ -11,12 +11,11 @@ from strategies.mughal._features import consider, greedy_score, others_max
 def specialist(obs, actions, n_actions, params, cfg):
     """Builds one suit (suit: 0 military, 1 building, 2 culture, 3 wealth; presets specialist-<suit>):
     VT-if-scored-now plus focus x level for a card placed (or declared) in that suit."""
-    p = obs[E.O_SEAT]
-    omax, ofav = others_max(obs, cfg, p)
+    seat = seat_now(obs, cfg, obs[E.O_SEAT])
     suit = int(params[P_SUIT])
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
-        v = greedy_score(obs, cfg, actions, a, p, omax, ofav, params[P_LEVEL_WEIGHT])
+        v = greedy_score(obs, cfg, actions, a, seat, params[P_LEVEL_WEIGHT])
         if actions[a, E.A_SUIT] == suit:
             v += params[P_FOCUS] * actions[a, E.A_LEVEL]
         take, best, ties = consider(v, best, ties)

@@ -313,7 +313,7 @@ def test_memory_of_passed_hands_and_hidden_hands(cfg4):
 
 def test_choices_are_simultaneous(cfg4):
     """Each seat's greedy pick is a best pick against the tables as they stood before the step."""
-    from strategies.mughal._features import greedy_scores
+    from strategies.mughal._features import greedy_score, seat_now
     v = cfg4.vector
     lin, base, params = lineup_args(cfg4, ["greedy"], 4, 1)
     params[:, 0] = 0.0
@@ -330,8 +330,8 @@ def test_choices_are_simultaneous(cfg4):
             t[E.S_CUR] = p
             n = E.legal_actions(t, v, actions)
             E.observe(t, v, p, obs)
-            sc = np.empty(n)
-            greedy_scores(obs, v, actions, n, 0.0, sc)
+            seat = seat_now(obs, v, p)
+            sc = np.array([greedy_score(obs, v, actions, a, seat, 0.0) for a in range(n)])
             best.append({(int(actions[a, E.A_SUIT]), int(actions[a, E.A_LEVEL]))
                          for a in range(n) if sc[a] >= sc.max() - 1e-9})
         log = np.zeros((4, K.LOG_ACTION + E.ACOLS), dtype=np.int32)
