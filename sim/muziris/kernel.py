@@ -39,7 +39,6 @@ NGC, NPC = GAME_ROW.size, PLAYER_ROW.size
 def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
     nt = cfg[E.CFG_NT]
-    nc = cfg[E.CFG_NC]
     games = np.zeros((n, NGC), dtype=np.int32)
     prow = np.zeros((n * players, NPC), dtype=np.int32)
     share = np.zeros(n * players, dtype=np.float32)
@@ -91,7 +90,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
         games[g, G_END_REASON] = s[E.S_END]
         games[g, G_TRIGGER_SEAT] = s[E.S_TRIG_SEAT]
         games[g, G_RESHUFFLES] = s[E.S_RESHUF]
-        games[g, G_PEAK_COINS] = E.total_coins(s)  # coins out of the supply never go back, so the end is the peak
+        games[g, G_PEAK_COINS] = s[E.S_ISSUED]  # coins out of the supply never go back, so the end is the peak
         games[g, G_DECISIONS] = s[E.S_DECISIONS]
         games[g, G_USES] = s[E.S_NUSES]
         games[g, G_SPECIALS_MASK] = mask
@@ -101,9 +100,8 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             for t in range(nt):
                 prow[r, P_COINS_ORDER + t] = s[E.S_C_ORD + p * E.MAX_T + t]
                 orders_coins += s[E.S_C_ORD + p * E.MAX_T + t]
-                prow[r, P_COINS_ABILITY + t] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + E.MAX_C + t]
-            for c in range(nc):
-                prow[r, P_COINS_ACTION + c] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + c]
+            for i in range(E.ABIL_BY):  # coins_action then coins_ability: the state's order (zeros past nc and nt)
+                prow[r, P_COINS_ACTION + i] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + i]
             prow[r, P_COINS] = s[E.S_COINS + p]
             prow[r, P_COINS_ORDERS] = orders_coins
             prow[r, P_COINS_CHARACTERS] = s[E.S_C_CHAR + p]

@@ -3,7 +3,7 @@ from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import avg_draw, char_value, choose_character, choose_option
+from strategies.muziris._features import NO_EXTRA, choose_character, choose_option
 
 
 @njit(cache=True)
@@ -55,8 +55,4 @@ def condition(obs, actions, n_actions, params, cfg):
     cb = condition_values(obs, params[P_COND_WEIGHT], params[P_PUSH], tb)
     if obs[E.O_DKIND] != E.D_CHAR:
         return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, cb)
-    cs = np.zeros(E.MAX_C)
-    ad = avg_draw(obs, -1)
-    for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, cb, ad)
-    return choose_character(actions, n_actions, cs)
+    return choose_character(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, cb, NO_EXTRA)
