@@ -282,9 +282,7 @@ def new_game(s, cfg, players, seed, game):
             if cfg[CFG_CSTD + c] == std:
                 s[S_CH_ID + k] = c
                 k += 1
-    n_std = 0
-    for c in range(cfg[CFG_NC]):
-        n_std += cfg[CFG_CSTD + c]
+    n_std = cfg[CFG_CSTD: CFG_CSTD + cfg[CFG_NC]].sum()
     _shuffle(s, S_CH_ID + n_std, k - n_std)  # the first (players - specials_fewer_than_players) stay in play
     s[S_NCH] = n_std + max(0, players - cfg[CFG_SPECIALS_FEWER])
     s[S_CH_ID + s[S_NCH]: S_CH_ID + MAX_C] = 0
@@ -314,11 +312,6 @@ def _start_turn(s, cfg, idx):
     s[S_CUR] = (s[S_FP] + idx) % s[S_NP]
     s[S_MARKERS] = cfg[CFG_FIRST_MARKERS] if idx == 0 else cfg[CFG_OTHER_MARKERS]
     s[S_PHASE] = PH_CHAR if s[S_MARKERS] > 0 else PH_DISCARD
-
-
-@njit(cache=True)
-def char_available(s, cfg, slot):
-    return s[S_CH_MARK + slot] == 0 or (s[S_FINAL] == 1 and cfg[CFG_REUSE] == 1)
 
 
 @njit(cache=True)
@@ -414,16 +407,11 @@ def trigger_met(s, cfg):
     """The market condition's end trigger as checked when a turn ends (round triggers: end of round)."""
     c = s[S_COND]
     kind, thr = cfg[CFG_TRIG + c], cfg[CFG_THR + c]
-    if kind == TR_ORDERS:
-        for p in range(s[S_NP]):
-            if orders_of(s, p) >= thr:
-                return True
-    elif kind == TR_COINS:
-        for p in range(s[S_NP]):
-            if s[S_COINS + p] >= thr:
-                return True
-    elif kind == TR_RESHUFFLES:
+    if kind == TR_RESHUFFLES:
         return s[S_RESHUF] >= thr
+    for p in range(s[S_NP]):
+        if (kind == TR_ORDERS and orders_of(s, p) >= thr) or (kind == TR_COINS and s[S_COINS + p] >= thr):
+            return True
     return False
 
 
@@ -444,11 +432,8 @@ def end_round(s, cfg):
     c = s[S_COND]
     if cfg[CFG_TRIG + c] == TR_ROUNDS and s[S_FINAL] == 0 and s[S_ROUND] >= cfg[CFG_THR + c]:
         s[S_FINAL] = 1
-    if s[S_FINAL] == 1:
-        end_game(s, cfg, END_TRIGGER)
-        return
-    if s[S_ROUND] >= cfg[CFG_ROUND_CAP]:
-        end_game(s, cfg, END_ROUND_CAP)
+    if s[S_FINAL] == 1 or s[S_ROUND] >= cfg[CFG_ROUND_CAP]:
+        end_game(s, cfg, END_TRIGGER if s[S_FINAL] == 1 else END_ROUND_CAP)
         return
     for k in range(s[S_NCH]):
         if s[S_CH_MARK + k] == 0:
@@ -553,8 +538,9 @@ def legal_actions(s, cfg, actions):
     h = S_HAND + p * MAX_T
     n = 0
     if ph == PH_CHAR:
+        reuse = s[S_FINAL] == 1 and cfg[CFG_REUSE] == 1  # final round: marked characters may be chosen again
         for k in range(s[S_NCH]):
-            if char_available(s, cfg, k):
+            if s[S_CH_MARK + k] == 0 or reuse:
                 n = _emit(actions, n, D_CHAR, k, 0)
     elif ph == PH_DISCARD:
         for t in range(nt):

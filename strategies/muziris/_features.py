@@ -58,12 +58,10 @@ def in_market(obs, t, mm):
 @njit(cache=True, _nrt=False)
 def avg_draw(obs, hm):
     """Expected potential a random card adds (card counts of the whole game as the prior)."""
-    total = 0.0
+    total = E.cards(obs, E.O_COUNT)
     v = 0.0
     for t in range(obs[E.O_NT]):
-        c = obs[E.O_COUNT + t]
-        total += c
-        v += c * keep(obs, t, held(obs, t, hm) + 1)
+        v += obs[E.O_COUNT + t] * keep(obs, t, held(obs, t, hm) + 1)
     return v / total if total > 0 else 0.0
 
 
@@ -97,8 +95,7 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
         best = 0.0
         for t in range(nt):
             if in_market(obs, t, mm) > 0:
-                v = take_type_score(obs, t, a0 if kind == E.K_TAKE_TYPE else 1, w, cb, hm, mm)
-                best = max(best, v)
+                best = max(best, take_type_score(obs, t, a0 if kind == E.K_TAKE_TYPE else 1, w, cb, hm, mm))
         return best * (a0 if kind == E.K_TAKE else 1)
     if kind == E.K_FULFIL:
         best = 0.0
@@ -158,14 +155,6 @@ def char_value(obs, slot, w, tb, cb, ad):
 
 
 @njit(cache=True, _nrt=False)
-def char_has(obs, slot, kind):
-    for i in range(E.MAX_STEPS):
-        if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W] == kind:
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
@@ -216,14 +205,6 @@ def choose_character(obs, actions, n, w, tb, cb, extra):
         if take:
             choice = i
     return choice
-
-
-@njit(cache=True, _nrt=False)
-def next_opponent(obs):
-    """The next other player still to act this round, or -1."""
-    if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP]:
-        return -1
-    return (obs[E.O_SEAT] + 1) % obs[E.O_NP]
 
 
 @njit(cache=True, _nrt=False)

@@ -3,7 +3,7 @@ from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import NO_BONUS, char_has, choose_character, choose_option, held, val
+from strategies.muziris._features import NO_BONUS, choose_character, choose_option, held, val
 
 
 @njit(cache=True)
@@ -29,7 +29,9 @@ def collector(obs, actions, n_actions, params, cfg):
     extra = np.zeros(E.MAX_C)
     full_hand = obs[E.O_HANDN + obs[E.O_SEAT]] >= obs[E.O_HAND_LIMIT] - params[P_SLACK]
     ready = _has_full_order(obs, params[P_MIN_VALUE]) or obs[E.O_FINAL] == 1 or full_hand
-    for k in range(obs[E.O_NCH]):
-        if not ready and char_has(obs, k, E.K_FULFIL):
-            extra[k] = -params[P_WAIT_PENALTY]
+    if not ready:  # a character that fulfils waits
+        for k in range(obs[E.O_NCH]):
+            for i in range(E.MAX_STEPS):
+                if obs[E.O_CSTEP + (k * E.MAX_STEPS + i) * E.STEP_W] == E.K_FULFIL:
+                    extra[k] = -params[P_WAIT_PENALTY]
     return choose_character(obs, actions, n_actions, w, NO_BONUS, 0.0, extra)

@@ -7,21 +7,15 @@ from strategies.muziris._features import NO_EXTRA, choose_character, choose_opti
 
 
 @njit(cache=True)
-def _leading(obs):
-    me = obs[E.O_SEAT]
-    for q in range(obs[E.O_NP]):
-        if q != me and obs[E.O_COINS + q] >= obs[E.O_COINS + me]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def condition_values(obs, weight, push, tb):
     """Fill tb (extra value per order of each produce) and return cb (extra value per card held), from the
     drawn market condition's end scoring, plus `push` towards its trigger when leading (away when not)."""
     kind, amt = obs[E.O_SCORE], obs[E.O_AMT]
     me = obs[E.O_SEAT]
-    sign = 1.0 if _leading(obs) else -1.0
+    sign = 1.0  # leading: no rival has as many coins
+    for q in range(obs[E.O_NP]):
+        if q != me and obs[E.O_COINS + q] >= obs[E.O_COINS + me]:
+            sign = -1.0
     cb = 0.0
     for t in range(obs[E.O_NT]):
         mine = obs[E.O_PLAY + me * E.MAX_T + t]
