@@ -41,7 +41,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     games = np.zeros((n, NGC), dtype=np.int32)
     prow = np.zeros((n * players, NPC), dtype=np.int32)
     share = np.zeros(n * players, dtype=np.float32)
-    picks = np.zeros((E.MAX_C, E.PICK_COINS + 1), dtype=np.int64)
+    picks = np.zeros(E.MAX_C * (E.PICK_COINS + 1), dtype=np.int64)  # by configuration index and coins
     char_games = np.zeros(E.MAX_C, dtype=np.int64)
     char_rounds = np.zeros(E.MAX_C, dtype=np.int64)
     ordsize = np.zeros(E.MAX_T * E.MAX_ORD, dtype=np.int64)  # by produce and size
@@ -76,8 +76,8 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             char_rounds[cid] += s[E.S_ROUND]
             if cfg[E.CFG_CSTD + cid] == 0:
                 mask |= 1 << cid
-            for b in range(E.PICK_COINS + 1):
-                picks[cid, b] += s[E.S_PICKS + cid * (E.PICK_COINS + 1) + b]
+        for i in range(E.MAX_C * (E.PICK_COINS + 1)):  # one flat add (the rows of characters not in play are zeros)
+            picks[i] += s[E.S_PICKS + i]
         for i in range(E.MAX_T * E.MAX_ORD):
             ordsize[i] += s[E.S_ORDSIZE + i]
         games[g, G_FIRST_PLAYER] = s[E.S_FP0]
@@ -107,7 +107,8 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             prow[r, P_ORDERS] = E.orders_of(s, p)
             prow[r, P_HAND] = E.hand_size(s, p)
             share[r] = sh[p]
-    return games, prow, share, picks, char_games, char_rounds, ordsize.reshape(E.MAX_T, E.MAX_ORD)
+    return (games, prow, share, picks.reshape(E.MAX_C, E.PICK_COINS + 1), char_games, char_rounds,
+            ordsize.reshape(E.MAX_T, E.MAX_ORD))
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
