@@ -106,7 +106,7 @@ STATE = Layout("muziris state", [
     ("final", 1),            # 1 once the market condition is triggered: this is the final round
     ("trig_seat", 1), ("end", 1), ("reshuf", 1), ("deckpos", 1), ("decklen", 1),
     ("nch", 1),              # characters in play
-    ("issued", 1),           # coins taken from the supply so far (debug invariant)
+    ("issued", 1),           # coins taken from the supply so far: held by players or lying on characters
     ("placed", 1),           # coins put on characters so far (debug invariant)
     ("depth", 1),            # effect frames open
     ("decisions", 1),        # actions applied
@@ -176,7 +176,7 @@ def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # strategies count rows of the observation with it too
 def cards(s, at):
     """Cards in a row of counts by produce starting at `at` (S_MARKET, S_DISCARD, a seat's hand or play area)."""
     n = 0
@@ -201,12 +201,10 @@ def deck_left(s):
 
 
 @njit(cache=True)
-def _shuffle_deck(s, n):
-    for i in range(n - 1, 0, -1):  # Fisher-Yates
+def _shuffle(s, at, n):
+    for i in range(n - 1, 0, -1):  # Fisher-Yates over s[at:at + n]
         j = np.random.randint(0, i + 1)
-        s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
-    s[S_DECKPOS] = 0
-    s[S_DECKLEN] = n
+        s[at + i], s[at + j] = s[at + j], s[at + i]
 
 
 @njit(cache=True)
@@ -218,11 +216,11 @@ def _reshuffle(s):
             s[S_DECK + n] = t
             n += 1
         s[S_DISCARD + t] = 0
+    s[S_DECKPOS] = 0
+    s[S_DECKLEN] = n
     if n == 0:
-        s[S_DECKPOS] = 0
-        s[S_DECKLEN] = 0
         return False
-    _shuffle_deck(s, n)
+    _shuffle(s, S_DECK, n)
     s[S_RESHUF] += 1
     return True
 
@@ -244,21 +242,18 @@ def draw_card(s, cfg):
 
 
 @njit(cache=True)
-def draw_to_hand(s, cfg, p, n):
+def draw_to(s, cfg, at, n):
+    """n cards drawn into the row of counts at `at` (a hand, the market); fewer when deck and discard run dry."""
     for _ in range(n):
         t = draw_card(s, cfg)
         if t < 0:
             return
-        s[S_HAND + p * MAX_T + t] += 1
+        s[at + t] += 1
 
 
 @njit(cache=True)
 def refill_market(s, cfg):
-    while cards(s, S_MARKET) < cfg[CFG_MARKET_SIZE]:
-        t = draw_card(s, cfg)
-        if t < 0:
-            return
-        s[S_MARKET + t] += 1
+    draw_to(s, cfg, S_MARKET, cfg[CFG_MARKET_SIZE] - cards(s, S_MARKET))
 
 
 @njit(cache=True)
@@ -281,31 +276,22 @@ def new_game(s, cfg, players, seed, game):
     s[S_NP] = players
     s[S_STAMP] = np.int32(game_seed(seed, game, 0) >> np.uint32(1))
     s[S_STAMP + 1] = game + 1
-    nc = cfg[CFG_NC]
-    specials = np.empty(nc, dtype=np.int64)
-    k = ns = 0
-    for c in range(nc):  # standard characters in play, in configuration order; specials shuffled
-        if cfg[CFG_CSTD + c] == 1:
-            s[S_CH_ID + k] = c
-            k += 1
-        else:
-            specials[ns] = c
-            ns += 1
-    for i in range(ns - 1, 0, -1):
-        j = np.random.randint(0, i + 1)
-        specials[i], specials[j] = specials[j], specials[i]
-    for i in range(max(0, players - cfg[CFG_SPECIALS_FEWER])):
-        s[S_CH_ID + k] = specials[i]
-        k += 1
-    s[S_NCH] = k
-    n = 0
-    for t in range(cfg[CFG_NT]):
-        for _ in range(cfg[CFG_COUNT + t]):
-            s[S_DECK + n] = t
-            n += 1
-    _shuffle_deck(s, n)
+    k = 0
+    for std in (1, 0):  # standard characters in play, in configuration order, then the specials
+        for c in range(cfg[CFG_NC]):
+            if cfg[CFG_CSTD + c] == std:
+                s[S_CH_ID + k] = c
+                k += 1
+    n_std = cfg[CFG_CSTD: CFG_CSTD + cfg[CFG_NC]].sum()
+    _shuffle(s, S_CH_ID + n_std, k - n_std)  # the first (players - specials_fewer_than_players) stay in play
+    s[S_NCH] = n_std + max(0, players - cfg[CFG_SPECIALS_FEWER])
+    s[S_CH_ID + s[S_NCH]: S_CH_ID + MAX_C] = 0
+    for t in range(cfg[CFG_NT]):  # every card starts in the discard pile, whose first shuffle is the deck's
+        s[S_DISCARD + t] = cfg[CFG_COUNT + t]
+    _reshuffle(s)
+    s[S_RESHUF] = 0
     for p in range(players):
-        draw_to_hand(s, cfg, p, cfg[CFG_START_HAND])
+        draw_to(s, cfg, S_HAND + p * MAX_T, cfg[CFG_START_HAND])
     refill_market(s, cfg)
     fixed = cfg[CFG_COND_FIXED]
     s[S_COND] = np.random.randint(0, cfg[CFG_NCOND]) if fixed < 0 else fixed
@@ -326,11 +312,6 @@ def _start_turn(s, cfg, idx):
     s[S_CUR] = (s[S_FP] + idx) % s[S_NP]
     s[S_MARKERS] = cfg[CFG_FIRST_MARKERS] if idx == 0 else cfg[CFG_OTHER_MARKERS]
     s[S_PHASE] = PH_CHAR if s[S_MARKERS] > 0 else PH_DISCARD
-
-
-@njit(cache=True)
-def char_available(s, cfg, slot):
-    return s[S_CH_MARK + slot] == 0 or (s[S_FINAL] == 1 and cfg[CFG_REUSE] == 1)
 
 
 @njit(cache=True)
@@ -377,13 +358,6 @@ def fulfil(s, cfg, p, t, size, bonus):
         _gain(s, p, bonus, S_C_ABIL)
 
 
-@njit(cache=True)
-def _cycle_draw(s, cfg, p):
-    f = s[S_DEPTH] - 1
-    draw_to_hand(s, cfg, p, s[S_FRAME + f * F_SIZE + F_COUNT])
-    _next_step(s)
-
-
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def advance(s, cfg):
     """Run automatic steps until a decision is pending or the game is over."""
@@ -402,7 +376,7 @@ def advance(s, cfg):
                 continue
             count = s[S_FRAME + f * F_SIZE + F_COUNT]
             if kind == K_DRAW:
-                draw_to_hand(s, cfg, p, a0)
+                draw_to(s, cfg, S_HAND + p * MAX_T, a0)
             elif kind == K_GAIN:
                 _gain(s, p, a0, S_C_ABIL)
             elif kind == K_PER_ORDER:
@@ -416,7 +390,7 @@ def advance(s, cfg):
                 if kind == K_FULFIL and cfg[CFG_BONUS_NO_ORDER] == 1 and a0 > 0:
                     _gain(s, p, a0, S_C_ABIL)  # no order to fulfil: the extra coins still come (rules page)
                 elif kind == K_CYCLE:
-                    draw_to_hand(s, cfg, p, count)  # as many as were discarded
+                    draw_to(s, cfg, S_HAND + p * MAX_T, count)  # as many as were discarded
             else:
                 raise ValueError("unknown effect kind")
             _next_step(s)
@@ -433,16 +407,11 @@ def trigger_met(s, cfg):
     """The market condition's end trigger as checked when a turn ends (round triggers: end of round)."""
     c = s[S_COND]
     kind, thr = cfg[CFG_TRIG + c], cfg[CFG_THR + c]
-    if kind == TR_ORDERS:
-        for p in range(s[S_NP]):
-            if orders_of(s, p) >= thr:
-                return True
-    elif kind == TR_COINS:
-        for p in range(s[S_NP]):
-            if s[S_COINS + p] >= thr:
-                return True
-    elif kind == TR_RESHUFFLES:
+    if kind == TR_RESHUFFLES:
         return s[S_RESHUF] >= thr
+    for p in range(s[S_NP]):
+        if (kind == TR_ORDERS and orders_of(s, p) >= thr) or (kind == TR_COINS and s[S_COINS + p] >= thr):
+            return True
     return False
 
 
@@ -463,11 +432,8 @@ def end_round(s, cfg):
     c = s[S_COND]
     if cfg[CFG_TRIG + c] == TR_ROUNDS and s[S_FINAL] == 0 and s[S_ROUND] >= cfg[CFG_THR + c]:
         s[S_FINAL] = 1
-    if s[S_FINAL] == 1:
-        end_game(s, cfg, END_TRIGGER)
-        return
-    if s[S_ROUND] >= cfg[CFG_ROUND_CAP]:
-        end_game(s, cfg, END_ROUND_CAP)
+    if s[S_FINAL] == 1 or s[S_ROUND] >= cfg[CFG_ROUND_CAP]:
+        end_game(s, cfg, END_TRIGGER if s[S_FINAL] == 1 else END_ROUND_CAP)
         return
     for k in range(s[S_NCH]):
         if s[S_CH_MARK + k] == 0:
@@ -572,8 +538,9 @@ def legal_actions(s, cfg, actions):
     h = S_HAND + p * MAX_T
     n = 0
     if ph == PH_CHAR:
+        reuse = s[S_FINAL] == 1 and cfg[CFG_REUSE] == 1  # final round: marked characters may be chosen again
         for k in range(s[S_NCH]):
-            if char_available(s, cfg, k):
+            if s[S_CH_MARK + k] == 0 or reuse:
                 n = _emit(actions, n, D_CHAR, k, 0)
     elif ph == PH_DISCARD:
         for t in range(nt):
@@ -605,19 +572,6 @@ def legal_actions(s, cfg, actions):
             if kind == K_CYCLE:
                 n = _emit(actions, n, D_CYCLE, -1, 0)  # stop discarding ("up to")
     return n
-
-
-@njit(cache=True)
-def pending_decision(s, cfg):
-    """The decision kind now pending (-1 when the game is over)."""
-    ph = s[S_PHASE]
-    if ph == PH_CHAR:
-        return D_CHAR
-    if ph == PH_DISCARD:
-        return D_DISCARD
-    if ph == PH_OVER:
-        return -1
-    return DECISION_OF[_step_of(s, cfg, s[S_DEPTH] - 1)[0]]
 
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
@@ -658,8 +612,9 @@ def apply_action(s, cfg, actions, a):
             fulfil(s, cfg, p, x, y, a0)
             _next_step(s)
         elif d == D_CYCLE:
-            if x < 0:
-                _cycle_draw(s, cfg, p)
+            if x < 0:  # stop: draw as many as were discarded
+                draw_to(s, cfg, h, s[S_FRAME + f * F_SIZE + F_COUNT])
+                _next_step(s)
             else:
                 s[h + x] -= 1
                 s[S_DISCARD + x] += 1
@@ -673,38 +628,32 @@ def apply_action(s, cfg, actions, a):
     advance(s, cfg)
 
 
-@njit(cache=True)
-def observe_static(s, cfg, obs):
-    """The parts of the observation fixed for a whole game: card values, abilities, characters in play,
-    the market condition (all public)."""
-    obs[:] = 0
-    obs[O_NT] = cfg[CFG_NT]
-    obs[O_NP] = s[S_NP]
-    obs[O_NCH] = s[S_NCH]
-    obs[O_MAXORD] = cfg[CFG_MAXORD]
-    obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
-    obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
-    c = s[S_COND]
-    obs[O_TRIG], obs[O_THR] = cfg[CFG_TRIG + c], cfg[CFG_THR + c]
-    obs[O_SCORE], obs[O_AMT], obs[O_ATLEAST] = cfg[CFG_SCORE + c], cfg[CFG_AMT + c], cfg[CFG_ATLEAST + c]
-    obs[O_ROUND_CAP] = cfg[CFG_ROUND_CAP]
-    for i in range(CFG_CSTD - CFG_COUNT):  # count, val, pstep: one block, in the same order
-        obs[O_COUNT + i] = cfg[CFG_COUNT + i]
-    for k in range(s[S_NCH]):
-        cid = s[S_CH_ID + k]
-        obs[O_CID + k] = cid
-        for i in range(MAX_STEPS * STEP_W):
-            obs[O_CSTEP + k * MAX_STEPS * STEP_W + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * STEP_W + i]
-    obs[O_STAMP] = s[S_STAMP]
-    obs[O_STAMP + 1] = s[S_STAMP + 1]
-
-
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, seat, obs):
     """What `seat` may know (rules page, Information): the public table and their own hand. The part fixed for
-    the whole game is rewritten only when `obs` holds another game's (its stamp differs)."""
+    the whole game (card values, abilities, characters in play, the market condition: all public) is rewritten
+    only when `obs` holds another game's (its stamp differs)."""
     if obs[O_STAMP] != s[S_STAMP] or obs[O_STAMP + 1] != s[S_STAMP + 1]:
-        observe_static(s, cfg, obs)
+        obs[:] = 0
+        obs[O_NT] = cfg[CFG_NT]
+        obs[O_NP] = s[S_NP]
+        obs[O_NCH] = s[S_NCH]
+        obs[O_MAXORD] = cfg[CFG_MAXORD]
+        obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
+        obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
+        c = s[S_COND]
+        obs[O_TRIG], obs[O_THR] = cfg[CFG_TRIG + c], cfg[CFG_THR + c]
+        obs[O_SCORE], obs[O_AMT], obs[O_ATLEAST] = cfg[CFG_SCORE + c], cfg[CFG_AMT + c], cfg[CFG_ATLEAST + c]
+        obs[O_ROUND_CAP] = cfg[CFG_ROUND_CAP]
+        for i in range(CFG_CSTD - CFG_COUNT):  # count, val, pstep: one block, in the same order
+            obs[O_COUNT + i] = cfg[CFG_COUNT + i]
+        for k in range(s[S_NCH]):
+            cid = s[S_CH_ID + k]
+            obs[O_CID + k] = cid
+            for i in range(MAX_STEPS * STEP_W):
+                obs[O_CSTEP + k * MAX_STEPS * STEP_W + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * STEP_W + i]
+        obs[O_STAMP] = s[S_STAMP]
+        obs[O_STAMP + 1] = s[S_STAMP + 1]
     obs[O_SEAT] = seat
     obs[O_ROUND] = s[S_ROUND]
     obs[O_FP] = s[S_FP]
@@ -714,11 +663,13 @@ def observe(s, cfg, seat, obs):
     obs[O_DECK] = deck_left(s)
     obs[O_DISCARD_N] = cards(s, S_DISCARD)
     obs[O_RESHUF] = s[S_RESHUF]
-    obs[O_DKIND] = pending_decision(s, cfg)
+    ph = s[S_PHASE]  # the pending decision (-1 when the game is over) and the step it resolves
+    obs[O_DKIND] = D_CHAR if ph == PH_CHAR else D_DISCARD if ph == PH_DISCARD else -1
     obs[O_SKIND], obs[O_SA0], obs[O_SA1], obs[O_SCOUNT] = K_NONE, 0, 0, 0
-    if s[S_PHASE] == PH_STEP:
+    if ph == PH_STEP:
         f = s[S_DEPTH] - 1
         obs[O_SKIND], obs[O_SA0], obs[O_SA1] = _step_of(s, cfg, f)
+        obs[O_DKIND] = DECISION_OF[obs[O_SKIND]]
         obs[O_SCOUNT] = s[S_FRAME + f * F_SIZE + F_COUNT]
     for t in range(MAX_T):
         obs[O_HAND + t] = s[S_HAND + seat * MAX_T + t]
@@ -738,17 +689,6 @@ def observe(s, cfg, seat, obs):
     obs[O_DEPTH] = s[S_DEPTH]
     for i in range(MAX_DEPTH * F_SIZE):
         obs[O_FRAME + i] = s[S_FRAME + i]
-
-
-@njit(cache=True)
-def total_coins(s):
-    """Coins out of the supply now: held by players plus lying on characters."""
-    n = 0
-    for p in range(s[S_NP]):
-        n += s[S_COINS + p]
-    for k in range(s[S_NCH]):
-        n += s[S_CH_COINS + k]
-    return n
 
 
 @njit(cache=True)
@@ -774,9 +714,7 @@ def check_invariants(s, cfg):
         raise AssertionError("invariant: market over its size")
     held = taken = 0
     for p in range(np_):
-        src = s[S_C_CHAR + p] + s[S_C_ABIL + p] + s[S_C_SETUP + p] + s[S_C_COND + p]
-        for t in range(MAX_T):
-            src += s[S_C_ORD + p * MAX_T + t]
+        src = s[S_C_CHAR + p] + s[S_C_ABIL + p] + s[S_C_SETUP + p] + s[S_C_COND + p] + cards(s, S_C_ORD + p * MAX_T)
         if src != s[S_COINS + p]:
             raise AssertionError("invariant: a player's coins do not add up by source")
         held += s[S_COINS + p]
@@ -795,10 +733,7 @@ def check_invariants(s, cfg):
         raise AssertionError("invariant: coins not from the supply")
     if marks != s[S_MARKS_USED]:
         raise AssertionError("invariant: markers not conserved")
-    picks = 0
-    for i in range(MAX_C * (PICK_COINS + 1)):
-        picks += s[S_PICKS + i]
-    if picks != s[S_NUSES]:
+    if s[S_PICKS: S_PICKS + MAX_C * (PICK_COINS + 1)].sum() != s[S_NUSES]:
         raise AssertionError("invariant: character picks not counted once per use")
     if s[S_PHASE] == PH_CHAR:
         for p in range(np_):

@@ -38,15 +38,13 @@ NGC, NPC = GAME_ROW.size, PLAYER_ROW.size
 @njit(cache=True)
 def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, mode):
     n = lineups.shape[0]
-    nt = cfg[E.CFG_NT]
-    nc = cfg[E.CFG_NC]
     games = np.zeros((n, NGC), dtype=np.int32)
     prow = np.zeros((n * players, NPC), dtype=np.int32)
     share = np.zeros(n * players, dtype=np.float32)
-    picks = np.zeros((E.MAX_C, E.PICK_COINS + 1), dtype=np.int64)
+    picks = np.zeros(E.MAX_C * (E.PICK_COINS + 1), dtype=np.int64)  # by configuration index and coins
     char_games = np.zeros(E.MAX_C, dtype=np.int64)
     char_rounds = np.zeros(E.MAX_C, dtype=np.int64)
-    ordsize = np.zeros((E.MAX_T, E.MAX_ORD), dtype=np.int64)
+    ordsize = np.zeros(E.MAX_T * E.MAX_ORD, dtype=np.int64)  # by produce and size
     s = E.new_state()
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
@@ -78,11 +76,10 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             char_rounds[cid] += s[E.S_ROUND]
             if cfg[E.CFG_CSTD + cid] == 0:
                 mask |= 1 << cid
-            for b in range(E.PICK_COINS + 1):
-                picks[cid, b] += s[E.S_PICKS + cid * (E.PICK_COINS + 1) + b]
-        for t in range(nt):
-            for z in range(E.MAX_ORD):
-                ordsize[t, z] += s[E.S_ORDSIZE + t * E.MAX_ORD + z]
+        for i in range(E.MAX_C * (E.PICK_COINS + 1)):  # one flat add (the rows of characters not in play are zeros)
+            picks[i] += s[E.S_PICKS + i]
+        for i in range(E.MAX_T * E.MAX_ORD):
+            ordsize[i] += s[E.S_ORDSIZE + i]
         games[g, G_FIRST_PLAYER] = s[E.S_FP0]
         games[g, G_CONDITION] = s[E.S_COND]
         games[g, G_WINNER] = winner
@@ -91,21 +88,18 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
         games[g, G_END_REASON] = s[E.S_END]
         games[g, G_TRIGGER_SEAT] = s[E.S_TRIG_SEAT]
         games[g, G_RESHUFFLES] = s[E.S_RESHUF]
-        games[g, G_PEAK_COINS] = E.total_coins(s)  # coins out of the supply never go back, so the end is the peak
+        games[g, G_PEAK_COINS] = s[E.S_ISSUED]  # coins out of the supply never go back, so the end is the peak
         games[g, G_DECISIONS] = s[E.S_DECISIONS]
         games[g, G_USES] = s[E.S_NUSES]
         games[g, G_SPECIALS_MASK] = mask
         for p in range(players):
             r = g * players + p
-            orders_coins = 0
-            for t in range(nt):
+            for t in range(E.MAX_T):  # zeros past the configuration's produce
                 prow[r, P_COINS_ORDER + t] = s[E.S_C_ORD + p * E.MAX_T + t]
-                orders_coins += s[E.S_C_ORD + p * E.MAX_T + t]
-                prow[r, P_COINS_ABILITY + t] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + E.MAX_C + t]
-            for c in range(nc):
-                prow[r, P_COINS_ACTION + c] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + c]
+            for i in range(E.ABIL_BY):  # coins_action then coins_ability: the state's order (zeros past nc and nt)
+                prow[r, P_COINS_ACTION + i] = s[E.S_C_ABIL_BY + p * E.ABIL_BY + i]
             prow[r, P_COINS] = s[E.S_COINS + p]
-            prow[r, P_COINS_ORDERS] = orders_coins
+            prow[r, P_COINS_ORDERS] = E.cards(s, E.S_C_ORD + p * E.MAX_T)  # a row of counts by produce
             prow[r, P_COINS_CHARACTERS] = s[E.S_C_CHAR + p]
             prow[r, P_COINS_ABILITIES] = s[E.S_C_ABIL + p]
             prow[r, P_COINS_SETUP] = s[E.S_C_SETUP + p]
@@ -113,7 +107,8 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
             prow[r, P_ORDERS] = E.orders_of(s, p)
             prow[r, P_HAND] = E.hand_size(s, p)
             share[r] = sh[p]
-    return games, prow, share, picks, char_games, char_rounds, ordsize
+    return (games, prow, share, picks.reshape(E.MAX_C, E.PICK_COINS + 1), char_games, char_rounds,
+            ordsize.reshape(E.MAX_T, E.MAX_ORD))
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
@@ -157,8 +152,7 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
                        "picks": picks[:nc].sum(axis=1)},
     }
     nt = len(cfg.produce)
-    t_idx, z_idx = np.meshgrid(np.arange(nt), np.arange(cfg.vector[E.CFG_MAXORD]), indexing="ij")
-    t_idx, z_idx = t_idx.ravel(), z_idx.ravel()
+    t_idx, z_idx = np.indices((nt, cfg.vector[E.CFG_MAXORD])).reshape(2, -1)
     tables["orders"] = {"produce": t_idx.astype(np.int8), "name": np.array(cfg.produce, dtype=object)[t_idx],
                         "size": (z_idx + 1).astype(np.int8), "count": ordsize[t_idx, z_idx]}
     return tables

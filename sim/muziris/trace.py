@@ -141,5 +141,5 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
            "coins_by_source": [_sources(cfg, s, p) for p in range(players)],
            "winners": [p for p in range(players) if share[p] > 0], "n_winners": int(k),
            "win_share": [float(share[p]) for p in range(players)],
-           "peak_coins": int(E.total_coins(s)), "coins_short": bool(E.total_coins(s) > v[E.CFG_BOXED]),
+           "peak_coins": int(s[E.S_ISSUED]), "coins_short": bool(s[E.S_ISSUED] > v[E.CFG_BOXED]),
            "state": _state(cfg, s)}

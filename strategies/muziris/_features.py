@@ -11,6 +11,7 @@ from sim.muziris import engine as E
 from strategies._choice import consider
 
 NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market condition (a numba constant)
+NO_EXTRA = np.zeros(E.MAX_C)  # extra of strategies that value characters as greedy does (a numba constant)
 
 
 @njit(cache=True, _nrt=False)
@@ -55,22 +56,12 @@ def in_market(obs, t, mm):
 
 
 @njit(cache=True, _nrt=False)
-def orders(obs, q):
-    n = 0
-    for t in range(obs[E.O_NT]):
-        n += obs[E.O_PLAY + q * E.MAX_T + t]
-    return n
-
-
-@njit(cache=True, _nrt=False)
 def avg_draw(obs, hm):
     """Expected potential a random card adds (card counts of the whole game as the prior)."""
-    total = 0.0
+    total = E.cards(obs, E.O_COUNT)
     v = 0.0
     for t in range(obs[E.O_NT]):
-        c = obs[E.O_COUNT + t]
-        total += c
-        v += c * keep(obs, t, held(obs, t, hm) + 1)
+        v += obs[E.O_COUNT + t] * keep(obs, t, held(obs, t, hm) + 1)
     return v / total if total > 0 else 0.0
 
 
@@ -97,15 +88,14 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
     if kind == E.K_GAIN:
         return float(a0)
     if kind == E.K_PER_ORDER:
-        return float(min(a0 * orders(obs, obs[E.O_SEAT]), a1))
+        return float(min(a0 * E.cards(obs, E.O_PLAY + obs[E.O_SEAT] * E.MAX_T), a1))  # one card per order
     if kind == E.K_DRAW:
         return a0 * (w * ad + cb)
     if kind == E.K_TAKE or kind == E.K_TAKE_TYPE:
         best = 0.0
         for t in range(nt):
             if in_market(obs, t, mm) > 0:
-                v = take_type_score(obs, t, a0 if kind == E.K_TAKE_TYPE else 1, w, cb, hm, mm)
-                best = max(best, v)
+                best = max(best, take_type_score(obs, t, a0 if kind == E.K_TAKE_TYPE else 1, w, cb, hm, mm))
         return best * (a0 if kind == E.K_TAKE else 1)
     if kind == E.K_FULFIL:
         best = 0.0
@@ -114,12 +104,11 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
                 best = max(best, fulfil_score(obs, t, size, a0, w, tb, cb, hm))
         return best
     if kind == E.K_CYCLE:
-        avg = ad
         gain = 0.0
         for t in range(nt):
             k = held(obs, t, hm)
             if k > 0:
-                gain = max(gain, avg - keep(obs, t, k))
+                gain = max(gain, ad - keep(obs, t, k))
         return w * gain * a0
     return 0.0
 
@@ -166,14 +155,6 @@ def char_value(obs, slot, w, tb, cb, ad):
 
 
 @njit(cache=True, _nrt=False)
-def char_has(obs, slot, kind):
-    for i in range(E.MAX_STEPS):
-        if obs[E.O_CSTEP + (slot * E.MAX_STEPS + i) * E.STEP_W] == kind:
-            return True
-    return False
-
-
-@njit(cache=True, _nrt=False)
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
@@ -214,22 +195,16 @@ def choose_option(obs, actions, n, w, tb, cb):
 
 
 @njit(cache=True, _nrt=False)
-def choose_character(actions, n, char_scores):
-    """Best character by `char_scores` (indexed by slot)."""
+def choose_character(obs, actions, n, w, tb, cb, extra):
+    """Best character on offer: its char_value plus extra[slot], the strategy's own view of it."""
+    ad = avg_draw(obs, -1)
     best, ties, choice = -1e18, 0, 0
-    for i in range(n):
-        take, best, ties = consider(char_scores[actions[i, E.A_X]], best, ties)
+    for i in range(n):  # only the characters on offer are valued (pure: the same scores, the same draws)
+        k = actions[i, E.A_X]
+        take, best, ties = consider(char_value(obs, k, w, tb, cb, ad) + extra[k], best, ties)
         if take:
             choice = i
     return choice
-
-
-@njit(cache=True, _nrt=False)
-def next_opponent(obs):
-    """The next other player still to act this round, or -1."""
-    if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP]:
-        return -1
-    return (obs[E.O_SEAT] + 1) % obs[E.O_NP]
 
 
 @njit(cache=True, _nrt=False)
@@ -246,7 +221,7 @@ def public_char_value(obs, slot, q, card_value):
         if kind == E.K_GAIN:
             v += a0
         elif kind == E.K_PER_ORDER:
-            v += min(a0 * orders(obs, q), a1)
+            v += min(a0 * E.cards(obs, E.O_PLAY + q * E.MAX_T), a1)
         elif kind == E.K_FULFIL and hn > 0:
             mean = 0.0
             for t in range(nt):

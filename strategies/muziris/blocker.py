@@ -3,8 +3,7 @@ from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import (NO_BONUS, avg_draw, char_value, choose_character, choose_option,
-                                          next_opponent, public_char_value)
+from strategies.muziris._features import NO_BONUS, choose_character, choose_option, public_char_value
 
 
 @strategy("muziris", "blocker", params={"card_weight": 0.3, "block_weight": 0.6, "card_value": 0.5})
@@ -15,11 +14,9 @@ def blocker(obs, actions, n_actions, params, cfg):
     coins on it, their hand size and play area; a card counts card_value coins to them)."""
     if obs[E.O_DKIND] != E.D_CHAR:
         return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], NO_BONUS, 0.0)
-    cs = np.zeros(E.MAX_C)
-    ad = avg_draw(obs, -1)
-    q = next_opponent(obs)
-    for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], NO_BONUS, 0.0, ad)
-        if q >= 0:
-            cs[k] += params[P_BLOCK_WEIGHT] * public_char_value(obs, k, q, params[P_CARD_VALUE])
-    return choose_character(actions, n_actions, cs)
+    extra = np.zeros(E.MAX_C)
+    if obs[E.O_TURN_IDX] + 1 < obs[E.O_NP]:  # the next player is still to act this round
+        q = (obs[E.O_SEAT] + 1) % obs[E.O_NP]
+        for k in range(obs[E.O_NCH]):
+            extra[k] = params[P_BLOCK_WEIGHT] * public_char_value(obs, k, q, params[P_CARD_VALUE])
+    return choose_character(obs, actions, n_actions, params[P_CARD_WEIGHT], NO_BONUS, 0.0, extra)

@@ -3,16 +3,7 @@ from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import avg_draw, char_value, choose_character, choose_option
-
-
-@njit(cache=True)
-def _leading(obs):
-    me = obs[E.O_SEAT]
-    for q in range(obs[E.O_NP]):
-        if q != me and obs[E.O_COINS + q] >= obs[E.O_COINS + me]:
-            return False
-    return True
+from strategies.muziris._features import NO_EXTRA, choose_character, choose_option
 
 
 @njit(cache=True)
@@ -21,7 +12,10 @@ def condition_values(obs, weight, push, tb):
     drawn market condition's end scoring, plus `push` towards its trigger when leading (away when not)."""
     kind, amt = obs[E.O_SCORE], obs[E.O_AMT]
     me = obs[E.O_SEAT]
-    sign = 1.0 if _leading(obs) else -1.0
+    sign = 1.0  # leading: no rival has as many coins
+    for q in range(obs[E.O_NP]):
+        if q != me and obs[E.O_COINS + q] >= obs[E.O_COINS + me]:
+            sign = -1.0
     cb = 0.0
     for t in range(obs[E.O_NT]):
         mine = obs[E.O_PLAY + me * E.MAX_T + t]
@@ -55,8 +49,4 @@ def condition(obs, actions, n_actions, params, cfg):
     cb = condition_values(obs, params[P_COND_WEIGHT], params[P_PUSH], tb)
     if obs[E.O_DKIND] != E.D_CHAR:
         return choose_option(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, cb)
-    cs = np.zeros(E.MAX_C)
-    ad = avg_draw(obs, -1)
-    for k in range(obs[E.O_NCH]):
-        cs[k] = char_value(obs, k, params[P_CARD_WEIGHT], tb, cb, ad)
-    return choose_character(actions, n_actions, cs)
+    return choose_character(obs, actions, n_actions, params[P_CARD_WEIGHT], tb, cb, NO_EXTRA)

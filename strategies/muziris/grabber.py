@@ -3,7 +3,7 @@ from sim.jit import njit
 
 from sim.muziris import engine as E
 from sim.registry import strategy
-from strategies.muziris._features import NO_BONUS, avg_draw, char_value, choose_character, choose_option
+from strategies.muziris._features import NO_BONUS, choose_character, choose_option
 
 
 @strategy("muziris", "grabber", params={"coin_weight": 10.0, "card_weight": 0.3})
@@ -14,8 +14,7 @@ def grabber(obs, actions, n_actions, params, cfg):
     w = params[P_CARD_WEIGHT]
     if obs[E.O_DKIND] != E.D_CHAR:
         return choose_option(obs, actions, n_actions, w, NO_BONUS, 0.0)
-    cs = np.zeros(E.MAX_C)
-    ad = avg_draw(obs, -1)
+    extra = np.zeros(E.MAX_C)
     for k in range(obs[E.O_NCH]):
-        cs[k] = params[P_COIN_WEIGHT] * obs[E.O_CH_COINS + k] + char_value(obs, k, w, NO_BONUS, 0.0, ad)
-    return choose_character(actions, n_actions, cs)
+        extra[k] = params[P_COIN_WEIGHT] * obs[E.O_CH_COINS + k]
+    return choose_character(obs, actions, n_actions, w, NO_BONUS, 0.0, extra)

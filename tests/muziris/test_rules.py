@@ -125,10 +125,10 @@ def test_reshuffle_and_empty_draw(cfg):
         s[E.S_DISCARD + s[E.S_DECK + i]] += 1
     s[E.S_DECKPOS] = s[E.S_DECKLEN]
     n = E.cards(s, E.S_DISCARD)
-    E.draw_to_hand(s, cfg.vector, 0, 1)  # a draw that meets an empty deck reshuffles first
+    E.draw_to(s, cfg.vector, E.S_HAND, 1)  # a draw that meets an empty deck reshuffles first
     assert s[E.S_RESHUF] == 1 and E.cards(s, E.S_DISCARD) == 0 and E.deck_left(s) == n - 1
     E.check_invariants(s, cfg.vector)
-    E.draw_to_hand(s, cfg.vector, 0, n + 5)  # deck and discard run dry: the extra draws do nothing
+    E.draw_to(s, cfg.vector, E.S_HAND, n + 5)  # deck and discard run dry: the extra draws do nothing
     assert E.deck_left(s) == 0 and s[E.S_RESHUF] == 1
     E.check_invariants(s, cfg.vector)
 
@@ -408,13 +408,13 @@ def test_reshuffle_the_moment_the_deck_runs_out(when):
     s = setup(c, 3)
     _deck_of(s, 1)
     n = E.cards(s, E.S_DISCARD)
-    E.draw_to_hand(s, c.vector, 0, 1)  # the last card leaves the deck
+    E.draw_to(s, c.vector, E.S_HAND, 1)  # the last card leaves the deck
     E.check_invariants(s, c.vector)
     if when == "when_empty":
         assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n and E.cards(s, E.S_DISCARD) == 0
     else:
         assert s[E.S_RESHUF] == 0 and E.deck_left(s) == 0 and E.cards(s, E.S_DISCARD) == n
-        E.draw_to_hand(s, c.vector, 0, 1)
+        E.draw_to(s, c.vector, E.S_HAND, 1)
         assert s[E.S_RESHUF] == 1 and E.deck_left(s) == n - 1
 
 
