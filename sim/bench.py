@@ -30,8 +30,7 @@ def run_bench(games: list[str], n_games: int, jobs: int, n_strength: int = 40) -
         players = spec.default_players
         cfg = spec.validate(build(spec.package), players)
         click.echo(f"== {spec.title}: {players} players, {n_games:,} games per figure")
-        strategies = [d.name for d in registered(spec.name) if not d.search]  # search players: see below
-        for strat in strategies:
+        for strat in [d.name for d in registered(spec.name) if not d.search]:  # search players: see below
             chosen = tuple(choices(spec.name, cfg.presets, [strat] * players))
             rate = _one_core(spec, cfg, players, chosen, n_games)
             click.echo(f"  {'-vs-'.join([strat] * min(players, 2)):<28} one core {rate:>10,.0f} games/s")
@@ -63,9 +62,8 @@ def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
     a 95% Wilson interval, the even share 1/players and the CPU-seconds a game costs. CPU time, not wall time:
     the figures should not depend on what else the machine runs. Few games: a search decision costs
     milliseconds."""
-    names = [name for name in SEARCH_PRESETS if name in cfg.presets]
-    if not names:
-        names = [d.name for d in registered(spec.name) if d.search]
+    names = ([name for name in SEARCH_PRESETS if name in cfg.presets]
+             or [d.name for d in registered(spec.name) if d.search])
     kernel = spec.function("kernel")
     opponent = spec.bench_lineup[0]
     for name in names:

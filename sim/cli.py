@@ -21,6 +21,7 @@ from sim.lock import exclusive
 from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
+QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
 # joblib warns that "0 tasks ... have been cancelled" when a result generator is closed after its last result:
 # nothing was cancelled, so it is noise on every parallel run.
 warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
@@ -128,7 +129,8 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
     inputs.jobs(jobs)
     if scheduler and backend != "dask":
         raise UserError("--scheduler goes with --backend dask")
-    _quiet_warnings(quiet)
+    if quiet:  # no joblib or loky UserWarnings either (worker restarts and the like), only errors
+        warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
     if resume:
         _refuse_with_resume(click.get_current_context())
         inputs.dask_scheduler(backend, scheduler)
@@ -170,12 +172,6 @@ def _refuse_with_resume(ctx: click.Context) -> None:
         name = max(given[0].opts, key=len) if given[0].opts else given[0].name
         raise UserError(f"{name} cannot be given with --resume: a resumed run plays what it was started with "
                         f"(only -j, --backend, --scheduler, --no-report and -q apply); start a new run to change it")
-
-
-def _quiet_warnings(quiet: bool) -> None:
-    """-q: no joblib or loky UserWarnings either (worker restarts and the like), only errors."""
-    if quiet:
-        warnings.filterwarnings("ignore", category=UserWarning, module=r"(joblib|loky)(\.|$)")
 
 
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
@@ -393,8 +389,10 @@ def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
     return [(k, v) for k, v in params], rest
 
 
-def _options_parser(prog: str):
+def _parse_options(prog: str, args, *own: tuple):
+    """The `--param` groups, then the options sweep and tune share and their `own` ((flag, argparse keywords), ...)."""
     import argparse
+    params, rest = _split_params(list(args))
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):
@@ -413,7 +411,9 @@ def _options_parser(prog: str):
     parser.add_argument("--backend", choices=["loky", "dask", "threading"], default="loky")
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("-q", "--quiet", action="store_true")
-    return parser
+    for flag, kwargs in own:
+        parser.add_argument(flag, **kwargs)
+    return params, parser.parse_args(rest)
 
 
 MAX_CANDIDATES = 4096  # tune: candidates drawn from the grid (each is played at least one batch)
@@ -432,7 +432,8 @@ def _sweep_setup(kind: str, game: str, opts, targets) -> tuple:
         raise UserError("--scheduler goes with --backend dask")
     if opts.out is not None:
         inputs.output_folder(opts.out)
-    _quiet_warnings(opts.quiet)
+    if opts.quiet:
+        warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
     spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
     out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-{kind}")
     check_targets(spec, cfg, players, chosen, rr, targets)
@@ -454,12 +455,9 @@ def sweep(game, args):
     variant's paired difference from the baseline (default: the first variant).
     """
     from sim.sweep import parse_target, run_sweep
-    params, rest = _split_params(list(args))
-    parser = _options_parser("sweep")
-    parser.add_argument("--reports", action="store_true")
-    parser.add_argument("--batch-size", type=int, default=2000)
-    parser.add_argument("--baseline", action="append", default=[])
-    opts = parser.parse_args(rest)
+    params, opts = _parse_options("sweep", args, ("--reports", {"action": "store_true"}),
+                                  ("--batch-size", {"type": int, "default": 2000}),
+                                  ("--baseline", {"action": "append", "default": []}))
     if not 1 <= len(params) <= 2:
         raise UserError("sweep: give one or two --param KEY with --values or --range")
     targets = [parse_target(t) for t in opts.targets]
@@ -486,12 +484,9 @@ def tune(game, args):
     """
     from sim.sweep import parse_target, tune as run_tune, variant_label
     from analysis.report import fmt_metric
-    params, rest = _split_params(list(args))
-    parser = _options_parser("tune")
-    parser.add_argument("--budget", type=int, required=True)
-    parser.add_argument("--max-candidates", type=int, default=64)
-    parser.add_argument("--batch-size", type=int, default=500)
-    opts = parser.parse_args(rest)
+    params, opts = _parse_options("tune", args, ("--budget", {"type": int, "required": True}),
+                                  ("--max-candidates", {"type": int, "default": 64}),
+                                  ("--batch-size", {"type": int, "default": 500}))
     if not params:
         raise UserError("tune: give at least one --param KEY with --values or --range")
     if not opts.targets:
@@ -574,7 +569,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     design = S.build_design(factors, method, blocks, seed, check, levels)
     out = Path(out) if out else Path("reports") / f"{spec.name}-sensitivity"
     if not quiet:
-        click.echo(f"{len(factors)} knobs, {design.blocks} {S.block_word(method)} x {design.size} points x "
+        click.echo(f"{len(factors)} knobs, {design.blocks} {S.BLOCK_WORDS[method]} x {design.size} points x "
                    f"{n_games:,} games; {sum(design.skipped.values())} refused points replaced", err=True)
     _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, list(metrics), design, n_games, seed,
                                          jobs, batch_size or DEFAULT_BATCH, out, quiet, budget, left_out)

@@ -76,6 +76,7 @@ def apply_set(cfg: dict, assignment: str) -> dict:
     if "=" not in assignment:
         raise UserError(f"--set {assignment!r}: expected KEY=VALUE, e.g. --set hand_limit=8")
     dotted, _, text = assignment.partition("=")
+    value = parse_value(text)
     parts = dotted.strip().split(".")
     node = cfg
     for depth, part in enumerate(parts):
@@ -86,18 +87,17 @@ def apply_set(cfg: dict, assignment: str) -> dict:
                 raise ConfigError(here, part, f"expected an index from 1 to {len(node)}")
             index = int(part) - 1
             if last:
-                node[index] = parse_value(text)
+                node[index] = value
             node = node[index]
             continue
         if not isinstance(node, dict):
             raise ConfigError(here, part, "this key holds a value, not a table")
         if part not in node:
             if depth >= 1 and parts[0] in OPEN_TABLES:  # a new preset, or a parameter of one
-                node[part] = {} if not last else parse_value(text)
+                node[part] = {} if not last else value
             else:
-                raise ConfigError(here, parse_value(text) if last else part, "unknown key; " + _suggest(part, node))
+                raise ConfigError(here, value if last else part, "unknown key; " + _suggest(part, node))
         if last:
-            value = parse_value(text)
             if isinstance(node[part], dict):  # an inline table merges into the table; a plain value is refused
                 if not isinstance(value, dict):
                     raise _not_a_table(here, value, node[part])

@@ -88,8 +88,6 @@ def output_folder(out, option: str = "-o", staged: bool = True) -> Path:
 def dask_scheduler(backend: str, scheduler: str | None) -> None:
     """--backend dask: dask.distributed must be installed, and a named scheduler must answer (a short timeout)
     before any batch is played."""
-    if scheduler and backend != "dask":
-        raise UserError("--scheduler goes with --backend dask")
     if backend != "dask":
         return
     try:

@@ -34,10 +34,13 @@ def exclusive(out: Path, what: str = "-o"):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            holder = _read_holder(fd)
+            pid = ""
+            with contextlib.suppress(OSError):  # the holder's pid only helps the message
+                pid = os.pread(fd, 32, 0).decode().strip()
             os.close(fd)
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise UserError(f"{what} {out}: cannot lock it ({exc.strerror or exc})") from None
+            holder = f" (process {pid})" if pid.isdigit() else ""
             raise UserError(f"{what} {out}: another balance-sim{holder} is writing there; wait for it to finish "
                             "or choose another folder") from None
         # the holder before us may have removed the file after we opened it: then our lock guards nothing
@@ -57,11 +60,3 @@ def exclusive(out: Path, what: str = "-o"):
         with contextlib.suppress(OSError):
             path.unlink()  # while still locked, so nobody can be holding it
         os.close(fd)
-
-
-def _read_holder(fd: int) -> str:
-    try:
-        pid = os.pread(fd, 32, 0).decode().strip()
-    except OSError:
-        return ""
-    return f" (process {pid})" if pid.isdigit() else ""

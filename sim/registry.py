@@ -218,14 +218,9 @@ def check_presets(game: str, presets) -> None:
         base = preset["base"]
         if not isinstance(base, str) or base not in defs:
             raise ConfigError(key + ".base", base, f"allowed: {', '.join(defs)}")
-        d = defs[base]
         for param, value in preset.items():
             if param != "base":
-                _check_param(game, d, f"{key}.{param}", param, value)
-
-
-def _is_rollout(d: StrategyDef, param: str) -> bool:
-    return d.search and param == "rollout"
+                _check_param(game, defs[base], f"{key}.{param}", param, value)
 
 
 def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
@@ -235,14 +230,14 @@ def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
     values = []
     for param, default in d.params.items():
         value = given.get(param, default)
-        values.append(float(names.index(value) if _is_rollout(d, param) else value))
+        values.append(float(names.index(value) if d.search and param == "rollout" else value))
     return tuple(values)
 
 
 def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
-    if _is_rollout(d, param):  # names the rollout policy: a numeric id would change meaning with the registry
+    if d.search and param == "rollout":  # names the rollout policy: a numeric id would change meaning with the registry
         names = [x.name for x in registered(game) if not x.search]
         if not isinstance(value, str) or value not in names:
             raise ConfigError(key, value, f"allowed: {', '.join(names)} (a strategy name)")

@@ -48,9 +48,7 @@ def _meta_of(folder: Path) -> dict | None:
 def is_ours(folder: Path) -> bool:
     """A folder balance-sim wrote: its meta.json carries our format marker (or, from before the marker, the
     balance-sim version or the sweep/tune fields we always wrote)."""
-    meta = _meta_of(folder)
-    if meta is None:
-        return False
+    meta = _meta_of(folder) or {}
     if meta.get("format") == FORMAT:
         return True
     versions = meta.get("versions")

@@ -131,8 +131,7 @@ def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bo
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
     with stats.aggregating():
         summary = summary_for(tables, {**meta, "games": stop - start})
-    part = stats.merge({}, summary)
-    return json.loads(json.dumps(part))  # plain floats: small to ship back and to save
+    return json.loads(json.dumps(stats.merge({}, summary)))  # plain floats: small to ship back and to save
 
 
 def _warn(message: str) -> None:
@@ -186,21 +185,11 @@ def _death(exc: Exception) -> str:
 def _client(n_jobs: int, backend: str, scheduler: str | None):
     if backend != "dask":
         return None
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise UserError("--backend dask needs dask[distributed]: pip install 'balance-sim[dask]'") from None
+    from dask.distributed import Client, LocalCluster  # installed: the CLI checked it (inputs.dask_scheduler)
     if scheduler:
         return Client(scheduler)
     return Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
                                dashboard_address=None))
-
-
-def _backend_config(backend: str):
-    from joblib import parallel_config
-    if backend == "loky":
-        return parallel_config(backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),))
-    return parallel_config(backend=backend)
 
 
 class RunInterrupted(Exception):
@@ -265,7 +254,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     The plan is never materialised (batches and their seeds are generated as they are handed out), so its
     size costs no memory before the first game.
     """
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
     from joblib.externals.loky.process_executor import BrokenProcessPool
     from tqdm import tqdm
 
@@ -299,14 +288,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     collected: list[dict] = []
     waiting: dict[int, dict] = {}
     next_out = [0]
-
-    def deliver(b: int, tables: dict) -> None:
-        if summary_only:
-            stats.merge(merged, tables)  # in batch order, so a resumed run sums exactly as an uninterrupted one
-        elif sink is not None:
-            sink(b, tables)
-        else:
-            collected.append(tables)
+    # in batch order, so a resumed run sums (--summary-only) exactly as an uninterrupted one
+    deliver = ((lambda b, tables: stats.merge(merged, tables)) if summary_only else
+               sink or (lambda b, tables: collected.append(tables)))
 
     def flush() -> None:
         """Deliver every batch that is now next in order (saved ones are read back only then)."""
@@ -329,9 +313,6 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
 
     work, extra = (summarize_one_batch, (summary_meta,)) if summary_only else (run_one_batch, ())
 
-    def task(b: int):
-        return delayed(work)(spec.name, cfg, plan, b, seed_of(b), debug, *extra)
-
     client = None
     stop = _StopOnCtrlC()
     try:
@@ -352,13 +333,15 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                     stop.check()
             elif remaining:
                 client = _client(workers, backend, scheduler)
+                loky = {"initializer": exit_with_parent, "initargs": (os.getpid(),)} if backend == "loky" else {}
                 last, deaths = first, 0
                 while True:
                     try:
-                        with _backend_config(backend), warnings.catch_warnings():
+                        with parallel_config(backend=backend, **loky), warnings.catch_warnings():
                             # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
                             warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
-                            tasks = (task(b) for b in pending(last))
+                            tasks = (delayed(work)(spec.name, cfg, plan, b, seed_of(b), debug, *extra)
+                                     for b in pending(last))
                             played = Parallel(n_jobs=workers, return_as="generator")(tasks)
                             try:
                                 for b, tables in zip(pending(last), played):

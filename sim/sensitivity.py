@@ -34,6 +34,7 @@ DEFAULT_SPREAD = 0.3
 DEFAULT_GAMES = 2000
 MIN_GAMES = 200          # fewer games per point and a rate's noise swamps most effects
 DEFAULT_BLOCKS = {"morris": 10, "sobol": 32}  # Morris: 10-20 trajectories is the usual screening size
+BLOCK_WORDS = {"morris": "trajectories", "sobol": "Sobol blocks"}  # the plural name of a block of design points
 MIN_BLOCKS = 4           # a bootstrap interval over fewer blocks means nothing
 MAX_SOBOL_KNOBS = 12     # Sobol costs (k + 2) points a block: for a short list; Morris screens the rest
 SPARE_BLOCKS = 4         # sample this many times the blocks needed, to replace blocks with refused points
@@ -117,10 +118,7 @@ def assign_config(base: dict, assign: dict) -> dict:
     for key, value in assign.items():
         head, _, last = key.rpartition(".")
         node = get_value(cfg, head) if head else cfg
-        if isinstance(node, list):
-            node[int(last) - 1] = value
-        else:
-            node[last] = value
+        node[int(last) - 1 if isinstance(node, list) else last] = value
     return cfg
 
 
@@ -142,23 +140,19 @@ def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
     return key, (low, high)
 
 
-class Checker:
-    """Whether the game accepts a set of knob values: None, or the reason it refuses (remembered per
-    assignment, so a design point is validated once)."""
+def checker(spec, players: int, base: dict):
+    """`check(assign)`: whether the game accepts a set of knob values: None, or the reason it refuses (remembered
+    per assignment, so a design point is validated once)."""
 
-    def __init__(self, spec, players: int, base: dict):
-        self.spec, self.players, self.base = spec, players, base
-        self._refusal = functools.cache(self._refuse)  # by assignment, so a design point is validated once
-
-    def __call__(self, assign: dict) -> str | None:
-        return self._refusal(json.dumps(assign, sort_keys=True))
-
-    def _refuse(self, label: str) -> str | None:
+    @functools.cache
+    def refusal(label: str) -> str | None:
         try:
-            self.spec.validate(assign_config(self.base, json.loads(label)), self.players)
+            spec.validate(assign_config(base, json.loads(label)), players)
         except ConfigError as exc:
             return f"{exc.key}: {exc.allowed}"
         return None
+
+    return lambda assign: refusal(json.dumps(assign, sort_keys=True))
 
 
 def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
@@ -187,12 +181,8 @@ def make_factor(key: str, base: dict, check, given: tuple[float, float] | None =
     factor = Factor(key, value, lo, hi, integer)
     if given:
         return factor
-
-    def ok(x):
-        return check({key: factor.value(x)}) is None
-
-    lo = _nearest_valid(lo, default_x, ok, integer and not factor.scales_list)
-    hi = _nearest_valid(hi, default_x, ok, integer and not factor.scales_list)
+    lo, hi = (_nearest_valid(end, default_x, lambda x: check({key: factor.value(x)}) is None,
+                             integer and not factor.scales_list) for end in (lo, hi))
     if factor.value(lo) == factor.value(hi):
         return f"{key}: no value but the default passes the game's validation within +-{spread:.0%}"
     return Factor(key, factor.default, lo, hi, integer)
@@ -244,7 +234,7 @@ def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list
 def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
     """The knobs of a screening: the --param keys (or every numeric key when `params` is empty), their ranges
     checked against the game's validation. Returns (knobs, keys left out with the reason, checker)."""
-    check = Checker(spec, players, base)
+    check = checker(spec, players, base)
     wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
     given, default, left_out = [], [], []
     for key, span in wanted.items():
@@ -258,8 +248,7 @@ def make_knobs(spec, players: int, base: dict, params: list[str], spread: float 
     default, held = keep_lists_ordered(default, check)
     if held and params:
         raise UserError(f"--param {held[0]}")
-    order = {key: i for i, key in enumerate(wanted)}
-    return sorted(given + default, key=lambda f: order[f.key]), left_out + held, check
+    return sorted(given + default, key=lambda f: list(wanted).index(f.key)), left_out + held, check
 
 
 def problem(factors: list[Factor]) -> dict:
@@ -290,15 +279,10 @@ def size_design(method: str, k: int, n_games: int | None, budget: int | None) ->
             n_games = budget // (blocks * size)
     if blocks < MIN_BLOCKS or n_games < 1:
         need = MIN_BLOCKS * size * max(n_games or 1, 1)
-        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {block_word(method)} of {size} points "
+        raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {BLOCK_WORDS[method]} of {size} points "
                         f"({k} knobs){f' x {n_games} games' if n_games else ''}; give at least {need} games, "
                         "fewer knobs or a smaller -n")
     return blocks, n_games
-
-
-def block_word(method: str) -> str:
-    """The plural name of a block of design points."""
-    return "trajectories" if method == "morris" else "Sobol blocks"
 
 
 @dataclass
@@ -318,15 +302,8 @@ class Design:
     def blocks(self) -> int:
         return len(self.X) // self.size
 
-    @property
-    def discarded_blocks(self) -> int:
-        return self.sampled_blocks - self.blocks
-
     def assignment(self, row) -> dict:
         return {f.key: f.value(x) for f, x in zip(self.factors, row)}
-
-    def assignments(self) -> list[dict]:
-        return [self.assignment(row) for row in self.X]
 
 
 def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
@@ -357,7 +334,7 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     design.X = np.concatenate(kept) if kept else design.X
     if design.blocks < MIN_BLOCKS:
         reason = design.skipped.most_common(1)[0][0] if design.skipped else "none sampled"
-        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {block_word(method)} have "
+        raise UserError(f"only {design.blocks} of {design.sampled_blocks} sampled {BLOCK_WORDS[method]} have "
                         f"every point accepted by the game (need {MIN_BLOCKS}); most often refused: {reason}. "
                         "Narrow the ranges with --param KEY=LO:HI")
     return design
@@ -381,13 +358,11 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
         status = "too few points" if len(whole) < 2 else "constant" if np.ptp(Y) == 0 else "ok"
         if status != "ok":
             est = np.zeros((len(keys), len(design.factors)))
-        elif morris:
-            r = morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
-                                       num_levels=design.levels, seed=seed)
-            est = [np.asarray(r[k]) for k in keys]
         else:
-            r = sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES, conf_level=0.95,
-                                      seed=seed)
+            r = (morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
+                                        num_levels=design.levels, seed=seed) if morris else
+                 sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES, conf_level=0.95,
+                                       seed=seed))
             est = [np.asarray(r[k]) for k in keys]
         for i, f in enumerate(design.factors):
             score, conf, third, fourth = (float(e[i]) for e in est)
@@ -436,13 +411,6 @@ def resolve_metric(name: str, summary: dict) -> str | None:
     return None
 
 
-def _se(m: dict) -> float:
-    lo, hi = m.get("ci_low"), m.get("ci_high")
-    if lo is None or hi is None or not np.isfinite([lo, hi]).all():
-        return math.nan
-    return (hi - lo) / (2 * 1.959964)
-
-
 def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,
                     n_games: int, seed: int, jobs: int, batch_size: int, out: Path, quiet: bool = False,
                     budget: int | None = None, skipped_knobs: list[str] = ()):
@@ -456,7 +424,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     from sim.runner import Plan, RunInterrupted, execute
     from sim.sweep import _meta
 
-    assigns = design.assignments()
+    assigns = [design.assignment(row) for row in design.X]
     labels = [json.dumps(a, sort_keys=True) for a in assigns]
     distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
     plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
@@ -501,7 +469,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     points.to_csv(staging / "points.csv", index=False)
     if done < 2:
         raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
-                        f"whole pair of {block_word(method)}; their figures are in {staging / 'points.csv'}")
+                        f"whole pair of {BLOCK_WORDS[method]}; their figures are in {staging / 'points.csv'}")
     analysed = points[points["analysed"]]
     values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
     noise = {m: noise_level(float(analysed[f"{m}.se"].median()), design.levels) for m in metrics} \
@@ -513,7 +481,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     lines = build_sensitivity_report(table, meta, staging)
     results.write_meta(staging, meta)
     if interrupted:
-        raise UserError(f"interrupted: {done} of {design.blocks} {block_word(method)} finished; their analysis "
+        raise UserError(f"interrupted: {done} of {design.blocks} {BLOCK_WORDS[method]} finished; their analysis "
                         f"is in {staging / 'sensitivity.html'} (marked partial)")
     results.finish(staging, out)
     return table, lines, out
@@ -522,14 +490,11 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
 def _check_metrics(wanted: list[str], summary: dict, game: str, staging: Path) -> list[str]:
     if not wanted:
         return default_metrics(summary)
-    resolved = []
-    for name in wanted:
-        found = resolve_metric(name, summary)
-        if found is None:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise UserError(f"--metric {name}: not a figure of {game}; allowed: {', '.join(metric_names(summary))}")
-        resolved.append(found)
-    return list(dict.fromkeys(resolved))
+    unknown = [name for name in wanted if resolve_metric(name, summary) is None]
+    if unknown:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"--metric {unknown[0]}: not a figure of {game}; allowed: {', '.join(metric_names(summary))}")
+    return list(dict.fromkeys(resolve_metric(name, summary) for name in wanted))
 
 
 def _points_table(design: Design, assigns, labels, summaries, metrics, n_rows: int) -> pd.DataFrame:
@@ -545,7 +510,8 @@ def _points_table(design: Design, assigns, labels, summaries, metrics, n_rows: i
             fig = s.get(m) or {}
             est = fig.get("estimate")
             row[m] = math.nan if est is None else est
-            row[f"{m}.ci_low"], row[f"{m}.ci_high"] = fig.get("ci_low"), fig.get("ci_high")
-            row[f"{m}.se"] = _se(fig)
+            lo, hi = row[f"{m}.ci_low"], row[f"{m}.ci_high"] = fig.get("ci_low"), fig.get("ci_high")
+            finite = lo is not None and hi is not None and np.isfinite([lo, hi]).all()
+            row[f"{m}.se"] = (hi - lo) / (2 * 1.959964) if finite else math.nan  # from the 95% interval
         rows.append(row)
     return pd.DataFrame(rows)

@@ -116,10 +116,6 @@ def _toml(value) -> str:
     return repr(value)
 
 
-def grid_size(params: list[tuple[str, list]]) -> int:
-    return math.prod(len(v) for _, v in params)
-
-
 def _check_values(params: list[tuple[str, list]]) -> None:
     for key, values in params:
         if len(values) > MAX_VALUES:
@@ -128,8 +124,8 @@ def _check_values(params: list[tuple[str, list]]) -> None:
 
 def grid(params: list[tuple[str, list]], limit: int = MAX_VARIANTS, what: str = "sweep") -> list[dict]:
     _check_values(params)
-    if grid_size(params) > limit:
-        raise UserError(f"{what}: {grid_size(params):,} variants (" + " x ".join(f"{len(v):,} {k}" for k, v in params)
+    if (size := math.prod(len(v) for _, v in params)) > limit:
+        raise UserError(f"{what}: {size:,} variants (" + " x ".join(f"{len(v):,} {k}" for k, v in params)
                         + f"); at most {limit:,}: give fewer values")
     keys = [k for k, _ in params]
     return [dict(zip(keys, combo)) for combo in itertools.product(*[v for _, v in params])]
@@ -177,12 +173,6 @@ def _games_check(games: int, what: str) -> None:
     if games > MAX_IN_MEMORY_GAMES:
         raise UserError(f"{what}: {games:,} games of one variant would be held in memory; at most "
                         f"{MAX_IN_MEMORY_GAMES:,} (use 'balance-sim run --summary-only' for larger runs)")
-
-
-def flatten_summary(summary: dict) -> dict:
-    """summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n."""
-    return {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict)
-            for suffix, field in (("", "estimate"), (".ci_low", "ci_low"), (".ci_high", "ci_high"), (".n", "n"))}
 
 
 def _scalar(value):
@@ -239,7 +229,10 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                     summary = summary_for(tables, meta)
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
-            rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flatten_summary(summary)})
+            # summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n
+            flat = {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict)
+                    for suffix, field in (("", "estimate"), (".ci_low", "ci_low"), (".ci_high", "ci_high"), (".n", "n"))}
+            rows.append({"variant": i, **{k: _scalar(v) for k, v in assign.items()}, **flat})
             summaries.append(summary)
             metas.append(meta)
             blocks.append(block_statistics(tables, meta, summary))
@@ -313,7 +306,7 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
     if max_candidates > MAX_VARIANTS:
         raise UserError(f"--max-candidates {max_candidates:,}: at most {MAX_VARIANTS:,}")
     _check_values(params)
-    total = grid_size(params)
+    total = math.prod(len(v) for _, v in params)
     if total >= 2 ** 62:
         raise UserError(f"tune: a grid of {total:.3g} candidates is too large to sample; give fewer values")
     if total > max_candidates:  # sampled without building the grid, so its size costs nothing
@@ -327,7 +320,8 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
     if per_round // len(candidates) < batch_size:
         raise UserError(f"--budget {budget}: too small for {len(candidates)} candidates over {rounds} rounds; "
                         f"give at least {rounds * len(candidates) * batch_size} games")
-    _games_check(_most_games(len(candidates), rounds, per_round, batch_size), f"tune --budget {budget:,}")
+    shares = _shares(len(candidates), rounds, per_round, batch_size)
+    _games_check(sum(shares), f"tune --budget {budget:,}")
     from analysis.report import summary_for
     # the same command run again continues: candidates' saved batches are checked and reused
     ident = results.identity({"tune": candidates, "configs": [c.raw for c in configs], "seed": seed,
@@ -340,8 +334,7 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
         summaries: dict[int, dict] = {}
         spent = 0
         history = []
-        for r in range(rounds):
-            share = (per_round // len(survivors)) // batch_size * batch_size
+        for r, share in enumerate(shares):
             for c in survivors:
                 games[c] += share
                 spent += share
@@ -364,9 +357,7 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
                 print(f"round {r + 1}/{rounds}: {len(survivors)} candidates x {share:,} more games; best so far "
                       f"{variant_label(candidates[best])} (distance {loss(summaries[best], targets)[0]:.3f})",
                       flush=True)
-            if len(survivors) == 1:
-                break
-            survivors = survivors[: max(1, math.ceil(len(survivors) / 2))] if r < rounds - 1 else survivors
+            survivors = survivors[: math.ceil(len(survivors) / 2)]
         ranked = sorted(summaries, key=lambda c: (-games[c], loss(summaries[c], targets)))
         report = [{"candidate": c, "params": candidates[c], "games": games[c],
                    "distance": loss(summaries[c], targets)[0],
@@ -386,12 +377,13 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
         return report, spent
 
 
-def _most_games(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> int:
-    """Games the last survivor of successive halving will have played (and hold in memory)."""
-    survivors, games = n_candidates, 0
+def _shares(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> list[int]:
+    """The games each survivor of successive halving plays round by round (whole batches), until one is left;
+    their sum is what the last survivor will have played (and hold in memory)."""
+    survivors, shares = n_candidates, []
     for r in range(rounds):
-        games += (per_round // survivors) // batch_size * batch_size
+        shares.append((per_round // survivors) // batch_size * batch_size)
         if survivors == 1:
             break
-        survivors = max(1, math.ceil(survivors / 2)) if r < rounds - 1 else survivors
-    return games
+        survivors = math.ceil(survivors / 2) if r < rounds - 1 else survivors
+    return shares
