@@ -3,7 +3,7 @@ rules vector (cfg) only."""
 from sim.jit import njit
 
 from sim.mughal import engine as E
-from strategies._choice import consider, pick_best  # noqa: F401  (re-exported for the strategies)
+from strategies._choice import consider  # noqa: F401  (re-exported for the strategies)
 
 NO_CARD = -2   # vt_now's suit for "no card added" (DISASTER = -1 adds a Disaster)
 
