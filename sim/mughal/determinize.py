@@ -58,7 +58,7 @@ def determinize(obs, cfg, s):
         if used[c] == 0 and E.age_in_play(s, cfg, cfg[E.CFG_CAGE + c]):
             pool[n] = c
             n += 1
-    E._shuffle(pool, 0, n)
+    np.random.shuffle(pool[:n])
     taken = np.zeros(n, dtype=np.uint8)
     d = obs[E.O_DIR]
     passes = step - 1 if step > 0 else 0
