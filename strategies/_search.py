@@ -267,10 +267,13 @@ def search(obs, actions, n_actions, params, cfg):
             active = widen_limit(widening, visits[0], nc)
             if not rounds:
                 pick = ucb_root(visits, total, active, it, c)
+            w = world if rounds else s  # rounds: the round's world, copied for each candidate; else played in
             if ndet > 0:
-                copy_into(world, worlds[nround % ndet])
+                copy_into(w, worlds[nround % ndet])
             elif nround > 0:
-                SAMPLE(obs, cfg, world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
+                SAMPLE(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
+            elif not rounds:
+                copy_into(s, world)
             nround += 1
         if rounds:  # every active (and alive) candidate once per round, all in the round's world
             while not alive[slot]:
@@ -280,7 +283,7 @@ def search(obs, actions, n_actions, params, cfg):
             while slot < active and not alive[slot]:
                 slot += 1
             slot %= active
-        copy_into(s, world)
+            copy_into(s, world)
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
         node = 1 + pick
         path[0] = 0
