@@ -5,24 +5,6 @@ from sim.jit import njit
 
 
 @njit(cache=True)
-def pick_best(scores, n):
-    """Index of the highest of scores[:n]; ties broken uniformly at random."""
-    best = -1e18
-    count = 0
-    choice = 0
-    for i in range(n):
-        if scores[i] > best + 1e-9:
-            best = scores[i]
-            count = 1
-            choice = i
-        elif abs(scores[i] - best) <= 1e-9:
-            count += 1
-            if np.random.randint(0, count) == 0:
-                choice = i
-    return choice
-
-
-@njit(cache=True)
 def consider(score, best, ties):
     """Streaming argmax with uniform random tie-breaks: returns (choose_this, best, ties)."""
     if score > best + 1e-9:

@@ -127,17 +127,6 @@ def most_visited(visits, total, n_actions):
 
 
 @njit(cache=True)
-def rollout_id(param, default, n_strategies):
-    """The rollout policy's strategy id from its parameter: negative = the default policy."""
-    rid = int(param)
-    if rid < 0:
-        rid = default
-    if rid >= n_strategies:
-        raise ValueError("search: rollout strategy id out of range")
-    return rid
-
-
-@njit(cache=True)
 def widen_limit(widening, visits, n):
     """How many children a node with `visits` visits may have (of `n` possible)."""
     if widening <= 0.0:
@@ -210,46 +199,34 @@ def sample_world(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog):
 
 def search(obs, actions, n_actions, params, cfg):
     """The search (globals bound per game: G engine, SAMPLE (sample_world over the game's DETERMINIZE), EVALUATE,
-    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, DEFAULT_ROLLOUT, SEATS). Returns
-    (row to play, nodes used, visits, total value, first child): the tree's arrays for tests; the player uses the
-    row."""
+    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, SEATS). Returns (row to play,
+    nodes used, visits, total value, first child): the tree's arrays for tests; the player uses the row."""
     iters = max(1, int(params[P_ITERATIONS]))
-    rid = rollout_id(params[P_ROLLOUT], DEFAULT_ROLLOUT, ROLLOUT_PARAMS.shape[0])  # noqa: F821 - bound per game
+    rid = int(params[P_ROLLOUT])  # the registry's id of the rollout policy
+    if not 0 <= rid < ROLLOUT_PARAMS.shape[0]:  # noqa: F821 - bound per game
+        raise ValueError("search: rollout strategy id out of range")
     c = params[P_EXPLORATION]
     ndet = int(params[P_DETERMINIZATIONS])
-    max_depth = int(params[P_TREE_DEPTH])
-    if max_depth <= 0:
-        max_depth = 1 << 30
-    rollout_steps = int(params[P_ROLLOUT_DEPTH])
-    if rollout_steps <= 0:
-        rollout_steps = -1  # play's "no limit"
+    max_depth = int(params[P_TREE_DEPTH]) if params[P_TREE_DEPTH] >= 1.0 else 1 << 30
+    rollout_steps = int(params[P_ROLLOUT_DEPTH]) if params[P_ROLLOUT_DEPTH] >= 1.0 else -1  # play's "no limit"
     widening = params[P_WIDENING]
     z = params[P_RACE]
-    rparams = np.empty((SEATS, ROLLOUT_PARAMS.shape[1]))  # noqa: F821
-    for seat in range(SEATS):  # noqa: F821
-        rparams[seat] = ROLLOUT_PARAMS[rid]  # noqa: F821
+    row_params = ROLLOUT_PARAMS[rid].copy()  # noqa: F821
+    rparams = np.empty((SEATS, row_params.shape[0]))  # noqa: F821
+    rparams[:] = row_params
     sids = np.full(SEATS, rid, dtype=np.int64)  # noqa: F821
-    row_params = rparams[0].copy()
 
     # root candidates: one per distinct action key, the rollout policy's choice first when widening
     keys = np.empty(n_actions, dtype=np.int64)
-    for a in range(n_actions):
-        keys[a] = ACTION_KEY(actions, a)  # noqa: F821
     rep = np.empty(n_actions, dtype=np.int64)
     nc = 0
     for a in range(n_actions):
-        dup = False
-        for i in range(nc):
-            if keys[rep[i]] == keys[a]:
-                dup = True
-                break
-        if not dup:
+        keys[a] = ACTION_KEY(actions, a)  # noqa: F821
+        if not (keys[rep[:nc]] == keys[a]).any():
             rep[nc] = a
             nc += 1
     if widening > 0.0:
-        for i in range(nc - 1, 0, -1):  # a random order, then the policy's candidate in front
-            j = np.random.randint(0, i + 1)
-            rep[i], rep[j] = rep[j], rep[i]
+        np.random.shuffle(rep[:nc])  # a random order, then the policy's candidate in front
         first_row = CHOOSE(0, rid, obs, actions, n_actions, row_params, cfg)  # noqa: F821
         for i in range(nc):
             if keys[rep[i]] == keys[first_row]:
@@ -279,21 +256,26 @@ def search(obs, actions, n_actions, params, cfg):
     alive = np.ones(nc, dtype=np.bool_)
     nalive = nc
     vals = np.full((iters + 1 if rounds and z > 0.0 else 1, nc), np.nan)  # race: values by round and candidate
-    it, slot, active, nround = 0, 0, 1, 0
+    it, slot, active, nround, pick = 0, 0, 1, 0, 0
     while True:
+        if slot == 0:  # a new world: every iteration, or in rounds every round (`nround` counts the worlds)
+            if rounds and nround > 0 and z > 0.0:
+                nalive = race(vals, nround, alive, active, total, visits, z, int(params[P_RACE_ROUNDS]),
+                              params[P_TOLERANCE])
+            if it >= iters or (rounds and z > 0.0 and nalive <= 1):
+                break
+            active = widen_limit(widening, visits[0], nc)
+            if not rounds:
+                pick = ucb_root(visits, total, active, it, c)
+            w = world if rounds else s  # rounds: the round's world, copied for each candidate; else played in
+            if ndet > 0:
+                copy_into(w, worlds[nround % ndet])
+            elif nround > 0:
+                SAMPLE(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
+            elif not rounds:
+                copy_into(s, world)
+            nround += 1
         if rounds:  # every active (and alive) candidate once per round, all in the round's world
-            if slot == 0:
-                if nround > 0 and z > 0.0:
-                    nalive = race(vals, nround, alive, active, total, visits, z, int(params[P_RACE_ROUNDS]),
-                                   params[P_TOLERANCE])
-                if it >= iters or (z > 0.0 and nalive <= 1):
-                    break
-                active = widen_limit(widening, visits[0], nc)
-                if ndet > 0:
-                    copy_into(world, worlds[nround % ndet])
-                elif nround > 0:
-                    SAMPLE(obs, cfg, world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
-                nround += 1
             while not alive[slot]:
                 slot += 1
             pick = slot
@@ -302,16 +284,6 @@ def search(obs, actions, n_actions, params, cfg):
                 slot += 1
             slot %= active
             copy_into(s, world)
-        else:
-            if it >= iters:
-                break
-            pick = ucb_root(visits, total, widen_limit(widening, visits[0], nc), it, c)
-            if ndet > 0:
-                copy_into(s, worlds[it % ndet])
-            elif it > 0:
-                SAMPLE(obs, cfg, s, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
-            else:
-                copy_into(s, world)
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
         node = 1 + pick
         path[0] = 0
@@ -412,14 +384,13 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 
-def connect_rollouts(found, name, engine, choose, rollout_params, default_rollout):
-    """Give the bound `search` its rollout policies: `choose(mode, sid, obs, actions, n, params, cfg)`,
-    `rollout_params` (a parameter row per strategy id) and the default policy's id. Separate from binding
-    because a registered game's rollout dispatcher can be generated only once the player is registered
-    (numba reads the globals when it first compiles)."""
+def connect_rollouts(found, name, engine, choose, rollout_params):
+    """Give the bound `search` its rollout policies: `choose(mode, sid, obs, actions, n, params, cfg)` and
+    `rollout_params` (a parameter row per strategy id). Separate from binding because a registered game's
+    rollout dispatcher can be generated only once the player is registered (numba reads the globals when it
+    first compiles)."""
     rollout = bind(play, f"{name}_rollout", G=engine, CHOOSE=choose)
-    found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=rollout, ROLLOUT_PARAMS=rollout_params,
-                                     DEFAULT_ROLLOUT=default_rollout)
+    found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=rollout, ROLLOUT_PARAMS=rollout_params)
     found.py_func.__globals__["SAMPLE"].py_func.__globals__.update(ROLLOUT=rollout)
 
 
@@ -439,5 +410,5 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))
-    connect_rollouts(found, game, engine, chooser, *rollout_defaults(game))
+    connect_rollouts(found, game, engine, chooser, rollout_defaults(game)[0])
     return player, found

@@ -25,7 +25,7 @@ def toy_choose(mode, sid, obs, actions, n_actions, params, cfg):
 
 ROLLOUT_PARAMS = np.zeros((2, MAX_PARAMS))
 PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
-S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS)
 
 
 @njit(cache=True)
@@ -34,9 +34,9 @@ def quarter(s, cfg, params, out):
 
 
 _, SEARCH_QUARTER = S.bind_search("toy_quarter", T, T.determinize, 2, evaluate=quarter)
-S.connect_rollouts(SEARCH_QUARTER, "toy_quarter", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+S.connect_rollouts(SEARCH_QUARTER, "toy_quarter", T, toy_choose, ROLLOUT_PARAMS)
 _, SEARCH_NO_EVALUATE = S.bind_search("toy_no_evaluate", T, T.determinize, 2)
-S.connect_rollouts(SEARCH_NO_EVALUATE, "toy_no_evaluate", T, toy_choose, ROLLOUT_PARAMS, RANDOM)
+S.connect_rollouts(SEARCH_NO_EVALUATE, "toy_no_evaluate", T, toy_choose, ROLLOUT_PARAMS)
 
 
 @njit(cache=True)

@@ -42,12 +42,8 @@ def determinize(obs, cfg, s):
             raise ValueError("determinize: observation inconsistent with the configured cards")
     if unseen[E.COIN] < 0:
         raise ValueError("determinize: observation inconsistent with the configured coins")
-    pool = np.empty(E.MAX_DECK, dtype=np.int32)
-    n = 0
-    for g in range(E.NG):
-        for _ in range(unseen[g]):
-            pool[n] = g
-            n += 1
+    pool = np.repeat(np.arange(E.NG, dtype=np.int32), unseen[:E.NG])
+    n = pool.shape[0]
     need = obs[E.O_OPP_HAND] - known
     if need < 0 or need > n:
         raise ValueError("determinize: the rival's hand size does not fit the unseen goods")
@@ -64,9 +60,7 @@ def determinize(obs, cfg, s):
         d += 1
     if d != obs[E.O_DECK]:
         raise ValueError("determinize: unseen cards do not match the deck count")
-    for i in range(d - 1, 0, -1):
-        j = np.random.randint(0, i + 1)
-        s[E.S_DECK + i], s[E.S_DECK + j] = s[E.S_DECK + j], s[E.S_DECK + i]
+    np.random.shuffle(s[E.S_DECK:E.S_DECK + d])
     s[E.S_DECKLEN] = d
     s[E.S_DECKPOS] = 0
     # token stacks (public): positions from the tokens left
@@ -88,9 +82,7 @@ def determinize(obs, cfg, s):
         base = E.S_BONUS + b * E.MAX_BONUS
         for i in range(nb):
             s[base + i] = cfg[E.CFG_BONUS + b * E.MAX_BONUS + i]
-        for i in range(nb - 1, 0, -1):
-            j = np.random.randint(0, i + 1)
-            s[base + i], s[base + j] = s[base + j], s[base + i]
+        np.random.shuffle(s[base:base + nb])
         drawn = nb - obs[E.O_PILE_LEFT + b]
         s[E.S_BPOS + b] = drawn
         psum = 0

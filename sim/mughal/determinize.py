@@ -58,7 +58,7 @@ def determinize(obs, cfg, s):
         if used[c] == 0 and E.age_in_play(s, cfg, cfg[E.CFG_CAGE + c]):
             pool[n] = c
             n += 1
-    E._shuffle(pool, 0, n)
+    np.random.shuffle(pool[:n])
     taken = np.zeros(n, dtype=np.uint8)
     d = obs[E.O_DIR]
     passes = step - 1 if step > 0 else 0
@@ -83,24 +83,19 @@ def determinize(obs, cfg, s):
                     raise ValueError("determinize: a known hand card is not among the unseen cards")
                 taken[k] = 1
                 s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
+    rest = pool[:n][taken == 0]  # what no known hand took, still shuffled: the hidden hands, then the deck
     k = 0
     for q in range(P):
         b = E.O_SEATS + E.SB * q
-        if obs[b + E.B_KNOWN] == 1:
-            continue
-        for i in range(obs[b + E.B_HLEN]):
-            while k < n and taken[k] == 1:
-                k += 1
-            if k == n:
+        hl = obs[b + E.B_HLEN]
+        if obs[b + E.B_KNOWN] != 1:
+            if k + hl > rest.shape[0]:
                 raise ValueError("determinize: too few unseen cards for the hidden hands")
-            taken[k] = 1
-            s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
-    m = 0
-    for k in range(n):
-        if taken[k] == 0:
-            s[E.S_DECK + m] = pool[k]
-            m += 1
+            s[E.S_HAND + E.MAX_HAND * q:E.S_HAND + E.MAX_HAND * q + hl] = rest[k:k + hl]
+            k += hl
+    m = rest.shape[0] - k
     if m != obs[E.O_DECK]:
         raise ValueError("determinize: unseen cards do not match the deck count")
+    s[E.S_DECK:E.S_DECK + m] = rest[k:]
     s[E.S_DECKLEN] = m
     E.start_round(s)  # this round's picks are simultaneous: nobody's is known, every chooser picks afresh

@@ -26,17 +26,12 @@ def determinize(obs, cfg, s):
     nt = cfg[E.CFG_NT]
     s[:] = 0
     s[E.S_NP] = np_
-    s[E.S_ROUND] = obs[E.O_ROUND]
-    s[E.S_FP] = obs[E.O_FP]
-    s[E.S_FP0] = obs[E.O_FP0]
-    s[E.S_COND] = obs[E.O_COND]
     s[E.S_CUR] = me
-    s[E.S_TURN_IDX] = obs[E.O_TURN_IDX]
-    s[E.S_MARKERS] = obs[E.O_MARKERS]
-    s[E.S_FINAL] = obs[E.O_FINAL]
-    s[E.S_TRIG_SEAT] = obs[E.O_TRIG_SEAT]
     s[E.S_END] = E.END_RUNNING
-    s[E.S_RESHUF] = obs[E.O_RESHUF]
+    for si, oi in ((E.S_ROUND, E.O_ROUND), (E.S_FP, E.O_FP), (E.S_FP0, E.O_FP0), (E.S_COND, E.O_COND),
+                   (E.S_TURN_IDX, E.O_TURN_IDX), (E.S_MARKERS, E.O_MARKERS), (E.S_FINAL, E.O_FINAL),
+                   (E.S_TRIG_SEAT, E.O_TRIG_SEAT), (E.S_RESHUF, E.O_RESHUF), (E.S_DEPTH, E.O_DEPTH)):
+        s[si] = obs[oi]
     s[E.S_STAMP] = obs[E.O_STAMP]  # the same game's static observation: `observe` keeps it
     s[E.S_STAMP + 1] = obs[E.O_STAMP + 1]
     dk = obs[E.O_DKIND]
@@ -48,7 +43,6 @@ def determinize(obs, cfg, s):
         raise ValueError("determinize: the game is over")
     else:
         s[E.S_PHASE] = E.PH_STEP
-    s[E.S_DEPTH] = obs[E.O_DEPTH]
     for i in range(E.MAX_DEPTH * E.F_SIZE):
         s[E.S_FRAME + i] = obs[E.O_FRAME + i]
     # characters
@@ -91,15 +85,8 @@ def determinize(obs, cfg, s):
         n += u
     if n > E.MAX_DECK:
         raise ValueError("determinize: more unseen cards than the deck holds")
-    pool = np.empty(E.MAX_DECK, dtype=np.int32)
-    i = 0
-    for t in range(nt):
-        for _ in range(unseen[t]):
-            pool[i] = t
-            i += 1
-    for i in range(n - 1, 0, -1):  # Fisher-Yates
-        j = np.random.randint(0, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    pool = np.repeat(np.arange(nt, dtype=np.int32), unseen[:nt])
+    np.random.shuffle(pool)
     i = 0
     for q in range(np_):
         if q == me:

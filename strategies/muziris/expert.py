@@ -17,7 +17,7 @@ from strategies._search import registered_player
 
 
 @njit(cache=True)
-def margin_value(s, cfg, params, score, share, out):
+def margin_value(s, params, score, share, out):
     """out[p] <- share[p] + margin_weight x (score[p] - the best rival's score)."""
     mw = params[P_MARGIN_WEIGHT]  # noqa: F821 - set by the registry
     for p in range(s[E.S_NP]):
@@ -32,30 +32,20 @@ def margin_value(s, cfg, params, score, share, out):
 def final_value(s, cfg, params, out):
     """A finished game: win shares and the coin margin."""
     share = np.zeros(E.MAX_P)
-    score = np.zeros(E.MAX_P)
     E.returns(s, cfg, share)
-    for p in range(s[E.S_NP]):
-        score[p] = s[E.S_COINS + p]
-    margin_value(s, cfg, params, score, share, out)
+    margin_value(s, params, s[E.S_COINS:E.S_COINS + E.MAX_P], share, out)
 
 
 @njit(cache=True)
 def evaluate(s, cfg, params, out):
-    """A game cut short: scored as if it ended now (coins and the market condition's coins)."""
-    share = np.zeros(E.MAX_P)
-    score = np.zeros(E.MAX_P)
+    """A game cut short: scored as if it ended now (coins and the market condition's coins), the best score
+    winning (ties shared)."""
     cond = np.zeros(E.MAX_P, dtype=np.int64)
     E.condition_coins(s, cfg, cond)
-    best, k = -1e300, 0
-    for p in range(s[E.S_NP]):
-        score[p] = s[E.S_COINS + p] + cond[p]
-        if score[p] > best:
-            best, k = score[p], 1
-        elif score[p] == best:
-            k += 1
-    for p in range(s[E.S_NP]):
-        share[p] = 1.0 / k if score[p] == best else 0.0
-    margin_value(s, cfg, params, score, share, out)
+    n = s[E.S_NP]
+    score = s[E.S_COINS:E.S_COINS + n] + cond[:n]
+    best = score == score.max()
+    margin_value(s, params, score, best / best.sum(), out)
 
 
 @njit(cache=True)
