@@ -190,14 +190,6 @@ def seed(value):
 
 
 @njit(cache=True, _nrt=False)
-def _shuffle(a, off, n):
-    """Fisher-Yates over a[off:off + n] (the deck here, the unseen pool in determinize)."""
-    for i in range(n - 1, 0, -1):
-        j = np.random.randint(0, i + 1)
-        a[off + i], a[off + j] = a[off + j], a[off + i]
-
-
-@njit(cache=True, _nrt=False)
 def _shuffle_in_discard(s):
     """The discard onto the deck, then the whole deck shuffled."""
     n = s[S_DECKLEN]
@@ -208,7 +200,9 @@ def _shuffle_in_discard(s):
         n += 1
     s[S_DECKLEN] = n
     s[S_DISCLEN] = 0
-    _shuffle(s, S_DECK, n)
+    for i in range(n - 1, 0, -1):  # Fisher-Yates
+        j = np.random.randint(0, i + 1)
+        s[S_DECK + i], s[S_DECK + j] = s[S_DECK + j], s[S_DECK + i]
 
 
 @njit(cache=True, _nrt=False)
