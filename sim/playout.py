@@ -9,7 +9,9 @@ Each game binds it to its engine and to a strategy dispatcher (`sim.interface.bi
 binding wraps `rollout_dispatcher` so that it takes the same arguments). Strategies are asked only when there is
 a choice (n > 1), in the order the engine names the players, so their tie-break draws come in a fixed order.
 """
-import numpy as np  # noqa: F401 - in the globals every binding extends
+import numpy as np  # in the globals every binding extends
+
+from sim.registry import kernel_mode
 
 
 def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
@@ -51,3 +53,30 @@ def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log,
         for j in range(states.shape[1]):
             states[steps, j] = s[j]
     return steps
+
+
+def start_game(G, cfg, players, seed, game, batch_size):
+    """The state after setup of game `game` of `run --seed S --batch-size B` (game 0: `run -n 1`): the trace
+    drivers replay a run's game from here."""
+    from sim.runner import game_origin  # sim.runner pulls in pandas, which the kernels do not need
+    root, local = game_origin(seed, game, batch_size)
+    s = G.new_state()
+    G.new_game(s, cfg, players, np.uint32(root), local)
+    return s
+
+
+def recorded(G, play, name, s, cfg, choices, chunk, debug=False):
+    """Play `s` to its end with game `name`'s bound play loop, `chunk` actions a call; yields each call's records
+    (steps, log, states) as `play` fills them, states[steps] the state after the call's last action."""
+    sids = np.array([c.base_id for c in choices], dtype=np.int64)
+    params = np.stack([c.vector() for c in choices]).astype(np.float64)
+    mover = np.empty(params.shape[1], dtype=np.float64)
+    obs = np.zeros(G.OBS_SIZE, dtype=np.int32)
+    actions = np.zeros((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)
+    mode = kernel_mode(name, sids)
+    while not G.is_over(s):
+        log = np.zeros((chunk, 3 + G.ACOLS), dtype=np.int32)
+        states = np.zeros((chunk + 1, G.STATE_SIZE), dtype=np.int32)
+        steps = play(s, cfg, sids, params, obs, actions, mover, mode, debug, chunk, log, states)
+        yield steps, log, states
+

@@ -2,12 +2,6 @@
 from sim.game import GameSpec
 
 
-def trace_match(cfg, players, choices, seed, **which):
-    """sim.mohur.trace.trace under the trace room's signature (it takes no player count: always two)."""
-    from sim.mohur.trace import trace
-    return trace(cfg, choices, seed, **which)
-
-
 GAME = GameSpec(
     name="mohur",
     title="Mohur",
@@ -17,5 +11,4 @@ GAME = GameSpec(
     tables=("games", "rounds"),
     id_column="match",
     bench_lineup=("greedy", "greedy"),
-    trace_driver="sim.mohur:trace_match",
 )

@@ -11,8 +11,8 @@ import numpy as np
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.mohur.engine import GOODS, KINDS
-from sim.registry import kernel_mode
-from sim.runner import DEFAULT_BATCH, game_origin
+from sim.playout import recorded, start_game
+from sim.runner import DEFAULT_BATCH
 
 CHUNK = 256  # actions recorded per call of the play loop (a match may run to turn_cap x round_cap actions)
 
@@ -84,25 +84,15 @@ def _events(rec, before, after, cfg):
             yield _round_start(after, cfg)
 
 
-def trace(cfg, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
-    """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size)."""
+def trace(cfg, players, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
+    """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size); `players`
+    is always two."""
     v = cfg.vector
-    sids = np.array([c.base_id for c in choices], dtype=np.int64)
-    params = np.stack([c.vector() for c in choices])
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
            "config": _config_view(cfg.raw)}
-    root, local = game_origin(seed, game, batch_size)
-    s = E.new_state()
-    E.new_game(s, v, 2, np.uint32(root), local)
+    s = start_game(E, v, 2, seed, game, batch_size)
     yield _round_start(s, v)
-    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
-    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    mover = np.empty(params.shape[1], dtype=np.float64)
-    log = np.zeros((CHUNK, 3 + E.ACOLS), dtype=np.int32)
-    states = np.zeros((CHUNK + 1, E.STATE_SIZE), dtype=np.int32)
-    mode = kernel_mode("mohur", sids)
-    while not E.is_over(s):
-        steps = K.play(s, v, sids, params, obs, actions, mover, mode, False, CHUNK, log, states)
+    for steps, log, states in recorded(E, K.play, "mohur", s, v, choices, CHUNK):
         for k in range(steps):
             yield from _events(log[k], states[k], states[k + 1], v)
     winner = None if s[E.S_WINNER] < 0 else int(s[E.S_WINNER])

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.runner import DEFAULT_BATCH, game_origin
+from sim.runner import DEFAULT_BATCH
 
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
-from sim.registry import MAX_PARAMS, kernel_mode
+from sim.playout import recorded, start_game
 
 SUIT_NAMES = {E.UNDECLARED: "undeclared", E.DISASTER: "disaster", **dict(enumerate(E.SUITS))}
 
@@ -53,21 +53,11 @@ def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_
         choices = [choices[i % len(choices)] for i in range(P)]
     vec = cfg.vector
     hand_size = int(vec[E.CFG_HAND])
-    sids = np.array([c.base_id for c in choices], dtype=np.int64)
-    mode = kernel_mode("mughal", sids)
-    params = np.zeros((P, MAX_PARAMS), dtype=np.float64)
-    for p, c in enumerate(choices):
-        params[p] = c.vector()
-    cap = int(K.max_actions_per_game(vec, P))
-    log = np.zeros((cap, K.LOG_ACTION + E.ACOLS), dtype=np.int32)
-    states = np.zeros((cap + 1, E.STATE_SIZE), dtype=np.int32)
-    s = E.new_state()
-    root, local = game_origin(seed, game, batch_size)
-    E.new_game(s, vec, P, np.uint32(root), local)  # game `game` of `run --seed S` (game 0: `run -n 1`)
+    s = start_game(E, vec, P, seed, game, batch_size)  # game `game` of `run --seed S` (game 0: `run -n 1`)
     E.check_invariants(s, vec)
-    steps = K.play(s, vec, sids, params, np.zeros(E.OBS_SIZE, dtype=np.int32),
-                   np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32), np.zeros(MAX_PARAMS, dtype=np.float64),
-                   mode, True, -1, log, states)   # debug: invariants after every action
+    # one call: no game takes more actions than max_actions_per_game; debug: invariants after every action
+    steps, log, states = next(recorded(E, K.play, "mughal", s, vec, choices, int(K.max_actions_per_game(vec, P)),
+                                       debug=True))
 
     yield {"event": "game_start", "game": "mughal", "seed": int(seed), "players": P,
            "strategies": [c.name for c in choices], "config": cfg.raw}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.registry import kernel_mode
-from sim.runner import DEFAULT_BATCH, game_origin
+from sim.playout import recorded, start_game
+from sim.runner import DEFAULT_BATCH
 
 from sim.muziris import engine as E
 from sim.muziris.kernel import play
@@ -61,32 +61,16 @@ def _sources(cfg, s, p) -> dict:
     }
 
 
-def _record(cfg, players: int, choices, seed: int, game: int, batch_size: int):
-    """(log rows (player, options, row, decision, x, y), the states before each action and after the last: the
-    first is the state after setup) of game `game` of `run --seed S` (game 0: `run -n 1`), played by the kernel's loop."""
-    v = cfg.vector
-    sids = np.array([c.base_id for c in choices], dtype=np.int64)
-    params = np.stack([c.vector() for c in choices]).astype(np.float64)
-    mover = np.empty(params.shape[1], dtype=np.float64)
-    root, local = game_origin(seed, game, batch_size)
-    s = E.new_state()
-    obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
-    actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
-    E.new_game(s, v, players, np.uint32(root), local)
-    logs, states = [], []
-    while not E.is_over(s):
-        log = np.zeros((CHUNK, 3 + E.ACOLS), dtype=np.int32)
-        before = np.zeros((CHUNK + 1, E.STATE_SIZE), dtype=np.int32)
-        k = play(s, v, sids, params, obs, actions, mover, kernel_mode("muziris", sids), False, CHUNK, log, before)
-        logs.append(log[:k])
-        states.append(before[:k])
-    states.append(s[None, :].copy())
-    return np.concatenate(logs), np.concatenate(states)
-
-
 def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     v = cfg.vector
-    log, states = _record(cfg, players, choices, seed, game, batch_size)
+    s = start_game(E, v, players, seed, game, batch_size)  # game `game` of `run --seed S` (game 0: `run -n 1`)
+    # log rows (player, options, row, decision, x, y); the states before each action (the first: after setup)
+    # and after the last, played by the kernel's loop
+    logs, befores = [], []
+    for steps, log, states in recorded(E, play, "muziris", s, v, choices, CHUNK):
+        logs.append(log[:steps])
+        befores.append(states[:steps])
+    log, states = np.concatenate(logs), np.concatenate(befores + [s[None, :].copy()])
     s = states[0]
     yield {"event": "game_start", "game": "muziris", "seed": seed, "players": players,
            "strategies": [c.name for c in choices], "config": cfg.raw,

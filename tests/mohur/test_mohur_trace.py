@@ -13,7 +13,7 @@ PAIRS = [("greedy", "random", 1), ("random", "random", 2), ("hoarder", "setbuild
 
 
 def events(a, b, seed, cfg=DEFAULT):
-    return list(trace(cfg, choices("mohur", cfg.presets, [a, b]), seed))
+    return list(trace(cfg, 2, choices("mohur", cfg.presets, [a, b]), seed))
 
 
 @pytest.mark.parametrize("a,b,seed", PAIRS)
