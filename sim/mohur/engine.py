@@ -46,7 +46,6 @@ CFG = Layout("mohur cfg", [
  CFG_MARKET_COINS, CFG_COIN_TOKEN, CFG_SEALS, CFG_STACKS_END, CFG_MIN_EXCHANGE, CFG_FIRST_STARTER, CFG_DRAWN_OTHER,
  CFG_TURN_CAP, CFG_STALL, CFG_ROUND_CAP, CFG_PILE_MEAN) = (CFG.offset(f) for f in CFG.fields)
 CFG_SIZE = CFG.size
-assert CFG_SIZE == NK + 2 * NG + NG * MAX_TOK + NPILES * (2 + MAX_BONUS) + 13
 
 # One round's figures, kept in the state's history when the round is scored (the rounds table's columns, after
 # `match`, in this order). Per-field labels name the columns: `rupees_0`, `taken_gold_1`, `bonus_pile4_count`.
@@ -63,10 +62,8 @@ HIST = Layout("mohur round record", [(f, tuple(len(d) for d in dims) or 1) for f
 
 def round_columns() -> list[str]:
     """The round record's column names, in HIST's order."""
-    names = []
-    for field, dims in ROUND_RECORD:
-        for labels in itertools.product(*dims):
-            names.append(field.format(*labels) if "{}" in field else "_".join((field,) + labels))
+    names = [field.format(*labels) if "{}" in field else "_".join((field,) + labels)
+             for field, dims in ROUND_RECORD for labels in itertools.product(*dims)]
     assert len(names) == HIST.size
     return names
 
@@ -115,7 +112,6 @@ STATE = Layout("mohur state", [
     STATE.offset(f) for f in STATE.fields)
 ROUND_PART = S_SEALS
 STATE_SIZE = STATE.size
-assert STATE_SIZE == ROUND_PART + 11 + MAX_ROUNDS * HIST_SIZE
 
 END = codes("running", "stacks", "deck", "stalled", "turn_cap")
 TIE = codes("rupees", "bonus_tokens", "goods_tokens", "drawn")  # what settled a round (the rounds' tie_break)
@@ -158,7 +154,6 @@ OBS = Layout("mohur obs", [
  O_SEAT, O_EMPTY, O_STACKS_END, O_TURN, O_MY_SEALS, O_OPP_SEALS, O_COIN_TOKEN, O_ROUND, O_MARKET_SIZE,
  O_MIN_EXCHANGE, O_SEALS_TO_WIN, O_SOLD, O_STARTER, O_PASSES) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
-assert OBS_SIZE == 2 * NK + 3 + NG + NG * MAX_TOK + 6 + 2 * NPILES + 3 * NG + 12 + NK + 2
 
 
 # HOT_NO_NRT: the functions called every turn that take arrays and allocate none are compiled without
@@ -179,15 +174,12 @@ def new_game(s, cfg, players, seed, game):
     np.random.seed(game_seed(seed, game, 0))
     first = cfg[CFG_FIRST_STARTER]
     starter = np.random.randint(0, 2) if first < 0 else first
+    s[S_SEALS:S_ON_DEMAND] = 0  # the match's part, but the seats' flags (the kernel sets them)
     seed32 = np.uint32(seed)
     s[S_SEED] = seed32 & np.uint32(0xFFFF)
     s[S_SEED + 1] = seed32 >> np.uint32(16)
     s[S_GAME] = game
-    s[S_SEALS] = 0
-    s[S_SEALS + 1] = 0
-    s[S_OVER] = 0
     s[S_WINNER] = -1
-    s[S_ROUND_ONLY] = 0
     s[S_ROUND] = 1
     deal_round(s, cfg, starter, deal_seed(seed32, game, 1))
 
@@ -197,20 +189,13 @@ def current_player(s):
     return s[S_CUR]
 
 
-@njit(cache=True)
-def goods_in_hand(s, p):
-    n = 0
-    for g in range(NG):
-        n += s[S_HAND + NK * p + g]
-    return n
-
-
-@njit(cache=True)
-def market_total(s):
-    n = 0
-    for k in range(NK):
-        n += s[S_MARKET + k]
-    return n
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def total(v, lo, n):
+    """v[lo] + ... + v[lo + n - 1] (a hand's goods, the market's cards) without a slice."""
+    t = 0
+    for i in range(lo, lo + n):
+        t += v[i]
+    return t
 
 
 @njit(cache=True)
@@ -227,7 +212,7 @@ def _draw(s):
 
 @njit(cache=True)
 def refill_market(s, cfg):
-    while market_total(s) < cfg[CFG_MARKET_SIZE] and deck_left(s) > 0:
+    while total(s, S_MARKET, NK) < cfg[CFG_MARKET_SIZE] and deck_left(s) > 0:
         s[S_MARKET + _draw(s)] += 1
 
 
@@ -236,16 +221,13 @@ def deal_round(s, cfg, starter, seed):
     """Reset the round (seals and round number are kept) and deal it: rulebook setup, in its order.
     Shuffles draw from the deal's own stream, started at `seed` (sim.rng.deal_seed), not from np.random."""
     x = np.uint64(seed)
-    for i in range(ROUND_PART):
-        s[i] = 0
+    s[:ROUND_PART] = 0
     n = 0
     for k in range(NK):
-        count = cfg[CFG_CARDS + k]
-        if k == COIN:
-            count -= cfg[CFG_MARKET_COINS]  # the setup coins go face up, the rest are shuffled
-        for _ in range(count):
-            s[S_DECK + n] = k
-            n += 1
+        # the setup coins go face up, the rest are shuffled
+        count = cfg[CFG_CARDS + k] - (cfg[CFG_MARKET_COINS] if k == COIN else 0)
+        s[S_DECK + n:S_DECK + n + count] = k
+        n += count
     s[S_DECKLEN] = n
     for i in range(n - 1, 0, -1):  # Fisher-Yates
         x, j = below(x, i + 1)
@@ -263,8 +245,7 @@ def deal_round(s, cfg, starter, seed):
             x, j = below(x, i + 1)
             a, c = S_BONUS + b * MAX_BONUS + i, S_BONUS + b * MAX_BONUS + j
             s[a], s[c] = s[c], s[a]
-    for g in range(NG):
-        s[S_FIRSTSALE + g] = -1
+    s[S_FIRSTSALE:S_FIRSTSALE + NG] = -1
     s[S_STARTER] = starter
     s[S_CUR] = starter
 
@@ -296,7 +277,7 @@ def legal_actions(s, cfg, actions):
     """The interface's legal actions of the trader to move: `enumerate_actions`, or one pass row when there is
     none (rules page safety rule). Remembers how many, so that `apply_action` counts a decision."""
     p = s[S_CUR]
-    n = _enumerate(s, cfg, p, actions, s[S_ON_DEMAND + p] != 0)
+    n = enumerate_actions(s, cfg, p, actions, s[S_ON_DEMAND + p] != 0)
     if n == 0:
         n = _simple_row(actions, 0, T_PASS, -1, 0)
     s[S_NLEGAL] = n
@@ -304,24 +285,17 @@ def legal_actions(s, cfg, actions):
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def enumerate_actions(s, cfg, p, actions):
+def enumerate_actions(s, cfg, p, actions, on_demand=False):
     """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
-    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free."""
-    return _enumerate(s, cfg, p, actions, False)
-
-
-@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def _enumerate(s, cfg, p, actions, on_demand):
-    """enumerate_actions; `on_demand`: the exchanges as one T_EXCHANGES row, listed when there is at least one,
+    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free.
+    `on_demand`: the exchanges as one T_EXCHANGES row, listed when there is at least one,
     into which the strategy writes the exchange it chooses, generated from its observation (`next_take`,
     `give_bounds`, `first_give`, `next_give`) in the engine's order. Listing every exchange (up to 160 a turn)
     was most of a heuristic match, and the heuristics value most of them only to discard them. When the row
     would hide that there is no choice (no sell or take), every exchange is listed."""
     n = 0
     h = S_HAND + NK * p
-    hand_goods = 0
-    for g in range(NG):
-        hand_goods += s[h + g]
+    hand_goods = total(s, h, NG)
     limit = cfg[CFG_HAND_LIMIT]
     if hand_goods + NG + 1 >= MAX_ACTIONS - 2:
         _too_many()
@@ -344,10 +318,7 @@ def _enumerate(s, cfg, p, actions, on_demand):
 def coin_bound(v, h, limit):
     """At most how many coins the hand at v[h:h+NK] may give in an exchange: goods in hand afterwards = goods
     now + coins given (the hand limit)."""
-    goods = 0
-    for g in range(NG):
-        goods += v[h + g]
-    return min(v[h + COIN], limit - goods)
+    return min(v[h + COIN], limit - total(v, h, NG))
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
@@ -376,12 +347,16 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
             for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
                 r = k - d0
                 for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
+                    if n >= MAX_ACTIONS - 2:
+                        _too_many()
                     give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
-                    n = _exchange_row(actions, n, k, take, per_kind(give, kinds, nk))
+                    n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
             continue
         give = first_give(bounds, nk, k)
         while give >= 0:
-            n = _exchange_row(actions, n, k, take, per_kind(give, kinds, nk))
+            if n >= MAX_ACTIONS - 2:
+                _too_many()
+            n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
             give = next_give(give, bounds, nk)
 
 
@@ -427,11 +402,15 @@ def give_bounds(v, h, take, k, coins):
 @njit(cache=True)
 def first_give(bounds, nk, k):
     """The first give of k cards within packed `bounds` over nk kinds (left-heavy: fill from the left)."""
-    give = np.int64(0)
-    left = k
-    for i in range(nk):
-        w = min((bounds >> (FIELD * i)) & FMASK, left)
-        give |= w << (FIELD * i)
+    return _fill_left(np.int64(0), bounds, 0, nk, k)
+
+
+@njit(cache=True)
+def _fill_left(give, bounds, i, nk, left):
+    """`give` with `left` more cards put in entries i..nk-1 (all zero), each filled to its bound from the left."""
+    for j in range(i, nk):
+        w = min((bounds >> (FIELD * j)) & FMASK, left)
+        give |= w << (FIELD * j)
         left -= w
     return give
 
@@ -447,12 +426,7 @@ def next_give(give, bounds, nk):
         w = (give >> (FIELD * i)) & FMASK
         if i < nk - 1 and w > 0 and spare > right:
             give = (give & ((np.int64(1) << (FIELD * (i + 1))) - 1)) - (np.int64(1) << (FIELD * i))
-            left = right + 1
-            for j in range(i + 1, nk):
-                w = min((bounds >> (FIELD * j)) & FMASK, left)
-                give |= w << (FIELD * j)
-                left -= w
-            return give
+            return _fill_left(give, bounds, i + 1, nk, right + 1)
         right += w
         spare += (bounds >> (FIELD * i)) & FMASK
         i -= 1
@@ -478,14 +452,6 @@ def write_exchange(actions, n, k, take, give):
         actions[n, A_TAKE + g] = (take >> (FIELD * g)) & FMASK
         actions[n, A_GIVE + g] = (give >> (FIELD * g)) & FMASK
     return n + 1
-
-
-@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def _exchange_row(actions, n, k, take, give):
-    """write_exchange, refused from row MAX_ACTIONS - 2 on."""
-    if n >= MAX_ACTIONS - 2:
-        _too_many()
-    return write_exchange(actions, n, k, take, give)
 
 
 @njit(cache=True)
@@ -608,17 +574,9 @@ def returns(s, cfg, out):
 def round_score(s, cfg):
     """(rupees0, rupees1, coin_holder(-1 none), winner(-1 drawn), tie_break: a TIE code)."""
     c0, c1 = s[S_HAND + COIN], s[S_HAND + NK + COIN]
-    holder = -1
-    if c0 > c1:
-        holder = 0
-    elif c1 > c0:
-        holder = 1
-    r0 = s[S_GSUM] + s[S_BSUM]
-    r1 = s[S_GSUM + 1] + s[S_BSUM + 1]
-    if holder == 0:
-        r0 += cfg[CFG_COIN_TOKEN]
-    elif holder == 1:
-        r1 += cfg[CFG_COIN_TOKEN]
+    holder = -1 if c0 == c1 else (0 if c0 > c1 else 1)
+    r0 = s[S_GSUM] + s[S_BSUM] + (cfg[CFG_COIN_TOKEN] if holder == 0 else 0)
+    r1 = s[S_GSUM + 1] + s[S_BSUM + 1] + (cfg[CFG_COIN_TOKEN] if holder == 1 else 0)
     winner, tie = -1, TIE_DRAWN
     if r0 != r1:
         winner, tie = (0 if r0 > r1 else 1), TIE_RUPEES
@@ -659,11 +617,9 @@ def finish_round(s, cfg):
             s[h + H_TCNT + 2 * g + p] = s[S_TCNT + NG * p + g]
     for g in range(NG):
         s[h + H_FIRST + g] = s[S_FIRSTSALE + g]
-        left = 0
-        for i in range(s[S_TOKPOS + g], cfg[CFG_NTOK + g]):
-            left += cfg[CFG_TOK + g * MAX_TOK + i]
-        s[h + H_LEFT + g] = left
-    for i in range(NSIZES):
+        pos = s[S_TOKPOS + g]
+        s[h + H_LEFT + g] = total(cfg, CFG_TOK + g * MAX_TOK + pos, cfg[CFG_NTOK + g] - pos)
+    for i in range(NSIZES):  # loops, not slice copies: those need NRT, which apply_action runs without
         s[h + H_SALES + i] = s[S_SALES + i]
     for b in range(NPILES):
         s[h + H_PCNT + b] = s[S_BPOS + b]
@@ -699,7 +655,8 @@ def observe(s, cfg, p, obs):
     for k in range(NK):
         obs[O_HAND + k] = s[S_HAND + NK * p + k]
         obs[O_MARKET + k] = s[S_MARKET + k]
-    obs[O_OPP_HAND] = goods_in_hand(s, q)
+        obs[O_SOLD + k] = s[S_SOLD + k]
+    obs[O_OPP_HAND] = total(s, S_HAND + NK * q, NG)
     obs[O_OPP_COINS] = s[S_HAND + NK * q + COIN]
     obs[O_DECK] = deck_left(s)
     for g in range(NG):
@@ -722,8 +679,7 @@ def observe(s, cfg, p, obs):
     obs[O_MY_BCNT], obs[O_OPP_BCNT] = s[S_BCNT + p], s[S_BCNT + q]
     obs[O_MY_GCNT], obs[O_OPP_GCNT] = s[S_GCNT + p], s[S_GCNT + q]
     for b in range(NPILES):
-        nb = cfg[CFG_NBONUS + b]
-        obs[O_PILE_LEFT + b] = nb - s[S_BPOS + b]
+        obs[O_PILE_LEFT + b] = cfg[CFG_NBONUS + b] - s[S_BPOS + b]
         obs[O_PILE_MEAN + b] = cfg[CFG_PILE_MEAN + b]
     obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
     obs[O_SEAT] = p
@@ -736,8 +692,6 @@ def observe(s, cfg, p, obs):
     obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
     obs[O_MIN_EXCHANGE] = cfg[CFG_MIN_EXCHANGE]
     obs[O_SEALS_TO_WIN] = cfg[CFG_SEALS]
-    for k in range(NK):
-        obs[O_SOLD + k] = s[S_SOLD + k]
     obs[O_STARTER] = s[S_STARTER]
     obs[O_PASSES] = s[S_PASSES]
 
@@ -746,38 +700,25 @@ def observe(s, cfg, p, obs):
 def check_invariants(s, cfg):
     """Debug mode: cards and tokens conserved, hand limit, market size, stacks sorted."""
     for k in range(NK):
-        in_deck = 0
-        for i in range(s[S_DECKPOS], s[S_DECKLEN]):
-            if s[S_DECK + i] == k:
-                in_deck += 1
-        total = s[S_MARKET + k] + s[S_HAND + k] + s[S_HAND + NK + k] + in_deck + s[S_SOLD + k]
-        if total != cfg[CFG_CARDS + k]:
+        in_deck = np.sum(s[S_DECK + s[S_DECKPOS]: S_DECK + s[S_DECKLEN]] == k)
+        cards = s[S_MARKET + k] + s[S_HAND + k] + s[S_HAND + NK + k] + in_deck + s[S_SOLD + k]
+        if cards != cfg[CFG_CARDS + k]:
             raise AssertionError("invariant: cards of a kind not conserved")
         if s[S_MARKET + k] < 0 or s[S_HAND + k] < 0 or s[S_HAND + NK + k] < 0:
             raise AssertionError("invariant: negative card count")
-    for p in range(2):
-        if goods_in_hand(s, p) > cfg[CFG_HAND_LIMIT]:
-            raise AssertionError("invariant: hand over the limit")
-    if market_total(s) > cfg[CFG_MARKET_SIZE]:
+    if max(total(s, S_HAND, NG), total(s, S_HAND + NK, NG)) > cfg[CFG_HAND_LIMIT]:
+        raise AssertionError("invariant: hand over the limit")
+    if total(s, S_MARKET, NK) > cfg[CFG_MARKET_SIZE]:
         raise AssertionError("invariant: market over its size")
-    taken_total = 0
     for g in range(NG):
         nt = cfg[CFG_NTOK + g]
         if s[S_TOKPOS + g] > nt:
             raise AssertionError("invariant: more tokens taken than the stack held")
-        for i in range(1, nt):
-            if cfg[CFG_TOK + g * MAX_TOK + i] > cfg[CFG_TOK + g * MAX_TOK + i - 1]:
-                raise AssertionError("invariant: stack not sorted high to low")
-        taken = 0
-        for i in range(s[S_TOKPOS + g]):
-            taken += cfg[CFG_TOK + g * MAX_TOK + i]
-        if taken != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
+        if np.any(np.diff(cfg[CFG_TOK + g * MAX_TOK:CFG_TOK + g * MAX_TOK + nt]) > 0):
+            raise AssertionError("invariant: stack not sorted high to low")
+        if total(cfg, CFG_TOK + g * MAX_TOK, s[S_TOKPOS + g]) != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
             raise AssertionError("invariant: token rupees not conserved")
-        taken_total += s[S_TOKPOS + g]
-    if taken_total != s[S_GCNT] + s[S_GCNT + 1]:
+    if total(s, S_TOKPOS, NG) != s[S_GCNT] + s[S_GCNT + 1]:
         raise AssertionError("invariant: goods token count not conserved")
-    drawn = 0
-    for b in range(NPILES):
-        drawn += s[S_BPOS + b]
-    if drawn != s[S_BCNT] + s[S_BCNT + 1]:
+    if total(s, S_BPOS, NPILES) != s[S_BCNT] + s[S_BCNT + 1]:
         raise AssertionError("invariant: bonus token count not conserved")

@@ -10,8 +10,7 @@ from strategies._choice import consider  # noqa: F401  (re-exported for the stra
 def sale_rupees(obs, g, count):
     """Goods-token rupees a sale of `count` of good g takes now, plus the expected bonus token."""
     v = 0.0
-    rem = obs[E.O_TOKREM + g]
-    for i in range(min(count, rem)):
+    for i in range(min(count, obs[E.O_TOKREM + g])):
         v += obs[E.O_TOKV + g * E.MAX_TOK + i]
     if count >= 3:
         pile = min(count, 5) - 3
@@ -21,17 +20,9 @@ def sale_rupees(obs, g, count):
 
 
 @njit(cache=True)
-def top_token(obs, g):
-    return obs[E.O_TOKV + g * E.MAX_TOK] if obs[E.O_TOKREM + g] > 0 else 0
-
-
-@njit(cache=True)
 def card_worth(obs, g, held):
     """What one more card of g is worth to a hand already holding `held` of it: the token it would take."""
-    rem = obs[E.O_TOKREM + g]
-    if held >= rem:
-        return 0.0
-    return float(obs[E.O_TOKV + g * E.MAX_TOK + held])
+    return 0.0 if held >= obs[E.O_TOKREM + g] else float(obs[E.O_TOKV + g * E.MAX_TOK + held])
 
 
 @njit(cache=True)

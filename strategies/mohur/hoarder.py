@@ -17,10 +17,7 @@ def hoarder(obs, actions, n_actions, params, cfg):
     min_coins, coin_value, spend_cost, min_set = params[P_MIN_COINS], params[P_COIN_VALUE], params[P_SPEND_COST], params[P_MIN_SET]
     mine, theirs = obs[E.O_HAND + E.COIN], obs[E.O_OPP_COINS]
     contested = 1.5 if mine <= theirs + 1 else 1.0  # the coin token is still in play
-    full = 0
-    for g in range(E.NG):
-        full += obs[E.O_HAND + g]
-    forced = full >= obs[E.O_HAND_LIMIT] or round_ending_soon(obs)
+    forced = E.total(obs, E.O_HAND, E.NG) >= obs[E.O_HAND_LIMIT] or round_ending_soon(obs)
     worths = marginal_worths(obs, 0.3)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):

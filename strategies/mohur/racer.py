@@ -2,8 +2,8 @@ from sim.jit import njit
 
 from sim.mohur import engine as E
 from sim.registry import strategy
-from strategies.mohur._features import (choose_exchange, consider, fast_take_gain, marginal_worths, sale_rupees,
-                                        top_token)
+from strategies.mohur._features import (card_worth, choose_exchange, consider, fast_take_gain, marginal_worths,
+                                        sale_rupees)
 
 
 EXCHANGES_ON_DEMAND = True  # see strategies.mohur
@@ -15,22 +15,22 @@ def racer(obs, actions, n_actions, params, cfg):
     `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
     threshold, bias, coin_value = params[P_SELL_THRESHOLD], params[P_PRECIOUS_BIAS], params[P_COIN_VALUE]
     worths = marginal_worths(obs, 0.0)
+    precious = _precious(obs, bias)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
         typ = actions[a, E.A_TYPE]
         if typ == E.T_SELL:
             g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
             v = sale_rupees(obs, g, c)
-            v = v + 100.0 if top_token(obs, g) >= threshold else 0.3 * v
+            v = v + 100.0 if card_worth(obs, g, 0) >= threshold else 0.3 * v
         elif typ == E.T_EXCHANGES:
-            best, ties, choice = choose_exchange(obs, actions, a, worths, 1.0, coin_value, _precious(obs, bias), 0.0,
+            best, ties, choice = choose_exchange(obs, actions, a, worths, 1.0, coin_value, precious, 0.0,
                                                  best, ties, choice)
             continue
         else:
             v = fast_take_gain(actions, a, worths, coin_value)
             for g in range(E.NG):
-                if obs[E.O_MINSALE + g] >= 2:
-                    v += bias * actions[a, E.A_TAKE + g] * (1.0 if obs[E.O_HAND + g] > 0 else 0.5)
+                v += actions[a, E.A_TAKE + g] * precious[g]
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a
@@ -39,7 +39,9 @@ def racer(obs, actions, n_actions, params, cfg):
 
 @njit(cache=True)
 def _precious(obs, bias):
-    """What each good taken adds (the loop above, per card; exact: the factors 1 and 1/2 are powers of two)."""
+    """What each good taken adds per card: bias, halved for a good not in hand, for the precious goods (min sale 2+).
+    Multiplying by the cards taken after gives the same floats as bias x cards x factor: the factors 1 and 1/2 are
+    powers of two; adding 0.0 for the other goods changes no comparison."""
     return (_bias(obs, 0, bias), _bias(obs, 1, bias), _bias(obs, 2, bias), _bias(obs, 3, bias), _bias(obs, 4, bias),
             _bias(obs, 5, bias))
 

@@ -15,10 +15,7 @@ def setbuilder(obs, actions, n_actions, params, cfg):
     """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for
     the bonus tokens), unless the sale empties the stack, the hand is full or the round is about to end."""
     min_set, keep, scale, coin_value = params[P_MIN_SET], params[P_KEEP_WEIGHT], params[P_TAKE_SCALE], params[P_COIN_VALUE]
-    full = 0
-    for g in range(E.NG):
-        full += obs[E.O_HAND + g]
-    hand_full = full >= obs[E.O_HAND_LIMIT]
+    hand_full = E.total(obs, E.O_HAND, E.NG) >= obs[E.O_HAND_LIMIT]
     hurry = round_ending_soon(obs)
     worths = marginal_worths(obs, keep)
     best, ties, choice = -1e18, 0, 0
