@@ -5,13 +5,21 @@ Each game binds it to its engine and to a strategy dispatcher (`sim.interface.bi
     play = bind(playout.play, "mohur", G=engine, CHOOSE=choose)                  # batch kernel, trace driver
     rollout = bind(playout.play, "mohur_rollout", G=engine, CHOOSE=rollout_choose)  # search players
 
+`OBSERVES=observer(game)` (sim.registry) lets it skip `observe` for a strategy that never reads it.
 `CHOOSE(mode, sid, obs, actions, n_actions, params, cfg) -> row` is the registry's dispatcher (a rollout
 binding wraps `rollout_dispatcher` so that it takes the same arguments). Strategies are asked only when there is
 a choice (n > 1), in the order the engine names the players, so their tie-break draws come in a fixed order.
 """
 import numpy as np  # in the globals every binding extends
 
+from sim.jit import njit
 from sim.registry import kernel_mode
+
+
+@njit(cache=True)
+def OBSERVES(sid):
+    """The default for a binding without the registry's `observer(game)`: every strategy reads its observation."""
+    return True
 
 
 def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
@@ -30,7 +38,8 @@ def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log,
             raise ValueError("play: no legal action in a live game (a pass must be an action)")
         a = 0
         if n > 1:
-            G.observe(s, cfg, p, obs)  # noqa: F821
+            if OBSERVES(sids[p]):  # noqa: F821
+                G.observe(s, cfg, p, obs)  # noqa: F821
             for j in range(params.shape[1]):
                 mover[j] = params[p, j]
             a = CHOOSE(mode, sids[p], obs, actions, n, mover, cfg)  # noqa: F821

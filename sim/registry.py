@@ -35,6 +35,7 @@ class StrategyDef:
     doc: str = ""
     search: bool = False  # plays the game forward itself: left out of the rollout dispatcher
     bounds: dict = field(default_factory=dict)  # name -> (lowest, highest, whole number?) where it matters
+    observes: bool = True  # reads its observation; the play loop skips `observe` for one that does not
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class StrategyChoice:
 _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
-def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None):
+def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None,
+             observes: bool = True):
     """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
     strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
     that numba compiles as constants, so no strategy reads a parameter by its position.
@@ -62,7 +64,8 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
     out of that dispatcher: numba cannot compile a strategy that calls itself; its `rollout` parameter names
     that policy (a heuristic strategy), turned into the strategy id in the vector. `bounds` gives, for
     parameters whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are
-    refused. Every other parameter must be a finite number."""
+    refused. Every other parameter must be a finite number. `observes=False`: the strategy never reads `obs`
+    (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time)."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
@@ -81,7 +84,7 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
             setattr(module, constant, i)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
-            bounds)
+            bounds, observes)
         return func
 
     return decorate
@@ -126,6 +129,9 @@ def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
     for fname, subset in (("choose_action", defs), ("choose_heuristic", heuristic)):
         lines += ["", "", "@njit(cache=True)", f"def {fname}(sid, {arglist}):"]
         lines += _branches(subset, arglist, "    ")
+    lines += ["", "", "@njit(cache=True)", "def observes(sid):"]
+    lines += [f"    if sid == {i}:  # {d.name}\n        return False" for i, d in defs if not d.observes]
+    lines.append("    return True")
     lines += ["", "", f"def choose(mode, sid, {arglist}):",
               "    raise TypeError('choose() is called from numba kernels only')",
               "", "", "@overload(choose, jit_options={'cache': True})",
@@ -152,6 +158,11 @@ def mode_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     """`choose(mode, sid, *args)` for batch kernels: with `HEURISTIC_ONLY` it compiles only the heuristic
     strategies, with `WITH_SEARCH` every strategy."""
     return _generated(game, args).choose
+
+
+def observer(game: str):
+    """`observes(sid)`: whether strategy `sid` reads its observation (see `strategy`), for the play loop."""
+    return _generated(game).observes
 
 
 def kernel_mode(game: str, base_ids) -> tuple:

@@ -3,7 +3,7 @@ import pytest
 
 from sim.game import game_names
 from sim.interface import STRATEGY_ARGS
-from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, registered
+from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, observer, registered
 
 GAMES = game_names()
 
@@ -28,6 +28,16 @@ def test_heuristic_dispatch_has_no_search_branch(game):
         call = f"_s{i}("
         assert (call in heuristic_impl) != d.search, d.name
         assert (call in heuristic_fn) != d.search, d.name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_observer_skips_only_strategies_that_read_no_observation(game):
+    """The play loop skips `observe` exactly for strategies registered with observes=False (random play);
+    the search player and every heuristic still get their observation."""
+    defs = registered(game)
+    observes = observer(game)
+    assert [observes(i) for i in range(len(defs))] == [d.observes for d in defs]
+    assert [d.name for d in defs if not d.observes] == ["random"]
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -16,11 +16,11 @@ from sim.jit import njit
 from sim import playout
 from sim.interface import bind
 from sim.mohur import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher, registered
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer, registered
 
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
-play = bind(playout.play, "mohur", G=E, CHOOSE=choose)  # the one play loop (the kernel and the trace)
+play = bind(playout.play, "mohur", G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # the one play loop (the kernel and the trace)
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()

@@ -10,11 +10,11 @@ from sim.jit import njit
 from sim import playout
 from sim.interface import bind
 from sim.mughal import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher
+from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer
 
 choose = mode_dispatcher("mughal")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mughal")
-play = bind(playout.play, "mughal", G=E, CHOOSE=choose)
+play = bind(playout.play, "mughal", G=E, CHOOSE=choose, OBSERVES=observer("mughal"))
 
 GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]
 PLAYER_FIXED = ["game", "seat", "vt_total", "vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster",

@@ -4,7 +4,7 @@ from sim.jit import njit
 from sim.registry import strategy
 
 
-@strategy("mohur", "random")
+@strategy("mohur", "random", observes=False)
 @njit(cache=True)
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the legal actions."""

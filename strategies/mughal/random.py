@@ -5,7 +5,7 @@ from sim.mughal import engine as E
 from sim.registry import strategy
 
 
-@strategy("mughal", "random")
+@strategy("mughal", "random", observes=False)
 @njit(cache=True)
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the cards on offer, then uniform over that card's suits (so a two-suit card is not
