@@ -700,7 +700,9 @@ def observe(s, cfg, p, obs):
 def check_invariants(s, cfg):
     """Debug mode: cards and tokens conserved, hand limit, market size, stacks sorted."""
     for k in range(NK):
-        in_deck = np.sum(s[S_DECK + s[S_DECKPOS]: S_DECK + s[S_DECKLEN]] == k)
+        in_deck = 0  # loops, not numpy reductions: those cost seconds of compiling in every run
+        for i in range(s[S_DECKPOS], s[S_DECKLEN]):
+            in_deck += s[S_DECK + i] == k
         cards = s[S_MARKET + k] + s[S_HAND + k] + s[S_HAND + NK + k] + in_deck + s[S_SOLD + k]
         if cards != cfg[CFG_CARDS + k]:
             raise AssertionError("invariant: cards of a kind not conserved")
@@ -714,8 +716,9 @@ def check_invariants(s, cfg):
         nt = cfg[CFG_NTOK + g]
         if s[S_TOKPOS + g] > nt:
             raise AssertionError("invariant: more tokens taken than the stack held")
-        if np.any(np.diff(cfg[CFG_TOK + g * MAX_TOK:CFG_TOK + g * MAX_TOK + nt]) > 0):
-            raise AssertionError("invariant: stack not sorted high to low")
+        for i in range(CFG_TOK + g * MAX_TOK + 1, CFG_TOK + g * MAX_TOK + nt):
+            if cfg[i] > cfg[i - 1]:
+                raise AssertionError("invariant: stack not sorted high to low")
         if total(cfg, CFG_TOK + g * MAX_TOK, s[S_TOKPOS + g]) != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
             raise AssertionError("invariant: token rupees not conserved")
     if total(s, S_TOKPOS, NG) != s[S_GCNT] + s[S_GCNT + 1]:
