@@ -96,18 +96,19 @@ STATE = Layout("mohur state", [
     ("deck", MAX_DECK),
     ("tcnt", (2, NG)),                  # goods tokens per seat per good (results only: what decides a round)
     ("nlegal", 1),                      # legal actions last listed (apply_action counts a decision when > 1)
+    ("counted", 1),                     # how many of them are exchanges counted, not written (EX_COUNTED)
     # --- the match (kept by deal_round) ---
     ("seals", 2), ("round", 1),
     ("seed", 2),                        # the batch seed's low and high 16 bits: the next rounds' deal streams
     ("game", 1),                        # the match's index in its batch
     ("over", 1), ("winner", 1),         # the match is over; its winner (-1: none, stopped by the round cap)
     ("round_only", 1),                  # 1: the match ends with this round (search players value one round)
-    ("on_demand", 2),                   # 1: this seat's strategy generates its exchanges (EXCHANGES_ON_DEMAND)
+    ("on_demand", 2),                   # how this seat's strategy is handed the exchanges: an EX_* code
     ("history", (MAX_ROUNDS, HIST_SIZE)),
 ])
 (S_MARKET, S_HAND, S_TOKPOS, S_BPOS, S_DECKPOS, S_DECKLEN, S_GSUM, S_GCNT, S_BSUM, S_BCNT, S_CUR, S_TURN,
  S_PASSES, S_END, S_STARTER, S_TAKEN, S_KNOWN, S_FIRSTSALE, S_SALES, S_PSUM, S_DECISIONS, S_SOLD, S_BONUS,
- S_DECK, S_TCNT, S_NLEGAL, S_SEALS, S_ROUND, S_SEED, S_GAME, S_OVER, S_WINNER, S_ROUND_ONLY, S_ON_DEMAND,
+ S_DECK, S_TCNT, S_NLEGAL, S_COUNTED, S_SEALS, S_ROUND, S_SEED, S_GAME, S_OVER, S_WINNER, S_ROUND_ONLY, S_ON_DEMAND,
  S_HISTORY) = (
     STATE.offset(f) for f in STATE.fields)
 ROUND_PART = S_SEALS
@@ -128,6 +129,9 @@ ACOLS = ACTION.size
 TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass", "exchanges")
 TYPE_NAMES = tuple(TYPE)
 T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS, T_EXCHANGES = (TYPE[k] for k in TYPE_NAMES)
+# a seat's exchanges (strategies.mohur's EXCHANGES_ON_DEMAND): every one listed; one T_EXCHANGES row; or only
+# counted (for a strategy that reads only how many actions there are): apply_action writes the one chosen
+EX_LISTED, EX_ROW, EX_COUNTED = codes("listed", "row", "counted").values()
 
 # --- the observation (what the trader to move may know) ---
 OBS = Layout("mohur obs", [
@@ -277,7 +281,8 @@ def legal_actions(s, cfg, actions):
     """The interface's legal actions of the trader to move: `enumerate_actions`, or one pass row when there is
     none (rules page safety rule). Remembers how many, so that `apply_action` counts a decision."""
     p = s[S_CUR]
-    n = enumerate_actions(s, cfg, p, actions, s[S_ON_DEMAND + p] != 0)
+    s[S_COUNTED] = 0
+    n = enumerate_actions(s, cfg, p, actions, s[S_ON_DEMAND + p])
     if n == 0:
         n = _simple_row(actions, 0, T_PASS, -1, 0)
     s[S_NLEGAL] = n
@@ -285,10 +290,11 @@ def legal_actions(s, cfg, actions):
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def enumerate_actions(s, cfg, p, actions, on_demand=False):
+def enumerate_actions(s, cfg, p, actions, on_demand=EX_LISTED):
     """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
     takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free.
-    `on_demand`: the exchanges as one T_EXCHANGES row, listed when there is at least one,
+    `on_demand` EX_COUNTED: the exchanges are counted, not written (see _exchanges).
+    EX_ROW: the exchanges as one T_EXCHANGES row, listed when there is at least one,
     into which the strategy writes the exchange it chooses, generated from its observation (`next_take`,
     `give_bounds`, `first_give`, `next_give`) in the engine's order. Listing every exchange (up to 160 a turn)
     was most of a heuristic match, and the heuristics value most of them only to discard them. When the row
@@ -311,7 +317,8 @@ def enumerate_actions(s, cfg, p, actions, on_demand=False):
     if coins > 0:
         n = _simple_row(actions, n, T_TAKE_COINS, COIN, coins)
         actions[n - 1, A_TAKE + COIN] = coins
-    return _exchanges(s, cfg, S_MARKET, h, coin_bound(s, h, limit), actions, n, on_demand and n > 0)
+    return _exchanges(s, cfg, S_MARKET, h, coin_bound(s, h, limit), actions, n,
+                      on_demand if n > 0 or on_demand == EX_COUNTED else EX_LISTED)
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
@@ -323,23 +330,35 @@ def coin_bound(v, h, limit):
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
-    """The exchange rows from row n on, or (`on_demand`) the one T_EXCHANGES row if there is any exchange."""
+    """The exchange rows from row n on, or (EX_ROW) the one T_EXCHANGES row if there is any exchange, or
+    (EX_COUNTED) n plus how many there are, that number kept in s[S_COUNTED]; rows n on then hold one row per
+    take vector instead: (where its exchanges end, the take, its size), read by `counted_exchange`."""
     # The take vector, the give bounds and the give vector live packed in registers (FIELD bits per entry, over
     # the nk kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused
     # kinds; with at most three such kinds (most takes) the gives are two counted loops.
     min_ex = cfg[CFG_MIN_EXCHANGE]
+    listed, takes = n, n
     take, k = np.int64(0), 0
     while True:
         take, k = next_take(s, m, take, k)
         if k < 0:
+            if on_demand == EX_COUNTED:
+                s[S_COUNTED] = n - listed
             return n
         if k < min_ex:
             continue
         bounds, kinds, nk, room = give_bounds(s, h, take, k, coins)
         if room < k:
             continue
-        if on_demand:
+        if on_demand == EX_ROW:
             return _simple_row(actions, n, T_EXCHANGES, -1, 0)
+        if on_demand == EX_COUNTED:  # a take has at least one exchange: its row is below n
+            n += count_gives(bounds, nk, k)
+            if n > MAX_ACTIONS - 2:
+                _too_many()
+            actions[takes, 0], actions[takes, 1], actions[takes, 2] = n, take, k
+            takes += 1
+            continue
         b0 = bounds & FMASK
         b1 = (bounds >> FIELD) & FMASK
         b2 = (bounds >> (2 * FIELD)) & FMASK
@@ -358,6 +377,38 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
                 _too_many()
             n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
             give = next_give(give, bounds, nk)
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def counted_exchange(s, cfg, actions, a):
+    """Row a <- the exchange that legal_actions counted (EX_COUNTED) as action a, found from its take's row."""
+    i = s[S_NLEGAL] - s[S_COUNTED]
+    start = i
+    while actions[i, 0] <= a:
+        start = actions[i, 0]
+        i += 1
+    take, k, h = np.int64(actions[i, 1]), actions[i, 2], S_HAND + NK * s[S_CUR]
+    bounds, kinds, nk, _ = give_bounds(s, h, take, k, coin_bound(s, h, cfg[CFG_HAND_LIMIT]))
+    give = first_give(bounds, nk, k)
+    for _ in range(a - start):
+        give = next_give(give, bounds, nk)
+    write_exchange(actions, a, k, take, per_kind(give, kinds, nk))
+
+
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+def count_gives(bounds, nk, k):
+    """How many gives of k cards the packed `bounds` allow: the rows _exchanges lists for one take."""
+    if nk > 3:
+        c, give = 0, first_give(bounds, nk, k)
+        while give >= 0:
+            c += 1
+            give = next_give(give, bounds, nk)
+        return c
+    b0, b1, b2 = bounds & FMASK, (bounds >> FIELD) & FMASK, (bounds >> (2 * FIELD)) & FMASK
+    c = 0
+    for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):  # _exchanges' two counted loops
+        c += min(b1, k - d0) - max(0, k - d0 - b2) + 1
+    return c
 
 
 FIELD, FMASK = 5, np.int64(31)     # packed counts: a take, a bound or a give is at most 7 (the market's size)
@@ -469,7 +520,10 @@ def apply_action(s, cfg, actions, a):
     scoring and the next round's deal or the end of the match (`finish_round`)."""
     if s[S_NLEGAL] > 1:
         s[S_DECISIONS] += 1
+    if s[S_COUNTED] > 0 and a >= s[S_NLEGAL] - s[S_COUNTED]:  # an exchange counted, not written: write it now
+        counted_exchange(s, cfg, actions, a)
     s[S_NLEGAL] = 0
+    s[S_COUNTED] = 0
     step(s, cfg, actions, a)
     if s[S_END] != END_RUNNING:
         finish_round(s, cfg)

@@ -109,9 +109,10 @@ def win_shares(winner):
 
 
 def on_demand_flags():
-    """Per registered strategy: whether it generates its exchanges (its module's EXCHANGES_ON_DEMAND,
-    strategies.mohur): the same choices, without the engine listing every exchange."""
-    return [getattr(sys.modules[d.module], "EXCHANGES_ON_DEMAND", False) for d in registered("mohur")]
+    """Per registered strategy, how its seat is handed the exchanges (an engine EX_* code, from its module's
+    EXCHANGES_ON_DEMAND, strategies.mohur): the same choices, without the engine listing every exchange."""
+    modes = {False: E.EX_LISTED, True: E.EX_ROW, "counted": E.EX_COUNTED}
+    return [modes[getattr(sys.modules[d.module], "EXCHANGES_ON_DEMAND", False)] for d in registered("mohur")]
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):

@@ -74,10 +74,24 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
     """consider() over every exchange of the observer for the on-demand exchanges row a (engine.T_EXCHANGES,
     listed last), generated from the observation in the engine's order, each valued as the strategies value an
     exchange row: tw x fast_take_gain(row, worths, cv), plus take[g] x extra[g] per good, less spend per coin
-    given, in that order of operations (the same floats, so the same ties and draws). A take vector whose best
-    exchange falls short of `best` is skipped: none of its exchanges would win or tie, so no draw is skipped.
-    The exchange chosen, if any, is written into row a. Returns (best, ties, choice)."""
+    given, in that order of operations (the same floats, so the same ties and draws). Skipped without a draw:
+    a take vector whose best exchange (its cards less the cheapest cards it can give) falls short of `best`,
+    and a give whose value does (up to rounding, within a 1e-6 margin: values that could tie are valued
+    exactly). The exchange chosen, if any, is written into row a. Returns (best, ties, choice)."""
     coins = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
+    cost = (tw * worths[6], tw * worths[7], tw * worths[8], tw * worths[9], tw * worths[10], tw * worths[11],
+            tw * cv + spend)  # of giving one card of each kind
+    gain = (tw * worths[0] + extra[0], tw * worths[1] + extra[1], tw * worths[2] + extra[2],
+            tw * worths[3] + extra[3], tw * worths[4] + extra[4], tw * worths[5] + extra[5])  # of taking one good
+    order, kinds = np.int64(0), 0  # the kinds the hand can give, cheapest first (KIND_BITS each): insertion sort
+    for g in range(E.NK):
+        if (coins if g == E.COIN else obs[E.O_HAND + g]) > 0:
+            at = 0
+            while at < kinds and cost[(order >> (E.KIND_BITS * at)) & E.KMASK] <= cost[g]:
+                at += 1
+            low = order & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
+            order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
+            kinds += 1
     take, k = np.int64(0), 0
     while True:
         take, k = E.next_take(obs, E.O_MARKET, take, k)
@@ -85,42 +99,38 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
             return best, ties, choice
         if k < obs[E.O_MIN_EXCHANGE]:
             continue
-        bounds, kinds, nk, room = E.give_bounds(obs, E.O_HAND, take, k, coins)
-        if room < k:
-            continue
-        gain = 0.0
+        value = 0.0
         for g in range(E.NG):
-            t = (take >> (E.FIELD * g)) & E.FMASK
-            gain += tw * t * worths[g] + t * extra[g]
-        # the best exchange of this take gives the cheapest cards: fill the cheapest kinds first
-        left, used = k, 0
-        while left > 0:
-            cheapest, at = 1e300, -1
-            for i in range(nk):
-                if not (used >> i) & 1:
-                    g = (kinds >> (E.KIND_BITS * i)) & E.KMASK
-                    c = tw * cv + spend if g == E.COIN else tw * worths[E.NG + g]
-                    if c < cheapest:
-                        cheapest, at = c, i
-            used |= 1 << at
-            w = min((bounds >> (E.FIELD * at)) & E.FMASK, left)
-            gain -= w * cheapest
-            left -= w
-        if gain < best - 1e-6:
+            value += ((take >> (E.FIELD * g)) & E.FMASK) * gain[g]
+        top, left = value, k  # the take's best exchange gives the cheapest cards of the kinds it does not take
+        for i in range(kinds):
+            g = (order >> (E.KIND_BITS * i)) & E.KMASK
+            if g == E.COIN or not (take >> (E.FIELD * g)) & E.FMASK:
+                w = min(coins if g == E.COIN else obs[E.O_HAND + g], left)
+                top -= w * cost[g]
+                left -= w
+                if left == 0:
+                    break
+        if left > 0 or top < best - 1e-6:  # no exchange, or none reaches best
             continue
+        bounds, gkinds, nk, _ = E.give_bounds(obs, E.O_HAND, take, k, coins)
         give = E.first_give(bounds, nk, k)
         while give >= 0:
-            per_kind = E.per_kind(give, kinds, nk)
-            coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
-            v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
-            for g in range(E.NG):
-                v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
-            v = tw * v
-            for g in range(E.NG):
-                v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
-            v -= spend * coins_given
-            chosen, best, ties = consider(v, best, ties)
-            if chosen:
-                choice = a
-                E.write_exchange(actions, a, k, take, per_kind)
+            rough = value
+            for i in range(nk):
+                rough -= ((give >> (E.FIELD * i)) & E.FMASK) * cost[(gkinds >> (E.KIND_BITS * i)) & E.KMASK]
+            if rough >= best - 1e-6:
+                per_kind = E.per_kind(give, gkinds, nk)
+                coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
+                v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
+                for g in range(E.NG):
+                    v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
+                v = tw * v
+                for g in range(E.NG):
+                    v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
+                v -= spend * coins_given
+                chosen, best, ties = consider(v, best, ties)
+                if chosen:
+                    choice = a
+                    E.write_exchange(actions, a, k, take, per_kind)
             give = E.next_give(give, bounds, nk)

@@ -4,6 +4,8 @@ from sim.jit import njit
 from sim.registry import strategy
 
 
+EXCHANGES_ON_DEMAND = "counted"  # reads only how many actions there are (see strategies.mohur)
+
 @strategy("mohur", "random", observes=False)
 @njit(cache=True)
 def random_choice(obs, actions, n_actions, params, cfg):
