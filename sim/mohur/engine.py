@@ -352,31 +352,31 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
             continue
         if on_demand == EX_ROW:
             return _simple_row(actions, n, T_EXCHANGES, -1, 0)
-        if on_demand == EX_COUNTED:  # a take has at least one exchange: its row is below n
-            n += count_gives(bounds, nk, k)
-            if n > MAX_ACTIONS - 2:
-                _too_many()
-            actions[takes, 0], actions[takes, 1], actions[takes, 2] = n, take, k
-            takes += 1
-            continue
-        b0 = bounds & FMASK
-        b1 = (bounds >> FIELD) & FMASK
-        b2 = (bounds >> (2 * FIELD)) & FMASK
+        counting = on_demand == EX_COUNTED
+        b0, b1, b2 = bounds & FMASK, (bounds >> FIELD) & FMASK, (bounds >> (2 * FIELD)) & FMASK
         if nk <= 3:  # two counted loops (the general walk below mispredicts its branches more)
             for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
                 r = k - d0
+                if counting:
+                    n += min(b1, r) - max(0, r - b2) + 1
+                    continue
                 for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
                     if n >= MAX_ACTIONS - 2:
                         _too_many()
                     give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
                     n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
-            continue
-        give = first_give(bounds, nk, k)
-        while give >= 0:
-            if n >= MAX_ACTIONS - 2:
+        else:
+            give = first_give(bounds, nk, k)
+            while give >= 0:
+                if n >= MAX_ACTIONS - 2:
+                    _too_many()
+                n = n + 1 if counting else write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
+                give = next_give(give, bounds, nk)
+        if counting:  # this take has exchanges, so its row is below n
+            if n > MAX_ACTIONS - 2:
                 _too_many()
-            n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
-            give = next_give(give, bounds, nk)
+            actions[takes, 0], actions[takes, 1], actions[takes, 2] = n, take, k
+            takes += 1
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
@@ -393,22 +393,6 @@ def counted_exchange(s, cfg, actions, a):
     for _ in range(a - start):
         give = next_give(give, bounds, nk)
     write_exchange(actions, a, k, take, per_kind(give, kinds, nk))
-
-
-@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
-def count_gives(bounds, nk, k):
-    """How many gives of k cards the packed `bounds` allow: the rows _exchanges lists for one take."""
-    if nk > 3:
-        c, give = 0, first_give(bounds, nk, k)
-        while give >= 0:
-            c += 1
-            give = next_give(give, bounds, nk)
-        return c
-    b0, b1, b2 = bounds & FMASK, (bounds >> FIELD) & FMASK, (bounds >> (2 * FIELD)) & FMASK
-    c = 0
-    for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):  # _exchanges' two counted loops
-        c += min(b1, k - d0) - max(0, k - d0 - b2) + 1
-    return c
 
 
 FIELD, FMASK = 5, np.int64(31)     # packed counts: a take, a bound or a give is at most 7 (the market's size)
@@ -651,15 +635,9 @@ def finish_round(s, cfg):
     r0, r1, holder, winner, tie = round_score(s, cfg)
     rnd = s[S_ROUND]
     h = S_HISTORY + (rnd - 1) * HIST_SIZE
-    s[h + H_ROUND] = rnd
-    s[h + H_STARTER] = s[S_STARTER]
-    s[h + H_WINNER] = winner
-    s[h + H_END] = s[S_END]
-    s[h + H_TURNS] = s[S_TURN]
-    s[h + H_DECISIONS] = s[S_DECISIONS]
+    s[h + H_ROUND], s[h + H_STARTER], s[h + H_WINNER], s[h + H_END] = rnd, s[S_STARTER], winner, s[S_END]
+    s[h + H_TURNS], s[h + H_DECISIONS], s[h + H_COIN_TOKEN], s[h + H_TIE] = s[S_TURN], s[S_DECISIONS], holder, tie
     s[h + H_RUPEES], s[h + H_RUPEES + 1] = r0, r1
-    s[h + H_COIN_TOKEN] = holder
-    s[h + H_TIE] = tie
     for p in range(2):
         s[h + H_GCNT + p] = s[S_GCNT + p]
         s[h + H_GSUM + p] = s[S_GSUM + p]
@@ -735,19 +713,12 @@ def observe(s, cfg, p, obs):
     for b in range(NPILES):
         obs[O_PILE_LEFT + b] = cfg[CFG_NBONUS + b] - s[S_BPOS + b]
         obs[O_PILE_MEAN + b] = cfg[CFG_PILE_MEAN + b]
-    obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
-    obs[O_SEAT] = p
-    obs[O_EMPTY] = empty_stacks(s, cfg)
-    obs[O_STACKS_END] = cfg[CFG_STACKS_END]
-    obs[O_TURN] = s[S_TURN]
+    obs[O_SEAT], obs[O_EMPTY], obs[O_TURN], obs[O_ROUND] = p, empty_stacks(s, cfg), s[S_TURN], s[S_ROUND]
     obs[O_MY_SEALS], obs[O_OPP_SEALS] = s[S_SEALS + p], s[S_SEALS + q]
-    obs[O_COIN_TOKEN] = cfg[CFG_COIN_TOKEN]
-    obs[O_ROUND] = s[S_ROUND]
-    obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
-    obs[O_MIN_EXCHANGE] = cfg[CFG_MIN_EXCHANGE]
-    obs[O_SEALS_TO_WIN] = cfg[CFG_SEALS]
-    obs[O_STARTER] = s[S_STARTER]
-    obs[O_PASSES] = s[S_PASSES]
+    obs[O_STARTER], obs[O_PASSES] = s[S_STARTER], s[S_PASSES]
+    obs[O_HAND_LIMIT], obs[O_STACKS_END] = cfg[CFG_HAND_LIMIT], cfg[CFG_STACKS_END]
+    obs[O_COIN_TOKEN], obs[O_MARKET_SIZE] = cfg[CFG_COIN_TOKEN], cfg[CFG_MARKET_SIZE]
+    obs[O_MIN_EXCHANGE], obs[O_SEALS_TO_WIN] = cfg[CFG_MIN_EXCHANGE], cfg[CFG_SEALS]
 
 
 @njit(cache=True)

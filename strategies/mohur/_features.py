@@ -74,10 +74,10 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
     """consider() over every exchange of the observer for the on-demand exchanges row a (engine.T_EXCHANGES,
     listed last), generated from the observation in the engine's order, each valued as the strategies value an
     exchange row: tw x fast_take_gain(row, worths, cv), plus take[g] x extra[g] per good, less spend per coin
-    given, in that order of operations (the same floats, so the same ties and draws). Skipped without a draw:
-    a take vector whose best exchange (its cards less the cheapest cards it can give) falls short of `best`,
-    and a give whose value does (up to rounding, within a 1e-6 margin: values that could tie are valued
-    exactly). The exchange chosen, if any, is written into row a. Returns (best, ties, choice)."""
+    given, in that order of operations (the same floats, so the same ties and draws). A take vector whose best
+    exchange (its goods less the cheapest cards of the kinds it does not take) falls short of `best` is skipped:
+    none of its exchanges would win or tie, so no draw is skipped. The exchange chosen, if any, is written into
+    row a. Returns (best, ties, choice)."""
     coins = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
     cost = (tw * worths[6], tw * worths[7], tw * worths[8], tw * worths[9], tw * worths[10], tw * worths[11],
             tw * cv + spend)  # of giving one card of each kind
@@ -116,21 +116,17 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
         bounds, gkinds, nk, _ = E.give_bounds(obs, E.O_HAND, take, k, coins)
         give = E.first_give(bounds, nk, k)
         while give >= 0:
-            rough = value
-            for i in range(nk):
-                rough -= ((give >> (E.FIELD * i)) & E.FMASK) * cost[(gkinds >> (E.KIND_BITS * i)) & E.KMASK]
-            if rough >= best - 1e-6:
-                per_kind = E.per_kind(give, gkinds, nk)
-                coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
-                v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
-                for g in range(E.NG):
-                    v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
-                v = tw * v
-                for g in range(E.NG):
-                    v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
-                v -= spend * coins_given
-                chosen, best, ties = consider(v, best, ties)
-                if chosen:
-                    choice = a
-                    E.write_exchange(actions, a, k, take, per_kind)
+            per_kind = E.per_kind(give, gkinds, nk)
+            coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
+            v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
+            for g in range(E.NG):
+                v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
+            v = tw * v
+            for g in range(E.NG):
+                v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
+            v -= spend * coins_given
+            chosen, best, ties = consider(v, best, ties)
+            if chosen:
+                choice = a
+                E.write_exchange(actions, a, k, take, per_kind)
             give = E.next_give(give, bounds, nk)
