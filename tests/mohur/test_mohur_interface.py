@@ -127,6 +127,33 @@ def test_exchanges_on_demand_are_exactly_the_listed_ones():
     assert on_demand_seen > 10
 
 
+def test_counted_exchanges_are_the_listed_ones_written_when_chosen():
+    # EX_COUNTED (random): the same number of legal actions, the simple rows listed, and whichever exchange is
+    # chosen, apply_action plays the row the full listing has at that index
+    from mohur_support import reach_state
+    buf, full = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    counted_seen = 0
+    for seed in range(40):
+        s, _ = reach_state(V, seed, seed % 17, take_bias=0.6)
+        if E.round_over(s):
+            continue
+        n = E.legal_actions(s.copy(), V, full)
+        exchanges = int(np.sum(full[:n, E.A_TYPE] == E.T_EXCHANGE))
+        for a in range(n):
+            listed, counted = s.copy(), s.copy()
+            counted[E.S_ON_DEMAND + s[E.S_CUR]] = E.EX_COUNTED
+            assert E.legal_actions(counted, V, buf) == n and counted[E.S_COUNTED] == exchanges
+            assert np.array_equal(buf[: n - exchanges], full[: n - exchanges])
+            E.legal_actions(listed, V, full)
+            E.apply_action(listed, V, full, a)
+            E.apply_action(counted, V, buf, a)
+            assert np.array_equal(buf[a], full[a])
+            counted[E.S_ON_DEMAND + s[E.S_CUR]] = s[E.S_ON_DEMAND + s[E.S_CUR]]
+            assert np.array_equal(counted, listed)
+        counted_seen += exchanges > 0
+    assert counted_seen > 10
+
+
 def test_the_exchanges_row_is_not_an_action():
     from mohur_support import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
@@ -146,7 +173,7 @@ def test_strategies_generating_exchanges_play_as_reading_every_exchange(names):
     # debug mode lists every exchange; otherwise the strategies generate them (EXCHANGES_ON_DEMAND): the same tables, draw
     # for draw
     flags = dict(zip([d.name for d in registered("mohur")], K.on_demand_flags()))
-    assert all(flags[name] for name in names if name != "random")  # random reads the listed exchanges
+    assert all(flags[name] for name in names)  # random's are counted (EX_COUNTED), the others' generated
     cfg = make_cfg()
     _, g1, r1 = play_batch(cfg, list(names), 90, 13, debug=True)
     _, g2, r2 = play_batch(cfg, list(names), 90, 13, debug=False)
