@@ -56,25 +56,14 @@ def max_actions_per_game(cfg, players):
 
 @njit(cache=True)
 def tally_picks(cfg, players, log, steps, picks):
-    """picks[kind, step - 1, picked] from a game's applied actions (offered_picks fills offered once per batch).
-    Places come step by step, every seat once a step."""
+    """picks[kind, step - 1, picked] from a game's applied actions (run_batch derives offered from them). Places
+    come step by step, every seat once a step."""
     hand = cfg[E.CFG_HAND]
     m = 0
     for i in range(steps):
         if log[i, LOG_ACTION + E.A_TYPE] == E.T_PLACE:
             picks[cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]], (m // players) % hand, PICK_PICKED] += 1
             m += 1
-
-
-@njit(cache=True)
-def offered_picks(picks):
-    """picks[kind, k, offered]: a hand holds at step k exactly the cards picked from it at steps k.. (each step
-    takes one card from every hand), so a card picked at step k was offered at steps 1..k."""
-    for kind in range(picks.shape[0]):
-        offered = 0
-        for k in range(picks.shape[1] - 1, -1, -1):
-            offered += picks[kind, k, PICK_PICKED]
-            picks[kind, k, PICK_OFFERED] = offered
 
 
 @njit(cache=True)
@@ -144,7 +133,6 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
         steps = play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, log, no_states)
         tally_picks(cfg, players, log, steps, picks)
         fill_rows(s, cfg, players, g, games, prows, shares, share)
-    offered_picks(picks)
     return games, prows, shares, picks
 
 
@@ -171,6 +159,9 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         dtype = np.int32 if name == "game" else np.int16 if name.startswith(("vt_", "emp_vt_")) else np.int8
         ptab[name] = prows[:, i].astype(dtype)
     ptab["win_share"] = shares
+    # a hand holds at step k exactly the cards picked from it at steps k.. (each step takes one card from every
+    # hand), so a card picked at step k was offered at steps 1..k: once per batch here, not per pick in the kernel
+    picks[:, :, PICK_OFFERED] = picks[:, ::-1, PICK_PICKED].cumsum(axis=1)[:, ::-1]
     nk, hs = picks.shape[0], picks.shape[1]
     kind = np.repeat(np.arange(nk, dtype=np.int16), hs)
     ptable = {
