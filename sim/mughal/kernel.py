@@ -56,20 +56,14 @@ def max_actions_per_game(cfg, players):
 
 @njit(cache=True)
 def tally_picks(cfg, players, log, steps, picks):
-    """picks[kind, step - 1, offered/picked] from a game's applied actions. Places come step by step, every
-    seat once a step; a hand holds at step k exactly the cards picked from it at steps k.. (each step takes
-    one card from every hand), so a card picked at step k was offered at steps 1..k."""
+    """picks[kind, step - 1, picked] from a game's applied actions (run_batch derives offered from them). Places
+    come step by step, every seat once a step."""
     hand = cfg[E.CFG_HAND]
     m = 0
     for i in range(steps):
-        if log[i, LOG_ACTION + E.A_TYPE] != E.T_PLACE:
-            continue
-        kind = cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]]
-        step = (m // players) % hand
-        picks[kind, step, PICK_PICKED] += 1
-        for k in range(step + 1):
-            picks[kind, k, PICK_OFFERED] += 1
-        m += 1
+        if log[i, LOG_ACTION + E.A_TYPE] == E.T_PLACE:
+            picks[cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]], (m // players) % hand, PICK_PICKED] += 1
+            m += 1
 
 
 @njit(cache=True)
@@ -165,6 +159,9 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
         dtype = np.int32 if name == "game" else np.int16 if name.startswith(("vt_", "emp_vt_")) else np.int8
         ptab[name] = prows[:, i].astype(dtype)
     ptab["win_share"] = shares
+    # a hand holds at step k exactly the cards picked from it at steps k.. (each step takes one card from every
+    # hand), so a card picked at step k was offered at steps 1..k: once per batch here, not per pick in the kernel
+    picks[:, :, PICK_OFFERED] = picks[:, ::-1, PICK_PICKED].cumsum(axis=1)[:, ::-1]
     nk, hs = picks.shape[0], picks.shape[1]
     kind = np.repeat(np.arange(nk, dtype=np.int16), hs)
     ptable = {

@@ -9,63 +9,64 @@ NO_CARD = -2   # vt_now's suit for "no card added" (DISASTER = -1 adds a Disaste
 
 
 @njit(cache=True, _nrt=False)
-def _raise(top, obs, i, zero, counts):
-    """top, or the total at obs[O_TOT + i] when `counts`, it is higher and it can score."""
-    tot = obs[E.O_TOT + i]
-    return max(top, tot if counts & E.eligible(tot, obs[E.O_CNT + i], zero) else -1)
-
-
-@njit(cache=True, _nrt=False)
 def _majority_vt(cfg, tot, cnt, top_other):
     vt = cfg[E.CFG_MAJ_VT] if tot > top_other else cfg[E.CFG_MAJ_TIE_VT]
     return vt if E.eligible(tot, cnt, cfg[E.CFG_ZERO_SCORES]) & (tot >= top_other) else 0
 
 
 @njit(cache=True, _nrt=False)
+def _best(top, tot, ok):
+    return max(top, tot if ok else -1)
+
+
+@njit(cache=True, _nrt=False)
 def seat_now(obs, cfg, p):
-    """Seat p's standing if scoring happened now, which vt_now adds one card to: (p, its majority VT, its
-    favoured total (-1: none), its suits without a card, the other seats' best total per suit (-1: none), their
-    best favoured total (-1: none)). Tuples keep the hot path allocation-free; computed once per decision, so
-    scoring a card costs one suit's worth of work, not a pass over every seat and suit."""
-    zero = cfg[E.CFG_ZERO_SCORES]
-    mask = cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1]
+    """Seat p's standing if scoring happened now, which vt_now adds one card to: (p, its favoured total (-1:
+    none), its suits without a card, the other seats' best total per suit (-1: none), their best favoured total
+    (-1: none), its VT now but the emperor's, the emperor's bonus alone and tied, the favoured suits). Tuples
+    keep the hot path allocation-free; computed once per decision, so scoring a card costs one suit's worth of
+    work, not a pass over every seat and suit."""
+    zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
+    t = obs[E.O_TURN] - 1
+    mask = cfg[E.CFG_EMP_MASK + t]
+    f0, f1, f2, f3 = mask & 1 == 1, mask & 2 == 2, mask & 4 == 4, mask & 8 == 8
     m0 = m1 = m2 = m3 = ofav = -1
-    for q in range(obs[E.O_NP]):  # one pass, the suits unrolled, selects rather than branches (the data varies)
-        b, other = E.NSUITS * q, q != p
-        m0, m1 = _raise(m0, obs, b, zero, other), _raise(m1, obs, b + 1, zero, other)
-        m2, m3 = _raise(m2, obs, b + 2, zero, other), _raise(m3, obs, b + 3, zero, other)
-        for k in range(E.NSUITS):
-            ofav = _raise(ofav, obs, b + k, cfg[E.CFG_EMP_ZERO], other & ((mask >> k) & 1 == 1))
+    for q in range(obs[E.O_NP]):  # one pass over each other seat's four suits, unrolled by hand
+        if q == p:
+            continue
+        b = E.NSUITS * q
+        t0, t1, t2, t3 = obs[E.O_TOT + b], obs[E.O_TOT + b + 1], obs[E.O_TOT + b + 2], obs[E.O_TOT + b + 3]
+        c0, c1, c2, c3 = obs[E.O_CNT + b], obs[E.O_CNT + b + 1], obs[E.O_CNT + b + 2], obs[E.O_CNT + b + 3]
+        m0, m1 = _best(m0, t0, E.eligible(t0, c0, zero)), _best(m1, t1, E.eligible(t1, c1, zero))
+        m2, m3 = _best(m2, t2, E.eligible(t2, c2, zero)), _best(m3, t3, E.eligible(t3, c3, zero))
+        ofav = _best(_best(ofav, t0, f0 & E.eligible(t0, c0, ezero)), t1, f1 & E.eligible(t1, c1, ezero))
+        ofav = _best(_best(ofav, t2, f2 & E.eligible(t2, c2, ezero)), t3, f3 & E.eligible(t3, c3, ezero))
     omax = (m0, m1, m2, m3)
     b = E.NSUITS * p
     maj, fav, empty = 0, -1, 0
     for k in range(E.NSUITS):
-        tot = obs[E.O_TOT + b + k]
-        cnt = obs[E.O_CNT + b + k]
+        tot, cnt = obs[E.O_TOT + b + k], obs[E.O_CNT + b + k]
         maj += _majority_vt(cfg, tot, cnt, omax[k])
         empty += cnt == 0
-        fav = max(fav, tot if ((mask >> k) & 1 == 1) & E.eligible(tot, cnt, cfg[E.CFG_EMP_ZERO]) else -1)
-    return p, maj, fav, empty, omax, ofav
+        fav = _best(fav, tot, ((mask >> k) & 1 == 1) & E.eligible(tot, cnt, ezero))
+    base = maj + cfg[E.CFG_DIS_VT] * obs[E.O_DIS + p] + (cfg[E.CFG_ALL_VT] if empty == 0 else 0)
+    return p, fav, empty, omax, ofav, base, E.emperor_share(cfg, t, 1), E.emperor_share(cfg, t, 2), mask
 
 
 @njit(cache=True, _nrt=False)
 def vt_now(obs, cfg, seat, suit, level):
     """The VT this turn of `seat` (seat_now) if scoring happened now with one more card on its table in `suit`
     (DISASTER: a Disaster, NO_CARD: no card)."""
-    p, maj, fav, empty, omax, ofav = seat
-    t = obs[E.O_TURN] - 1
-    dis = obs[E.O_DIS + p] + (suit == E.DISASTER)
+    p, fav, empty, omax, ofav, vt, sole, tied, mask = seat
+    vt += cfg[E.CFG_DIS_VT] if suit == E.DISASTER else 0
     if suit >= 0:
-        tot = obs[E.O_TOT + E.NSUITS * p + suit]
-        cnt = obs[E.O_CNT + E.NSUITS * p + suit]
-        maj += _majority_vt(cfg, tot + level, cnt + 1, omax[suit]) - _majority_vt(cfg, tot, cnt, omax[suit])
-        empty -= cnt == 0
+        tot, cnt = obs[E.O_TOT + E.NSUITS * p + suit], obs[E.O_CNT + E.NSUITS * p + suit]
+        vt += _majority_vt(cfg, tot + level, cnt + 1, omax[suit]) - _majority_vt(cfg, tot, cnt, omax[suit])
+        vt += cfg[E.CFG_ALL_VT] if (empty == 1) & (cnt == 0) else 0   # its last missing suit
         # the suit's total only grows, so the favoured total is the larger of the two
-        favoured = (cfg[E.CFG_EMP_MASK + t] >> suit) & 1 == 1
-        fav = max(fav, tot + level if favoured & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]) else -1)
-    emperor = E.emperor_share(cfg, t, 1 + (fav == ofav)) if (fav >= 0) & (fav >= ofav) else 0
+        fav = _best(fav, tot + level, ((mask >> suit) & 1 == 1) & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]))
     # selects rather than branches: which card wins is data the branch predictor cannot learn
-    return maj + cfg[E.CFG_DIS_VT] * dis + (cfg[E.CFG_ALL_VT] if empty == 0 else 0) + emperor
+    return vt + ((tied if fav == ofav else sole) if (fav >= 0) & (fav >= ofav) else 0)
 
 
 @njit(cache=True, _nrt=False)
