@@ -5,7 +5,8 @@ with `sim.interface.bind`. Each iteration samples a world consistent with the ob
 `determinize(obs, cfg, s)`), walks one shared tree of action histories (children identified across worlds by
 an action key and the seat that chose, UCB with "availability" counts below the root), adds one node, plays on
 with a rollout policy (a registered heuristic strategy, through the registry's rollout dispatcher bound into
-`sim.playout.play`, so numba never sees a strategy calling itself) and backs each seat's value up to the nodes
+`sim.playout.play`, so numba never sees a strategy calling itself; it observes only the part a heuristic reads
+where the engine declares one, OBS_TALLIES) and backs each seat's value up to the nodes
 where that seat chose: the game's `value(s, cfg, params, out)` when the sampled world is over (by default the
 engine's `returns`, its win shares), else its `evaluate(s, cfg, params, out)`.
 The root's most visited candidate is played (ties: the higher mean). It reads only `obs` and the public `cfg`.
@@ -241,7 +242,7 @@ def search(obs, actions, n_actions, params, cfg):
     s = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
     world = np.zeros(G.STATE_SIZE, dtype=np.int32)  # noqa: F821
     buf = np.empty((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)  # noqa: F821
-    robs = np.zeros(G.OBS_SIZE, dtype=np.int32)  # noqa: F821
+    robs = np.zeros(ROLLOUT_OBS, dtype=np.int32)  # noqa: F821 - the rollout policy's observations
     one = np.zeros(rparams.shape[1])
     nolog = np.zeros((0, 1), dtype=np.int32)
     value = np.zeros(SEATS)  # noqa: F821
@@ -380,7 +381,8 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     game has. Give it its rollout policies with `connect_rollouts` before its first call."""
     found = bind(search, name, G=engine, SAMPLE=bind(sample_world, name, G=engine, DETERMINIZE=determinize),
                  EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, G=engine),
-                 ACTION_KEY=action_key or row_key, SEATS=seats)
+                 ACTION_KEY=action_key or row_key, SEATS=seats,
+                 ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE))
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 

@@ -52,10 +52,13 @@ def determinize(obs, cfg, s):
     if s[E.S_DISCLEN] != obs[E.O_DISC]:
         raise ValueError("determinize: the discard does not match its public count")
     # the unseen pool, shuffled: known hands take the first card that fits, unknown hands the next ones
+    inplay = 0  # bit a: the cards of age a are in the game (one test per age, not per card)
+    for a in range(len(E.AGES)):
+        inplay |= (1 if E.age_in_play(s, cfg, a) else 0) << a
     pool = np.empty(nc, dtype=np.int32)
     n = 0
     for c in range(nc):
-        if used[c] == 0 and E.age_in_play(s, cfg, cfg[E.CFG_CAGE + c]):
+        if used[c] == 0 and (inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1:
             pool[n] = c
             n += 1
     np.random.shuffle(pool[:n])
