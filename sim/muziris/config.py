@@ -114,7 +114,7 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         key = f"produce.{name}"
         _only(raw, key, ("cards", "values", "ability"))
         cv["count"][t] = C.need_int(raw, key + ".cards", 0, E.MAX_DECK)
-        values = C.need_int_list(raw, key + ".values", 0)
+        values = C.need_int_list(raw, key + ".values", 0, hi=10**6)  # tabulated up to POT_K copies in int32
         if len(values) != max_order:
             raise ConfigError(key + ".values", values, f"expected {max_order} values (rules.max_order): coins "
                                                         f"for an order of 1 to {max_order} copies")

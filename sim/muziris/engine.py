@@ -26,6 +26,7 @@ MAX_ORD = 5      # largest order size
 MAX_STEPS = 3    # steps per ability / character action
 MAX_DECK = 512
 PICK_COINS = 40  # character picks counted by coins on the character 0..40; the last bucket holds 40 or more
+POT_K = 32       # copies of a produce whose order coins the observation tabulates (strategies' hot lookup)
 
 def _offsets(layout):
     """Every field's offset in declaration order, for module-level ints numba compiles as constants."""
@@ -147,6 +148,7 @@ OBS = Layout("muziris obs", [
     ("pstep", (MAX_T, MAX_STEPS, STEP_W)),
     ("cstep", (MAX_C, MAX_STEPS, STEP_W)),  # characters in play, by slot
     ("cid", MAX_C),
+    ("pot", (MAX_T, POT_K)),  # pot[t, k]: coins k copies of t make as full orders plus one remainder order
     # the dynamic part
     ("seat", 1), ("round", 1), ("fp", 1), ("turn_idx", 1), ("markers", 1), ("final", 1), ("deck", 1),
     ("discard_n", 1), ("reshuf", 1),
@@ -164,7 +166,7 @@ OBS = Layout("muziris obs", [
     ("stamp", 2),            # the game whose static part this holds (the state's stamp)
 ])
 (O_NT, O_NP, O_NCH, O_MAXORD, O_HAND_LIMIT, O_MARKET_SIZE, O_TRIG, O_THR, O_SCORE, O_AMT, O_ATLEAST, O_ROUND_CAP,
- O_COUNT, O_VAL, O_PSTEP, O_CSTEP, O_CID, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
+ O_COUNT, O_VAL, O_PSTEP, O_CSTEP, O_CID, O_POT, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
  O_RESHUF, O_DKIND, O_STEP, O_SCOUNT, O_HAND, O_MARKET, O_PLAY, O_COINS, O_HANDN, O_CH_COINS, O_CH_MARK, O_COND,
  O_FP0, O_TRIG_SEAT, O_DEPTH, O_FRAME, O_C_CHAR, O_STAMP) = _offsets(OBS)
 O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
@@ -272,20 +274,22 @@ def new_game(s, cfg, players, seed, game):
     """Game `game` of a batch seeded `seed`, set up in the rulebook's order: characters, produce, hands, market,
     condition, first player, coins. Every draw comes from numba's generator seeded from (seed, game)."""
     reseed(seed, game, 0)
-    s[:] = 0
+    for i in range(STATE_SIZE):  # loops, not slices or reductions: those cost seconds of compiling (Mohur, 0b2a3af)
+        s[i] = 0
     s[S_NP] = players
     s[S_STAMP] = np.int32(game_seed(seed, game, 0) >> np.uint32(1))
     s[S_STAMP + 1] = game + 1
-    k = 0
+    k = n_std = 0
     for std in (1, 0):  # standard characters in play, in configuration order, then the specials
         for c in range(cfg[CFG_NC]):
             if cfg[CFG_CSTD + c] == std:
                 s[S_CH_ID + k] = c
                 k += 1
-    n_std = cfg[CFG_CSTD: CFG_CSTD + cfg[CFG_NC]].sum()
+                n_std += std
     _shuffle(s, S_CH_ID + n_std, k - n_std)  # the first (players - specials_fewer_than_players) stay in play
     s[S_NCH] = n_std + max(0, players - cfg[CFG_SPECIALS_FEWER])
-    s[S_CH_ID + s[S_NCH]: S_CH_ID + MAX_C] = 0
+    for i in range(S_CH_ID + s[S_NCH], S_CH_ID + MAX_C):
+        s[i] = 0
     for t in range(cfg[CFG_NT]):  # every card starts in the discard pile, whose first shuffle is the deck's
         s[S_DISCARD + t] = cfg[CFG_COUNT + t]
     _reshuffle(s)
@@ -634,7 +638,8 @@ def observe(s, cfg, seat, obs):
     the whole game (card values, abilities, characters in play, the market condition: all public) is rewritten
     only when `obs` holds another game's (its stamp differs)."""
     if obs[O_STAMP] != s[S_STAMP] or obs[O_STAMP + 1] != s[S_STAMP + 1]:
-        obs[:] = 0
+        for i in range(OBS_SIZE):
+            obs[i] = 0
         obs[O_NT] = cfg[CFG_NT]
         obs[O_NP] = s[S_NP]
         obs[O_NCH] = s[S_NCH]
@@ -652,6 +657,15 @@ def observe(s, cfg, seat, obs):
             obs[O_CID + k] = cid
             for i in range(MAX_STEPS * STEP_W):
                 obs[O_CSTEP + k * MAX_STEPS * STEP_W + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * STEP_W + i]
+        m = cfg[CFG_MAXORD]
+        for t in range(cfg[CFG_NT]):  # counted up without a division: q full orders and r copies left
+            q = r = 0
+            for k in range(1, POT_K):
+                r += 1
+                if r == m:
+                    q, r = q + 1, 0
+                obs[O_POT + t * POT_K + k] = q * cfg[CFG_VAL + t * MAX_ORD + m - 1] + (
+                    cfg[CFG_VAL + t * MAX_ORD + r - 1] if r > 0 else 0)
         obs[O_STAMP] = s[S_STAMP]
         obs[O_STAMP + 1] = s[S_STAMP + 1]
     obs[O_SEAT] = seat
@@ -733,7 +747,10 @@ def check_invariants(s, cfg):
         raise AssertionError("invariant: coins not from the supply")
     if marks != s[S_MARKS_USED]:
         raise AssertionError("invariant: markers not conserved")
-    if s[S_PICKS: S_PICKS + MAX_C * (PICK_COINS + 1)].sum() != s[S_NUSES]:
+    picks = 0
+    for i in range(MAX_C * (PICK_COINS + 1)):
+        picks += s[S_PICKS + i]
+    if picks != s[S_NUSES]:
         raise AssertionError("invariant: character picks not counted once per use")
     if s[S_PHASE] == PH_CHAR:
         for p in range(np_):

@@ -22,9 +22,11 @@ def val(obs, t, k):
 
 @njit(cache=True, _nrt=False)
 def potential(obs, t, k):
-    """Coins k copies of produce t could make as full orders plus one remainder order."""
+    """Coins k copies of produce t could make as full orders plus one remainder order (tabulated below POT_K)."""
     if k <= 0:
         return 0.0
+    if k < E.POT_K:
+        return float(obs[E.O_POT + t * E.POT_K + k])
     m = obs[E.O_MAXORD]
     v = (k // m) * val(obs, t, m)
     if k % m > 0:
@@ -38,6 +40,8 @@ def keep(obs, t, k):
     division (the k-th copy starts a new order, or turns an order of r - 1 copies into one of r)."""
     if k <= 0:
         return 0.0
+    if k < E.POT_K:
+        return float(obs[E.O_POT + t * E.POT_K + k] - obs[E.O_POT + t * E.POT_K + k - 1])
     m = obs[E.O_MAXORD]
     r = k % m
     if r == 0:
@@ -65,14 +69,14 @@ def avg_draw(obs, hm):
     return v / total if total > 0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def fulfil_score(obs, t, size, bonus, w, tb, cb, hm):
     k = held(obs, t, hm)
     return (val(obs, t, size) + bonus + w * (potential(obs, t, k - size) - potential(obs, t, k)) + tb[t]
             - cb * size)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def take_type_score(obs, t, a0, w, cb, hm, mm):
     m = in_market(obs, t, mm)
     if a0 > 0:
@@ -123,12 +127,12 @@ def ability_value(obs, t, w, tb, cb, hm, mm, ad):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def hand_ability_score(obs, t, w, tb, cb, ad):
     return ability_value(obs, t, w, tb, cb, t, -1, ad) - w * keep(obs, t, held(obs, t, -1)) - cb
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     """Value of a character step now: the best option it offers, one ply."""
     if kind == E.K_HAND_AB or kind == E.K_MARKET_AB:
@@ -185,7 +189,8 @@ def option_score(obs, actions, i, w, tb, cb, a0, ad):
 def choose_option(obs, actions, n, w, tb, cb):
     """Best option of a pending decision other than the character choice."""
     a0 = obs[E.O_SA0]
-    ad = avg_draw(obs, -1)
+    dk = obs[E.O_DKIND]  # only an ability reads the expected draw (pure: skipping it changes no score)
+    ad = avg_draw(obs, -1) if dk == E.D_HAND_AB or dk == E.D_MARKET_AB else 0.0
     best, ties, choice = -1e18, 0, 0
     for i in range(n):
         take, best, ties = consider(option_score(obs, actions, i, w, tb, cb, a0, ad), best, ties)
