@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats as sps
 
 from analysis import stats
-from sim.game import game_module
+from sim.game import get_game
 
 BLOCKS = 100
 MIN_BLOCK_GAMES = 20  # small runs get fewer, larger blocks (at least 2)
@@ -175,7 +175,7 @@ def is_rate(name: str) -> bool:
 def headline_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
     """The figures a comparison shows: the game's HEADLINES (all figures without a bracket when it names
     none), then the win rate of every strategy; only those both runs have."""
-    module = game_module(game, "analysis")
+    module = get_game(game).module("analysis")
     both = [k for k, m in summary_a.items() if isinstance(m, dict) and isinstance(summary_b.get(k), dict)]
     chosen = [m for m in getattr(module, "HEADLINES", ()) if m in both] or [m for m in both if "[" not in m]
     return chosen + [m for m in both if m.startswith("win_rate[") and m not in chosen]

@@ -20,7 +20,7 @@ import numpy as np
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 from sim.errors import UserError
-from sim.game import game_module, get_game
+from sim.game import get_game
 
 
 @contextlib.contextmanager
@@ -33,7 +33,7 @@ def quiet_numpy():
 
 
 def summary_for(tables, meta) -> dict:
-    module = game_module(meta["game"], "analysis")
+    module = get_game(meta["game"]).module("analysis")
     summary = {"game": meta["game"], "games": int(meta["games"])}
     with quiet_numpy():
         summary.update(module.summarize(tables, meta))
@@ -44,7 +44,7 @@ def summary_for(tables, meta) -> dict:
 
 def build_report(tables, meta, outdir) -> dict:
     outdir = Path(outdir)
-    module = game_module(meta["game"], "analysis")
+    module = get_game(meta["game"]).module("analysis")
     summary = summary_for(tables, meta)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
     with quiet_numpy():
@@ -59,7 +59,7 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     outdir = Path(outdir)
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
-    module = game_module(meta["game"], "analysis")
+    module = get_game(meta["game"]).module("analysis")
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
                     "so it has no plots; run without --summary-only (on fewer games) for the full report."}

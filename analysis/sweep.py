@@ -9,13 +9,13 @@ import pandas as pd
 
 from analysis.report import CSS, fmt_metric
 from analysis.style import ACCENT, new_figure, save
-from sim.game import game_module
+from sim.game import get_game
 
 MAX_PANELS = 9
 
 
 def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
-    module = game_module(game, "analysis")
+    module = get_game(game).module("analysis")
     names = [c for c in table.columns if not c.endswith((".ci_low", ".ci_high", ".n")) and c + ".n" in table]
     preferred = [m for m in getattr(module, "HEADLINES", ()) if m in names]
     rest = [m for m in names if m not in preferred and "[" not in m]

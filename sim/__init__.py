@@ -19,8 +19,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 def _source_hash() -> str:
     digest = hashlib.sha256(__version__.encode())
     for package in ("sim", "strategies"):
-        base = _ROOT / package
-        for path in sorted(base.rglob("*.py")):
+        for path in sorted((_ROOT / package).rglob("*.py")):
             digest.update(str(path.relative_to(_ROOT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -82,8 +82,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     from sim.registry import all_names, choices, registered
     spec = get_game(game)
     players = spec.check_players(players if players is not None else spec.default_players)
-    raw = build(spec.package, config_file, tuple(sets))
-    cfg = spec.validate(raw, players)
+    cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
     for line in getattr(cfg, "warnings", ()):
         click.echo(f"balance-sim: warning: {line}", err=True)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
@@ -194,8 +193,7 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
 
 
 def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
-    from sim import results
-    from sim import report_folder
+    from sim import report_folder, results
     staging, out = results.partial_path(folder), results.final_path(folder)
     with exclusive(out, "--resume"):
         if not staging.is_dir():
@@ -316,8 +314,7 @@ def strategies_cmd(game, config_file, sets):
     from sim.registry import all_names
     spec = get_game(game)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), spec.default_players)
-    for name in all_names(spec.name, cfg.presets):
-        click.echo(name)
+    click.echo("\n".join(all_names(spec.name, cfg.presets)))
 
 
 @main.command("config")
@@ -368,9 +365,7 @@ def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
         elif tok == "--values":
             if not params:
                 raise UserError("--values must follow a --param KEY")
-            j = i + 1
-            while j < len(tokens) and not _is_option(tokens[j]):
-                j += 1
+            j = next((k for k in range(i + 1, len(tokens)) if _is_option(tokens[k])), len(tokens))
             if j == i + 1:
                 raise UserError(f"--values for {params[-1][0]}: give one or more values")
             params[-1][1] = [parse_value(v) for v in tokens[i + 1:j]]
@@ -466,9 +461,7 @@ def sweep(game, args):
     folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
                               opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
                               opts.quiet, opts.baseline)
-    for line in lines:
-        click.echo(line)
-    click.echo(str(folder / "sweep_report.html"))
+    click.echo("\n".join([*lines, str(folder / "sweep_report.html")]))
 
 
 @main.command(context_settings=_PASS_THROUGH)
@@ -573,9 +566,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
                    f"{n_games:,} games; {sum(design.skipped.values())} refused points replaced", err=True)
     _, lines, folder = S.run_sensitivity(spec, players, chosen, rr, base, list(metrics), design, n_games, seed,
                                          jobs, batch_size or DEFAULT_BATCH, out, quiet, budget, left_out)
-    for line in lines:
-        click.echo(line)
-    click.echo(str(folder / "sensitivity.html"))
+    click.echo("\n".join([*lines, str(folder / "sensitivity.html")]))
 
 
 @main.command("main")
@@ -602,13 +593,9 @@ def main_job(out, jobs, seed, scale):
     # every kernel compiled at once, one process each, before the games are played one after another
     compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
                      for spec, players, cfg, chosen, rr, n in setups], jobs)
-    written = []
-    for spec, players, cfg, chosen, rr, n in setups:
-        folder = run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH,
-                               "loky", None, True, False, False)
-        written.append(folder / "report.html")
-    for path in written:
-        click.echo(str(path))
+    folders = [run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH,
+                             "loky", None, True, False, False) for spec, players, cfg, chosen, rr, n in setups]
+    click.echo("\n".join(str(folder / "report.html") for folder in folders))
 
 
 main.add_command(replay)  # sim/replay_cmd.py

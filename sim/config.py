@@ -52,12 +52,8 @@ def merge(base: dict, override: dict, path: str = "") -> dict:
             raise ConfigError(dotted, value, "unknown key; " + _suggest(key, out))
         if isinstance(out[key], dict) and not isinstance(value, dict):
             raise _not_a_table(dotted, value, out[key])
-        if isinstance(out[key], dict) and isinstance(value, dict) and dotted not in OPEN_TABLES:
+        if isinstance(out[key], dict):  # an open table (presets) adds the names it lacks in the recursion
             out[key] = merge(out[key], value, dotted + ".")
-        elif isinstance(out[key], dict) and dotted in OPEN_TABLES:
-            for name, table in value.items():
-                out[key][name] = merge(out[key][name], table, f"{dotted}.{name}.") if name in out[key] \
-                    else table
         else:
             out[key] = value
     return out
@@ -76,7 +72,11 @@ def apply_set(cfg: dict, assignment: str) -> dict:
     if "=" not in assignment:
         raise UserError(f"--set {assignment!r}: expected KEY=VALUE, e.g. --set hand_limit=8")
     dotted, _, text = assignment.partition("=")
-    value = parse_value(text)
+    return set_value(cfg, dotted, parse_value(text))
+
+
+def set_value(cfg: dict, dotted: str, value) -> dict:
+    """`apply_set` with the value already parsed (a sweep's values are set as they are, not through TOML text)."""
     parts = dotted.strip().split(".")
     node = cfg
     for depth, part in enumerate(parts):

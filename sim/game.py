@@ -131,8 +131,3 @@ def get_game(name: str) -> GameSpec:
     if name not in names:
         raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
     return importlib.import_module(f"sim.{name}").GAME
-
-
-def game_module(name: str, room: str) -> ModuleType:
-    """`get_game(name).module(room)`: a room of a game named in a results folder or on the command line."""
-    return get_game(name).module(room)

@@ -209,7 +209,7 @@ def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
               file=sys.stderr)
     if not done:
         raise UserError(f"{folder}: this interrupted run finished no batch yet; nothing to report")
-    games = sum(plan.batch_bounds(b)[1] - plan.batch_bounds(b)[0] for b in done)
+    games = sum(plan.batch_games(b) for b in done)
     meta = {**meta, "games": games, "planned_games": meta["games"], "partial": True}
     if summary_only:
         from analysis import stats

@@ -44,6 +44,10 @@ class Plan:
     def batch_bounds(self, b: int) -> tuple[int, int]:
         return b * self.batch_size, min(self.n_games, (b + 1) * self.batch_size)
 
+    def batch_games(self, b: int) -> int:
+        start, stop = self.batch_bounds(b)
+        return stop - start
+
 
 def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
     """Two-seat pairings: every unordered pair, mirror matches included, when playing round-robin."""
@@ -127,10 +131,9 @@ def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bo
     from analysis import stats
     from analysis.report import summary_for
     spec = get_game(game)
-    start, stop = plan.batch_bounds(b)
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
     with stats.aggregating():
-        summary = summary_for(tables, {**meta, "games": stop - start})
+        summary = summary_for(tables, {**meta, "games": plan.batch_games(b)})
     return json.loads(json.dumps(stats.merge({}, summary)))  # plain floats: small to ship back and to save
 
 
@@ -275,11 +278,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     def pending(after: int = -1):
         return (b for b in range(after + 1, plan.n_batches) if b not in done)
 
-    def games_in(b: int) -> int:
-        start, stop = plan.batch_bounds(b)
-        return stop - start
-
-    saved_games = sum(games_in(b) for b in done)
+    saved_games = sum(plan.batch_games(b) for b in done)
     started = time.perf_counter()
     bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
                desc=spec.name, mininterval=0.5, file=sys.stderr)
@@ -309,7 +308,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             save_batch(batch_dir, b, tables, summary_only, seed=seed_of(b), bounds=plan.batch_bounds(b))
         waiting[b] = tables
         flush()
-        bar.update(games_in(b))
+        bar.update(plan.batch_games(b))
 
     work, extra = (summarize_one_batch, (summary_meta,)) if summary_only else (run_one_batch, ())
 

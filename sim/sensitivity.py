@@ -25,7 +25,7 @@ import pandas as pd
 from SALib.analyze import morris as morris_analyze, sobol as sobol_analyze
 from SALib.sample import morris as morris_sample, sobol as sobol_sample
 
-from sim.config import _suggest
+from sim.config import _suggest, set_value
 from sim.errors import ConfigError, UserError
 
 METHODS = ("morris", "sobol")
@@ -113,12 +113,10 @@ def numeric_keys(raw, prefix: str = "") -> list[str]:
 
 def assign_config(base: dict, assign: dict) -> dict:
     """The base configuration with each knob set. Keys were checked when the knobs were made (get_value), so
-    values are set directly rather than parsed back from TOML by apply_set: a design validates thousands."""
+    values are set as they are (set_value), not parsed back from TOML by apply_set: a design validates thousands."""
     cfg = copy.deepcopy(base)
     for key, value in assign.items():
-        head, _, last = key.rpartition(".")
-        node = get_value(cfg, head) if head else cfg
-        node[int(last) - 1 if isinstance(node, list) else last] = value
+        set_value(cfg, key, value)
     return cfg
 
 

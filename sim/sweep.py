@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sim import results
-from sim.config import apply_set, build, parse_value
+from sim.config import build, parse_value, set_value
 from sim.errors import UserError, stopped_part_way
 from sim.lock import exclusive
 from sim.runner import Plan, assemble, execute, run_one_batch
@@ -102,18 +102,8 @@ def variant_label(assign: dict) -> str:
 def variant_config(package: str, config_file, sets, assign: dict) -> dict:
     cfg = build(package, config_file, tuple(sets))
     for key, value in assign.items():
-        cfg = apply_set(cfg, f"{key}={_toml(value)}")
+        cfg = set_value(cfg, key, value)
     return cfg
-
-
-def _toml(value) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ",".join(_toml(v) for v in value) + "]"
-    return repr(value)
 
 
 def _check_values(params: list[tuple[str, list]]) -> None:
@@ -161,12 +151,9 @@ def resolve_baseline(params: list[tuple[str, list]], variants: list[dict], specs
 
 
 def grid_cell(params: list[tuple[str, list]], index: int) -> dict:
-    """Cell `index` of the grid in itertools.product order, without building the grid."""
-    cell = {}
-    for key, values in reversed(params):
-        index, i = divmod(index, len(values))
-        cell[key] = values[i]
-    return {k: cell[k] for k, _ in params}
+    """Cell `index` of the grid in itertools.product order (C order), without building the grid."""
+    at = np.unravel_index(index, [len(values) for _, values in params])
+    return {key: values[i] for (key, values), i in zip(params, at)}
 
 
 def _games_check(games: int, what: str) -> None:

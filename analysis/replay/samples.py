@@ -16,7 +16,7 @@ import pandas as pd
 
 from sim.config import load_defaults
 from sim.errors import UserError
-from sim.game import game_module, get_game
+from sim.game import get_game
 
 REPLAY_DIR = "replays"
 
@@ -35,7 +35,7 @@ def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     and optionally `safety_rank` (lower shown first). seats: one row per seat with `game`, `strategy`, `share`
     (win share). Vectorised: a report of a million games must not wait on it. Each game's replay module
     (GameSpec.replay) builds them from its own tables."""
-    return game_module(meta["game"], "replay").games_frame(tables, meta)
+    return get_game(meta["game"]).module("replay").games_frame(tables, meta)
 
 
 def plural(n, word):
