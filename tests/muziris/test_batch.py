@@ -90,6 +90,7 @@ def test_designer_can_reassign_abilities():
 @pytest.mark.parametrize("key,value,match", [
     ("produce.banana.cards", -1, "produce.banana.cards"),
     ("produce.banana.values", [1, 2], "produce.banana.values"),
+    ("produce.banana.values", [1, 2, 1_000_001], "every value must be <= 1000000"),  # the observation's int32 table
     ("produce.banana.ability", ["fly 2"], "unknown effect kind"),
     ("produce.banana.ability", ["market_ability"], "characters only"),
     ("produce.banana.ability", ["draw x"], "produce.banana.ability"),
@@ -113,6 +114,14 @@ def test_config_errors(key, value, match):
     node[last] = value
     with pytest.raises(ConfigError, match=match.replace("(", r"\(")):
         validate(raw, 3)
+
+
+def test_largest_produce_value_is_accepted_and_plays_in_debug_mode():
+    raw = build("sim.muziris")
+    raw["produce"]["banana"]["values"] = [1, 2, 1_000_000]
+    cfg = validate(raw, 3)
+    out = run_batch(cfg, 3, _rotating(6, 3, 1), *_choices(cfg, ["greedy"])[1:], 1, True)
+    assert len(out["games"]["rounds"]) == 6
 
 
 def test_config_errors_structural():
