@@ -176,6 +176,7 @@ OBS = Layout("mughal observation", [
  O_TABLE_SUIT, O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
 OBS_TALLIES = O_SEATS   # the observation's header and the tables' tallies only (observe)
+assert O_CNT - O_TOT == S_CNT - S_TOT and O_DIS - O_TOT == S_TDIS - S_TOT   # observe copies them as one block
 
 
 @njit(cache=True)
@@ -219,7 +220,7 @@ def age_in_play(s, cfg, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_ages(s, cfg, upto):
     """Open age `upto` (the Early cards too at the start): its cards and the discard shuffled into the deck."""
     n = s[S_DECKLEN]
@@ -233,7 +234,7 @@ def open_ages(s, cfg, upto):
     s[S_OPENED] = upto
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # per turn or card: no atomic reference counts (HOT_NO_NRT)
 def draw(s, cfg):
     if s[S_DECKLEN] == 0:
         if cfg[CFG_RESHUFFLE] == 1 and s[S_DISCLEN] > 0:
@@ -313,7 +314,7 @@ def direction(s, cfg):
     return 1 if s[S_TURN] % 2 == 1 else -1  # rulebook: odd turns to the left (seat + 1), even to the right
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_turn(s, cfg):
     """Start the next turn: open a new age (its cards and the discard shuffled in), Destiny, then Fate."""
     t = s[S_TURN] + 1
@@ -364,7 +365,7 @@ def start_round(s):
     s[S_CUR] = next_chooser(s, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_turn(s, cfg):
     """begin_turn, then the declaration rounds, or the first action step when nothing is to declare."""
     begin_turn(s, cfg)
@@ -703,14 +704,12 @@ def observe(s, cfg, p, obs):
     obs[O_STEP] = s[S_STEP]
     d = direction(s, cfg)
     obs[O_DIR] = d
-    obs[O_NEXT] = (p + d) % P
+    nxt = p + d   # no modulo: a division per decision
+    obs[O_NEXT] = 0 if nxt == P else (P - 1 if nxt < 0 else nxt)
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
-    for i in range(NSUITS * P):
+    for i in range(O_SEATS - O_TOT):   # tot, cnt, tdis: one copy of fixed length (LLVM moves it in vectors)
         obs[O_TOT + i] = s[S_TOT + i]
-        obs[O_CNT + i] = s[S_CNT + i]
-    for q in range(P):
-        obs[O_DIS + q] = s[S_TDIS + q]
     if obs.shape[0] < OBS_SIZE:
         return
     seen = s[S_SEEN + p]

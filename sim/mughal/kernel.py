@@ -58,12 +58,13 @@ def max_actions_per_game(cfg, players):
 def tally_picks(cfg, players, log, steps, picks):
     """picks[kind, step - 1, picked] from a game's applied actions (run_batch derives offered from them). Places
     come step by step, every seat once a step."""
-    hand = cfg[E.CFG_HAND]
-    m = 0
+    step, left = 0, players   # counted, not divided out of the place's index: two divisions a place
     for i in range(steps):
         if log[i, LOG_ACTION + E.A_TYPE] == E.T_PLACE:
-            picks[cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]], (m // players) % hand, PICK_PICKED] += 1
-            m += 1
+            picks[cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]], step, PICK_PICKED] += 1
+            left -= 1
+            if left == 0:
+                step, left = (step + 1) % cfg[E.CFG_HAND], players
 
 
 @njit(cache=True)

@@ -20,13 +20,28 @@ def _best(top, tot, ok):
 
 
 @njit(cache=True, _nrt=False)
+def _claim(tot, cnt):
+    """Another seat's total in a suit if it has a card of the suit, else -1: what an eligible total of the seat is
+    compared with, under either zero-total rule (with it, eligible is having a card; without, an eligible total
+    is >= 1, so 0 and -1 compare the same), for majorities and the emperor alike. Arithmetic (no card: a total of
+    0), not a select, which LLVM turns into a branch the predictor cannot learn."""
+    return tot - (cnt == 0)
+
+
+@njit(cache=True, _nrt=False)
+def _at(four, k):
+    """four[k] by selects: a tuple indexed by a variable compiles to a jump table, mispredicted when k is a card's suit."""
+    return (four[0] if k == 0 else four[1]) if k < 2 else (four[2] if k == 2 else four[3])
+
+
+@njit(cache=True, _nrt=False)
 def seat_now(obs, cfg, p):
     """Seat p's standing if scoring happened now, which vt_now adds one card to: (p, its favoured total (-1:
     none), its suits without a card, the other seats' best total per suit (-1: none), their best favoured total
     (-1: none), its VT now but the emperor's, the emperor's bonus alone and tied, the favoured suits). Tuples
     keep the hot path allocation-free; computed once per decision, so scoring a card costs one suit's worth of
     work, not a pass over every seat and suit."""
-    zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
+    ezero = cfg[E.CFG_EMP_ZERO]
     t = obs[E.O_TURN] - 1
     mask = cfg[E.CFG_EMP_MASK + t]
     f0, f1, f2, f3 = mask & 1 == 1, mask & 2 == 2, mask & 4 == 4, mask & 8 == 8
@@ -37,10 +52,9 @@ def seat_now(obs, cfg, p):
         b = E.NSUITS * q
         t0, t1, t2, t3 = obs[E.O_TOT + b], obs[E.O_TOT + b + 1], obs[E.O_TOT + b + 2], obs[E.O_TOT + b + 3]
         c0, c1, c2, c3 = obs[E.O_CNT + b], obs[E.O_CNT + b + 1], obs[E.O_CNT + b + 2], obs[E.O_CNT + b + 3]
-        m0, m1 = _best(m0, t0, E.eligible(t0, c0, zero)), _best(m1, t1, E.eligible(t1, c1, zero))
-        m2, m3 = _best(m2, t2, E.eligible(t2, c2, zero)), _best(m3, t3, E.eligible(t3, c3, zero))
-        ofav = _best(_best(ofav, t0, f0 & E.eligible(t0, c0, ezero)), t1, f1 & E.eligible(t1, c1, ezero))
-        ofav = _best(_best(ofav, t2, f2 & E.eligible(t2, c2, ezero)), t3, f3 & E.eligible(t3, c3, ezero))
+        v0, v1, v2, v3 = _claim(t0, c0), _claim(t1, c1), _claim(t2, c2), _claim(t3, c3)
+        m0, m1, m2, m3 = max(m0, v0), max(m1, v1), max(m2, v2), max(m3, v3)
+        ofav = max(ofav, max(max(v0 if f0 else -1, v1 if f1 else -1), max(v2 if f2 else -1, v3 if f3 else -1)))
     omax = (m0, m1, m2, m3)
     b = E.NSUITS * p
     maj, fav, empty = 0, -1, 0
@@ -60,8 +74,8 @@ def vt_now(obs, cfg, seat, suit, level):
     p, fav, empty, omax, ofav, vt, sole, tied, mask = seat
     vt += cfg[E.CFG_DIS_VT] if suit == E.DISASTER else 0
     if suit >= 0:
-        tot, cnt = obs[E.O_TOT + E.NSUITS * p + suit], obs[E.O_CNT + E.NSUITS * p + suit]
-        vt += _majority_vt(cfg, tot + level, cnt + 1, omax[suit]) - _majority_vt(cfg, tot, cnt, omax[suit])
+        tot, cnt, top = obs[E.O_TOT + E.NSUITS * p + suit], obs[E.O_CNT + E.NSUITS * p + suit], _at(omax, suit)
+        vt += _majority_vt(cfg, tot + level, cnt + 1, top) - _majority_vt(cfg, tot, cnt, top)
         vt += cfg[E.CFG_ALL_VT] if (empty == 1) & (cnt == 0) else 0   # its last missing suit
         # the suit's total only grows, so the favoured total is the larger of the two
         fav = _best(fav, tot + level, ((mask >> suit) & 1 == 1) & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]))

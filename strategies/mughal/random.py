@@ -6,7 +6,7 @@ from sim.registry import strategy
 
 
 @strategy("mughal", "random", observes=False)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # allocates nothing: the dispatcher can skip reference counting
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the cards on offer, then uniform over that card's suits (so a two-suit card is not
     twice as likely as a one-suit card). legal_actions lists a card's rows together, the cards by consecutive
