@@ -1,4 +1,6 @@
 """The generated dispatcher: a kernel playing heuristics only never compiles (or can call) a search player."""
+import importlib
+
 import pytest
 
 from sim.game import game_names
@@ -22,12 +24,25 @@ def test_kernel_mode_follows_the_lineup(game):
 def test_heuristic_dispatch_has_no_search_branch(game):
     defs = registered(game)
     source = _dispatch_source(game, STRATEGY_ARGS)
-    heuristic_impl = source.split("    else:\n", 1)[1]
+    heuristic_impl = source.split("def _choose_heuristic(", 1)[1]
     heuristic_fn = source.split("def choose_heuristic(", 1)[1].split("\n\n\n", 1)[0]
     for i, d in enumerate(defs):
         call = f"_s{i}("
         assert (call in heuristic_impl) != d.search, d.name
         assert (call in heuristic_fn) != d.search, d.name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_heuristic_dispatch_counts_references_only_where_a_heuristic_needs_it(game):
+    """Without reference counting (8 atomic operations a decision saved) exactly when every heuristic is compiled
+    without it: a dispatcher without it cannot call a strategy that allocates."""
+    lean = all(getattr(importlib.import_module(d.module), d.function).targetoptions.get("_nrt", True) is False
+               for d in registered(game) if not d.search)
+    source = _dispatch_source(game, STRATEGY_ARGS)
+    assert f"'_nrt': {not lean}}})\ndef _choose_heuristic(" in source
+    assert f"@njit(cache=True, _nrt={not lean})\ndef choose_heuristic(" in source
+    assert "'_nrt': True})\ndef _choose_search(" in source
+    assert lean or game != "mughal", "Mughal's heuristics allocate nothing: its dispatcher should skip the counts"
 
 
 @pytest.mark.parametrize("game", GAMES)
