@@ -70,16 +70,16 @@ def seat_now(obs, cfg, p):
 @njit(cache=True, _nrt=False)
 def vt_now(obs, cfg, seat, suit, level):
     """The VT this turn of `seat` (seat_now) if scoring happened now with one more card on its table in `suit`
-    (DISASTER: a Disaster, NO_CARD: no card)."""
+    (DISASTER: a Disaster, NO_CARD: no card). Selects rather than branches: which card wins is data the branch
+    predictor cannot learn, so a Disaster's row is scored as a card of suit 0 and the result dropped."""
     p, fav, empty, omax, ofav, vt, sole, tied, mask = seat
-    vt += cfg[E.CFG_DIS_VT] if suit == E.DISASTER else 0
-    if suit >= 0:
-        tot, cnt, top = obs[E.O_TOT + E.NSUITS * p + suit], obs[E.O_CNT + E.NSUITS * p + suit], _at(omax, suit)
-        vt += _majority_vt(cfg, tot + level, cnt + 1, top) - _majority_vt(cfg, tot, cnt, top)
-        vt += cfg[E.CFG_ALL_VT] if (empty == 1) & (cnt == 0) else 0   # its last missing suit
-        # the suit's total only grows, so the favoured total is the larger of the two
-        fav = _best(fav, tot + level, ((mask >> suit) & 1 == 1) & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]))
-    # selects rather than branches: which card wins is data the branch predictor cannot learn
+    on, k = suit >= 0, max(suit, 0)
+    tot, cnt, top = obs[E.O_TOT + E.NSUITS * p + k], obs[E.O_CNT + E.NSUITS * p + k], _at(omax, k)
+    gain = _majority_vt(cfg, tot + level, cnt + 1, top) - _majority_vt(cfg, tot, cnt, top)
+    gain += cfg[E.CFG_ALL_VT] if (empty == 1) & (cnt == 0) else 0   # its last missing suit
+    vt += gain if on else (cfg[E.CFG_DIS_VT] if suit == E.DISASTER else 0)
+    # the suit's total only grows, so the favoured total is the larger of the two
+    fav = _best(fav, tot + level, on & ((mask >> k) & 1 == 1) & E.eligible(tot + level, cnt + 1, cfg[E.CFG_EMP_ZERO]))
     return vt + ((tied if fav == ofav else sole) if (fav >= 0) & (fav >= ofav) else 0)
 
 

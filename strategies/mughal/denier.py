@@ -15,13 +15,14 @@ def denier(obs, actions, n_actions, params, cfg):
     deny = actions[0, E.A_TYPE] == E.T_PLACE and obs[E.O_STEP] < cfg[E.CFG_HAND]
     receiver = seat_now(obs, cfg, obs[E.O_NEXT])
     base = vt_now(obs, cfg, receiver, NO_CARD, 0)
+    disaster_gain = vt_now(obs, cfg, receiver, E.DISASTER, 0) - base   # the same for every Disaster: once
     best_v, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
         v = greedy_score(obs, cfg, actions, a, seat, params[P_LEVEL_WEIGHT])
         if deny:
             mask = actions[a, E.A_MASK]
             level = actions[a, E.A_LEVEL]
-            gain = vt_now(obs, cfg, receiver, E.DISASTER, 0) - base if mask == 0 else -1e9
+            gain = disaster_gain if mask == 0 else -1e9
             for k in range(E.NSUITS):
                 if mask & (1 << k):
                     gain = max(gain, vt_now(obs, cfg, receiver, k, level) - base)
