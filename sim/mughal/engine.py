@@ -176,7 +176,6 @@ OBS = Layout("mughal observation", [
  O_TABLE_SUIT, O_GONE) = (OBS.offset(f) for f in OBS.fields)
 OBS_SIZE = OBS.size
 OBS_TALLIES = O_SEATS   # the observation's header and the tables' tallies only (observe)
-assert O_CNT - O_TOT == S_CNT - S_TOT and O_DIS - O_TOT == S_TDIS - S_TOT   # observe copies them as one block
 
 
 @njit(cache=True)
@@ -708,8 +707,11 @@ def observe(s, cfg, p, obs):
     obs[O_NEXT] = 0 if nxt == P else (P - 1 if nxt < 0 else nxt)
     obs[O_DECK] = s[S_DECKLEN]
     obs[O_DISC] = s[S_DISCLEN]
-    for i in range(O_SEATS - O_TOT):   # tot, cnt, tdis: one copy of fixed length (LLVM moves it in vectors)
+    for i in range(NSUITS * P):
         obs[O_TOT + i] = s[S_TOT + i]
+        obs[O_CNT + i] = s[S_CNT + i]
+    for q in range(P):
+        obs[O_DIS + q] = s[S_TDIS + q]
     if obs.shape[0] < OBS_SIZE:
         return
     seen = s[S_SEEN + p]
