@@ -21,17 +21,9 @@ def _best(top, tot, ok):
 
 @njit(cache=True, _nrt=False)
 def _claim(tot, cnt):
-    """Another seat's total in a suit if it has a card of the suit, else -1: what an eligible total of the seat is
-    compared with, under either zero-total rule (with it, eligible is having a card; without, an eligible total
-    is >= 1, so 0 and -1 compare the same), for majorities and the emperor alike. Arithmetic (no card: a total of
-    0), not a select, which LLVM turns into a branch the predictor cannot learn."""
+    """Another seat's total in a suit, -1 without a card of it: exact for `eligible` totals of the seat under either
+    zero-total rule (0 and -1 compare the same with totals >= 1). Arithmetic: LLVM makes a select a branch."""
     return tot - (cnt == 0)
-
-
-@njit(cache=True, _nrt=False)
-def _at(four, k):
-    """four[k] by selects: a tuple indexed by a variable compiles to a jump table, mispredicted when k is a card's suit."""
-    return (four[0] if k == 0 else four[1]) if k < 2 else (four[2] if k == 2 else four[3])
 
 
 @njit(cache=True, _nrt=False)
@@ -72,9 +64,10 @@ def vt_now(obs, cfg, seat, suit, level):
     """The VT this turn of `seat` (seat_now) if scoring happened now with one more card on its table in `suit`
     (DISASTER: a Disaster, NO_CARD: no card). Selects rather than branches: which card wins is data the branch
     predictor cannot learn, so a Disaster's row is scored as a card of suit 0 and the result dropped."""
-    p, fav, empty, omax, ofav, vt, sole, tied, mask = seat
+    p, fav, empty, (m0, m1, m2, m3), ofav, vt, sole, tied, mask = seat
     on, k = suit >= 0, max(suit, 0)
-    tot, cnt, top = obs[E.O_TOT + E.NSUITS * p + k], obs[E.O_CNT + E.NSUITS * p + k], _at(omax, k)
+    top = (m0 if k == 0 else m1) if k < 2 else (m2 if k == 2 else m3)   # omax[k] would be a jump table
+    tot, cnt = obs[E.O_TOT + E.NSUITS * p + k], obs[E.O_CNT + E.NSUITS * p + k]
     gain = _majority_vt(cfg, tot + level, cnt + 1, top) - _majority_vt(cfg, tot, cnt, top)
     gain += cfg[E.CFG_ALL_VT] if (empty == 1) & (cnt == 0) else 0   # its last missing suit
     vt += gain if on else (cfg[E.CFG_DIS_VT] if suit == E.DISASTER else 0)
