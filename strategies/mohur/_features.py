@@ -92,6 +92,31 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
             low = order & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
             order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
             kinds += 1
+    # No exchange of k cards beats the k richest goods of the market less the k cheapest cards of the hand (of
+    # any kind): when that falls short of best for every k, every take vector would be skipped (most calls).
+    rich, goods = np.int64(0), 0  # the market's goods, richest first: insertion sort as above
+    for g in range(E.NG):
+        if obs[E.O_MARKET + g] > 0:
+            at = 0
+            while at < goods and gain[(rich >> (E.KIND_BITS * at)) & E.KMASK] >= gain[g]:
+                at += 1
+            low = rich & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
+            rich = low | (np.int64(g) << (E.KIND_BITS * at)) | ((rich ^ low) << E.KIND_BITS)
+            goods += 1
+    i = j = used_i = used_j = k = 0
+    top = 0.0
+    while i < goods and j < kinds:
+        gi, gj = (rich >> (E.KIND_BITS * i)) & E.KMASK, (order >> (E.KIND_BITS * j)) & E.KMASK
+        top += gain[gi] - cost[gj]
+        k, used_i, used_j = k + 1, used_i + 1, used_j + 1
+        if used_i == obs[E.O_MARKET + gi]:
+            i, used_i = i + 1, 0
+        if used_j == (coins if gj == E.COIN else obs[E.O_HAND + gj]):
+            j, used_j = j + 1, 0
+        if k >= obs[E.O_MIN_EXCHANGE] and top >= best - 1e-6:
+            break
+    else:
+        return best, ties, choice
     take, k = np.int64(0), 0
     while True:
         take, k = E.next_take(obs, E.O_MARKET, take, k)
