@@ -93,7 +93,7 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
             order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
             kinds += 1
     # No exchange of k cards beats the k richest goods of the market less the k cheapest cards of the hand (of
-    # any kind): when that falls short of best for every k, every take vector would be skipped (most calls).
+    # any kind): the take vectors of a size k where that falls short of best are skipped (in most calls, all).
     rich, goods = np.int64(0), 0  # the market's goods, richest first: insertion sort as above
     for g in range(E.NG):
         if obs[E.O_MARKET + g] > 0:
@@ -104,7 +104,7 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
             rich = low | (np.int64(g) << (E.KIND_BITS * at)) | ((rich ^ low) << E.KIND_BITS)
             goods += 1
     i = j = used_i = used_j = k = 0
-    top = 0.0
+    top, sizes = 0.0, np.int64(0)  # sizes: bit k set when an exchange of k cards may reach best
     while i < goods and j < kinds:
         gi, gj = (rich >> (E.KIND_BITS * i)) & E.KMASK, (order >> (E.KIND_BITS * j)) & E.KMASK
         top += gain[gi] - cost[gj]
@@ -114,15 +114,15 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
         if used_j == (coins if gj == E.COIN else obs[E.O_HAND + gj]):
             j, used_j = j + 1, 0
         if k >= obs[E.O_MIN_EXCHANGE] and top >= best - 1e-6:
-            break
-    else:
+            sizes |= np.int64(1) << k
+    if sizes == 0:
         return best, ties, choice
     take, k = np.int64(0), 0
     while True:
         take, k = E.next_take(obs, E.O_MARKET, take, k)
         if k < 0:
             return best, ties, choice
-        if k < obs[E.O_MIN_EXCHANGE]:
+        if not (sizes >> k) & 1:
             continue
         value = 0.0
         for g in range(E.NG):
