@@ -337,6 +337,13 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
     # the nk kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused
     # kinds; with at most three such kinds (most takes) the gives are two counted loops.
     min_ex = cfg[CFG_MIN_EXCHANGE]
+    if on_demand == EX_ROW:  # most turns: min_ex goods to take, and min_ex cards to give whatever is taken
+        goods, spare = 0, max(0, coins)
+        for g in range(NG):
+            goods += s[m + g]
+            spare += 0 if s[m + g] > 0 else s[h + g]
+        if goods >= min_ex and spare >= min_ex:
+            return _simple_row(actions, n, T_EXCHANGES, -1, 0)
     listed, takes = n, n
     take, k = np.int64(0), 0
     while True:
