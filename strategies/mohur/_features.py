@@ -83,34 +83,6 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
             tw * cv + spend)  # of giving one card of each kind
     gain = (tw * worths[0] + extra[0], tw * worths[1] + extra[1], tw * worths[2] + extra[2],
             tw * worths[3] + extra[3], tw * worths[4] + extra[4], tw * worths[5] + extra[5])  # of taking one good
-    # No exchange of k cards beats the k richest goods of the market less the k cheapest cards of the hand (of
-    # any kind): the take vectors of a size k where that falls short of best are skipped (in most calls, all).
-    # Found by scans over the kinds: a sort would index the tuples by a computed kind, an indirect jump each.
-    left_m, left_h = np.int64(0), np.int64(max(0, coins)) << (E.FIELD * E.COIN)  # cards left per kind, packed
-    for g in range(E.NG):
-        left_m |= np.int64(obs[E.O_MARKET + g]) << (E.FIELD * g)
-        left_h |= np.int64(obs[E.O_HAND + g]) << (E.FIELD * g)
-    top, sizes, k = 0.0, np.int64(0), 0  # sizes: bit k set when an exchange of k cards may reach best
-    while True:
-        hi, gi, lo, gj = -np.inf, -1, np.inf, -1
-        for g in range(E.NG):
-            if (left_m >> (E.FIELD * g)) & E.FMASK and gain[g] > hi:
-                hi, gi = gain[g], g
-        for g in range(E.NK):
-            if (left_h >> (E.FIELD * g)) & E.FMASK and cost[g] < lo:
-                lo, gj = cost[g], g
-        if gi < 0 or gj < 0:
-            break
-        left_m -= np.int64(1) << (E.FIELD * gi)
-        left_h -= np.int64(1) << (E.FIELD * gj)
-        top, k = top + hi - lo, k + 1
-        if k >= obs[E.O_MIN_EXCHANGE]:
-            if top >= best - 1e-6:
-                sizes |= np.int64(1) << k
-            elif hi <= lo:  # the next cards add no more than these: no larger k reaches best either
-                break
-    if sizes == 0:
-        return best, ties, choice
     order, kinds = np.int64(0), 0  # the kinds the hand can give, cheapest first (KIND_BITS each): insertion sort
     for g in range(E.NK):
         if (coins if g == E.COIN else obs[E.O_HAND + g]) > 0:
@@ -125,7 +97,7 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
         take, k = E.next_take(obs, E.O_MARKET, take, k)
         if k < 0:
             return best, ties, choice
-        if not (sizes >> k) & 1:
+        if k < obs[E.O_MIN_EXCHANGE]:
             continue
         value = 0.0
         for g in range(E.NG):
