@@ -337,6 +337,13 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
     # the nk kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused
     # kinds; with at most three such kinds (most takes) the gives are two counted loops.
     min_ex = cfg[CFG_MIN_EXCHANGE]
+    if on_demand == EX_ROW:  # most turns: min_ex goods to take, and min_ex cards to give whatever is taken
+        goods, spare = 0, max(0, coins)
+        for g in range(NG):
+            goods += s[m + g]
+            spare += 0 if s[m + g] > 0 else s[h + g]
+        if goods >= min_ex and spare >= min_ex:
+            return _simple_row(actions, n, T_EXCHANGES, -1, 0)
     listed, takes = n, n
     take, k = np.int64(0), 0
     while True:
@@ -365,12 +372,20 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
                         _too_many()
                     give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
                     n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
+        elif counting:  # the last two kinds merged into one: walk the rest, count each split as above
+            b1, b2 = (bounds >> (FIELD * (nk - 2))) & FMASK, (bounds >> (FIELD * (nk - 1))) & FMASK
+            bounds = (bounds & ((np.int64(1) << (FIELD * (nk - 2))) - 1)) | ((b1 + b2) << (FIELD * (nk - 2)))
+            give = first_give(bounds, nk - 1, k)
+            while give >= 0:
+                r = (give >> (FIELD * (nk - 2))) & FMASK
+                n += min(b1, r) - max(0, r - b2) + 1
+                give = next_give(give, bounds, nk - 1)
         else:
             give = first_give(bounds, nk, k)
             while give >= 0:
                 if n >= MAX_ACTIONS - 2:
                     _too_many()
-                n = n + 1 if counting else write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
+                n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
                 give = next_give(give, bounds, nk)
         if counting:  # this take has exchanges, so its row is below n
             if n > MAX_ACTIONS - 2:

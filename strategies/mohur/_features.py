@@ -6,7 +6,7 @@ from sim.mohur import engine as E
 from strategies._choice import consider  # noqa: F401  (re-exported for the strategies)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def sale_rupees(obs, g, count):
     """Goods-token rupees a sale of `count` of good g takes now, plus the expected bonus token."""
     v = 0.0
@@ -19,26 +19,26 @@ def sale_rupees(obs, g, count):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def card_worth(obs, g, held):
     """What one more card of g is worth to a hand already holding `held` of it: the token it would take."""
     return 0.0 if held >= obs[E.O_TOKREM + g] else float(obs[E.O_TOKV + g * E.MAX_TOK + held])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def round_ending_soon(obs):
     """True when one more empty stack or a nearly empty deck would end the round."""
     return obs[E.O_EMPTY] >= obs[E.O_STACKS_END] - 1 or obs[E.O_DECK] <= 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def _worths(obs, g, keep_weight):
     held = obs[E.O_HAND + g]
     w = 1.0 + keep_weight * held
     return card_worth(obs, g, held) * w, (card_worth(obs, g, held - 1) * w if held > 0 else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def marginal_worths(obs, keep_weight):
     """A 12-tuple: [0:6] worth of one more card of each good, [6:12] worth lost by giving one away. A tuple,
     not an array: a heap array here cost an allocation and two atomic reference counts every decision."""
@@ -51,7 +51,7 @@ def marginal_worths(obs, keep_weight):
     return (g0, g1, g2, g3, g4, g5, l0, l1, l2, l3, l4, l5)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def fast_take_gain(actions, a, worths, coin_value):
     """take_gain with marginal (first-card) worths: one multiply-add per kind."""
     v = coin_value * (actions[a, E.A_TAKE + E.COIN] - actions[a, E.A_GIVE + E.COIN])

@@ -9,7 +9,7 @@ from strategies.mohur._features import (NO_EXTRA, card_worth, choose_exchange, c
 EXCHANGES_ON_DEMAND = True  # see strategies.mohur
 
 @strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def greedy(obs, actions, n_actions, params, cfg):
     """Most rupees this turn (one ply): the best sale if any sale is legal; otherwise the take whose cards
     are worth most at the top of their stacks (scaled by take_weight, so any sale beats any take)."""

@@ -10,7 +10,7 @@ EXCHANGES_ON_DEMAND = True  # see strategies.mohur
 
 @strategy("mohur", "hoarder", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
                                       "min_set": 3.0})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def hoarder(obs, actions, n_actions, params, cfg):
     """Plays for the coin token and drives exchanges with coins: sweeps the market's coins when at least
     `min_coins` lie there, pays for multi-card exchanges in coins, and sells in sets of `min_set`+."""

@@ -9,7 +9,7 @@ from strategies.mohur._features import (card_worth, choose_exchange, consider, f
 EXCHANGES_ON_DEMAND = True  # see strategies.mohur
 
 @strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least
     `sell_threshold` goes now; it takes the goods with the richest tops, precious ones weighted up."""
@@ -37,7 +37,7 @@ def racer(obs, actions, n_actions, params, cfg):
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def _precious(obs, bias):
     """What each good taken adds per card: bias, halved for a good not in hand, for the precious goods (min sale 2+).
     Multiplying by the cards taken after gives the same floats as bias x cards x factor: the factors 1 and 1/2 are
@@ -46,6 +46,6 @@ def _precious(obs, bias):
             _bias(obs, 5, bias))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def _bias(obs, g, bias):
     return bias * (1.0 if obs[E.O_HAND + g] > 0 else 0.5) if obs[E.O_MINSALE + g] >= 2 else 0.0

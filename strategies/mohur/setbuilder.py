@@ -10,7 +10,7 @@ EXCHANGES_ON_DEMAND = True  # see strategies.mohur
 
 @strategy("mohur", "setbuilder", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
                                          "coin_value": 0.5})
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def setbuilder(obs, actions, n_actions, params, cfg):
     """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for
     the bonus tokens), unless the sale empties the stack, the hand is full or the round is about to end."""
