@@ -20,7 +20,7 @@ from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer, reg
 
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
-play = bind(playout.play, "mohur", G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # the one play loop (the kernel and the trace)
+play = bind(playout.play, "mohur", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # the one play loop (the kernel and the trace)
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -40,7 +40,7 @@ def seed_rng(seed):
     np.random.seed(seed)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record_match(s, match, games, g, rows, r):
     """The finished match's game row and its round rows (from the state's history); returns (rows, next r)."""
     rounds = s[E.S_ROUND]
