@@ -20,7 +20,7 @@ from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer, reg
 
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
-play = bind(playout.play, "mohur", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # the one play loop (the kernel and the trace)
+play = bind(playout.play, "mohur", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # kernel and trace
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -45,7 +45,7 @@ def _record_match(s, match, games, g, rows, r):
     """The finished match's game row and its round rows (from the state's history); returns (rows, next r)."""
     rounds = s[E.S_ROUND]
     if r + rounds > rows.shape[0]:
-        grown = np.zeros((2 * rows.shape[0] + rounds, rows.shape[1]), dtype=rows.dtype)
+        grown = np.zeros((2 * rows.shape[0] + rounds, rows.shape[1]), dtype=np.int32)  # as play_batch's: one overload
         for i in range(r):  # element loops: slice copies pull in seconds of compile
             for j in range(rows.shape[1]):
                 grown[i, j] = rows[i, j]

@@ -63,14 +63,8 @@ def fast_take_gain(actions, a, worths, coin_value):
 NO_EXTRA = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
-    """_choose_exchange with int64 counts; inlined into each strategy, so _choose_exchange compiles once."""
-    return _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, np.int64(ties), np.int64(choice))
-
-
 @njit(cache=True, _nrt=False)  # see sim.mohur.engine's HOT_NO_NRT
-def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
+def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
     """consider() over every exchange of the observer for the on-demand exchanges row a (engine.T_EXCHANGES,
     listed last), generated from the observation in the engine's order, each valued as the strategies value an
     exchange row: tw x fast_take_gain(row, worths, cv), plus take[g] x extra[g] per good, less spend per coin
