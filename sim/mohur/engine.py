@@ -129,9 +129,11 @@ ACOLS = ACTION.size
 TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass", "exchanges")
 TYPE_NAMES = tuple(TYPE)
 T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS, T_EXCHANGES = (TYPE[k] for k in TYPE_NAMES)
-# a seat's exchanges (strategies.mohur's EXCHANGES_ON_DEMAND): every one listed; one T_EXCHANGES row; or only
-# counted (for a strategy that reads only how many actions there are): apply_action writes the one chosen
-EX_LISTED, EX_ROW, EX_COUNTED = codes("listed", "row", "counted").values()
+# how a seat's exchanges are listed (a strategy's `@strategy(listing=...)`, sim.registry): every one; one
+# T_EXCHANGES row; or only counted (for a strategy that reads only how many actions there are): apply_action
+# writes the one chosen
+LISTINGS = codes("listed", "row", "counted")
+EX_LISTED, EX_ROW, EX_COUNTED = LISTINGS.values()
 
 # --- the observation (what the trader to move may know) ---
 OBS = Layout("mohur obs", [
