@@ -14,7 +14,7 @@ from sim.muziris import engine as E
 from sim.registry import kernel_mode, mode_dispatcher, observer
 
 choose = mode_dispatcher("muziris")  # kernels: `mode` says whether search players can be asked
-play = bind(playout.play, "muziris", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("muziris"))
+play = bind(playout.play, "muziris", G=E, CHOOSE=choose, OBSERVES=observer("muziris"))
 
 # One row per game and one per player: the result columns, named once (the kernel writes by these offsets)
 GAME_ROW = Layout("muziris game row", [(name, 1) for name in (
