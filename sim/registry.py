@@ -36,6 +36,7 @@ class StrategyDef:
     search: bool = False  # plays the game forward itself: left out of the rollout dispatcher
     bounds: dict = field(default_factory=dict)  # name -> (lowest, highest, whole number?) where it matters
     observes: bool = True  # reads its observation; the play loop skips `observe` for one that does not
+    listing: str = ""  # how it needs its legal actions listed: one of its engine's LISTINGS ("": the first)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
 def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None,
-             observes: bool = True):
+             observes: bool = True, listing: str = ""):
     """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
     strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
     that numba compiles as constants, so no strategy reads a parameter by its position.
@@ -65,13 +66,18 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
     that policy (a heuristic strategy), turned into the strategy id in the vector. `bounds` gives, for
     parameters whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are
     refused. Every other parameter must be a finite number. `observes=False`: the strategy never reads `obs`
-    (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time)."""
+    (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time).
+    `listing`: how the strategy needs its legal actions listed, one of the names its game's engine declares in
+    `LISTINGS` (sim.interface.codes; the first, the default, lists every action); kernels read it (`listings`)."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
         raise ValueError(f"strategy {name}: at most {MAX_PARAMS} parameters")
     if set(bounds) - set(params):
         raise ValueError(f"strategy {name}: bounds for unknown parameters {sorted(set(bounds) - set(params))}")
+    if listing and listing not in _listings(game):
+        raise ValueError(f"strategy {name}: listing={listing!r} is not one {game}'s engine declares in LISTINGS "
+                         f"({', '.join(_listings(game)) or 'none'})")
 
     def decorate(func):
         py_func = getattr(func, "py_func", func)
@@ -84,7 +90,7 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
             setattr(module, constant, i)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
-            bounds, observes)
+            bounds, observes, listing)
         return func
 
     return decorate
@@ -162,6 +168,16 @@ def mode_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
 def observer(game: str):
     """`observes(sid)`: whether strategy `sid` reads its observation (see `strategy`), for the play loop."""
     return _generated(game).observes
+
+
+def _listings(game: str) -> dict:
+    from sim.game import get_game
+    return getattr(get_game(game).module("engine"), "LISTINGS", {})
+
+
+def listings(game: str) -> np.ndarray:
+    """int32 per registered strategy (id order): the engine's code of the listing it declared (0 if none)."""
+    return np.array([_listings(game)[d.listing] if d.listing else 0 for d in registered(game)], dtype=np.int32)
 
 
 def kernel_mode(game: str, base_ids) -> tuple:

@@ -5,7 +5,7 @@ import pytest
 
 from sim.game import game_names
 from sim.interface import STRATEGY_ARGS
-from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, observer, registered
+from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, observer, registered, strategy
 
 GAMES = game_names()
 
@@ -53,6 +53,15 @@ def test_observer_skips_only_strategies_that_read_no_observation(game):
     observes = observer(game)
     assert [observes(i) for i in range(len(defs))] == [d.observes for d in defs]
     assert [d.name for d in defs if not d.observes] == ["random"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_listing_its_game_does_not_declare_is_refused_at_registration(game):
+    """`@strategy(listing=...)` names one of the engine's LISTINGS (how legal actions can be listed); anything else
+    is refused when the strategy registers, naming what the game allows, and nothing is registered."""
+    with pytest.raises(ValueError, match=r"strategy probe: listing='every other' is not one .* declares in LISTINGS"):
+        strategy(game, "probe", listing="every other")(lambda *args: 0)
+    assert "probe" not in [d.name for d in registered(game)]
 
 
 @pytest.mark.parametrize("game", GAMES)

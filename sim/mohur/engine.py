@@ -129,9 +129,11 @@ ACOLS = ACTION.size
 TYPE = codes("take_good", "take_coins", "exchange", "sell", "pass", "exchanges")
 TYPE_NAMES = tuple(TYPE)
 T_TAKE_GOOD, T_TAKE_COINS, T_EXCHANGE, T_SELL, T_PASS, T_EXCHANGES = (TYPE[k] for k in TYPE_NAMES)
-# a seat's exchanges (strategies.mohur's EXCHANGES_ON_DEMAND): every one listed; one T_EXCHANGES row; or only
-# counted (for a strategy that reads only how many actions there are): apply_action writes the one chosen
-EX_LISTED, EX_ROW, EX_COUNTED = codes("listed", "row", "counted").values()
+# how a seat's exchanges are listed (a strategy's `@strategy(listing=...)`, sim.registry): every one; one
+# T_EXCHANGES row; or only counted (for a strategy that reads only how many actions there are): apply_action
+# writes the one chosen
+LISTINGS = codes("listed", "row", "counted")
+EX_LISTED, EX_ROW, EX_COUNTED = LISTINGS.values()
 
 # --- the observation (what the trader to move may know) ---
 OBS = Layout("mohur obs", [
@@ -164,6 +166,9 @@ OBS_SIZE = OBS.size
 # numba's reference counting (`_nrt=False`). numba increfs array arguments on entry and its pruning pass gives
 # up on functions this size, so each call cost 6 atomic operations: 7% of a greedy match, measured with perf.
 # Without NRT they cannot allocate arrays (numba refuses to compile one that tries), which they do not need.
+# COLD COMPILE: a separately compiled function costs ~0.1-0.3 s once per argument types, and LLVM optimises its
+# whole call tree again in each caller: callers pass state entries as int64 (np.int64(...)), and a function with
+# one jitted caller is inlined into it by numba (inline="always"; still callable from Python).
 
 
 @njit(cache=True)
@@ -289,7 +294,7 @@ def legal_actions(s, cfg, actions):
     return n
 
 
-@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+@njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT
 def enumerate_actions(s, cfg, p, actions, on_demand=EX_LISTED):
     """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
     takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free.
@@ -313,7 +318,7 @@ def enumerate_actions(s, cfg, p, actions, on_demand=EX_LISTED):
             if s[S_MARKET + g] > 0:
                 n = _simple_row(actions, n, T_TAKE_GOOD, g, 1)
                 actions[n - 1, A_TAKE + g] = 1
-    coins = s[S_MARKET + COIN]
+    coins = np.int64(s[S_MARKET + COIN])
     if coins > 0:
         n = _simple_row(actions, n, T_TAKE_COINS, COIN, coins)
         actions[n - 1, A_TAKE + COIN] = coins
@@ -402,7 +407,7 @@ def counted_exchange(s, cfg, actions, a):
     while actions[i, 0] <= a:
         start = actions[i, 0]
         i += 1
-    take, k, h = np.int64(actions[i, 1]), actions[i, 2], S_HAND + NK * s[S_CUR]
+    take, k, h = np.int64(actions[i, 1]), np.int64(actions[i, 2]), S_HAND + NK * s[S_CUR]
     bounds, kinds, nk, _ = give_bounds(s, h, take, k, coin_bound(s, h, cfg[CFG_HAND_LIMIT]))
     give = first_give(bounds, nk, k)
     for _ in range(a - start):
@@ -528,7 +533,7 @@ def apply_action(s, cfg, actions, a):
         finish_round(s, cfg)
 
 
-@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
+@njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT
 def step(s, cfg, actions, a):
     """Row `a` for the trader to move and what it ends: the round's end reason, the turn cap included."""
     if actions[a, A_TYPE] == T_PASS:
@@ -681,8 +686,8 @@ def finish_round(s, cfg):
     else:
         starter = next_starter(cfg, s[S_STARTER], winner)
         s[S_ROUND] = rnd + 1
-        seed = np.uint32(s[S_SEED]) | (np.uint32(s[S_SEED + 1]) << np.uint32(16))
-        deal_round(s, cfg, starter, deal_seed(seed, s[S_GAME], rnd + 1))
+        seed = np.uint32(np.uint32(s[S_SEED]) | (np.uint32(s[S_SEED + 1]) << np.uint32(16)))
+        deal_round(s, cfg, starter, deal_seed(seed, np.int64(s[S_GAME]), rnd + 1))
 
 
 @njit(cache=True)
@@ -759,7 +764,7 @@ def check_invariants(s, cfg):
         for i in range(CFG_TOK + g * MAX_TOK + 1, CFG_TOK + g * MAX_TOK + nt):
             if cfg[i] > cfg[i - 1]:
                 raise AssertionError("invariant: stack not sorted high to low")
-        if total(cfg, CFG_TOK + g * MAX_TOK, s[S_TOKPOS + g]) != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
+        if total(cfg, CFG_TOK + g * MAX_TOK, np.int64(s[S_TOKPOS + g])) != s[S_TAKEN + g] + s[S_TAKEN + NG + g]:
             raise AssertionError("invariant: token rupees not conserved")
     if total(s, S_TOKPOS, NG) != s[S_GCNT] + s[S_GCNT + 1]:
         raise AssertionError("invariant: goods token count not conserved")

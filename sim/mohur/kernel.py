@@ -8,19 +8,17 @@ random numbers round by round, not only until their first difference. numba's ge
 use for their tie-breaks, is seeded once per match, from (batch seed, match, 0), and also draws the first
 starter.
 """
-import sys
-
 import numpy as np
 from sim.jit import njit
 
 from sim import playout
 from sim.interface import bind
 from sim.mohur import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer, registered
+from sim.registry import dispatcher, kernel_mode, listings, mode_dispatcher, observer
 
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mohur")  # every strategy, called from Python
-play = bind(playout.play, "mohur", G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # the one play loop (the kernel and the trace)
+play = bind(playout.play, "mohur", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # kernel and trace
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)
 ROUND_COLUMNS = ["match"] + E.round_columns()
@@ -40,12 +38,12 @@ def seed_rng(seed):
     np.random.seed(seed)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record_match(s, match, games, g, rows, r):
     """The finished match's game row and its round rows (from the state's history); returns (rows, next r)."""
     rounds = s[E.S_ROUND]
     if r + rounds > rows.shape[0]:
-        grown = np.zeros((2 * rows.shape[0] + rounds, rows.shape[1]), dtype=rows.dtype)
+        grown = np.zeros((2 * rows.shape[0] + rounds, rows.shape[1]), dtype=np.int32)  # as play_batch's: one overload
         for i in range(r):  # element loops: slice copies pull in seconds of compile
             for j in range(rows.shape[1]):
                 grown[i, j] = rows[i, j]
@@ -108,17 +106,10 @@ def win_shares(winner):
     return np.where(winner[:, None] == seat, 1.0, np.where(winner[:, None] < 0, 0.5, 0.0))
 
 
-def on_demand_flags():
-    """Per registered strategy, how its seat is handed the exchanges (an engine EX_* code, from its module's
-    EXCHANGES_ON_DEMAND, strategies.mohur): the same choices, without the engine listing every exchange."""
-    modes = {False: E.EX_LISTED, True: E.EX_ROW, "counted": E.EX_COUNTED}
-    return [modes[getattr(sys.modules[d.module], "EXCHANGES_ON_DEMAND", False)] for d in registered("mohur")]
-
-
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
-    on_demand = np.array(on_demand_flags(), dtype=np.int32)
+    on_demand = listings("mohur")  # how each strategy's exchanges are listed: the same choices, fewer rows
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode,
                                on_demand)
     shares = win_shares(games[:, GC["winner"]])

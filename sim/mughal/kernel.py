@@ -14,7 +14,7 @@ from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer
 
 choose = mode_dispatcher("mughal")  # kernels: `mode` says whether search players can be asked
 choose_action = dispatcher("mughal")
-play = bind(playout.play, "mughal", G=E, CHOOSE=choose, OBSERVES=observer("mughal"))
+play = bind(playout.play, "mughal", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mughal"))
 
 GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]
 PLAYER_FIXED = ["game", "seat", "vt_total", "vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster",

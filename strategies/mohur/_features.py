@@ -19,7 +19,7 @@ def sale_rupees(obs, g, count):
     return v
 
 
-@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def card_worth(obs, g, held):
     """What one more card of g is worth to a hand already holding `held` of it: the token it would take."""
     return 0.0 if held >= obs[E.O_TOKREM + g] else float(obs[E.O_TOKV + g * E.MAX_TOK + held])
@@ -63,14 +63,8 @@ def fast_take_gain(actions, a, worths, coin_value):
 NO_EXTRA = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@njit(cache=True, _nrt=False)
-def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
-    """_choose_exchange, compiled once: numba specialises a function on the integer constants it is called with."""
-    return _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, np.int64(ties), np.int64(choice))
-
-
 @njit(cache=True, _nrt=False)  # see sim.mohur.engine's HOT_NO_NRT
-def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
+def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, choice):
     """consider() over every exchange of the observer for the on-demand exchanges row a (engine.T_EXCHANGES,
     listed last), generated from the observation in the engine's order, each valued as the strategies value an
     exchange row: tw x fast_take_gain(row, worths, cv), plus take[g] x extra[g] per good, less spend per coin
@@ -78,7 +72,7 @@ def _choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, 
     exchange (its goods less the cheapest cards of the kinds it does not take) falls short of `best` is skipped:
     none of its exchanges would win or tie, so no draw is skipped. The exchange chosen, if any, is written into
     row a. Returns (best, ties, choice)."""
-    coins = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
+    coins = E.coin_bound(obs, E.O_HAND, np.int64(obs[E.O_HAND_LIMIT]))
     cost = (tw * worths[6], tw * worths[7], tw * worths[8], tw * worths[9], tw * worths[10], tw * worths[11],
             tw * cv + spend)  # of giving one card of each kind
     gain = (tw * worths[0] + extra[0], tw * worths[1] + extra[1], tw * worths[2] + extra[2],

@@ -6,9 +6,7 @@ from strategies.mohur._features import (NO_EXTRA, card_worth, choose_exchange, c
                                         marginal_worths, sale_rupees)
 
 
-EXCHANGES_ON_DEMAND = True  # see strategies.mohur
-
-@strategy("mohur", "greedy", params={"take_weight": 0.01, "coin_value": 1.0})
+@strategy("mohur", "greedy", listing="row", params={"take_weight": 0.01, "coin_value": 1.0})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def greedy(obs, actions, n_actions, params, cfg):
     """Most rupees this turn (one ply): the best sale if any sale is legal; otherwise the take whose cards

@@ -6,9 +6,7 @@ from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fas
                                         round_ending_soon, sale_rupees)
 
 
-EXCHANGES_ON_DEMAND = True  # see strategies.mohur
-
-@strategy("mohur", "hoarder", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
+@strategy("mohur", "hoarder", listing="row", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
                                       "min_set": 3.0})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def hoarder(obs, actions, n_actions, params, cfg):

@@ -6,9 +6,7 @@ from strategies.mohur._features import (card_worth, choose_exchange, consider, f
                                         sale_rupees)
 
 
-EXCHANGES_ON_DEMAND = True  # see strategies.mohur
-
-@strategy("mohur", "racer", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
+@strategy("mohur", "racer", listing="row", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least

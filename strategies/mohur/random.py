@@ -4,9 +4,7 @@ from sim.jit import njit
 from sim.registry import strategy
 
 
-EXCHANGES_ON_DEMAND = "counted"  # reads only how many actions there are (see strategies.mohur)
-
-@strategy("mohur", "random", observes=False)
+@strategy("mohur", "random", observes=False, listing="counted")  # reads only n_actions
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the legal actions."""

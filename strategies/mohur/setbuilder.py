@@ -6,9 +6,7 @@ from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fas
                                         round_ending_soon, sale_rupees)
 
 
-EXCHANGES_ON_DEMAND = True  # see strategies.mohur
-
-@strategy("mohur", "setbuilder", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
+@strategy("mohur", "setbuilder", listing="row", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
                                          "coin_value": 0.5})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def setbuilder(obs, actions, n_actions, params, cfg):

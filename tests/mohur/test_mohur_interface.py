@@ -1,12 +1,15 @@
 """Mohur through the engine interface (sim.interface): a forced pass is an action, `apply_action` scores a finished
 round into the state's history and deals the next one, and a whole match played by the bound play loop is the
 kernel's match, row for row."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 from mohur_support import E, K, build_state, make_cfg, play_batch
 from sim.errors import ConfigError
-from sim.registry import choices, registered
+from sim import registry
+from sim.registry import choices, listings, registered
 from sim.rng import deal_seed
 
 V = make_cfg().vector
@@ -170,9 +173,9 @@ def test_the_exchanges_row_is_not_an_action():
 
 @pytest.mark.parametrize("names", [("greedy", "random", "racer"), ("hoarder", "setbuilder", "racer")])
 def test_strategies_generating_exchanges_play_as_reading_every_exchange(names):
-    # debug mode lists every exchange; otherwise the strategies generate them (EXCHANGES_ON_DEMAND): the same tables, draw
-    # for draw
-    flags = dict(zip([d.name for d in registered("mohur")], K.on_demand_flags()))
+    # debug mode lists every exchange; otherwise as each strategy declares (@strategy(listing=...)): the same
+    # tables, draw for draw
+    flags = dict(zip([d.name for d in registered("mohur")], listings("mohur")))
     assert all(flags[name] for name in names)  # random's are counted (EX_COUNTED), the others' generated
     cfg = make_cfg()
     _, g1, r1 = play_batch(cfg, list(names), 90, 13, debug=True)
@@ -188,3 +191,21 @@ def test_the_round_cap_is_bounded_by_the_rounds_the_state_records():
     assert make_cfg(f"rules.round_cap={E.MAX_ROUNDS}").vector[E.CFG_ROUND_CAP] == E.MAX_ROUNDS
     with pytest.raises(ConfigError, match="rules.round_cap"):
         make_cfg(f"rules.round_cap={E.MAX_ROUNDS + 1}")
+
+
+def test_the_kernel_lists_actions_as_each_strategy_declares(monkeypatch):
+    # random declares listing="counted": its choices are those it makes with every exchange listed (no declaration);
+    # declared "row", it draws the exchanges row, which it never fills, and the engine refuses it: the kernel reads
+    # the declaration
+    random = registry._REGISTRY["mohur"]["random"]
+    assert random.listing == "counted"
+    cfg = make_cfg()
+    _, g1, r1 = play_batch(cfg, ["random"], 40, 3)
+    for listing, same in (("", True), ("row", False)):
+        monkeypatch.setitem(registry._REGISTRY["mohur"], "random", dataclasses.replace(random, listing=listing))
+        if same:
+            _, g2, r2 = play_batch(cfg, ["random"], 40, 3)
+            assert all(np.array_equal(t1[c], t2[c]) for t1, t2 in ((g1, g2), (r1, r2)) for c in t1)
+        else:
+            with pytest.raises(ValueError, match="not an action"):
+                play_batch(cfg, ["random"], 40, 3)
