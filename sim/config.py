@@ -52,10 +52,8 @@ def merge(base: dict, override: dict, path: str = "") -> dict:
             raise ConfigError(dotted, value, "unknown key; " + _suggest(key, out))
         if isinstance(out[key], dict) and not isinstance(value, dict):
             raise _not_a_table(dotted, value, out[key])
-        if isinstance(out[key], dict):  # an open table (presets) adds the names it lacks in the recursion
-            out[key] = merge(out[key], value, dotted + ".")
-        else:
-            out[key] = value
+        # an open table (presets) adds the names it lacks in the recursion
+        out[key] = merge(out[key], value, dotted + ".") if isinstance(out[key], dict) else value
     return out
 
 
@@ -77,8 +75,7 @@ def apply_set(cfg: dict, assignment: str) -> dict:
 
 def set_value(cfg: dict, dotted: str, value) -> dict:
     """`apply_set` with the value already parsed (a sweep's values are set as they are, not through TOML text)."""
-    parts = dotted.strip().split(".")
-    node = cfg
+    parts, node = dotted.strip().split("."), cfg
     for depth, part in enumerate(parts):
         here = ".".join(parts[: depth + 1])
         last = depth == len(parts) - 1

@@ -252,11 +252,8 @@ def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
     """`d`'s parameter vector: `given` values over the declared defaults, a rollout name as its strategy id
     (ids follow the registry, so a name keeps its meaning when a strategy is added)."""
     names = [x.name for x in registered(game)]
-    values = []
-    for param, default in d.params.items():
-        value = given.get(param, default)
-        values.append(float(names.index(value) if d.search and param == "rollout" else value))
-    return tuple(values)
+    return tuple(float(names.index(value) if d.search and param == "rollout" else value)
+                 for param, value in {**d.params, **given}.items())
 
 
 def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:

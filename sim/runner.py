@@ -45,15 +45,12 @@ class Plan:
         return b * self.batch_size, min(self.n_games, (b + 1) * self.batch_size)
 
     def batch_games(self, b: int) -> int:
-        start, stop = self.batch_bounds(b)
-        return stop - start
+        return min(self.n_games, (b + 1) * self.batch_size) - b * self.batch_size
 
 
 def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
     """Two-seat pairings: every unordered pair, mirror matches included, when playing round-robin."""
-    if round_robin:
-        return list(itertools.combinations_with_replacement(range(n_choices), 2))
-    return [(0, 1 % n_choices)]
+    return list(itertools.combinations_with_replacement(range(n_choices), 2)) if round_robin else [(0, 1 % n_choices)]
 
 
 def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
@@ -180,9 +177,8 @@ def _death(exc: Exception) -> str:
     """loky's several-paragraph message, down to how the worker ended (e.g. 'exit codes SIGKILL(-9)')."""
     import re
     found = re.search(r"exit codes? of the workers? (?:are|is) \{([^}]*)\}", str(exc))
-    if found:
-        return f"exit codes {found.group(1)}"
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+    return (f"exit codes {found.group(1)}" if found else
+            (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160])
 
 
 def _client(n_jobs: int, backend: str, scheduler: str | None):
@@ -283,9 +279,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
                desc=spec.name, mininterval=0.5, file=sys.stderr)
     bar.update(saved_games)
-    merged: dict = {}
-    collected: list[dict] = []
-    waiting: dict[int, dict] = {}
+    merged, collected, waiting = {}, [], {}  # --summary-only's sums; batches' tables; batches ahead of their turn
     next_out = [0]
     # in batch order, so a resumed run sums (--summary-only) exactly as an uninterrupted one
     deliver = ((lambda b, tables: stats.merge(merged, tables)) if summary_only else
@@ -372,12 +366,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             client.close()
     elapsed = time.perf_counter() - started
     flush()  # saved batches after the last one played
-    if summary_only:
-        tables = {"summary": stats.finalize(merged)}
-    elif sink is not None:
-        tables = {}
-    else:
-        tables = assemble(spec, plan, collected)
+    tables = ({"summary": stats.finalize(merged)} if summary_only else
+              {} if sink is not None else assemble(spec, plan, collected))
     played = plan.n_games - saved_games
     return tables, {"seconds": elapsed, "games_played_now": int(played),
                     "games_per_second": played / elapsed if elapsed and played else None}

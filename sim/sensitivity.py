@@ -78,8 +78,7 @@ class Factor:
 
 def get_value(raw: dict, key: str):
     """The value at a dotted key; list elements are numbered from 1, as in --set (tokens.diamond.1 = the top)."""
-    node = raw
-    parts = key.split(".")
+    node, parts = raw, key.split(".")
     for depth, part in enumerate(parts):
         here = ".".join(parts[: depth + 1])
         if isinstance(node, list):
@@ -400,13 +399,8 @@ def default_metrics(summary: dict) -> list[str]:
 
 def resolve_metric(name: str, summary: dict) -> str | None:
     """A figure of the summary; `family.member` also names `family[member]` (decisive_rate.coin_token)."""
-    names = metric_names(summary)
-    if name in names:
-        return name
-    family, dot, member = name.partition(".")
-    if dot and f"{family}[{member}]" in names:
-        return f"{family}[{member}]"
-    return None
+    names, (family, dot, member) = metric_names(summary), name.partition(".")
+    return name if name in names else f"{family}[{member}]" if dot and f"{family}[{member}]" in names else None
 
 
 def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,

@@ -210,10 +210,8 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                 meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
                 for name, frame in tables.items():
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
-                if reports:
-                    summary = build_report(tables, meta, folder)
-                else:
-                    summary = summary_for(tables, meta)
+                summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
+                if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
             # summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n
@@ -319,8 +317,7 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
         survivors = list(range(len(candidates)))
         games = {c: 0 for c in survivors}
         summaries: dict[int, dict] = {}
-        spent = 0
-        history = []
+        spent, history = 0, []
         for r, share in enumerate(shares):
             for c in survivors:
                 games[c] += share

@@ -50,10 +50,7 @@ def _action(row, before, after, cfg, p) -> dict:
 
 
 def _config_view(raw: dict) -> dict:
-    view = dict(raw["rules"])
-    view.update({"cards": dict(raw["cards"]), "tokens": dict(raw["tokens"]), "bonus": dict(raw["bonus"]),
-                 "min_sale": dict(raw["min_sale"])})
-    return view
+    return {**raw["rules"], **{k: dict(raw[k]) for k in ("cards", "tokens", "bonus", "min_sale")}}
 
 
 def _round_start(s, cfg) -> dict:

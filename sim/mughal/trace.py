@@ -21,10 +21,8 @@ SUIT_NAMES = {E.UNDECLARED: "undeclared", E.DISASTER: "disaster", **dict(enumera
 
 
 def _card(cfg, c, suit=None):
-    d = {"id": int(c), "kind": cfg.kinds[int(cfg.vector[E.CFG_CKIND + c])][0]}
-    if suit is not None:
-        d["suit"] = SUIT_NAMES[int(suit)]
-    return d
+    return {"id": int(c), "kind": cfg.kinds[int(cfg.vector[E.CFG_CKIND + c])][0],
+            **({} if suit is None else {"suit": SUIT_NAMES[int(suit)]})}
 
 
 def _state(cfg, s, step):
@@ -49,8 +47,7 @@ def _state(cfg, s, step):
 
 def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_BATCH):
     P = int(players)
-    if len(choices) != P:
-        choices = [choices[i % len(choices)] for i in range(P)]
+    choices = [choices[i % len(choices)] for i in range(P)]
     vec = cfg.vector
     hand_size = int(vec[E.CFG_HAND])
     s = start_game(E, vec, P, seed, game, batch_size)  # game `game` of `run --seed S` (game 0: `run -n 1`)
@@ -72,8 +69,7 @@ def trace(cfg, players, choices, seed, game: int = 0, batch_size: int = DEFAULT_
                    "favoured": [E.SUITS[j] for j in range(E.NSUITS) if mask & (1 << j)],
                    "direction": "left" if E.direction(before, vec) == 1 else "right",
                    "state": _state(cfg, before, 0)}
-        p = int(log[k, K.LOG_PLAYER])
-        row = log[k, K.LOG_ACTION:]
+        p, row = int(log[k, K.LOG_PLAYER]), log[k, K.LOG_ACTION:]
         choices_now[p] = _card(cfg, row[E.A_CARD], row[E.A_SUIT])
         if states[k + 1][E.S_PEND_SLOT + p] >= 0:
             continue   # the round goes on: picks are pending until its last seat has chosen

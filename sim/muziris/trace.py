@@ -83,8 +83,7 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
         s, after = states[step], states[step + 1]
         p, n = int(row[0]), int(row[1])
         d, x, y = (int(row[3 + c]) for c in (E.A_D, E.A_X, E.A_Y))
-        option = _option(cfg, s, d, x, y)
-        option["options"] = n
+        option = {**_option(cfg, s, d, x, y), "options": n}
         rnd, final = int(s[E.S_ROUND]), int(s[E.S_FINAL])
         coins_on = [int(s[E.S_CH_COINS + k]) for k in range(int(s[E.S_NCH]))]
         if d == E.D_CHAR:
@@ -98,9 +97,8 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
         s = after
         round_ended = bool(E.is_over(s) or int(s[E.S_ROUND]) != rnd)
         if use is not None and s[E.S_PHASE] not in (E.PH_STEP, E.PH_DISCARD):
-            use["coins_gained"] = int(s[E.S_COINS + p]) - use.pop("coins_before")
-            use["round_ended"] = round_ended
-            use["state"] = _state(cfg, s)
+            use.update(coins_gained=int(s[E.S_COINS + p]) - use.pop("coins_before"), round_ended=round_ended,
+                       state=_state(cfg, s))
             yield use
             use = None
         if discards and s[E.S_PHASE] != E.PH_DISCARD:
