@@ -45,7 +45,8 @@ class Plan:
         return b * self.batch_size, min(self.n_games, (b + 1) * self.batch_size)
 
     def batch_games(self, b: int) -> int:
-        return min(self.n_games, (b + 1) * self.batch_size) - b * self.batch_size
+        start, stop = self.batch_bounds(b)
+        return stop - start
 
 
 def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
@@ -366,8 +367,12 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             client.close()
     elapsed = time.perf_counter() - started
     flush()  # saved batches after the last one played
-    tables = ({"summary": stats.finalize(merged)} if summary_only else
-              {} if sink is not None else assemble(spec, plan, collected))
+    if summary_only:
+        tables = {"summary": stats.finalize(merged)}
+    elif sink is not None:
+        tables = {}
+    else:
+        tables = assemble(spec, plan, collected)
     played = plan.n_games - saved_games
     return tables, {"seconds": elapsed, "games_played_now": int(played),
                     "games_per_second": played / elapsed if elapsed and played else None}
