@@ -2,22 +2,30 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two stamps: `make run` installs only what simulating and reporting need (a quicker first run); `make test` adds
+# the test and Dask extras.
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test bench install clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
-	touch $(STAMP)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 
-install: $(STAMP)
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
+	touch $@ $(STAMP)
+
+install: $(TEST_STAMP)
 
 run: $(STAMP)
 	$(BIN)/balance-sim main -o reports
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
