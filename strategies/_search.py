@@ -14,10 +14,12 @@ The root's most visited candidate is played (ties: the higher mean). It reads on
 A game supplies only `determinize`, for truncated rollouts `evaluate` (a value per seat of a live state,
 about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
 round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
-`action_key(actions, a)`. The searching seat is `obs[O_SEAT]`; where the sampled world's next chooser is
-another seat (Mughal's simultaneous picks: the seats before it choose unseen), those seats choose by the
-rollout policy first. `evaluate` and `value` get the player's parameter vector, so a game may add its own
-weights after the shared ones (`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
+`action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
+with the turn, before the card piles are touched) its `world_size`, so a playout copies only that. The searching
+seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
+seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
+player's parameter vector, so a game may add its own weights after the shared ones
+(`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
 
 Parameters (a preset sets any of them; `PARAMS` holds the defaults):
 - `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
@@ -173,10 +175,10 @@ def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance):
 
 
 @njit(cache=True)
-def copy_into(dst, src):
-    """dst <- src element by element: numba's `dst[:] = src` checks for overlap and goes through a temporary,
-    several times slower on a large state (Mughal's: about 1.7 against 0.25 us)."""
-    for i in range(dst.shape[0]):
+def copy_into(dst, src, n):
+    """dst[:n] <- src[:n] element by element: numba's `dst[:] = src` checks for overlap and goes through a
+    temporary, several times slower on a large state (Mughal's: about 1.7 against 0.25 us)."""
+    for i in range(n):
         dst[i] = src[i]
 
 
@@ -270,11 +272,11 @@ def search(obs, actions, n_actions, params, cfg):
                 pick = ucb_root(visits, total, active, it, c)
             w = world if rounds else s  # rounds: the round's world, copied for each candidate; else played in
             if ndet > 0:
-                copy_into(w, worlds[nround % ndet])
+                copy_into(w, worlds[nround % ndet], WORLD)  # noqa: F821
             elif nround > 0:
                 SAMPLE(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
             elif not rounds:
-                copy_into(s, world)
+                copy_into(s, world, WORLD)  # noqa: F821
             nround += 1
         if rounds:  # every active (and alive) candidate once per round, all in the round's world
             while not alive[slot]:
@@ -284,7 +286,7 @@ def search(obs, actions, n_actions, params, cfg):
             while slot < active and not alive[slot]:
                 slot += 1
             slot %= active
-            copy_into(s, world)
+            copy_into(s, world, WORLD)  # noqa: F821 - the part of the state a playout reads
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
         node = 1 + pick
         path[0] = 0
@@ -375,13 +377,19 @@ def engine_returns(s, cfg, params, out):
     G.returns(s, cfg, out)  # noqa: F821 - bound per game
 
 
-def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None):
+def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None,
+                world_size=None):
     """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
     player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
-    game has. Give it its rollout policies with `connect_rollouts` before its first call."""
+    game has; `world_size`: how much of the state (a prefix) a playout of a sampled world reads or writes,
+    copied per playout (default the whole state). Give it its rollout policies with `connect_rollouts` before
+    its first call."""
+    world = engine.STATE_SIZE if world_size is None else int(world_size)
+    if not 0 < world <= engine.STATE_SIZE:
+        raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
     found = bind(search, name, G=engine, SAMPLE=bind(sample_world, name, G=engine, DETERMINIZE=determinize),
                  EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, G=engine),
-                 ACTION_KEY=action_key or row_key, SEATS=seats,
+                 ACTION_KEY=action_key or row_key, SEATS=seats, WORLD=world,
                  ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE))
     return bind(ismcts, name, module=module, SEARCH=found), found
 
@@ -397,7 +405,7 @@ def connect_rollouts(found, name, engine, choose, rollout_params):
 
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
-                      defaults=None, extra=None):
+                      defaults=None, extra=None, world_size=None):
     """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
     the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
     (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
@@ -408,7 +416,8 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
         raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
                          f"extra {sorted(extra)} must not")
-    player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module)
+    player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module,
+                                 world_size)
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))

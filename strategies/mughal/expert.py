@@ -8,6 +8,9 @@ the other seats' mean) + `versus_best` x (its VT lead over the best other seat a
 after `rollout_depth` actions is scored the same way, the tables as they stand. Choices that put the same suits
 and level on the table in the same suit are one candidate (`candidate_key`). Presets search flat
 (`tree_depth` 1), candidates in rounds (`exploration` 0): every candidate played out in the same sampled world.
+A sampled world ends with its turn, and a turn's play never touches the card piles (deck, discard, removed cards:
+dealt at the turn's start, filled at its end), the state's back 3/4, so a playout copies only the state before
+them (`world_size`).
 """
 from sim.jit import njit
 
@@ -52,4 +55,4 @@ def candidate_key(actions, a):
 ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS, __name__, evaluate=turn_value,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},
-                                   extra={"versus_best": 0.5})
+                                   extra={"versus_best": 0.5}, world_size=E.S_DECK)

@@ -148,6 +148,37 @@ def test_hidden_state_does_not_change_the_choice():
     assert checked >= 5
 
 
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_a_sampled_turn_is_played_from_the_front_of_the_state(seed):
+    """The search copies only the state before the card piles (`world_size`) into each playout: a sampled
+    world played to its turn's end from that front alone (the rest garbage) ends as from the whole state."""
+    from strategies.mughal.expert import determinize_turn, search
+    g = search.py_func.__globals__
+    rollout, rparams, world = g["ROLLOUT"], g["ROLLOUT_PARAMS"], g["WORLD"]
+    assert world == E.S_DECK < E.STATE_SIZE
+    v = CFG4.vector
+    gid = NAMES.index("greedy")
+    s = reach(CFG4, 4, seed, 2 + seed % 5, 1 + seed % 3)
+    played = 0
+    for p in range(4):
+        w = np.zeros(E.STATE_SIZE, np.int32)
+        E.seed(np.uint32(seed))
+        determinize_turn(observe(CFG4, s, p), v, w)
+        ends = []
+        for front_only in (False, True):
+            t = np.full(E.STATE_SIZE, -7, np.int32) if front_only else w.copy()
+            t[:world] = w[:world]
+            E.seed(np.uint32(100 + p))
+            played += rollout(t, v, np.full(4, gid, np.int64), np.repeat(rparams[gid:gid + 1], 4, 0),
+                              np.zeros(E.OBS_TALLIES, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32),
+                              np.zeros(rparams.shape[1]), 0, False, -1, np.zeros((0, 1), np.int32),
+                              np.zeros((0, 1), np.int32))
+            assert t[E.S_OVER] == E.OVER_TURN_END
+            ends.append(t[:world].copy())
+        assert np.array_equal(ends[0], ends[1])
+    assert played > 0
+
+
 def play(cfg, players, names, n, seed, **overrides):
     """n games, the first name rotating through the seats against the second name in every other seat;
     returns the first name's total win share."""
