@@ -374,11 +374,11 @@ def advance(s, cfg):
                 continue
             f = s[S_DEPTH] - 1
             kind, a0, a1 = _step_of(s, cfg, f)
-            p = s[S_CUR]
+            p = np.int64(s[S_CUR])  # int64 seats and counts, as loops pass them: the helpers compile once
             if kind == K_NONE:
                 s[S_DEPTH] = f  # pop: the parent already points past the step that opened this frame
                 continue
-            count = s[S_FRAME + f * F_SIZE + F_COUNT]
+            count = np.int64(s[S_FRAME + f * F_SIZE + F_COUNT])
             if kind == K_DRAW:
                 draw_to(s, cfg, S_HAND + p * MAX_T, a0)
             elif kind == K_GAIN:
@@ -399,7 +399,7 @@ def advance(s, cfg):
                 raise ValueError("unknown effect kind")
             _next_step(s)
         elif ph == PH_DISCARD:
-            if hand_size(s, s[S_CUR]) > cfg[CFG_HAND_LIMIT]:
+            if hand_size(s, np.int64(s[S_CUR])) > cfg[CFG_HAND_LIMIT]:
                 return
             _end_turn(s, cfg)
         else:
@@ -582,7 +582,7 @@ def legal_actions(s, cfg, actions):
 def apply_action(s, cfg, actions, a):
     """Apply row `a` of the pending decision's options, then run on to the next decision."""
     d, x, y = actions[a, A_D], actions[a, A_X], actions[a, A_Y]
-    p = s[S_CUR]
+    p = np.int64(s[S_CUR])  # as advance: fulfil's _gain compiles once
     h = S_HAND + p * MAX_T
     if d == D_CHAR:
         coins = s[S_CH_COINS + x]
@@ -617,7 +617,7 @@ def apply_action(s, cfg, actions, a):
             _next_step(s)
         elif d == D_CYCLE:
             if x < 0:  # stop: draw as many as were discarded
-                draw_to(s, cfg, h, s[S_FRAME + f * F_SIZE + F_COUNT])
+                draw_to(s, cfg, h, np.int64(s[S_FRAME + f * F_SIZE + F_COUNT]))
                 _next_step(s)
             else:
                 s[h + x] -= 1
