@@ -173,6 +173,11 @@ O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
 
+# SINGLE_CALLER: fulfil, advance, trigger_met, _end_turn, end_round and end_game each have one jitted caller and
+# are inlined into it by numba (inline="always"; still callable from Python): compiled separately, LLVM optimised
+# each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/engine.py).
+
+
 @njit(cache=True)
 def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int32)
@@ -346,7 +351,7 @@ def _next_step(s):
     s[o + F_COUNT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller each, from here to end_game: see SINGLE_CALLER above
 def fulfil(s, cfg, p, t, size, bonus):
     """An order of `size` cards of produce t: its value (plus a character's bonus) from the supply; one card
     to the play area, the rest to the discard pile."""
@@ -362,7 +367,7 @@ def fulfil(s, cfg, p, t, size, bonus):
         _gain(s, p, bonus, S_C_ABIL)
 
 
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+@njit(cache=True, _nrt=False, inline="always")  # no reference counting: as apply_action, its one caller
 def advance(s, cfg):
     """Run automatic steps until a decision is pending or the game is over."""
     while True:
@@ -406,7 +411,7 @@ def advance(s, cfg):
             return  # PH_CHAR always has an option; PH_OVER is final
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trigger_met(s, cfg):
     """The market condition's end trigger as checked when a turn ends (round triggers: end of round)."""
     c = s[S_COND]
@@ -419,7 +424,7 @@ def trigger_met(s, cfg):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(s, cfg):
     if s[S_FINAL] == 0 and trigger_met(s, cfg):
         s[S_FINAL] = 1
@@ -431,7 +436,7 @@ def _end_turn(s, cfg):
         end_round(s, cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_round(s, cfg):
     c = s[S_COND]
     if cfg[CFG_TRIG + c] == TR_ROUNDS and s[S_FINAL] == 0 and s[S_ROUND] >= cfg[CFG_THR + c]:
@@ -489,7 +494,7 @@ def condition_coins(s, cfg, out):
         out[p] = condition_coins_of(s, cfg, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_game(s, cfg, reason):
     # condition_coins_of reads plays, hands and the condition, never coins, so paying seat by seat is the same
     # as scoring everyone first; and no array here lets advance/apply_action compile without reference counting
