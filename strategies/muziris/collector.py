@@ -6,7 +6,7 @@ from sim.registry import strategy
 from strategies.muziris._features import NO_BONUS, choose_character, choose_option, held, val
 
 
-@njit(cache=True, readonly=True)  # passes obs on read-only, as _features' helpers take it
+@njit(cache=True)
 def _has_full_order(obs, min_value):
     """A full-size order in hand of a produce worth at least min_value coins (and more than none)."""
     m = obs[E.O_MAXORD]
