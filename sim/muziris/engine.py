@@ -192,12 +192,12 @@ def cards(s, at):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)  # int64=True (sim.jit): seats come as int32 and int64, one overload
 def hand_size(s, p):
     return cards(s, S_HAND + p * MAX_T)
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def orders_of(s, p):
     return cards(s, S_PLAY + p * MAX_T)  # one card in the play area per order fulfilled
 
@@ -248,7 +248,7 @@ def draw_card(s, cfg):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def draw_to(s, cfg, at, n):
     """n cards drawn into the row of counts at `at` (a hand, the market); fewer when deck and discard run dry."""
     for _ in range(n):
@@ -263,7 +263,7 @@ def refill_market(s, cfg):
     draw_to(s, cfg, S_MARKET, cfg[CFG_MARKET_SIZE] - cards(s, S_MARKET))
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def _gain(s, p, coins, source):
     s[S_COINS + p] += coins
     s[S_ISSUED] += coins
@@ -379,11 +379,11 @@ def advance(s, cfg):
                 continue
             f = s[S_DEPTH] - 1
             kind, a0, a1 = _step_of(s, cfg, f)
-            p = np.int64(s[S_CUR])  # int64 seats and counts, as loops pass them: the helpers compile once
+            p = s[S_CUR]
             if kind == K_NONE:
                 s[S_DEPTH] = f  # pop: the parent already points past the step that opened this frame
                 continue
-            count = np.int64(s[S_FRAME + f * F_SIZE + F_COUNT])
+            count = s[S_FRAME + f * F_SIZE + F_COUNT]
             if kind == K_DRAW:
                 draw_to(s, cfg, S_HAND + p * MAX_T, a0)
             elif kind == K_GAIN:
@@ -404,7 +404,7 @@ def advance(s, cfg):
                 raise ValueError("unknown effect kind")
             _next_step(s)
         elif ph == PH_DISCARD:
-            if hand_size(s, np.int64(s[S_CUR])) > cfg[CFG_HAND_LIMIT]:
+            if hand_size(s, s[S_CUR]) > cfg[CFG_HAND_LIMIT]:
                 return
             _end_turn(s, cfg)
         else:
@@ -530,7 +530,7 @@ def current_player(s):
     return s[S_CUR]
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def _emit(actions, n, d, x, y):
     actions[n, A_D] = d
     actions[n, A_X] = x
@@ -587,7 +587,7 @@ def legal_actions(s, cfg, actions):
 def apply_action(s, cfg, actions, a):
     """Apply row `a` of the pending decision's options, then run on to the next decision."""
     d, x, y = actions[a, A_D], actions[a, A_X], actions[a, A_Y]
-    p = np.int64(s[S_CUR])  # as advance: fulfil's _gain compiles once
+    p = s[S_CUR]
     h = S_HAND + p * MAX_T
     if d == D_CHAR:
         coins = s[S_CH_COINS + x]
@@ -622,7 +622,7 @@ def apply_action(s, cfg, actions, a):
             _next_step(s)
         elif d == D_CYCLE:
             if x < 0:  # stop: draw as many as were discarded
-                draw_to(s, cfg, h, np.int64(s[S_FRAME + f * F_SIZE + F_COUNT]))
+                draw_to(s, cfg, h, s[S_FRAME + f * F_SIZE + F_COUNT])
                 _next_step(s)
             else:
                 s[h + x] -= 1
