@@ -232,7 +232,7 @@ def _reshuffle(s):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # SINGLE_CALLER: draw_to
 def draw_card(s, cfg):
     """Top card of the deck (its produce type); -1 when deck and discard are both empty (rules page: the draw
     does nothing). Rulebook: "If during a turn the produce card deck is exhausted, shuffle all cards in the

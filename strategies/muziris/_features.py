@@ -146,7 +146,7 @@ def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     return basic_step_value(obs, kind, a0, a1, w, tb, cb, -1, -1, ad)
 
 
-@njit(cache=True, _nrt=False, int64=True, readonly=True)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def char_value(obs, slot, w, tb, cb, ad):
     """Coins on the character plus the value of its action's steps (ad: avg_draw(obs, -1), computed once
     per decision because it is the costliest feature)."""
@@ -158,7 +158,7 @@ def char_value(obs, slot, w, tb, cb, ad):
     return v
 
 
-@njit(cache=True, _nrt=False, int64=True, readonly=True)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
@@ -214,7 +214,7 @@ def choose_character(obs, actions, n, w, tb, cb, extra):
     return choice
 
 
-@njit(cache=True, _nrt=False, int64=True, readonly=True)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def public_char_value(obs, slot, q, card_value):
     """What character `slot` is worth to seat q, from public information only (q's hand is hidden: its
     orders are estimated from its hand size, a card is worth `card_value`)."""
