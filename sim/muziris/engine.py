@@ -173,9 +173,9 @@ O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
 
-# SINGLE_CALLER: fulfil, advance, trigger_met, _end_turn, end_round and end_game each have one jitted caller and
-# are inlined into it by numba (inline="always"; still callable from Python): compiled separately, LLVM optimised
-# each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/engine.py).
+# SINGLE_CALLER: draw_card, fulfil, advance, trigger_met, _end_turn, end_round and end_game each have one jitted
+# caller and are inlined into it by numba (inline="always"; still callable from Python): compiled separately, LLVM
+# optimised each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/engine.py).
 
 
 @njit(cache=True)
