@@ -578,7 +578,7 @@ def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim import results
     from sim.runner import DEFAULT_BATCH, Plan
-    from sim.warmup import compile_kernels
+    from sim.warmup import compile_kernels, first_ready
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
@@ -590,12 +590,16 @@ def main_job(out, jobs, seed, scale):
         inputs.output_folder(Path(out) / name)
         results.check_output(Path(out) / name)
         setups.append((spec, players, cfg, chosen, rr, n))
-    # every kernel compiled at once, one process each, before the games are played one after another
+    # the kernels compiled in the background, a process per core, while the games are played one after another,
+    # each as soon as its kernel is ready
     compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
                      for spec, players, cfg, chosen, rr, n in setups], jobs)
-    folders = [run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH,
-                             "loky", None, True, False, False) for spec, players, cfg, chosen, rr, n in setups]
-    click.echo("\n".join(str(folder / "report.html") for folder in folders))
+    left = {setup[0].name: setup for setup in setups}
+    while left:
+        spec, players, cfg, chosen, rr, n = left.pop(first_ready(list(left)))
+        run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH, "loky",
+                      None, True, False, False)
+    click.echo("\n".join(str(Path(out) / spec.name / "report.html") for spec, *_ in setups))
 
 
 main.add_command(replay)  # sim/replay_cmd.py

@@ -47,6 +47,7 @@ class GameSpec:
     id_column: str = "game"                  # the column numbering games within MAIN_TABLE
     default_games: int = 100_000             # what the main job plays
     bench_lineup: tuple[str, ...] = ("greedy", "greedy")
+    compile_weight: float = 1.0  # its kernels' cold compile against a typical game's: `main` starts the heaviest first
     # The rooms (ROOMS): left empty, each is where ROOMS puts it.
     package: str = ""
     config: str = ""

@@ -2,12 +2,14 @@
 
 A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main` plays
 the games one after another; worker processes compile them meanwhile (one game played and one traced, as the
-report's sample games are), and each run waits only for its own game (`wait`, in sim.runner.execute): a later
-game compiles while an earlier one plays and is reported. numba's on-disk cache hands each kernel over.
+report's sample games are), the heaviest first (`GameSpec.compile_weight`), and `main` plays next whichever game is
+compiled first (`first_ready`); each run waits only for its own game (`wait`, in sim.runner.execute): a later game
+compiles while an earlier one plays and is reported. numba's on-disk cache hands each kernel over.
 """
 from __future__ import annotations
 
 import os
+import time
 from multiprocessing import get_context
 
 # game -> (the compile processes, their queue: kept alive for them to unpickle; the event set once it is compiled)
@@ -30,11 +32,12 @@ def _compile(todo, ready, parent: int) -> None:
 
 
 def compile_kernels(jobs: list[tuple], workers: int) -> None:
-    """Start compiling `jobs`, (game name, validated config, Plan) in the order they will run, and return. With
-    one worker, or one kernel, nothing is done here (the run compiles it)."""
+    """Start compiling `jobs`, (game name, validated config, Plan), the heaviest to compile first, and return.
+    With one worker, or one kernel, nothing is done here (the run compiles it)."""
     workers = min(len(jobs), os.cpu_count() or 1, workers if workers > 0 else len(jobs))
     if workers < 2:
         return
+    jobs = sorted(jobs, key=lambda job: -_weight(job[0]))  # stable: ties keep their order
     ctx = get_context("spawn")  # not fork: the parent may already hold numba's compiler state and joblib's threads
     todo, ready = ctx.Queue(), {game: ctx.Event() for game, _, _ in jobs}
     for job in [*jobs, *[None] * workers]:
@@ -43,6 +46,27 @@ def compile_kernels(jobs: list[tuple], workers: int) -> None:
     for proc in procs:
         proc.start()
     _PENDING.update({game: (procs, todo, event) for game, event in ready.items()})
+
+
+def _weight(game: str) -> float:
+    from sim.errors import UserError
+    from sim.game import get_game
+    try:
+        return get_game(game).compile_weight
+    except UserError:
+        return 1.0  # an unknown game: its compile job fails, and its run reports why
+
+
+def _done(game: str) -> bool:
+    procs, _, event = _PENDING.get(game, ((), None, None))
+    return event is None or event.is_set() or not any(p.is_alive() for p in procs)
+
+
+def first_ready(games: list[str]) -> str:
+    """The first of `games` whose kernel is compiled (or not compiling in the background), once there is one."""
+    while not any(_done(game) for game in games):
+        time.sleep(0.1)
+    return next(game for game in games if _done(game))
 
 
 def wait(game: str) -> None:

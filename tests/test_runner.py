@@ -237,6 +237,8 @@ def test_background_compile_hands_every_game_over_even_when_one_fails(monkeypatc
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)  # two compile processes on any machine
     warmup.compile_kernels([("no-such-game", None, plan), ("nor-this-one", None, plan)], 2)
     assert set(warmup._PENDING) == {"no-such-game", "nor-this-one"}
+    assert warmup.first_ready(["nor-this-one", "no-such-game"]) in {"no-such-game", "nor-this-one"}
+    assert warmup.first_ready(["never-submitted", "no-such-game"]) == "never-submitted"  # nothing pending
     warmup.wait("nor-this-one")
     warmup.wait("no-such-game")
     warmup.wait("never-submitted")  # nothing pending: returns at once

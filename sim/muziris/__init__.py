@@ -9,4 +9,5 @@ GAME = GameSpec(
     default_players=3,
     tables=("games", "players", "picks", "characters", "orders"),
     bench_lineup=("greedy", "greedy", "greedy"),
+    compile_weight=1.4,  # ~26 CPU-s of cold compile against Mohur's and Mughal's ~19 (docs/architecture.md)
 )

@@ -173,6 +173,11 @@ O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
 
+# SINGLE_CALLER: draw_card, fulfil, advance, trigger_met, _end_turn, end_round and end_game each have one jitted
+# caller and are inlined into it by numba (inline="always"; still callable from Python): compiled separately, LLVM
+# optimised each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/engine.py).
+
+
 @njit(cache=True)
 def new_state():
     return np.zeros(STATE_SIZE, dtype=np.int32)
@@ -187,12 +192,12 @@ def cards(s, at):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)  # int64=True (sim.jit): seats come as int32 and int64, one overload
 def hand_size(s, p):
     return cards(s, S_HAND + p * MAX_T)
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def orders_of(s, p):
     return cards(s, S_PLAY + p * MAX_T)  # one card in the play area per order fulfilled
 
@@ -227,7 +232,7 @@ def _reshuffle(s):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # SINGLE_CALLER: draw_to
 def draw_card(s, cfg):
     """Top card of the deck (its produce type); -1 when deck and discard are both empty (rules page: the draw
     does nothing). Rulebook: "If during a turn the produce card deck is exhausted, shuffle all cards in the
@@ -243,7 +248,7 @@ def draw_card(s, cfg):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def draw_to(s, cfg, at, n):
     """n cards drawn into the row of counts at `at` (a hand, the market); fewer when deck and discard run dry."""
     for _ in range(n):
@@ -258,7 +263,7 @@ def refill_market(s, cfg):
     draw_to(s, cfg, S_MARKET, cfg[CFG_MARKET_SIZE] - cards(s, S_MARKET))
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def _gain(s, p, coins, source):
     s[S_COINS + p] += coins
     s[S_ISSUED] += coins
@@ -346,7 +351,7 @@ def _next_step(s):
     s[o + F_COUNT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller each, from here to end_game: see SINGLE_CALLER above
 def fulfil(s, cfg, p, t, size, bonus):
     """An order of `size` cards of produce t: its value (plus a character's bonus) from the supply; one card
     to the play area, the rest to the discard pile."""
@@ -362,7 +367,7 @@ def fulfil(s, cfg, p, t, size, bonus):
         _gain(s, p, bonus, S_C_ABIL)
 
 
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+@njit(cache=True, _nrt=False, inline="always")  # no reference counting: as apply_action, its one caller
 def advance(s, cfg):
     """Run automatic steps until a decision is pending or the game is over."""
     while True:
@@ -406,7 +411,7 @@ def advance(s, cfg):
             return  # PH_CHAR always has an option; PH_OVER is final
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trigger_met(s, cfg):
     """The market condition's end trigger as checked when a turn ends (round triggers: end of round)."""
     c = s[S_COND]
@@ -419,7 +424,7 @@ def trigger_met(s, cfg):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(s, cfg):
     if s[S_FINAL] == 0 and trigger_met(s, cfg):
         s[S_FINAL] = 1
@@ -431,7 +436,7 @@ def _end_turn(s, cfg):
         end_round(s, cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_round(s, cfg):
     c = s[S_COND]
     if cfg[CFG_TRIG + c] == TR_ROUNDS and s[S_FINAL] == 0 and s[S_ROUND] >= cfg[CFG_THR + c]:
@@ -489,7 +494,7 @@ def condition_coins(s, cfg, out):
         out[p] = condition_coins_of(s, cfg, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_game(s, cfg, reason):
     # condition_coins_of reads plays, hands and the condition, never coins, so paying seat by seat is the same
     # as scoring everyone first; and no array here lets advance/apply_action compile without reference counting
@@ -525,7 +530,7 @@ def current_player(s):
     return s[S_CUR]
 
 
-@njit(cache=True)
+@njit(cache=True, int64=True)
 def _emit(actions, n, d, x, y):
     actions[n, A_D] = d
     actions[n, A_X] = x

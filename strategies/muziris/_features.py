@@ -14,13 +14,13 @@ NO_BONUS = np.zeros(E.MAX_T)  # tb of strategies without a view of the market co
 NO_EXTRA = np.zeros(E.MAX_C)  # extra of strategies that value characters as greedy does (a numba constant)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def val(obs, t, k):
     """Coins for an order of k copies of produce t (k in 1..max_order)."""
     return obs[E.O_VAL + t * E.MAX_ORD + k - 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def potential(obs, t, k):
     """Coins k copies of produce t could make as full orders plus one remainder order (tabulated below POT_K)."""
     if k <= 0:
@@ -34,7 +34,7 @@ def potential(obs, t, k):
     return float(v)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def keep(obs, t, k):
     """What the k-th copy of t in a hand adds to its potential: potential(k) - potential(k - 1) with one
     division (the k-th copy starts a new order, or turns an order of r - 1 copies into one of r)."""
@@ -49,17 +49,17 @@ def keep(obs, t, k):
     return float(val(obs, t, r) - (val(obs, t, r - 1) if r > 1 else 0))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def held(obs, t, hm):
     return obs[E.O_HAND + t] - (1 if t == hm else 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def in_market(obs, t, mm):
     return obs[E.O_MARKET + t] - (1 if t == mm else 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def avg_draw(obs, hm):
     """Expected potential a random card adds (card counts of the whole game as the prior)."""
     total = E.cards(obs, E.O_COUNT)
@@ -85,7 +85,7 @@ def take_type_score(obs, t, a0, w, cb, hm, mm):
     return w * (potential(obs, t, k + m) - potential(obs, t, k)) + cb * m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
     """Value of one step that uses no other card's ability, with one card out of hand (hm) or market (mm)."""
     nt = obs[E.O_NT]
@@ -117,7 +117,7 @@ def basic_step_value(obs, kind, a0, a1, w, tb, cb, hm, mm, ad):
     return 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def ability_value(obs, t, w, tb, cb, hm, mm, ad):
     v = 0.0
     for i in range(E.MAX_STEPS):
@@ -146,7 +146,7 @@ def step_value(obs, kind, a0, a1, w, tb, cb, ad):
     return basic_step_value(obs, kind, a0, a1, w, tb, cb, -1, -1, ad)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def char_value(obs, slot, w, tb, cb, ad):
     """Coins on the character plus the value of its action's steps (ad: avg_draw(obs, -1), computed once
     per decision because it is the costliest feature)."""
@@ -158,7 +158,7 @@ def char_value(obs, slot, w, tb, cb, ad):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
@@ -185,7 +185,9 @@ def option_score(obs, actions, i, w, tb, cb, a0, ad):
 # were a sixth of a Muziris game); `consider` breaks ties exactly as pick_best does, with the same draws.
 # Every helper here allocates nothing, so none counts references (`_nrt=False`: the atomic increments and
 # decrements of `obs` on every call had been a sixth of a greedy game, measured with perf).
-@njit(cache=True, _nrt=False)
+# They take integers as int64 and arrays read-only (sim.jit): int32 and int64 indices, a strategy's own `tb` or
+# `extra` and the NO_BONUS / NO_EXTRA constants had compiled most of them two to six times.
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def choose_option(obs, actions, n, w, tb, cb):
     """Best option of a pending decision other than the character choice."""
     a0 = obs[E.O_SA0]
@@ -199,7 +201,7 @@ def choose_option(obs, actions, n, w, tb, cb):
     return choice
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, int64=True, readonly=True)
 def choose_character(obs, actions, n, w, tb, cb, extra):
     """Best character on offer: its char_value plus extra[slot], the strategy's own view of it."""
     ad = avg_draw(obs, -1)
@@ -212,7 +214,7 @@ def choose_character(obs, actions, n, w, tb, cb, extra):
     return choice
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one caller
 def public_char_value(obs, slot, q, card_value):
     """What character `slot` is worth to seat q, from public information only (q's hand is hidden: its
     orders are estimated from its hand size, a card is worth `card_value`)."""

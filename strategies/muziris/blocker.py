@@ -7,7 +7,7 @@ from strategies.muziris._features import NO_BONUS, choose_character, choose_opti
 
 
 @strategy("muziris", "blocker", params={"card_weight": 0.3, "block_weight": 0.6, "card_value": 0.5})
-@njit(cache=True)
+@njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
 def blocker(obs, actions, n_actions, params, cfg):
     """Takes the character the next player most needs: its own greedy value plus block_weight x what the
     character is worth to the next player still to act this round (estimated from public information:

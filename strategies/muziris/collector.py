@@ -6,7 +6,7 @@ from sim.registry import strategy
 from strategies.muziris._features import NO_BONUS, choose_character, choose_option, held, val
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _has_full_order(obs, min_value):
     """A full-size order in hand of a produce worth at least min_value coins (and more than none)."""
     m = obs[E.O_MAXORD]
@@ -17,7 +17,7 @@ def _has_full_order(obs, min_value):
 
 
 @strategy("muziris", "collector", params={"card_weight": 0.5, "min_value": 5.0, "wait_penalty": 2.0, "slack": 3.0})
-@njit(cache=True)
+@njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
 def collector(obs, actions, n_actions, params, cfg):
     """Holds cards for full-size (3-card) orders of valuable produce: cards weigh card_weight (high), and a
     character that fulfils is only worth taking with a full order worth min_value or more in hand

@@ -6,7 +6,7 @@ from sim.registry import strategy
 from strategies.muziris._features import NO_EXTRA, choose_character, choose_option
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def condition_values(obs, weight, push, tb):
     """Fill tb (extra value per order of each produce) and return cb (extra value per card held), from the
     drawn market condition's end scoring, plus `push` towards its trigger when leading (away when not)."""
@@ -39,7 +39,7 @@ def condition_values(obs, weight, push, tb):
 
 
 @strategy("muziris", "condition", params={"card_weight": 0.3, "cond_weight": 0.8, "push": 0.5})
-@njit(cache=True)
+@njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
 def condition(obs, actions, n_actions, params, cfg):
     """Greedy, plus the drawn market condition: orders that raise its end scoring (new produce types, most
     orders, most of a type) count cond_weight x its amount extra, a card in hand is worth it under a

@@ -7,7 +7,7 @@ from strategies.muziris._features import NO_BONUS, choose_character, choose_opti
 
 
 @strategy("muziris", "grabber", params={"coin_weight": 10.0, "card_weight": 0.3})
-@njit(cache=True)
+@njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
 def grabber(obs, actions, n_actions, params, cfg):
     """Takes the character carrying the most coins (coin_weight x its coins, plus its greedy value, so the
     greedy value only breaks ties when coin_weight is large); plays the rest like greedy."""

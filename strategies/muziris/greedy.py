@@ -6,7 +6,7 @@ from strategies.muziris._features import NO_BONUS, NO_EXTRA, choose_character, c
 
 
 @strategy("muziris", "greedy", params={"card_weight": 0.3})
-@njit(cache=True, _nrt=False)  # allocates nothing (see _features)
+@njit(cache=True, _nrt=False, inline="always")  # allocates nothing; inlined (see _features)
 def greedy(obs, actions, n_actions, params, cfg):
     """Most coins now (one ply): each character is worth the coins on it plus the best its action can earn
     at once; cards count at card_weight x the coins they add to the orders the hand can make (a tie-break

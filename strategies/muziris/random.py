@@ -5,7 +5,7 @@ from sim.registry import strategy
 
 
 @strategy("muziris", "random", observes=False)
-@njit(cache=True)
+@njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
 def random_choice(obs, actions, n_actions, params, cfg):
     """Uniform over the options of every decision (character, card, order, discard)."""
     return np.random.randint(0, n_actions)
