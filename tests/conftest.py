@@ -1,6 +1,25 @@
-"""Shared fixtures for the generic machinery tests (CLI, runner)."""
+"""Shared fixtures for the generic machinery tests (CLI, runner), and every game's kernels compiled side by side
+before a whole run (tests/warm_kernels.py)."""
+import os
+
 import pytest
 from click.testing import CliRunner
+
+WHOLE_RUN = 100  # tests in a session from which compiling every game's kernels first, side by side, pays
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kernels_compiled_side_by_side(request):
+    """On more than one core, a whole run first compiles each game's kernels in a process of its own, all at once
+    (or loads them, when numba's cache has them); tests then load them instead of compiling one after another.
+    Should that fail, nothing is lost: each test compiles what it needs itself, and reports any error there."""
+    if len(request.session.items) >= WHOLE_RUN and (os.cpu_count() or 1) > 1:
+        import warm_kernels
+        from sim.game import game_names
+
+        for proc in warm_kernels.start(game_names()):
+            proc.join(timeout=900)
+    yield
 
 
 @pytest.fixture

@@ -28,13 +28,6 @@ PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
 S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS)
 
 
-@njit(cache=True)
-def quarter(s, cfg, params, out):
-    out[:] = 0.25
-
-
-_, SEARCH_QUARTER = S.bind_search("toy_quarter", T, T.determinize, 2, evaluate=quarter)
-S.connect_rollouts(SEARCH_QUARTER, "toy_quarter", T, toy_choose, ROLLOUT_PARAMS)
 _, SEARCH_NO_EVALUATE = S.bind_search("toy_no_evaluate", T, T.determinize, 2)
 S.connect_rollouts(SEARCH_NO_EVALUATE, "toy_no_evaluate", T, toy_choose, ROLLOUT_PARAMS)
 
@@ -54,10 +47,13 @@ def seed(x):
     np.random.seed(x)
 
 
-def params(**given):
+def params(quarter=False, **given):
+    """The search's parameter vector; `quarter`: the toy's evaluate scores every cut rollout 1/4 for every seat."""
     values = dict(S.PARAMS, **dict(dict(rollout=RANDOM), **given))
+    assert len(values) == len(S.PARAMS) <= T.P_QUARTER < MAX_PARAMS
     vec = np.zeros(MAX_PARAMS)
     vec[: len(values)] = list(values.values())
+    vec[T.P_QUARTER] = float(quarter)
     return vec
 
 
@@ -181,8 +177,8 @@ def test_a_race_drops_clear_losers_and_stops_when_one_is_left():
 def test_a_race_keeps_candidates_it_cannot_tell_apart():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
     seed(0)  # every rollout cut at once and scored 1/4: no candidate trails, none is dropped
-    _, _, visits, _, _ = SEARCH_QUARTER(obs, actions, n, params(iterations=30.0, exploration=0.0, tree_depth=1.0,
-                                                                rollout_depth=1.0, race=1.0), CFG)
+    _, _, visits, _, _ = SEARCH(obs, actions, n, params(iterations=30.0, exploration=0.0, tree_depth=1.0,
+                                                        rollout_depth=1.0, race=1.0, quarter=True), CFG)
     assert visits[1: 1 + n].tolist() == [10, 10, 10]
 
 
@@ -190,7 +186,7 @@ def test_tolerance_stops_once_the_choice_cannot_matter():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
     cut = dict(iterations=30.0, exploration=0.0, tree_depth=1.0, rollout_depth=1.0, race=1.0, race_rounds=3.0)
     seed(0)  # every rollout scored 1/4: an exact tie, nothing to lose by stopping after `race_rounds` rounds
-    _, _, visits, _, _ = SEARCH_QUARTER(obs, actions, n, params(**cut, tolerance=0.01), CFG)
+    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**cut, tolerance=0.01, quarter=True), CFG)
     assert visits[1: 1 + n].tolist() == [3, 3, 3]
     obs, _, actions, n = position(3, (0, 1, 1, 1))  # taking all 3 tokens wins at once
     flat = dict(iterations=300.0, exploration=0.0, tree_depth=1.0, race=2.0, race_rounds=5.0)
@@ -224,12 +220,12 @@ def test_rows_with_one_key_are_one_candidate():
 def test_truncated_rollouts_are_scored_by_evaluate():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
     seed(0)
-    flat_cut = params(iterations=30.0, tree_depth=1.0, rollout_depth=1.0)
-    _, nodes, visits, total, _ = SEARCH_QUARTER(obs, actions, n, flat_cut, CFG)
+    flat_cut = params(iterations=30.0, tree_depth=1.0, rollout_depth=1.0, quarter=True)
+    _, nodes, visits, total, _ = SEARCH(obs, actions, n, flat_cut, CFG)
     # no two actions empty a pile of 9: every rollout is cut and scored 1/4 for every seat
     assert np.allclose(total[1:nodes], 0.25 * visits[1:nodes])
     seed(0)
-    _, nodes, visits, total, _ = SEARCH_QUARTER(obs, actions, n, params(iterations=30.0, tree_depth=1.0), CFG)
+    _, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=30.0, tree_depth=1.0, quarter=True), CFG)
     assert not np.allclose(total[1:nodes], 0.25 * visits[1:nodes]), "full rollouts are scored by returns"
     with pytest.raises(ValueError, match="evaluate"):
         SEARCH_NO_EVALUATE(obs, actions, n, params(iterations=4.0, rollout_depth=1.0), CFG)

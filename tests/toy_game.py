@@ -141,10 +141,18 @@ def determinize(obs, cfg, s):
         s[S_DECK + i] = unseen[obs[O_RIVAL_HAND] + i]
 
 
+P_QUARTER = 10  # the toy's own search parameter, after the shared search's (sim.registry.MAX_PARAMS holds 11)
+
+
 @njit(cache=True)
 def evaluate(s, cfg, params, out):
     """A live state's value per seat: in plain Nim (take 1 to 3) the player to move loses when the pile is a
-    multiple of 4; the hands make it a likelihood."""
+    multiple of 4; the hands make it a likelihood. With `params[P_QUARTER]` > 0, 1/4 for every seat: exact ties
+    for the search's tests (a parameter, not a second binding, which would compile the whole search again)."""
+    if params[P_QUARTER] > 0:
+        for seat in range(out.shape[0]):
+            out[seat] = 0.25
+        return
     p = s[S_CUR]
     out[p] = 0.3 if s[S_PILE] % 4 == 0 else 0.7
     out[1 - p] = 1.0 - out[p]

@@ -13,6 +13,7 @@ from sim.mughal.config import validate
 from sim.mughal.determinize import determinize
 from sim.registry import HEURISTIC_ONLY, choices, registered
 from strategies._search import PARAMS as SEARCH_PARAMS
+from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
 
 
 def make_cfg(players):
@@ -120,6 +121,7 @@ def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(5)
     v = CFG4.vector
     sid, params = vector("ismcts", iterations=60)
+    assert registered("mughal")[sid].function == ismcts.py_func.__name__
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     checked = 0
     for seed in range(30):
@@ -140,7 +142,7 @@ def test_hidden_state_does_not_change_the_choice():
             E.legal_actions(state, v, buf)
             obs = observe(CFG4, state, p)
             E.seed(np.uint32(1000 + seed))
-            picks.append(int(K.choose_action(sid, obs, buf, n, params, v)))
+            picks.append(int(ismcts(obs, buf, n, params, v)))
         assert picks[0] == picks[1]
         checked += 1
         if checked >= 8:

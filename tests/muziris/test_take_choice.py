@@ -1,14 +1,19 @@
 """Every Muziris strategy, search player and random included, answers the Cinnamon decision (1 or 2 cards of a
 type, rules.take_up_to = "choose") with a legal option, and the heuristics weigh how many cards they take."""
+import importlib
+
 import numpy as np
 
 from sim.muziris import engine as E
-from sim.interface import STRATEGY_ARGS
-from sim.registry import choices, dispatcher, registered
+from sim.registry import choices, registered
 from sim.rng import reseed
 from muziris_helpers import T, act, default_cfg, pick, setup
 
-choose_action = dispatcher("muziris", STRATEGY_ARGS)  # every strategy, search players included
+
+def strategy_function(choice):
+    """The registered function itself, called as the kernels call it (no Python-only dispatcher to compile)."""
+    d = registered("muziris")[choice.base_id]
+    return getattr(importlib.import_module(d.module), d.function)
 
 
 def _cinnamon_decision(cfg, seed=0):
@@ -24,7 +29,7 @@ def _choose(cfg, s, choice):
     n = E.legal_actions(s, cfg.vector, actions)
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     E.observe(s, cfg.vector, E.current_player(s), obs)
-    a = int(choose_action(choice.base_id, obs, actions, n, choice.vector(), cfg.vector))
+    a = int(strategy_function(choice)(obs, actions, n, choice.vector(), cfg.vector))
     assert 0 <= a < n, f"{choice.name}: option {a} of {n}"
     return tuple(int(v) for v in actions[a])
 
