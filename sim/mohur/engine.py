@@ -403,15 +403,8 @@ def counted_exchange(s, cfg, actions, a):
         i += 1
     take, k, h = np.int64(actions[i, 1]), np.int64(actions[i, 2]), S_HAND + NK * s[S_CUR]
     bounds, kinds, nk, _ = give_bounds(s, h, take, k, coin_bound(s, h, cfg[CFG_HAND_LIMIT]))
-    # its rank among the take's gives (next_give's order): whole blocks of one count of the first kind are counted
-    rank, d = a - start, min(bounds & FMASK, k)  # and skipped, the rest walked
-    block = count_gives(bounds >> FIELD, nk - 1, k - d)
-    while rank >= block:
-        rank -= block
-        d -= 1
-        block = count_gives(bounds >> FIELD, nk - 1, k - d)
-    give = _fill_left(d, bounds, 1, nk, k - d)
-    for _ in range(rank):
+    give = first_give(bounds, nk, k)
+    for _ in range(a - start):
         give = next_give(give, bounds, nk)
     write_exchange(actions, a, k, take, per_kind(give, kinds, nk))
 

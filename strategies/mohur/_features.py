@@ -115,23 +115,9 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
                     break
         if left > 0 or top < best - 1e-6:  # no exchange, or none reaches best
             continue
-        bounds, gkinds, nk, room = E.give_bounds(obs, E.O_HAND, take, k, coins)
-        first, d0 = gkinds & E.KMASK, -1  # the first kind given, and how many of it in the block walked
+        bounds, gkinds, nk, _ = E.give_bounds(obs, E.O_HAND, take, k, coins)
         give = E.first_give(bounds, nk, k)
         while give >= 0:
-            if give & E.FMASK != d0:  # a new block of gives (one count of the first kind): skipped when its best
-                d0 = give & E.FMASK   # exchange (the rest in the cheapest cards) falls short of best, as above
-                top, left = value - d0 * cost[first], k - d0
-                for i in range(kinds):
-                    g = (order >> (E.KIND_BITS * i)) & E.KMASK
-                    if left > 0 and g != first and (g == E.COIN or not (take >> (E.FIELD * g)) & E.FMASK):
-                        w = min(coins if g == E.COIN else obs[E.O_HAND + g], left)
-                        top -= w * cost[g]
-                        left -= w
-                if top < best - 1e-6:
-                    more = d0 > 0 and room - (bounds & E.FMASK) >= k - d0 + 1  # a next block
-                    give = E._fill_left(d0 - 1, bounds, 1, nk, k - d0 + 1) if more else -1
-                    continue
             per_kind = E.per_kind(give, gkinds, nk)
             coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
             v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
