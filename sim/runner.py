@@ -16,13 +16,16 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from sim.batches import load_batch, save_batch, sound_batches
 from sim.errors import UserError
 from sim.game import GameSpec, get_game
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_BATCH = 2000
 
@@ -386,6 +389,8 @@ def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.Da
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
     """Concatenate a table's batches and name the strategies: a `strategy` column where rows have a seat,
     `strategy_<seat>` columns where rows are whole games (or rounds of one)."""
+    import pandas as pd  # here, not at the top: a worker plays its batches without importing pandas (nor the
+    # pyarrow that pandas imports)
     # column by column, dropping each batch's piece once copied: peak memory is one table plus one column
     frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:

@@ -77,6 +77,14 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
             tw * cv + spend)  # of giving one card of each kind
     gain = (tw * worths[0] + extra[0], tw * worths[1] + extra[1], tw * worths[2] + extra[2],
             tw * worths[3] + extra[3], tw * worths[4] + extra[4], tw * worths[5] + extra[5])  # of taking one good
+    if min(cost) >= 0.0:  # no exchange is worth more than taking the market's goods for nothing: often a sale beats that
+        ub = 0.0
+        for g in range(E.NG):
+            ub += obs[E.O_MARKET + g] * max(gain[g], 0.0)
+        if ub < best - 1e-6:
+            return best, ties, choice
+    has_extra = extra[0] != 0.0 or extra[1] != 0.0 or extra[2] != 0.0 or extra[3] != 0.0 or extra[4] != 0.0 or \
+        extra[5] != 0.0
     order, kinds = np.int64(0), 0  # the kinds the hand can give, cheapest first (KIND_BITS each): insertion sort
     for g in range(E.NK):
         if (coins if g == E.COIN else obs[E.O_HAND + g]) > 0:
@@ -116,8 +124,9 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
             for g in range(E.NG):
                 v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
             v = tw * v
-            for g in range(E.NG):
-                v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
+            if has_extra:  # adding 0.0 changes no value (a -0.0 becomes 0.0: the same comparisons)
+                for g in range(E.NG):
+                    v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
             v -= spend * coins_given
             chosen, best, ties = consider(v, best, ties)
             if chosen:

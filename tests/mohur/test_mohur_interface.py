@@ -157,6 +157,20 @@ def test_counted_exchanges_are_the_listed_ones_written_when_chosen():
     assert counted_seen > 10
 
 
+def test_counting_gives_matches_walking_them():
+    # count_gives (how random's exchanges are counted) against the walk that lists them, up to seven kinds
+    rng = np.random.default_rng(5)
+    for _ in range(600):
+        nk, k = int(rng.integers(0, 8)), int(rng.integers(0, 8))
+        bound = rng.integers(0, 8, nk)
+        bounds = sum(int(b) << (E.FIELD * i) for i, b in enumerate(bound))
+        walked, give = 0, E.first_give(bounds, nk, k) if bound.sum() >= k else -1
+        while give >= 0:
+            walked += 1
+            give = E.next_give(give, bounds, nk)
+        assert E.count_gives(bounds, nk, k) == walked, (bound, k)
+
+
 def test_the_exchanges_row_is_not_an_action():
     from mohur_support import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
