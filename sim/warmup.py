@@ -16,16 +16,23 @@ from multiprocessing import get_context
 _PENDING: dict = {}
 
 
-def _compile(todo, ready, parent: int) -> None:
+def play_and_trace(game: str, cfg, plan) -> None:
+    """Play one game of `plan`'s lineup and trace one: the entry points a run and its report use (the same
+    specialisations), so that numba's cache holds them afterwards."""
     from sim.game import get_game
-    from sim.runner import DEFAULT_BATCH, Plan, exit_with_parent, run_one_batch, seat_choices
+    from sim.runner import DEFAULT_BATCH, Plan, run_one_batch, seat_choices
+    run_one_batch(game, cfg, Plan(game, plan.players, 1, 0, plan.choices, 1, plan.round_robin), 0, 0, False)
+    seats = list(seat_choices(game, plan.players, plan.choices, plan.round_robin, 0))
+    for _ in get_game(game).trace(cfg, plan.players, seats, 0, game=0, batch_size=DEFAULT_BATCH):
+        pass
+
+
+def _compile(todo, ready, parent: int) -> None:
+    from sim.runner import exit_with_parent
     exit_with_parent(parent)
     for game, cfg, plan in iter(todo.get, None):  # the jobs in order, then one None per process
-        try:  # the entry points the run and its report use: the same specialisations
-            run_one_batch(game, cfg, Plan(game, plan.players, 1, 0, plan.choices, 1, plan.round_robin), 0, 0, False)
-            seats = list(seat_choices(game, plan.players, plan.choices, plan.round_robin, 0))
-            for _ in get_game(game).trace(cfg, plan.players, seats, 0, game=0, batch_size=DEFAULT_BATCH):
-                pass
+        try:
+            play_and_trace(game, cfg, plan)
         except Exception:
             pass  # the run compiles it again itself and reports the error there, once
         ready[game].set()

@@ -23,7 +23,8 @@ def _play_and_trace(game: str, parent: int) -> None:
     from sim.config import build
     from sim.game import get_game
     from sim.registry import choices
-    from sim.runner import DEFAULT_BATCH, Plan, exit_with_parent, run_one_batch, seat_choices
+    from sim.runner import Plan, exit_with_parent, run_one_batch
+    from sim.warmup import play_and_trace
 
     exit_with_parent(parent)
     spec = get_game(game)
@@ -32,11 +33,8 @@ def _play_and_trace(game: str, parent: int) -> None:
     greedy = choices(game, cfg.presets, ["greedy"] * players)
     search = choices(game, cfg.presets, ["ismcts"])[0]
     search = dataclasses.replace(search, params=(1.0, *search.params[1:]))  # one iteration: compiling is the point
-    for lineup in (greedy, [search, *greedy[1:]]):
-        run_one_batch(game, cfg, Plan(game, players, 1, 0, tuple(lineup), 1), 0, 0, False)
-    for _ in spec.trace(cfg, players, seat_choices(game, players, tuple(greedy), False, 0), 0, game=0,
-                        batch_size=DEFAULT_BATCH):
-        pass
+    play_and_trace(game, cfg, Plan(game, players, 1, 0, tuple(greedy), 1))
+    run_one_batch(game, cfg, Plan(game, players, 1, 0, (search, *greedy[1:]), 1), 0, 0, False)
 
 
 def start(games) -> list:
