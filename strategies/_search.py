@@ -394,23 +394,38 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 
-def connect_rollouts(found, name, engine, choose, rollout_params):
+def own_or_play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
+    """The play loop's signature: the game's own rollout (OWN) where every seat plays the policy it implements
+    (OWN_ID) and nothing is recorded or checked, else the play loop (PLAY)."""
+    mine = not debug and log.shape[0] == 0 and states.shape[0] == 0
+    for p in range(sids.shape[0]):
+        mine &= sids[p] == OWN_ID  # noqa: F821
+    if not mine:
+        return PLAY(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states)  # noqa: F821
+    return OWN(s, cfg, params, max_steps, obs, actions)  # noqa: F821
+
+
+def connect_rollouts(found, name, engine, choose, rollout_params, own=None):
     """Give the bound `search` its rollout policies: `choose(mode, sid, obs, actions, n, params, cfg)` and
     `rollout_params` (a parameter row per strategy id). Separate from binding because a registered game's
     rollout dispatcher can be generated only once the player is registered (numba reads the globals when it
-    first compiles)."""
+    first compiles). `own`: (strategy id, `rollout(s, cfg, params, max_steps, obs, actions)`), the game's own
+    rollout for that policy (same choices and random draws as the play loop, without its per-step work)."""
     rollout = bind(play, f"{name}_rollout", G=engine, CHOOSE=choose)
+    if own is not None:
+        rollout = bind(own_or_play, f"{name}_rollout", PLAY=rollout, OWN_ID=own[0], OWN=own[1])
     found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=rollout, ROLLOUT_PARAMS=rollout_params)
     found.py_func.__globals__["SAMPLE"].py_func.__globals__.update(ROLLOUT=rollout)
 
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
-                      defaults=None, extra=None, world_size=None):
+                      defaults=None, extra=None, world_size=None, own_rollout=None):
     """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
     the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
     (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
-    rollout policies. Returns (player, search)."""
-    from sim.registry import rollout_defaults, rollout_dispatcher, strategy
+    rollout policies; `own_rollout`: (a heuristic's name, the game's own rollout of it: see `connect_rollouts`).
+    Returns (player, search)."""
+    from sim.registry import registered, rollout_defaults, rollout_dispatcher, strategy
 
     defaults, extra = dict(defaults or {}), dict(extra or {})
     if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
@@ -421,5 +436,8 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))
-    connect_rollouts(found, game, engine, chooser, rollout_defaults(game)[0])
+    own = None
+    if own_rollout is not None:
+        own = ([d.name for d in registered(game)].index(own_rollout[0]), own_rollout[1])
+    connect_rollouts(found, game, engine, chooser, rollout_defaults(game)[0], own)
     return player, found

@@ -16,7 +16,10 @@ from sim.jit import njit
 
 from sim.mughal import engine as E
 from sim.mughal.determinize import determinize
+from strategies._choice import consider
 from strategies._search import registered_player
+from strategies.mughal import greedy
+from strategies.mughal._features import seat_now, vt_now
 
 
 @njit(cache=True)
@@ -52,7 +55,55 @@ def candidate_key(actions, a):
         + actions[a, E.A_LEVEL]
 
 
+@njit(cache=True, _nrt=False)
+def greedy_rollout(s, cfg, params, max_steps, obs, actions):
+    """`greedy` for every seat (its parameters `params[0]`) played on from `s` until the world ends or
+    `max_steps` actions: the same choices and random draws as the play loop over the registry's greedy (a test
+    checks), without the loop's per-step work: no action rows (the hand's cards are scored where they lie), and
+    the tables observed once a round, not once a pick (a round's picks are simultaneous: every seat of it sees
+    the same tables). `actions`: one row of it carries the pick to `apply_action`. Returns the actions applied."""
+    lw = params[0, GREEDY_LEVEL_WEIGHT]
+    steps, last = 0, 1 << 30
+    while not E.is_over(s) and steps != max_steps:
+        p = s[E.S_CUR]
+        if p <= last:  # a new round (its seats choose in increasing order): the tables changed
+            E.observe(s, cfg, p, obs)
+        last = p
+        seat = seat_now(obs, cfg, p)
+        if s[E.S_STEP] == 0:  # declaring: the first undeclared destiny card, in each of its suits
+            first = E.S_TABLE + E.MAX_TABLE * p
+            i = 0
+            while s[E.S_TSUIT + E.MAX_TABLE * p + i] != E.UNDECLARED:
+                i += 1
+            cards, count = first + i, 1
+        else:  # placing: every hand card in each of its suits (a Disaster: one choice)
+            i, cards, count = 0, E.S_HAND + E.MAX_HAND * p, s[E.S_HLEN + p]
+        best, ties, n, slot, suit = -1e18, 0, 0, 0, 0
+        for j in range(count):  # rows in legal_actions' order: by slot, then suit, lowest first
+            c = s[cards + j]
+            level = cfg[E.CFG_CLEVEL + c]
+            rest = cfg[E.CFG_CMASK + c]
+            while True:
+                low = rest & -rest
+                k = (low > 1) + (low > 2) + (low > 4) - (low == 0)
+                take, best, ties = consider(vt_now(obs, cfg, seat, k, level) + lw * level, best, ties)
+                if take:
+                    slot, suit = i + j, k
+                n += 1
+                rest ^= low
+                if rest == 0:
+                    break
+        actions[0, E.A_SLOT] = slot
+        actions[0, E.A_SUIT] = suit
+        s[E.S_NLEGAL] = n
+        E.apply_action(s, cfg, actions, 0)
+        steps += 1
+    return steps
+
+
+GREEDY_LEVEL_WEIGHT = greedy.P_LEVEL_WEIGHT
 ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS, __name__, evaluate=turn_value,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},
-                                   extra={"versus_best": 0.5}, world_size=E.S_DECK)
+                                   extra={"versus_best": 0.5}, world_size=E.S_DECK,
+                                   own_rollout=("greedy", greedy_rollout))
