@@ -5,6 +5,7 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 from sim import config as C
 from sim.mughal import engine as E
@@ -222,3 +223,55 @@ def test_runner_and_report_skill_section(cli, tmp_path):
     assert "Skill" in html and "skill gap" in html.lower()
     summary = json.loads((out / "summary.json").read_text())
     assert "skill_gap[ismcts vs greedy]" in summary
+
+
+@njit
+def numba_draw():
+    return np.random.randint(0, 1 << 30)
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_own_greedy_rollout_plays_as_the_play_loop(players):
+    """The search's own greedy rollout (`greedy_rollout`, no action rows, the tables observed once a round) makes
+    the same choices with the same random draws as the play loop over the registered greedy: from sampled turn
+    worlds (mid-round too) and whole games across turns, to the end or cut after a few actions, the states end
+    equal."""
+    from strategies.mughal.expert import determinize_turn, greedy_rollout, search
+    cfg = make_cfg(players)
+    v = cfg.vector
+    gid = NAMES.index("greedy")
+    own_or_play = search.py_func.__globals__["ROLLOUT"]
+    play = own_or_play.py_func.__globals__["PLAY"]
+    rp = search.py_func.__globals__["ROLLOUT_PARAMS"]
+    sids, params = np.full(players, gid, np.int64), np.repeat(rp[gid:gid + 1], players, 0)
+    params[:, 0] = 0.3   # a level weight other than greedy's default: read from the parameters
+    nolog = np.zeros((0, 1), np.int32)
+    compared = ties = 0
+    for seed in range(12):
+        s = reach(cfg, players, seed, 1 + seed % 7, seed % 4)
+        for p in range(players) if seed % 3 else [None]:   # None: the real state, played across turns
+            w = s.copy()
+            if p is not None:
+                E.seed(np.uint32(seed))
+                determinize_turn(observe(cfg, s, p), v, w)
+                play(w, v, sids, params, np.zeros(E.OBS_TALLIES, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS),
+                     np.int32), np.zeros(rp.shape[1]), 0, False, p, nolog, nolog)   # some picks pending
+            for limit in (-1, 3):
+                ends = []
+                for rollout in ("play", "own"):
+                    t = w.copy()
+                    E.seed(np.uint32(1000 + seed))
+                    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+                    obs = np.zeros(E.OBS_TALLIES, np.int32)
+                    if rollout == "play":
+                        n = play(t, v, sids, params, obs, buf, np.zeros(rp.shape[1]), 0, False, limit, nolog, nolog)
+                    else:
+                        n = greedy_rollout(t, v, params, limit, obs, buf)
+                    ends.append((n, t, numba_draw()))   # the generator's next draw: as many draws used
+                assert ends[0][0] == ends[1][0] > 0
+                assert np.array_equal(ends[0][1], ends[1][1]) and ends[0][2] == ends[1][2]
+                compared += 1
+                ties += ends[0][1][E.S_DECISIONS] - w[E.S_DECISIONS]
+    assert compared >= 40 and ties > 0
+    # the search's rollout takes this path only where every seat plays greedy and nothing is recorded
+    assert own_or_play.py_func.__globals__["OWN"] is greedy_rollout
