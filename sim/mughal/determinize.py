@@ -1,7 +1,7 @@
 """Determinization for Mughal search players: a full game state sampled consistently with one observation.
 
-`determinize(obs, cfg, s)` reads only the observation of one seat and the public rules vector, and writes into
-`s` a state that this seat could be in:
+`determinize(obs, cfg, s, whole)` reads only the observation of one seat and the public rules vector, and writes
+into `s` a state that this seat could be in:
 - tables (card ids and declared suits), VT, turn, step, the emperor track and the opened ages are public and
   copied; the discard and the removed unique cards are the public set O_GONE (every card played in an earlier
   turn lay face up on a table);
@@ -12,7 +12,10 @@
 - who holds which dealt hand and which hands each seat has seen follow from the turn's passing direction and
   the step; the round starts afresh (no pick is pending: picks are simultaneous, nobody's is known).
 Observing the result for the same seat gives back the same observation (a test checks it), and the state
-passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
+passes `engine.check_invariants`. `whole` False samples the turn only, for worlds that end with it (search
+players): the card piles (deck, discard, removed) stay empty, and known hands take the first copy that fits, so
+only the hidden hands' cards are drawn (a partial Fisher-Yates shuffle: uniform like the whole one) and nothing
+is shuffled into a deck. Randomness comes from numba's generator, so a seeded run repeats.
 """
 import numpy as np
 from sim.jit import njit
@@ -21,7 +24,7 @@ from sim.mughal import engine as E
 
 
 @njit(cache=True)
-def determinize(obs, cfg, s):
+def determinize(obs, cfg, s, whole):
     p = obs[E.O_SEAT]
     P = obs[E.O_NP]
     t = obs[E.O_TURN]
@@ -48,10 +51,11 @@ def determinize(obs, cfg, s):
     for c in range(nc):
         if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
             used[c] = 1
-            E.put_gone(s, cfg, c)
-    if s[E.S_DISCLEN] != obs[E.O_DISC]:
+            if whole:
+                E.put_gone(s, cfg, c)
+    if whole and s[E.S_DISCLEN] != obs[E.O_DISC]:
         raise ValueError("determinize: the discard does not match its public count")
-    # the unseen pool, shuffled: known hands take the first card that fits, unknown hands the next ones
+    # the unseen pool; pool[:k] is dealt, pool[k:] the cards left in some order (every draw is uniform among them)
     inplay = 0  # bit a: the cards of age a are in the game (one test per age, not per card)
     for a in range(len(E.AGES)):
         inplay |= (1 if E.age_in_play(s, cfg, a) else 0) << a
@@ -61,44 +65,52 @@ def determinize(obs, cfg, s):
         if used[c] == 0 and (inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1:
             pool[n] = c
             n += 1
-    np.random.shuffle(pool[:n])
-    taken = np.zeros(n, dtype=np.uint8)
+    k = 0
     d = obs[E.O_DIR]
     passes = step - 1 if step > 0 else 0
-    for q in range(P):
-        b = E.O_SEATS + E.SB * q
-        hl = obs[b + E.B_HLEN]
-        s[E.S_HLEN + q] = hl
-        s[E.S_HORIG + q] = (q - d * passes) % P
-        seen = 0
-        for j in range(passes + 1):
-            seen |= 1 << ((q - d * j) % P)
-        s[E.S_SEEN + q] = seen
-        if obs[b + E.B_KNOWN] == 1:
+    for known in (1, 0):  # known hands first: the hidden ones are drawn from what they leave
+        for q in range(P):
+            b = E.O_SEATS + E.SB * q
+            if (obs[b + E.B_KNOWN] == 1) != (known == 1):
+                continue
+            hl = obs[b + E.B_HLEN]
+            s[E.S_HLEN + q] = hl
+            s[E.S_HORIG + q] = (q - d * passes) % P
+            seen = 0
+            for j in range(passes + 1):
+                seen |= 1 << ((q - d * j) % P)
+            s[E.S_SEEN + q] = seen
+            if k + hl > n:
+                raise ValueError("determinize: too few unseen cards for the hands")
             for i in range(hl):
-                mask = obs[b + E.B_HMASK + i]
-                level = obs[b + E.B_HLEVEL + i]
-                k = 0
-                while k < n and (taken[k] == 1 or cfg[E.CFG_CMASK + pool[k]] != mask
-                                 or cfg[E.CFG_CLEVEL + pool[k]] != level):
-                    k += 1
-                if k == n:
-                    raise ValueError("determinize: a known hand card is not among the unseen cards")
-                taken[k] = 1
+                if known == 1:  # a card of the slot's suits and level: uniformly among the copies (whole)
+                    mask = obs[b + E.B_HMASK + i]
+                    level = obs[b + E.B_HLEVEL + i]
+                    r = 0
+                    if whole:
+                        for j in range(k, n):
+                            r += (cfg[E.CFG_CMASK + pool[j]] == mask) & (cfg[E.CFG_CLEVEL + pool[j]] == level)
+                        r = np.random.randint(0, r) if r > 0 else 0
+                    j = k
+                    while j < n:
+                        if cfg[E.CFG_CMASK + pool[j]] == mask and cfg[E.CFG_CLEVEL + pool[j]] == level:
+                            if r == 0:
+                                break
+                            r -= 1
+                        j += 1
+                    if j == n:
+                        raise ValueError("determinize: a known hand card is not among the unseen cards")
+                else:
+                    j = np.random.randint(k, n)
+                pool[k], pool[j] = pool[j], pool[k]
                 s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
-    rest = pool[:n][taken == 0]  # what no known hand took, still shuffled: the hidden hands, then the deck
-    k = 0
-    for q in range(P):
-        b = E.O_SEATS + E.SB * q
-        hl = obs[b + E.B_HLEN]
-        if obs[b + E.B_KNOWN] != 1:
-            if k + hl > rest.shape[0]:
-                raise ValueError("determinize: too few unseen cards for the hidden hands")
-            s[E.S_HAND + E.MAX_HAND * q:E.S_HAND + E.MAX_HAND * q + hl] = rest[k:k + hl]
-            k += hl
-    m = rest.shape[0] - k
-    if m != obs[E.O_DECK]:
+                k += 1
+    if n - k != obs[E.O_DECK]:
         raise ValueError("determinize: unseen cards do not match the deck count")
-    s[E.S_DECK:E.S_DECK + m] = rest[k:]
-    s[E.S_DECKLEN] = m
+    if whole:  # the deck: the rest, shuffled
+        for i in range(k, n):
+            j = np.random.randint(i, n)
+            pool[i], pool[j] = pool[j], pool[i]
+            s[E.S_DECK + i - k] = pool[i]
+        s[E.S_DECKLEN] = n - k
     E.start_round(s)  # this round's picks are simultaneous: nobody's is known, every chooser picks afresh

@@ -25,7 +25,7 @@ from strategies.mughal._features import seat_now, vt_now
 @njit(cache=True)
 def determinize_turn(obs, cfg, s):
     """A sampled world that ends with the turn being played."""
-    determinize(obs, cfg, s)
+    determinize(obs, cfg, s, False)
     s[E.S_STOP_AT_TURN_END] = 1
 
 

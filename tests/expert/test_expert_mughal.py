@@ -77,7 +77,7 @@ def test_determinized_world_is_consistent_with_the_observation(players, seed, tu
         hands = set()
         for _ in range(8):
             w = E.new_state()
-            determinize(obs, v, w)
+            determinize(obs, v, w, True)
             E.check_invariants(w, v)
             assert np.array_equal(observe(cfg, w, p), obs), "the sampled world must look the same to the seat"
             for q in range(players):  # tables are public: the same cards in the same suits
@@ -91,6 +91,42 @@ def test_determinized_world_is_consistent_with_the_observation(players, seed, tu
                 hands.add(tuple(sorted(w[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + w[E.S_HLEN + q]])))
         if hidden and s[E.S_HLEN] >= 2:
             assert len(hands) > 1, "hands the seat has not seen are sampled, not copied"
+        turn = E.new_state()   # the turn only (search worlds): the same but for the empty card piles
+        determinize(obs, v, turn, False)
+        seen = observe(cfg, turn, p)
+        piles = np.r_[E.O_DECK, E.O_DISC, E.O_GONE:E.O_GONE + E.GONE_WORDS]
+        seen[piles] = obs[piles]
+        assert np.array_equal(seen, obs)
+        cards = [turn[E.S_HAND + E.MAX_HAND * q + i] for q in range(players) for i in range(turn[E.S_HLEN + q])]
+        cards += [turn[E.S_TABLE + E.MAX_TABLE * q + i] for q in range(players) for i in range(turn[E.S_TLEN + q])]
+        gone = {c for c in range(v[E.CFG_NCARDS]) if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1}
+        assert len(set(cards)) == len(cards) and not set(cards) & gone
+
+
+@pytest.mark.parametrize("players, seed, turn, step", [(4, 3, 2, 1), (4, 5, 5, 2), (3, 6, 3, 1)])
+def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, step):
+    """The turn-only sampler's hidden hands follow the whole sampler's law: the suits and levels of a hidden hand
+    agree in distribution (a chi-square test on their counts over many samples; a sampler that dealt from the
+    wrong cards, or not uniformly, fails it)."""
+    from scipy.stats import chi2_contingency
+    cfg = make_cfg(players)
+    v = cfg.vector
+    s = reach(cfg, players, seed, turn, step)
+    obs = observe(cfg, s, 0)
+    q = [q for q in range(players) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0][0]
+    kinds = {}
+    counts = np.zeros((2, 64), np.int64)
+    E.seed(np.uint32(seed))
+    w = E.new_state()
+    for row, whole in enumerate((True, False)):
+        for _ in range(1500):
+            determinize(obs, v, w, whole)
+            for c in w[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + w[E.S_HLEN + q]]:
+                key = (v[E.CFG_CMASK + c], v[E.CFG_CLEVEL + c])
+                counts[row, kinds.setdefault(key, len(kinds))] += 1
+    counts = counts[:, :len(kinds)]
+    assert len(kinds) >= 5
+    assert chi2_contingency(counts)[1] > 1e-3
 
 
 def plant(cfg, s, p, rng):
