@@ -33,21 +33,40 @@ def seat_now(obs, cfg, p):
     (-1: none), its VT now but the emperor's, the emperor's bonus alone and tied, the favoured suits). Tuples
     keep the hot path allocation-free; computed once per decision, so scoring a card costs one suit's worth of
     work, not a pass over every seat and suit."""
+    omax, ofav = others_best(obs, cfg, p)
+    return standing(obs, cfg, p, omax, ofav)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # inlined: seat_now stays one compiled function
+def claims(cfg, obs, q):
+    """Seat q's claim (_claim) in each suit and its best claim among the emperor's favoured suits (-1: none)."""
+    mask = cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1]
+    b = E.NSUITS * q
+    v0, v1 = _claim(obs[E.O_TOT + b], obs[E.O_CNT + b]), _claim(obs[E.O_TOT + b + 1], obs[E.O_CNT + b + 1])
+    v2, v3 = _claim(obs[E.O_TOT + b + 2], obs[E.O_CNT + b + 2]), _claim(obs[E.O_TOT + b + 3], obs[E.O_CNT + b + 3])
+    fav = max(max(v0 if mask & 1 == 1 else -1, v1 if mask & 2 == 2 else -1),
+              max(v2 if mask & 4 == 4 else -1, v3 if mask & 8 == 8 else -1))
+    return v0, v1, v2, v3, fav
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def others_best(obs, cfg, p):
+    """The other seats' best claim per suit and best favoured claim (-1: none)."""
+    m0 = m1 = m2 = m3 = ofav = -1
+    for q in range(obs[E.O_NP]):  # one pass over each other seat's four suits
+        if q == p:
+            continue
+        v0, v1, v2, v3, fv = claims(cfg, obs, q)
+        m0, m1, m2, m3, ofav = max(m0, v0), max(m1, v1), max(m2, v2), max(m3, v3), max(ofav, fv)
+    return (m0, m1, m2, m3), ofav
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def standing(obs, cfg, p, omax, ofav):
+    """seat_now given the other seats' best claims (others_best)."""
     ezero = cfg[E.CFG_EMP_ZERO]
     t = obs[E.O_TURN] - 1
     mask = cfg[E.CFG_EMP_MASK + t]
-    f0, f1, f2, f3 = mask & 1 == 1, mask & 2 == 2, mask & 4 == 4, mask & 8 == 8
-    m0 = m1 = m2 = m3 = ofav = -1
-    for q in range(obs[E.O_NP]):  # one pass over each other seat's four suits, unrolled by hand
-        if q == p:
-            continue
-        b = E.NSUITS * q
-        t0, t1, t2, t3 = obs[E.O_TOT + b], obs[E.O_TOT + b + 1], obs[E.O_TOT + b + 2], obs[E.O_TOT + b + 3]
-        c0, c1, c2, c3 = obs[E.O_CNT + b], obs[E.O_CNT + b + 1], obs[E.O_CNT + b + 2], obs[E.O_CNT + b + 3]
-        v0, v1, v2, v3 = _claim(t0, c0), _claim(t1, c1), _claim(t2, c2), _claim(t3, c3)
-        m0, m1, m2, m3 = max(m0, v0), max(m1, v1), max(m2, v2), max(m3, v3)
-        ofav = max(ofav, max(max(v0 if f0 else -1, v1 if f1 else -1), max(v2 if f2 else -1, v3 if f3 else -1)))
-    omax = (m0, m1, m2, m3)
     b = E.NSUITS * p
     maj, fav, empty = 0, -1, 0
     for k in range(E.NSUITS):

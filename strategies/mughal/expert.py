@@ -19,7 +19,7 @@ from sim.mughal.determinize import determinize
 from strategies._choice import consider
 from strategies._search import registered_player
 from strategies.mughal import greedy
-from strategies.mughal._features import seat_now, vt_now
+from strategies.mughal._features import claims, standing, vt_now
 
 
 @njit(cache=True)
@@ -55,6 +55,37 @@ def candidate_key(actions, a):
         + actions[a, E.A_LEVEL]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _top(best, at, second, v, q):
+    """(best, its first seat, the best of the other seats) after seat q's value v."""
+    if v > best:
+        return v, q, best
+    return best, at, max(second, v)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def round_best(obs, cfg):
+    """For each suit, then the favoured suits: (best claim (claims), its first seat, the best claim of every other
+    seat), -1 for none: each seat's others_best in one pass over the seats, not one pass per seat."""
+    b0 = a0 = s0 = b1 = a1 = s1 = b2 = a2 = s2 = b3 = a3 = s3 = b4 = a4 = s4 = -1
+    for q in range(obs[E.O_NP]):
+        v0, v1, v2, v3, v4 = claims(cfg, obs, q)
+        b0, a0, s0 = _top(b0, a0, s0, v0, q)
+        b1, a1, s1 = _top(b1, a1, s1, v1, q)
+        b2, a2, s2 = _top(b2, a2, s2, v2, q)
+        b3, a3, s3 = _top(b3, a3, s3, v3, q)
+        b4, a4, s4 = _top(b4, a4, s4, v4, q)
+    return (b0, b1, b2, b3, b4), (a0, a1, a2, a3, a4), (s0, s1, s2, s3, s4)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def others_of(tops, p):
+    """others_best(obs, cfg, p) from round_best's tops."""
+    (b0, b1, b2, b3, b4), (a0, a1, a2, a3, a4), (s0, s1, s2, s3, s4) = tops
+    return ((s0 if a0 == p else b0, s1 if a1 == p else b1, s2 if a2 == p else b2, s3 if a3 == p else b3),
+            s4 if a4 == p else b4)
+
+
 @njit(cache=True, _nrt=False)
 def greedy_rollout(s, cfg, params, max_steps, obs, actions):
     """`greedy` for every seat (its parameters `params[0]`) played on from `s` until the world ends or
@@ -68,8 +99,10 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
         p = s[E.S_CUR]
         if p <= last:  # a new round (its seats choose in increasing order): the tables changed
             E.observe(s, cfg, p, obs)
+            tops = round_best(obs, cfg)
         last = p
-        seat = seat_now(obs, cfg, p)
+        omax, ofav = others_of(tops, p)
+        seat = standing(obs, cfg, p, omax, ofav)   # = seat_now(obs, cfg, p)
         if s[E.S_STEP] == 0:  # declaring: the first undeclared destiny card, in each of its suits
             first = E.S_TABLE + E.MAX_TABLE * p
             i = 0
