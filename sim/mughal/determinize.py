@@ -1,7 +1,7 @@
 """Determinization for Mughal search players: a full game state sampled consistently with one observation.
 
-`determinize(obs, cfg, s, whole)` reads only the observation of one seat and the public rules vector, and writes
-into `s` a state that this seat could be in:
+`determinize(obs, cfg, s)` reads only the observation of one seat and the public rules vector, and writes into
+`s` a state that this seat could be in:
 - tables (card ids and declared suits), VT, turn, step, the emperor track and the opened ages are public and
   copied; the discard and the removed unique cards are the public set O_GONE (every card played in an earlier
   turn lay face up on a table);
@@ -12,7 +12,8 @@ into `s` a state that this seat could be in:
 - who holds which dealt hand and which hands each seat has seen follow from the turn's passing direction and
   the step; the round starts afresh (no pick is pending: picks are simultaneous, nobody's is known).
 Observing the result for the same seat gives back the same observation (a test checks it), and the state
-passes `engine.check_invariants`. `whole` False samples the turn only, for worlds that end with it (search
+passes `engine.check_invariants`. `sample_state(obs, cfg, s, whole)` is the same with `whole` True; False samples
+the turn only, for worlds that end with it (search
 players): the card piles (deck, discard, removed) stay empty, and known hands take the first copy that fits, so
 only the hidden hands' cards are drawn (a partial Fisher-Yates shuffle: uniform like the whole one) and nothing
 is shuffled into a deck. Randomness comes from numba's generator, so a seeded run repeats.
@@ -24,7 +25,13 @@ from sim.mughal import engine as E
 
 
 @njit(cache=True)
-def determinize(obs, cfg, s, whole):
+def determinize(obs, cfg, s):
+    """The engine interface's determinization: a whole state (sample_state with `whole`)."""
+    sample_state(obs, cfg, s, True)
+
+
+@njit(cache=True)
+def sample_state(obs, cfg, s, whole):
     p = obs[E.O_SEAT]
     P = obs[E.O_NP]
     t = obs[E.O_TURN]

@@ -15,7 +15,7 @@ them (`world_size`).
 from sim.jit import njit
 
 from sim.mughal import engine as E
-from sim.mughal.determinize import determinize
+from sim.mughal.determinize import sample_state
 from strategies._choice import consider
 from strategies._search import registered_player
 from strategies.mughal import greedy
@@ -25,7 +25,7 @@ from strategies.mughal._features import claims, standing, vt_now
 @njit(cache=True)
 def determinize_turn(obs, cfg, s):
     """A sampled world that ends with the turn being played."""
-    determinize(obs, cfg, s, False)
+    sample_state(obs, cfg, s, False)
     s[E.S_STOP_AT_TURN_END] = 1
 
 
@@ -101,8 +101,6 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             E.observe(s, cfg, p, obs)
             tops = round_best(obs, cfg)
         last = p
-        omax, ofav = others_of(tops, p)
-        seat = standing(obs, cfg, p, omax, ofav)   # = seat_now(obs, cfg, p)
         if s[E.S_STEP] == 0:  # declaring: the first undeclared destiny card, in each of its suits
             first = E.S_TABLE + E.MAX_TABLE * p
             i = 0
@@ -111,7 +109,13 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             cards, count = first + i, 1
         else:  # placing: every hand card in each of its suits (a Disaster: one choice)
             i, cards, count = 0, E.S_HAND + E.MAX_HAND * p, s[E.S_HLEN + p]
-        best, ties, n, slot, suit = -1e18, 0, 0, 0, 0
+        best, ties, n, slot, suit = -1e18, 0, 0, i, 0
+        one = cfg[E.CFG_CMASK + s[cards]]
+        if count == 1 and one & (one - 1) == 0:  # one row (a card of one suit, a Disaster): the loop asks nobody
+            count, n, suit = 0, 1, (one > 1) + (one > 2) + (one > 4) - (one == 0)
+        else:
+            omax, ofav = others_of(tops, p)
+            seat = standing(obs, cfg, p, omax, ofav)   # = seat_now(obs, cfg, p)
         for j in range(count):  # rows in legal_actions' order: by slot, then suit, lowest first
             c = s[cards + j]
             level = cfg[E.CFG_CLEVEL + c]

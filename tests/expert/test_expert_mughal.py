@@ -11,7 +11,7 @@ from sim import config as C
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import validate
-from sim.mughal.determinize import determinize
+from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, choices, registered
 from strategies._search import PARAMS as SEARCH_PARAMS
 from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
@@ -77,7 +77,7 @@ def test_determinized_world_is_consistent_with_the_observation(players, seed, tu
         hands = set()
         for _ in range(8):
             w = E.new_state()
-            determinize(obs, v, w, True)
+            determinize(obs, v, w)
             E.check_invariants(w, v)
             assert np.array_equal(observe(cfg, w, p), obs), "the sampled world must look the same to the seat"
             for q in range(players):  # tables are public: the same cards in the same suits
@@ -92,7 +92,7 @@ def test_determinized_world_is_consistent_with_the_observation(players, seed, tu
         if hidden and s[E.S_HLEN] >= 2:
             assert len(hands) > 1, "hands the seat has not seen are sampled, not copied"
         turn = E.new_state()   # the turn only (search worlds): the same but for the empty card piles
-        determinize(obs, v, turn, False)
+        sample_state(obs, v, turn, False)
         seen = observe(cfg, turn, p)
         piles = np.r_[E.O_DECK, E.O_DISC, E.O_GONE:E.O_GONE + E.GONE_WORDS]
         seen[piles] = obs[piles]
@@ -120,7 +120,7 @@ def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, s
     w = E.new_state()
     for row, whole in enumerate((True, False)):
         for _ in range(1500):
-            determinize(obs, v, w, whole)
+            sample_state(obs, v, w, whole)
             for c in w[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + w[E.S_HLEN + q]]:
                 key = (v[E.CFG_CMASK + c], v[E.CFG_CLEVEL + c])
                 counts[row, kinds.setdefault(key, len(kinds))] += 1
