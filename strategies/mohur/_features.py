@@ -77,6 +77,25 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
             tw * cv + spend)  # of giving one card of each kind
     gain = (tw * worths[0] + extra[0], tw * worths[1] + extra[1], tw * worths[2] + extra[2],
             tw * worths[3] + extra[3], tw * worths[4] + extra[4], tw * worths[5] + extra[5])  # of taking one good
+    # Every card given costs at least the cheapest givable kind's cost, so a take's exchanges are worth at most the
+    # sum of (gain - cheapest) over its goods: the takes come in nested loops (the last good outermost: next_take's
+    # order) and a block of takes whose goods so far cannot reach `best` even with every positive rest is skipped.
+    cheapest = np.inf
+    for g in range(E.NK):
+        if (coins if g == E.COIN else obs[E.O_HAND + g]) > 0:
+            cheapest = min(cheapest, cost[g])
+    if cheapest == np.inf:  # nothing to give: no exchange
+        return best, ties, choice
+    d0, d1, d2 = gain[0] - cheapest, gain[1] - cheapest, gain[2] - cheapest
+    d3, d4, d5 = gain[3] - cheapest, gain[4] - cheapest, gain[5] - cheapest
+    m = E.O_MARKET
+    r1 = obs[m] * max(d0, 0.0)
+    r2 = r1 + obs[m + 1] * max(d1, 0.0)
+    r3 = r2 + obs[m + 2] * max(d2, 0.0)
+    r4 = r3 + obs[m + 3] * max(d3, 0.0)
+    r5 = r4 + obs[m + 4] * max(d4, 0.0)
+    if r5 + obs[m + 5] * max(d5, 0.0) < best - 1e-6:  # no take can reach best: often a sale or a take beats them
+        return best, ties, choice
     has_extra = extra[0] != 0.0 or extra[1] != 0.0 or extra[2] != 0.0 or extra[3] != 0.0 or extra[4] != 0.0 or \
         extra[5] != 0.0
     order, kinds = np.int64(0), 0  # the kinds the hand can give, cheapest first (KIND_BITS each): insertion sort
@@ -88,22 +107,6 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
             low = order & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
             order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
             kinds += 1
-    if kinds == 0:  # nothing to give: no exchange
-        return best, ties, choice
-    # Every card given costs at least the cheapest kind's cost, so a take's exchanges are worth at most the sum of
-    # (gain - cheapest) over its goods: the takes come in nested loops (the last good outermost: next_take's order)
-    # and a block of takes whose goods so far cannot reach `best` even with every positive rest is skipped whole.
-    cheapest = cost[order & E.KMASK]
-    d0, d1, d2 = gain[0] - cheapest, gain[1] - cheapest, gain[2] - cheapest
-    d3, d4, d5 = gain[3] - cheapest, gain[4] - cheapest, gain[5] - cheapest
-    m = E.O_MARKET
-    r1 = obs[m] * max(d0, 0.0)
-    r2 = r1 + obs[m + 1] * max(d1, 0.0)
-    r3 = r2 + obs[m + 2] * max(d2, 0.0)
-    r4 = r3 + obs[m + 3] * max(d3, 0.0)
-    r5 = r4 + obs[m + 4] * max(d4, 0.0)
-    if r5 + obs[m + 5] * max(d5, 0.0) < best - 1e-6:  # no take can reach best: often a sale or a take beats them
-        return best, ties, choice
     min_ex = obs[E.O_MIN_EXCHANGE]
     for t5 in range(obs[m + 5] + 1):
         s5 = t5 * d5
