@@ -162,21 +162,45 @@ def _take_exchanges(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
     if left > 0 or top < best - 1e-6:  # no exchange, or none reaches best
         return best, ties, choice
     bounds, gkinds, nk, _ = E.give_bounds(obs, E.O_HAND, take, k, coins)
+    if nk <= 3:  # most takes: the engine's two counted loops (_exchanges), in its order
+        b0, b1, b2 = bounds & E.FMASK, (bounds >> E.FIELD) & E.FMASK, (bounds >> (2 * E.FIELD)) & E.FMASK
+        c0 = cost[gkinds & E.KMASK]
+        c1 = cost[(gkinds >> E.KIND_BITS) & E.KMASK] if nk > 1 else 0.0
+        c2 = cost[(gkinds >> (2 * E.KIND_BITS)) & E.KMASK] if nk > 2 else 0.0
+        for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
+            r = k - d0
+            hi, lo = min(b1, r), max(0, r - b2)
+            # the gives with d0 first cards are worth at most this (their value is linear in d1): skip them whole
+            if value - d0 * c0 - min(hi * c1 + (r - hi) * c2, lo * c1 + (r - lo) * c2) < best - 1e-6:
+                continue
+            for d1 in range(hi, lo - 1, -1):
+                give = np.int64(d0) | (np.int64(d1) << E.FIELD) | (np.int64(r - d1) << (2 * E.FIELD))
+                best, ties, choice = _consider_give(actions, a, worths, tw, cv, extra, spend, best, ties, choice,
+                                                    take, k, E.per_kind(give, gkinds, nk), has_extra)
+        return best, ties, choice
     give = E.first_give(bounds, nk, k)
     while give >= 0:
-        per_kind = E.per_kind(give, gkinds, nk)
-        coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
-        v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
-        for g in range(E.NG):
-            v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
-        v = tw * v
-        if has_extra:  # adding 0.0 changes no value (a -0.0 becomes 0.0: the same comparisons)
-            for g in range(E.NG):
-                v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
-        v -= spend * coins_given
-        chosen, best, ties = consider(v, best, ties)
-        if chosen:
-            choice = a
-            E.write_exchange(actions, a, k, take, per_kind)
+        best, ties, choice = _consider_give(actions, a, worths, tw, cv, extra, spend, best, ties, choice, take, k,
+                                            E.per_kind(give, gkinds, nk), has_extra)
         give = E.next_give(give, bounds, nk)
+    return best, ties, choice
+
+
+@njit(cache=True, _nrt=False, inline="always")  # one caller: compiled into it
+def _consider_give(actions, a, worths, tw, cv, extra, spend, best, ties, choice, take, k, per_kind, has_extra):
+    """consider() of the exchange taking `take` (k goods) and giving `per_kind` (both packed per kind), valued as
+    the strategies value an exchange row; written into row a when chosen."""
+    coins_given = (per_kind >> (E.FIELD * E.COIN)) & E.FMASK
+    v = cv * (0 - coins_given)  # fast_take_gain's operations, in its order
+    for g in range(E.NG):
+        v += ((take >> (E.FIELD * g)) & E.FMASK) * worths[g] - ((per_kind >> (E.FIELD * g)) & E.FMASK) * worths[E.NG + g]
+    v = tw * v
+    if has_extra:  # adding 0.0 changes no value (a -0.0 becomes 0.0: the same comparisons)
+        for g in range(E.NG):
+            v += ((take >> (E.FIELD * g)) & E.FMASK) * extra[g]
+    v -= spend * coins_given
+    chosen, best, ties = consider(v, best, ties)
+    if chosen:
+        choice = a
+        E.write_exchange(actions, a, k, take, per_kind)
     return best, ties, choice
