@@ -111,25 +111,37 @@ def choose_exchange(obs, actions, a, worths, tw, cv, extra, spend, best, ties, c
     for t5 in range(obs[m + 5] + 1):
         s5 = t5 * d5
         if s5 + r5 < best - 1e-6:
+            if d5 <= 0.0:  # more of this good only lowers it
+                break
             continue
         for t4 in range(obs[m + 4] + 1):
             s4 = s5 + t4 * d4
             if s4 + r4 < best - 1e-6:
+                if d4 <= 0.0:  # more of this good only lowers it
+                    break
                 continue
             for t3 in range(obs[m + 3] + 1):
                 s3 = s4 + t3 * d3
                 if s3 + r3 < best - 1e-6:
+                    if d3 <= 0.0:  # more of this good only lowers it
+                        break
                     continue
                 for t2 in range(obs[m + 2] + 1):
                     s2 = s3 + t2 * d2
                     if s2 + r2 < best - 1e-6:
+                        if d2 <= 0.0:  # more of this good only lowers it
+                            break
                         continue
                     for t1 in range(obs[m + 1] + 1):
                         s1 = s2 + t1 * d1
                         if s1 + r1 < best - 1e-6:
+                            if d1 <= 0.0:  # more of this good only lowers it
+                                break
                             continue
                         for t0 in range(obs[m] + 1):
                             if s1 + t0 * d0 < best - 1e-6:
+                                if d0 <= 0.0:
+                                    break
                                 continue
                             k = t0 + t1 + t2 + t3 + t4 + t5
                             if k < min_ex:
