@@ -12,10 +12,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
-from sim.runner import assemble, batch_seed, plan_from_meta
+from sim.runner import assemble, batch_seed, plan_from_meta, strategy_codes
 
 META = "meta.json"
 BATCHES = "batches"
@@ -152,11 +153,27 @@ class ParquetSink:
         parts = self.buffers.pop(name, [])
         if not parts:
             return
-        table = pa.Table.from_pandas(assemble(self.spec, self.plan, [{name: c} for c in parts])[name],
-                                     preserve_index=False)
+        columns = {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}
         if name not in self.writers:
-            self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema)
-        self.writers[name].write_table(table)
+            # the schema of the frame `assemble` makes (pandas' metadata included), from one row: the file is the
+            # one pandas would write, while the row groups are built as Arrow arrays (a frame cost more CPU)
+            sample = assemble(self.spec, self.plan, [{name: {k: v[:1] for k, v in columns.items()}}])[name]
+            self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet",
+                                                  pa.Schema.from_pandas(sample, preserve_index=False))
+        writer = self.writers[name]
+        labels = {}
+        if self.spec.id_column in columns:
+            categories, codes = strategy_codes(self.plan, columns, self.spec.id_column)
+            labels = {k: (code, categories) for k, code in codes.items()}
+        arrays = []
+        for field in writer.schema:
+            if field.name in labels:
+                code, categories = labels[field.name]
+                arrays.append(pa.DictionaryArray.from_arrays(pa.array(code, type=field.type.index_type),
+                                                             pa.array(categories, type=field.type.value_type)))
+            else:
+                arrays.append(pa.array(columns[field.name], type=field.type))
+        writer.write_table(pa.Table.from_arrays(arrays, schema=writer.schema))
 
     def close(self) -> None:
         for name in list(self.buffers):

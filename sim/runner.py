@@ -395,19 +395,27 @@ def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:
         return frame  # an aggregate table (counts per batch)
+    categories, codes = strategy_codes(plan, frame, spec.id_column)
+    dtype = pd.CategoricalDtype(categories)
+    for name, code in codes.items():
+        frame[name] = pd.Categorical.from_codes(code, dtype=dtype)
+    return frame
+
+
+def strategy_codes(plan: Plan, columns, id_column: str) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The strategy columns of a table's rows (`columns`: the table's columns by name, holding `id_column`), as
+    (category names, {column: category code per row}): `strategy` where rows have a seat, `strategy_<seat>` where
+    rows are whole games (or rounds of one). Codes, not strings: nothing is made per row."""
     names = [c.name for c in plan.choices]
-    categories = pd.CategoricalDtype(sorted(set(names)))
-    code = categories.categories.get_indexer(names)  # category of each choice: no strings made per row
-    ids = frame[spec.id_column].to_numpy()
+    categories = sorted(set(names))
+    code = np.array([categories.index(n) for n in names], dtype=np.int64)
+    ids = np.asarray(columns[id_column])
     first = int(ids.min()) if len(ids) else 0
     seats = code[lineups(plan, first, int(ids.max()) + 1 if len(ids) else 0)[ids - first]]  # the rows' range
-    if "seat" in frame:
-        chosen = np.take_along_axis(seats, frame["seat"].to_numpy()[:, None].astype(np.int64), axis=1)[:, 0]
-        frame["strategy"] = pd.Categorical.from_codes(chosen, dtype=categories)
-    else:
-        for s in range(plan.players):
-            frame[f"strategy_{s}"] = pd.Categorical.from_codes(seats[:, s], dtype=categories)
-    return frame
+    if "seat" in columns:
+        seat = np.asarray(columns["seat"])[:, None].astype(np.int64)
+        return categories, {"strategy": np.take_along_axis(seats, seat, axis=1)[:, 0]}
+    return categories, {f"strategy_{s}": seats[:, s] for s in range(plan.players)}
 
 
 def plan_from_meta(meta: dict) -> Plan:

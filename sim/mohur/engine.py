@@ -718,7 +718,7 @@ def next_starter(cfg, starter, winner):
 def observe(s, cfg, p, obs):
     """What seat p may know: own hand, the public table, counts, and tracked knowledge of the rival.
     `obs` is a zeroed buffer or one this function filled before for the same `cfg`: a token stack whose
-    count left is unchanged is not rewritten (half the cost of a call). Strategies must not write to it."""
+    count left is unchanged is not rewritten (half the cost of a call), nor are the rules' figures. Strategies must not write to it."""
     q = 1 - p
     for k in range(NK):
         obs[O_HAND + k] = s[S_HAND + NK * p + k]
@@ -733,7 +733,6 @@ def observe(s, cfg, p, obs):
         left = max(0, nt - pos)
         obs[O_OPP_KNOWN + g] = s[S_KNOWN + NG * q + g]
         obs[O_MY_KNOWN + g] = s[S_KNOWN + NG * p + g]
-        obs[O_MINSALE + g] = cfg[CFG_MINSALE + g]
         if obs[O_TOKREM + g] == left and (left == 0 or obs[O_TOKV + g * MAX_TOK] == cfg[CFG_TOK + g * MAX_TOK + pos]):
             continue  # this stack's values are already in the buffer (stacks only change on a sale)
         obs[O_TOKREM + g] = left
@@ -748,13 +747,17 @@ def observe(s, cfg, p, obs):
     obs[O_MY_GCNT], obs[O_OPP_GCNT] = s[S_GCNT + p], s[S_GCNT + q]
     for b in range(NPILES):
         obs[O_PILE_LEFT + b] = cfg[CFG_NBONUS + b] - s[S_BPOS + b]
-        obs[O_PILE_MEAN + b] = cfg[CFG_PILE_MEAN + b]
     obs[O_SEAT], obs[O_EMPTY], obs[O_TURN], obs[O_ROUND] = p, empty_stacks(s, cfg), s[S_TURN], s[S_ROUND]
     obs[O_MY_SEALS], obs[O_OPP_SEALS] = s[S_SEALS + p], s[S_SEALS + q]
     obs[O_STARTER], obs[O_PASSES] = s[S_STARTER], s[S_PASSES]
-    obs[O_HAND_LIMIT], obs[O_STACKS_END] = cfg[CFG_HAND_LIMIT], cfg[CFG_STACKS_END]
-    obs[O_COIN_TOKEN], obs[O_MARKET_SIZE] = cfg[CFG_COIN_TOKEN], cfg[CFG_MARKET_SIZE]
-    obs[O_MIN_EXCHANGE], obs[O_SEALS_TO_WIN] = cfg[CFG_MIN_EXCHANGE], cfg[CFG_SEALS]
+    if obs[O_SEALS_TO_WIN] == 0:  # the rules' part, written once per buffer (seals_to_win >= 1 marks it written)
+        for g in range(NG):
+            obs[O_MINSALE + g] = cfg[CFG_MINSALE + g]
+        for b in range(NPILES):
+            obs[O_PILE_MEAN + b] = cfg[CFG_PILE_MEAN + b]
+        obs[O_HAND_LIMIT], obs[O_STACKS_END] = cfg[CFG_HAND_LIMIT], cfg[CFG_STACKS_END]
+        obs[O_COIN_TOKEN], obs[O_MARKET_SIZE] = cfg[CFG_COIN_TOKEN], cfg[CFG_MARKET_SIZE]
+        obs[O_MIN_EXCHANGE], obs[O_SEALS_TO_WIN] = cfg[CFG_MIN_EXCHANGE], cfg[CFG_SEALS]
 
 
 @njit(cache=True)
