@@ -242,6 +242,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
             sink.close()  # the tables were streamed to Parquet batch by batch
         if report and not summary_only:
             from analysis.report import build_report
+            from sim.warmup import wait
+            wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
             build_report(results.read_tables(staging), meta, staging)
         results.write_meta(staging, meta)
         results.finish(staging, out)
@@ -576,27 +578,31 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply each game's default count.")
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
-    from sim import results
+    from sim import results, warmup
     from sim.runner import DEFAULT_BATCH, Plan
-    from sim.warmup import compile_kernels, first_ready
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
     inputs.output_folder(out, staged=False)
-    setups = []
-    for name in game_names():  # every game checked before the first is played
-        spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
-        n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
-        inputs.output_folder(Path(out) / name)
-        results.check_output(Path(out) / name)
-        setups.append((spec, players, cfg, chosen, rr, n))
     # the kernels compiled in the background, a process per core, while the games are played one after another,
-    # each as soon as its kernel is ready
-    compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
-                     for spec, players, cfg, chosen, rr, n in setups], jobs)
+    # each as soon as its kernel is ready; the processes start now, their imports overlapping the checks
+    warmup.start(game_names(), jobs)
+    setups = []
+    try:
+        for name in game_names():  # every game checked before the first is played
+            spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
+            n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
+            inputs.output_folder(Path(out) / name)
+            results.check_output(Path(out) / name)
+            setups.append((spec, players, cfg, chosen, rr, n))
+    except BaseException:
+        warmup.submit([])  # a check failed: nothing to compile, the processes exit
+        raise
+    warmup.submit([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+                   for spec, players, cfg, chosen, rr, n in setups])
     left = {setup[0].name: setup for setup in setups}
     while left:
-        spec, players, cfg, chosen, rr, n = left.pop(first_ready(list(left)))
+        spec, players, cfg, chosen, rr, n = left.pop(warmup.first_ready(list(left)))
         run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH, "loky",
                       None, True, False, False)
     click.echo("\n".join(str(Path(out) / spec.name / "report.html") for spec, *_ in setups))
