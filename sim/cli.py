@@ -585,10 +585,8 @@ def main_job(out, jobs, seed, scale):
     inputs.scale(scale)
     inputs.output_folder(out, staged=False)
     # the kernels compiled in the background, a process per core, while the games are played one after another,
-    # each as soon as its kernel is ready; the processes start now, their imports overlapping the checks, and
-    # have the cores first
+    # each as soon as its kernel is ready; the processes start now, their imports overlapping the checks
     warmup.start(game_names(), jobs)
-    warmup.yield_to_compiles()
     setups = []
     try:
         for name in game_names():  # every game checked before the first is played

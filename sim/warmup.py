@@ -17,7 +17,6 @@ import time
 from multiprocessing import get_context
 
 STEPS = ("kernel", "trace")
-CALLER_NICENESS = 5  # what the caller yields to its compile processes (see yield_to_compiles)
 TRACE_AFTER_KERNEL_S = 120  # a trace waits this long at most for its kernel (should that compile process die)
 
 # (game, step) -> (the compile processes, the event set once it is compiled)
@@ -76,18 +75,6 @@ def start(games: list[str], workers: int) -> None:
     for proc in procs:
         proc.start()
     _STARTED.append((procs, todo, events))
-
-
-def yield_to_compiles() -> None:
-    """Once `start` started compile processes: lower the caller's priority (and that of the processes it starts
-    later, which inherit it) below theirs. The last game's kernel is `main`'s critical path; the games compiled
-    before it are played and reported on what its compile leaves, rather than slowing it down."""
-    if not _STARTED:
-        return
-    try:
-        os.nice(CALLER_NICENESS)
-    except OSError:
-        pass  # not allowed here: the job is as quick, if less so
 
 
 def submit(jobs: list[tuple]) -> None:
