@@ -584,22 +584,18 @@ def main_job(out, jobs, seed, scale):
     inputs.seed(seed)
     inputs.scale(scale)
     inputs.output_folder(out, staged=False)
-    # the kernels compiled in the background, a process per core, while the games are played one after another,
-    # each as soon as its kernel is ready; the processes start now, their imports overlapping the checks
-    warmup.start(game_names(), jobs)
     setups = []
-    try:
-        for name in game_names():  # every game checked before the first is played
-            spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
-            n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
-            inputs.output_folder(Path(out) / name)
-            results.check_output(Path(out) / name)
-            setups.append((spec, players, cfg, chosen, rr, n))
-    except BaseException:
-        warmup.submit([])  # a check failed: nothing to compile, the processes exit
-        raise
-    warmup.submit([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
-                   for spec, players, cfg, chosen, rr, n in setups])
+    for name in game_names():  # every game checked before the first is played
+        spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
+        n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
+        inputs.output_folder(Path(out) / name)
+        results.check_output(Path(out) / name)
+        setups.append((spec, players, cfg, chosen, rr, n))
+    # the kernels compiled in the background, a process per core, while the games are played one after another,
+    # each as soon as its kernel is ready. Not started before the checks: in a fresh venv (`make run`, installed
+    # without byte-compiling) the parent and the processes would byte-compile the same modules side by side.
+    warmup.compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+                            for spec, players, cfg, chosen, rr, n in setups], jobs)
     left = {setup[0].name: setup for setup in setups}
     while left:
         spec, players, cfg, chosen, rr, n = left.pop(warmup.first_ready(list(left)))
