@@ -2,8 +2,7 @@
 
 A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main` plays
 the games one after another; worker processes compile them meanwhile, and numba's on-disk cache hands each one
-over. The processes start before the job has validated its games (`start`: their imports overlap that), and get
-their work once it has (`submit`): first every game's batch kernel (one game played), the heaviest first
+over. The processes (`start`) get their work (`submit`): first every game's batch kernel (one game played), the heaviest first
 (`GameSpec.compile_weight`), then every game's trace (one game traced, as the report's sample games are), each
 after its own game's kernel, whose compiled engine functions it then loads rather than compiles again. `main`
 plays next whichever game's kernel is compiled first (`first_ready`); each run waits only for its own kernel
