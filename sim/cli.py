@@ -242,6 +242,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
             sink.close()  # the tables were streamed to Parquet batch by batch
         if report and not summary_only:
             from analysis.report import build_report
+            from sim.warmup import wait
+            wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
             build_report(results.read_tables(staging), meta, staging)
         results.write_meta(staging, meta)
         results.finish(staging, out)
@@ -576,9 +578,8 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply each game's default count.")
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
-    from sim import results
+    from sim import results, warmup
     from sim.runner import DEFAULT_BATCH, Plan
-    from sim.warmup import compile_kernels, first_ready
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
@@ -591,12 +592,13 @@ def main_job(out, jobs, seed, scale):
         results.check_output(Path(out) / name)
         setups.append((spec, players, cfg, chosen, rr, n))
     # the kernels compiled in the background, a process per core, while the games are played one after another,
-    # each as soon as its kernel is ready
-    compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
-                     for spec, players, cfg, chosen, rr, n in setups], jobs)
+    # each as soon as its kernel is ready. Not started before the checks: in a fresh venv (`make run`, installed
+    # without byte-compiling) the parent and the processes would byte-compile the same modules side by side.
+    warmup.compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+                            for spec, players, cfg, chosen, rr, n in setups], jobs)
     left = {setup[0].name: setup for setup in setups}
     while left:
-        spec, players, cfg, chosen, rr, n = left.pop(first_ready(list(left)))
+        spec, players, cfg, chosen, rr, n = left.pop(warmup.first_ready(list(left)))
         run_to_folder(spec, players, cfg, chosen, rr, n, seed, jobs, Path(out) / spec.name, DEFAULT_BATCH, "loky",
                       None, True, False, False)
     click.echo("\n".join(str(Path(out) / spec.name / "report.html") for spec, *_ in setups))

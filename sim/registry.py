@@ -1,7 +1,7 @@
 """Strategy registry and the integer dispatcher numba compiles once per game.
 
 A strategy is one module in `strategies/<game>/` with one function decorated by `@strategy`. Kernels call
-`choose_action(strategy_id, ...)`; that dispatcher is generated as a real source file (so numba can cache
+`choose(mode, strategy_id, ...)`; that dispatcher is generated as a real source file (so numba can cache
 it) with one branch per registered strategy. Passing jitted functions as arguments would compile a new
 specialisation of the whole match loop per pairing; an integer switch compiles once.
 """
@@ -119,9 +119,9 @@ def _branches(subset, call: str, indent: str) -> list[str]:
 
 
 def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
-    """Source of the generated module: `choose_action(sid, *args)` with a branch per strategy (ids as in
-    `registered`), `choose_heuristic` with the same ids but no branch for search strategies (they return -1
-    there), and `choose(mode, sid, *args)`, which compiles to one or the other by the type of `mode`."""
+    """Source of the generated module: `choose_heuristic(sid, *args)` with a branch per heuristic strategy (ids as
+    in `registered`; search strategies return -1 there), for search players' playouts, and `choose(mode, sid,
+    *args)`, which compiles to the heuristic branches or to every strategy's by the type of `mode`."""
     defs = list(enumerate(registered(game)))
     heuristic = [x for x in defs if not x[1].search]
     arglist = ", ".join(args)
@@ -132,15 +132,14 @@ def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
     # without it: a caller without it cannot call a strategy that allocates, so the search branch keeps it.
     lean = all(getattr(importlib.import_module(d.module), d.function).targetoptions.get("_nrt", True) is False
                for _, d in heuristic)
-    for fname, subset, nrt in (("choose_action", defs, True), ("choose_heuristic", heuristic, not lean)):
-        lines += ["", "", f"@njit(cache=True, _nrt={nrt})", f"def {fname}(sid, {arglist}):"]
-        lines += _branches(subset, arglist, "    ")
+    lines += ["", "", f"@njit(cache=True, _nrt={not lean})", f"def choose_heuristic(sid, {arglist}):"]
+    lines += _branches(heuristic, arglist, "    ")
     lines += ["", "", "@njit(cache=True)", "def observes(sid):"]
     lines += [f"    if sid == {i}:  # {d.name}\n        return False" for i, d in defs if not d.observes]
     lines.append("    return True")
     lines += ["", "", f"def choose(mode, sid, {arglist}):",
               "    raise TypeError('choose() is called from numba kernels only')"]
-    # the branches are repeated here rather than calling choose_action: one call level less per decision
+    # the branches are repeated here rather than calling choose_heuristic: one call level less per decision
     for name, guard, subset, nrt in (("search", "> 0", defs, True), ("heuristic", "== 0", heuristic, not lean)):
         lines += ["", "", f"@overload(choose, jit_options={{'cache': True, '_nrt': {nrt}}})",
                   f"def _choose_{name}(mode, sid, {arglist}):", f"    if len(mode) {guard}:",
@@ -149,13 +148,9 @@ def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
-    """The compiled `choose_action(sid, *args)` over every strategy of a game, generated beside numba's cache."""
-    return _generated(game, args).choose_action
-
-
 def rollout_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
-    """`choose_action` over the non-search strategies only, for a search strategy's playouts."""
+    """`choose_heuristic(sid, *args)`: the non-search strategies of a game, for a search strategy's playouts
+    (generated beside numba's cache)."""
     return _generated(game, args).choose_heuristic
 
 

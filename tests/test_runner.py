@@ -236,10 +236,13 @@ def test_background_compile_hands_every_game_over_even_when_one_fails(monkeypatc
     plan = Plan("no-such-game", 2, 1, 0, (), 1)
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)  # two compile processes on any machine
     warmup.compile_kernels([("no-such-game", None, plan), ("nor-this-one", None, plan)], 2)
-    assert set(warmup._PENDING) == {"no-such-game", "nor-this-one"}
+    assert set(warmup._PENDING) == {(game, step) for game in ("no-such-game", "nor-this-one")
+                                    for step in ("kernel", "trace")}
     assert warmup.first_ready(["nor-this-one", "no-such-game"]) in {"no-such-game", "nor-this-one"}
     assert warmup.first_ready(["never-submitted", "no-such-game"]) == "never-submitted"  # nothing pending
     warmup.wait("nor-this-one")
+    warmup.wait("no-such-game", "trace")  # a trace waits for its kernel, whose job failed: released all the same
     warmup.wait("no-such-game")
+    warmup.wait("nor-this-one", "trace")
     warmup.wait("never-submitted")  # nothing pending: returns at once
     assert not warmup._PENDING

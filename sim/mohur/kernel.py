@@ -14,10 +14,9 @@ from sim.jit import njit
 from sim import playout
 from sim.interface import bind
 from sim.mohur import engine as E
-from sim.registry import dispatcher, kernel_mode, listings, mode_dispatcher, observer
+from sim.registry import kernel_mode, listings, mode_dispatcher, observer
 
 choose = mode_dispatcher("mohur")  # kernels: `mode` says whether search players can be asked
-choose_action = dispatcher("mohur")  # every strategy, called from Python
 play = bind(playout.play, "mohur", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mohur"))  # kernel and trace
 
 # rounds table: the match, then the round record the engine keeps in its history (one int32 column each)

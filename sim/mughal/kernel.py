@@ -10,10 +10,9 @@ from sim.jit import njit
 from sim import playout
 from sim.interface import bind
 from sim.mughal import engine as E
-from sim.registry import dispatcher, kernel_mode, mode_dispatcher, observer
+from sim.registry import kernel_mode, mode_dispatcher, observer
 
 choose = mode_dispatcher("mughal")  # kernels: `mode` says whether search players can be asked
-choose_action = dispatcher("mughal")
 play = bind(playout.play, "mughal", inline=True, G=E, CHOOSE=choose, OBSERVES=observer("mughal"))
 
 GAME_FIXED = ["game", "winner", "n_winners", "turns", "reshuffles", "vt_top", "vt_margin", "decisions"]
