@@ -416,8 +416,10 @@ def count_exchanges(s, m, h, coins, min_ex, actions, n):
                             k = t0 + t1 + t2 + t3 + t4 + t5
                             if k < min_ex:
                                 continue
-                            p0 = _times(p1, h0) if t0 == 0 and h0 > 0 else p1
-                            c = p0[k]
+                            c = p1[k]
+                            if t0 == 0:  # the first good given too: one coefficient of p1 x (1 + ... + y^h0)
+                                for j in range(1, min(h0, k) + 1):
+                                    c += p1[k - j]
                             if c > 0:
                                 end += c
                                 if end > MAX_ACTIONS - 2:
@@ -516,7 +518,7 @@ def next_take(v, m, take, k):
     return take, -1
 
 
-@njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def give_bounds(v, h, take, k, coins):
     """For a take of k goods, how many of each kind the hand at v[h:h+NK] may give: (bounds, kinds, nk, room),
     packed over the nk kinds with a bound (`kinds` their indices), and room the bounds' sum (< k: no
