@@ -342,6 +342,10 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
     # the nk kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused
     # kinds; with at most three such kinds (most takes) the gives are two counted loops.
     min_ex = cfg[CFG_MIN_EXCHANGE]
+    if on_demand == EX_COUNTED:
+        counted = count_exchanges(s, m, h, coins, min_ex, actions, n)
+        s[S_COUNTED] = counted
+        return n + counted
     if on_demand == EX_ROW:  # most turns: min_ex goods to take, and min_ex cards to give whatever is taken
         goods, spare = 0, max(0, coins)
         for g in range(NG):
@@ -349,13 +353,10 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
             spare += 0 if s[m + g] > 0 else s[h + g]
         if goods >= min_ex and spare >= min_ex:
             return _simple_row(actions, n, T_EXCHANGES, -1, 0)
-    listed, takes = n, n
     take, k = np.int64(0), 0
     while True:
         take, k = next_take(s, m, take, k)
         if k < 0:
-            if on_demand == EX_COUNTED:
-                s[S_COUNTED] = n - listed
             return n
         if k < min_ex:
             continue
@@ -364,21 +365,15 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
             continue
         if on_demand == EX_ROW:
             return _simple_row(actions, n, T_EXCHANGES, -1, 0)
-        counting = on_demand == EX_COUNTED
         b0, b1, b2 = bounds & FMASK, (bounds >> FIELD) & FMASK, (bounds >> (2 * FIELD)) & FMASK
         if nk <= 3:  # two counted loops (the general walk below mispredicts its branches more)
             for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
                 r = k - d0
-                if counting:
-                    n += min(b1, r) - max(0, r - b2) + 1
-                    continue
                 for d1 in range(min(b1, r), max(0, r - b2) - 1, -1):
                     if n >= MAX_ACTIONS - 2:
                         _too_many()
                     give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
                     n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
-        elif counting:
-            n += count_gives(bounds, nk, k)
         else:
             give = first_give(bounds, nk, k)
             while give >= 0:
@@ -386,11 +381,73 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
                     _too_many()
                 n = write_exchange(actions, n, k, take, per_kind(give, kinds, nk))
                 give = next_give(give, bounds, nk)
-        if counting:  # this take has exchanges, so its row is below n
-            if n > MAX_ACTIONS - 2:
-                _too_many()
-            actions[takes, 0], actions[takes, 1], actions[takes, 2] = n, take, k
-            takes += 1
+
+
+@njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT; one caller
+def count_exchanges(s, m, h, coins, min_ex, actions, n):
+    """EX_COUNTED: how many exchanges the hand at s[h:h+NK] has with the market at s[m:m+NK] (`coins`: coin_bound),
+    as `_exchanges` lists them; rows n on <- one row per take vector with any, in the engine's order:
+    (where its exchanges end, the take packed, its size k), for `counted_exchange`.
+    A take's gives are the coefficient of y^k in the product of (1 + y + ... + y^bound) over the kinds it does not
+    take (`_times`, in registers). The take vectors come in nested loops (the last good outermost: next_take's
+    order), each level multiplying in its good's factor only where it takes none of that good, and the kinds the
+    market does not hold (and coins) multiplied in once: a take then costs a coefficient read, not a walk over the
+    kinds and the gives (walking them per take vector had been ~70% of a random mirror match)."""
+    base = _times((1, 0, 0, 0, 0, 0, 0, 0), max(0, coins))
+    for g in range(NG):
+        if s[m + g] == 0 and s[h + g] > 0:
+            base = _times(base, s[h + g])
+    # the goods the market holds: how many, and the hand's bound where it holds some (0: nothing to multiply in)
+    m0, m1, m2, m3, m4, m5 = s[m], s[m + 1], s[m + 2], s[m + 3], s[m + 4], s[m + 5]
+    h0, h1, h2 = (s[h] if m0 > 0 else 0), (s[h + 1] if m1 > 0 else 0), (s[h + 2] if m2 > 0 else 0)
+    h3, h4, h5 = (s[h + 3] if m3 > 0 else 0), (s[h + 4] if m4 > 0 else 0), (s[h + 5] if m5 > 0 else 0)
+    end, row = n, n
+    for t5 in range(m5 + 1):
+        p5 = _times(base, h5) if t5 == 0 and h5 > 0 else base
+        for t4 in range(m4 + 1):
+            p4 = _times(p5, h4) if t4 == 0 and h4 > 0 else p5
+            for t3 in range(m3 + 1):
+                p3 = _times(p4, h3) if t3 == 0 and h3 > 0 else p4
+                for t2 in range(m2 + 1):
+                    p2 = _times(p3, h2) if t2 == 0 and h2 > 0 else p3
+                    for t1 in range(m1 + 1):
+                        p1 = _times(p2, h1) if t1 == 0 and h1 > 0 else p2
+                        for t0 in range(m0 + 1):
+                            k = t0 + t1 + t2 + t3 + t4 + t5
+                            if k < min_ex:
+                                continue
+                            c = p1[k]
+                            if t0 == 0:  # the first good given too: one coefficient of p1 x (1 + ... + y^h0)
+                                for j in range(1, min(h0, k) + 1):
+                                    c += p1[k - j]
+                            if c > 0:
+                                end += c
+                                if end > MAX_ACTIONS - 2:
+                                    _too_many()
+                                actions[row, 0] = end
+                                actions[row, 1] = (t0 | (t1 << FIELD) | (t2 << (2 * FIELD)) | (t3 << (3 * FIELD)) |
+                                                   (t4 << (4 * FIELD)) | (t5 << (5 * FIELD)))
+                                actions[row, 2] = k
+                                row += 1
+    return end - n
+
+
+@njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT
+def _times(p, b):
+    """The coefficients p of y^0..y^7 times (1 + y + ... + y^b), truncated to degree 7 (no exchange is larger:
+    the market holds at most 7 cards): prefix sums (times 1 / (1 - y)) less themselves shifted by b + 1."""
+    c0, c1, c2, c3, c4, c5, c6, c7 = p
+    c1 += c0
+    c2 += c1
+    c3 += c2
+    c4 += c3
+    c5 += c4
+    c6 += c5
+    c7 += c6
+    s0, s1, s2, s3, s4, s5, s6, s7 = c0, c1, c2, c3, c4, c5, c6, c7
+    for _ in range(min(b, 7) + 1):
+        s0, s1, s2, s3, s4, s5, s6, s7 = 0, s0, s1, s2, s3, s4, s5, s6
+    return (c0 - s0, c1 - s1, c2 - s2, c3 - s3, c4 - s4, c5 - s5, c6 - s6, c7 - s7)
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
@@ -403,9 +460,21 @@ def counted_exchange(s, cfg, actions, a):
         i += 1
     take, k, h = np.int64(actions[i, 1]), np.int64(actions[i, 2]), S_HAND + NK * s[S_CUR]
     bounds, kinds, nk, _ = give_bounds(s, h, take, k, coin_bound(s, h, cfg[CFG_HAND_LIMIT]))
-    give = first_give(bounds, nk, k)
-    for _ in range(a - start):
-        give = next_give(give, bounds, nk)
+    skip, give = a - start, np.int64(0)  # gives of this take before it
+    if nk <= 3:  # _exchanges' two counted loops: skip whole first counts, then step to the second count
+        b0, b1, b2 = bounds & FMASK, (bounds >> FIELD) & FMASK, (bounds >> (2 * FIELD)) & FMASK
+        for d0 in range(min(b0, k), max(0, k - b1 - b2) - 1, -1):
+            r = k - d0
+            hi = min(b1, r)
+            if skip <= hi - max(0, r - b2):
+                d1 = hi - skip
+                give = d0 | (d1 << FIELD) | ((r - d1) << (2 * FIELD))
+                break
+            skip -= hi - max(0, r - b2) + 1
+    else:
+        give = first_give(bounds, nk, k)
+        for _ in range(skip):
+            give = next_give(give, bounds, nk)
     write_exchange(actions, a, k, take, per_kind(give, kinds, nk))
 
 
@@ -714,7 +783,7 @@ def next_starter(cfg, starter, winner):
     return 1 - starter if cfg[CFG_DRAWN_OTHER] == 1 else starter
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # see HOT_NO_NRT (4 atomic reference counts a decision)
 def observe(s, cfg, p, obs):
     """What seat p may know: own hand, the public table, counts, and tracked knowledge of the rival.
     `obs` is a zeroed buffer or one this function filled before for the same `cfg`: a token stack whose

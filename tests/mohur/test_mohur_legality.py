@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mohur_support import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, brute_force,
-                           build_state, effect, goods, hand, legal_rows, make_cfg, market, reach_state)
+from mohur_support import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, actions_buffer,
+                           brute_force, build_state, effect, goods, hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()
 # a designer's variant: bigger market, tighter hand, bigger minimum exchange, precious cloth
@@ -232,3 +232,34 @@ def test_random_play_reaches_rich_states():
         coffers += hand(s, 0)[COIN] >= 3 or hand(s, 1)[COIN] >= 3
         rich += len(legal_rows(s, DEFAULT.vector, int(s[E.S_CUR]))) >= 30
     assert full >= 5 and coffers >= 5 and rich >= 5
+
+
+@HYP
+@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 120), bias=st.sampled_from([0.0, 0.6, 0.9]),
+       cfg_name=st.sampled_from(sorted(CONFIGS)))
+def test_counted_exchanges_are_the_enumerated_ones(seed, steps, bias, cfg_name):
+    # random's listing (EX_COUNTED): the exchanges counted without being listed (engine.count_exchanges) and the one
+    # drawn written when applied (engine.counted_exchange), against the full listing: the same number for either
+    # seat, and at every exchange index the row the full listing has there
+    v = CONFIGS[cfg_name].vector
+    s, _ = reach_state(v, seed, steps, bias)
+    if E.round_over(s):
+        return
+    buf = actions_buffer()
+    for p in (0, 1):
+        full = legal_rows(s, v, p)
+        exchanges = int((full[:, E.A_TYPE] == E.T_EXCHANGE).sum())
+        counted = s.copy()
+        assert E.enumerate_actions(counted, v, p, buf, E.EX_COUNTED) == len(full)
+        assert counted[E.S_COUNTED] == exchanges
+        assert (buf[: len(full) - exchanges] == full[: len(full) - exchanges]).all()
+    p = int(s[E.S_CUR])
+    full = legal_rows(s, v, p)
+    for a in range(len(full)):
+        if full[a, E.A_TYPE] != E.T_EXCHANGE:
+            continue
+        counted = s.copy()
+        counted[E.S_ON_DEMAND + p] = E.EX_COUNTED
+        assert E.legal_actions(counted, v, buf) == len(full)
+        E.apply_action(counted, v, buf, a)
+        assert (buf[a] == full[a]).all(), (a, buf[a], full[a])
