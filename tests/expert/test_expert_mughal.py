@@ -311,3 +311,44 @@ def test_own_greedy_rollout_plays_as_the_play_loop(players):
     assert compared >= 40 and ties > 0
     # the search's rollout takes this path only where every seat plays greedy and nothing is recorded
     assert own_or_play.py_func.__globals__["OWN"] is greedy_rollout
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_turn_gains_are_what_scoring_adds(players):
+    """The search's value scores a sampled turn without the engine's scoring detail (`turn_gains`): every seat's
+    gain equals what `engine._score` adds to its VT, on turns played to their end and cut short, under every
+    emperor tie rule and either zero-total rule; `turn_value` leaves the state as it was."""
+    from strategies.mughal.expert import turn_gains, turn_value
+    cfg = make_cfg(players)
+    pv = vector("expert", cfg)[1]
+    gains = np.zeros(players)
+    compared = 0
+    for seed in range(10):
+        s = reach(cfg, players, seed, 1 + seed % 7, seed % 4)
+        s[E.S_STOP_AT_TURN_END] = 1
+        for cut in (3, -1):
+            t = s.copy()
+            K.play(t, cfg.vector, np.full(players, RANDOM_ID, np.int64), np.zeros((players, 8)),
+                   np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(8),
+                   HEURISTIC_ONLY, True, cut, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+            for tie in (E.EMP_TIE_HALF, E.EMP_TIE_FULL, E.EMP_TIE_NONE):
+                for zero in (0, 1):
+                    v = cfg.vector.copy()
+                    v[E.CFG_EMP_TIE], v[E.CFG_ZERO_SCORES], v[E.CFG_EMP_ZERO] = tie, zero, zero
+                    scored = t.copy()
+                    E._score(scored, v, scored, E.S_SCORE)
+                    turn_gains(t, v, gains)
+                    assert np.array_equal(gains, (scored[E.S_VT:E.S_VT + players] - t[E.S_VT:E.S_VT + players]))
+                    before = t.copy()
+                    turn_value(t, v, pv, gains)
+                    assert np.array_equal(t, before)
+                    # the value as it was computed from the scored state: margin over the others' mean, lead
+                    vb = pv[list(registered("mughal")[NAMES.index("ismcts")].params).index("versus_best")]
+                    after = scored[E.S_VT:E.S_VT + players].astype(float)
+                    gain = after - t[E.S_VT:E.S_VT + players]
+                    want = [(1.0 - vb) * (gain[p] - (gain.sum() - gain[p]) / (players - 1))
+                            + vb * (after[p] - max(after[q] for q in range(players) if q != p))
+                            for p in range(players)]
+                    assert list(gains[:players]) == want
+                    compared += 1
+    assert compared == 10 * 2 * 6
