@@ -16,7 +16,8 @@ passes `engine.check_invariants`. `sample_state(obs, cfg, s, whole)` is the same
 the turn only, for worlds that end with it (search
 players): the card piles (deck, discard, removed) stay empty, and known hands take the first copy that fits, so
 only the hidden hands' cards are drawn (a partial Fisher-Yates shuffle: uniform like the whole one) and nothing
-is shuffled into a deck. Randomness comes from numba's generator, so a seeded run repeats.
+is shuffled into a deck; the empty piles' room holds its working arrays. Randomness comes from numba's generator,
+so a seeded run repeats.
 """
 import numpy as np
 from sim.jit import njit
@@ -44,7 +45,13 @@ def sample_state(obs, cfg, s, whole):
     for i in range(t):
         opened = max(opened, cfg[E.CFG_EMP_AGE + i])
     s[E.S_OPENED] = opened
-    used = np.zeros(nc, dtype=np.uint8)
+    if whole:
+        used = np.zeros(nc, dtype=np.int32)
+        pool = np.empty(nc, dtype=np.int32)
+    else:  # a turn's world keeps its card piles empty: their room is the scratch space (no allocation per world)
+        used = s[E.S_DISC:E.S_DISC + nc]
+        used[:] = 0
+        pool = s[E.S_REM:E.S_REM + nc]
     # public: tables, VT, discard and removed cards
     for q in range(P):
         b = E.O_SEATS + E.SB * q
@@ -66,7 +73,6 @@ def sample_state(obs, cfg, s, whole):
     inplay = 0  # bit a: the cards of age a are in the game (one test per age, not per card)
     for a in range(len(E.AGES)):
         inplay |= (1 if E.age_in_play(s, cfg, a) else 0) << a
-    pool = np.empty(nc, dtype=np.int32)
     n = 0
     for c in range(nc):
         if used[c] == 0 and (inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1:

@@ -217,10 +217,19 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
                 rest ^= low
                 if rest == 0:
                     break
-        actions[0, E.A_SLOT] = slot
-        actions[0, E.A_SUIT] = suit
-        s[E.S_NLEGAL] = n
-        E.apply_action(s, cfg, actions, 0)
+        q = E.next_chooser(s, p + 1)
+        if q < s[E.S_NP]:  # the pick waits for the round's last chooser: apply_action's first half, without a call
+            if n > 1:
+                s[E.S_DECISIONS] += 1
+            s[E.S_NLEGAL] = 0
+            s[E.S_PEND_SLOT + p] = slot
+            s[E.S_PEND_SUIT + p] = suit
+            s[E.S_CUR] = q
+        else:
+            actions[0, E.A_SLOT] = slot
+            actions[0, E.A_SUIT] = suit
+            s[E.S_NLEGAL] = n
+            E.apply_action(s, cfg, actions, 0)
         steps += 1
     return steps
 
