@@ -22,7 +22,7 @@ from strategies.mughal import greedy
 from strategies.mughal._features import claims, standing, vt_now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # once a round: no reference counts
 def determinize_turn(obs, cfg, s):
     """A sampled world that ends with the turn being played."""
     sample_state(obs, cfg, s, False)
@@ -59,7 +59,7 @@ def restore_turn(s, w):
             s[E.S_HAND + b + i] = w[E.S_HAND + b + i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one call site (turn_value), per playout
 def turn_gains(s, cfg, out):
     """out[p] <- the VT seat p gains if the turn is scored as its tables stand: what `engine._score` adds to its VT
     (majorities, the all-suits award, the emperor's bonus, Disasters; a test compares them), without the detail
