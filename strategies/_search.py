@@ -15,7 +15,8 @@ A game supplies only `determinize`, for truncated rollouts `evaluate` (a value p
 about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
 round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
 `action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
-with the turn, before the card piles are touched) its `world_size`, so a playout copies only that. The searching
+with the turn, before the card piles are touched) its `world_size`, so a playout copies only that, or its own
+`restore` of what a playout reads (Mughal's: the seats and slots in use). The searching
 seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
 seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
 player's parameter vector, so a game may add its own weights after the shared ones

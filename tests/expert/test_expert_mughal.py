@@ -352,3 +352,52 @@ def test_turn_gains_are_what_scoring_adds(players):
                     assert list(gains[:players]) == want
                     compared += 1
     assert compared == 10 * 2 * 6
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33, 34])
+def test_a_playout_reads_only_what_restore_turn_copies(seed):
+    """The search restores each playout's state with `restore_turn` (the seats and slots in use), not the whole
+    state: every candidate of sampled worlds (mid-round too: the seats before the searcher have picked) played
+    to the turn's end from a state restored over garbage ends with the same value, tables, hands and VT, and
+    uses the same random draws, as from a whole copy of the world."""
+    from strategies.mughal.expert import restore_turn, search, turn_value
+    g = search.py_func.__globals__
+    sample, rollout, rparams = g["SAMPLE"], g["ROLLOUT"], g["ROLLOUT_PARAMS"]
+    v = CFG4.vector
+    gid = NAMES.index("greedy")
+    sids, params = np.full(E.MAX_PLAYERS, gid, np.int64), np.repeat(rparams[gid:gid + 1], E.MAX_PLAYERS, 0)
+    pv = vector("expert")[1]
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    robs, nolog = np.zeros(E.OBS_TALLIES, np.int32), np.zeros((0, 1), np.int32)
+    s = reach(CFG4, 4, seed, 1 + seed % 7, seed % 4)
+    compared = 0
+    for p in range(4):
+        obs = observe(CFG4, s, p)
+        t = s.copy()
+        t[E.S_CUR] = p
+        n = E.legal_actions(t, v, buf)
+        if n < 2:  # p does not choose in this round (a declaration round without its card) or has no choice
+            continue
+        actions = buf.copy()
+        world = np.zeros(E.STATE_SIZE, np.int32)
+        E.seed(np.uint32(seed + p))
+        sample(obs, v, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
+        assert E.current_player(world) == p
+        for a in range(n):
+            ends = []
+            for restored in (False, True):
+                w = np.full(E.STATE_SIZE, -7, np.int32) if restored else world.copy()
+                if restored:
+                    restore_turn(w, world)
+                E.apply_action(w, v, actions, a)
+                E.seed(np.uint32(500 + a))
+                rollout(w, v, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
+                value = np.zeros(E.MAX_PLAYERS)
+                turn_value(w, v, pv, value)
+                assert w[E.S_OVER] == E.OVER_TURN_END
+                ends.append((value, w[E.S_VT:E.S_VT + 4].copy(), w[E.S_TOT:E.S_TOT + E.NSUITS * 4].copy(),
+                             w[E.S_CNT:E.S_CNT + E.NSUITS * 4].copy(), w[E.S_TDIS:E.S_TDIS + 4].copy(), w[E.S_HLEN:E.S_HLEN + 4].copy(), numba_draw()))
+            for x, y in zip(*ends):
+                assert np.array_equal(x, y)
+            compared += 1
+    assert compared >= 4
