@@ -79,7 +79,7 @@ def codes(*names: str) -> dict[str, int]:
     return {name: i for i, name in enumerate(names)}
 
 
-def bind(template, name: str, module: str | None = None, inline: bool = False, **globals_):
+def bind(template, name: str, module: str | None = None, inline: bool = False, nrt: bool = True, **globals_):
     """`template` (a plain Python function) compiled with `njit(cache=True)` and its globals extended by
     `globals_` (typically `G=<engine module>`), under the name `<template>_<name>`. numba keys its cache by
     module and qualified name, so each game's copy has its own cache entry; the project's cache folder is
@@ -87,10 +87,13 @@ def bind(template, name: str, module: str | None = None, inline: bool = False, *
     `module`: the module the compiled function claims (its `__module__`; default the template's), e.g. the
     game's strategy module that the registry's generated dispatcher imports it from. `inline`: numba inlines
     its IR into jitted callers (a batch kernel's one call to its play loop), which then compile no separate
-    copy of it whose whole call tree LLVM would optimise once more (measured: 2 s of Mohur's cold compile)."""
+    copy of it whose whole call tree LLVM would optimise once more (measured: 2 s of Mohur's cold compile).
+    `nrt=False`: compiled without reference counting (numba's `_nrt=False`), for a function called per playout
+    or per step that allocates nothing: numba increfs and decrefs every array argument of a call otherwise."""
     func = types.FunctionType(template.__code__, dict(template.__globals__, **globals_),
                               f"{template.__name__}_{name}", template.__defaults__, template.__closure__)
     func.__qualname__ = f"{template.__qualname__}_{name}"
     func.__module__ = module or template.__module__
     func.__doc__ = template.__doc__
-    return njit(cache=True, inline="always" if inline else "never")(func)
+    options = {} if nrt else {"_nrt": False}
+    return njit(cache=True, inline="always" if inline else "never", **options)(func)

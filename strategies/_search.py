@@ -15,7 +15,8 @@ A game supplies only `determinize`, for truncated rollouts `evaluate` (a value p
 about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
 round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
 `action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
-with the turn, before the card piles are touched) its `world_size`, so a playout copies only that. The searching
+with the turn, before the card piles are touched) its `world_size`, so a playout copies only that, or its own
+`restore` of what a playout reads (Mughal's: the seats and slots in use). The searching
 seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
 seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
 player's parameter vector, so a game may add its own weights after the shared ones
@@ -137,12 +138,15 @@ def widen_limit(widening, visits, n):
     return min(n, 1 + int(widening * math.sqrt(visits)))
 
 
-@njit(cache=True)
-def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance):
+@njit(cache=True, _nrt=False)  # once a round, allocates nothing: no reference counts on its arrays
+def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance, pairs, sums):
     """Drop the candidates (of the first `active`) that trail the leader by z standard errors of the paired
     difference over the rounds both played (`vals[round, candidate]`: the searching seat's value, NaN when not
     played) or whose expected gain over it is below tolerance / active, and all but the leader when the gains
-    of those left add up to less than `tolerance` (0: no tolerance); returns how many are left."""
+    of those left add up to less than `tolerance` (0: no tolerance); returns how many are left.
+    `pairs[b, i]` (rounds summed so far) and `sums[b, i]` (rounds both played, the sum of the differences
+    vals[r, b] - vals[r, i] and of their squares): each pair's sums carried from one call to the next, adding
+    only the rounds played since, in the same order (so the same numbers as summing every round afresh)."""
     b, gains = -1, 0.0
     for i in range(active):
         if alive[i] and (b < 0 or mean_of(total, visits, i) > mean_of(total, visits, b)):
@@ -150,11 +154,13 @@ def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance):
     for i in range(active):
         if not alive[i] or i == b:
             continue
-        k, sd, sd2 = 0, 0.0, 0.0
-        for r in range(rounds):
+        k, sd, sd2 = sums[b, i, 0], sums[b, i, 1], sums[b, i, 2]
+        for r in range(pairs[b, i], rounds):
             d = vals[r, b] - vals[r, i]
             if d == d:  # both played round r
                 k, sd, sd2 = k + 1, sd + d, sd2 + d * d
+        pairs[b, i] = rounds
+        sums[b, i, 0], sums[b, i, 1], sums[b, i, 2] = k, sd, sd2
         if k < min_rounds:
             continue
         d, se = sd / k, math.sqrt(max(0.0, sd2 - sd * sd / k) / (k - 1) / k)
@@ -174,12 +180,18 @@ def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance):
     return alive.sum()
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_into(dst, src, n):
     """dst[:n] <- src[:n] element by element: numba's `dst[:] = src` checks for overlap and goes through a
     temporary, several times slower on a large state (Mughal's: about 1.7 against 0.25 us)."""
     for i in range(n):
         dst[i] = src[i]
+
+
+def copy_world(dst, src):
+    """dst <- what a playout of the sampled world src reads: its first WORLD numbers (bound per game), the default
+    `restore`."""
+    copy_into(dst, src, WORLD)  # noqa: F821
 
 
 @njit(cache=True)
@@ -202,8 +214,9 @@ def sample_world(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog):
 
 def search(obs, actions, n_actions, params, cfg):
     """The search (globals bound per game: G engine, SAMPLE (sample_world over the game's DETERMINIZE), EVALUATE,
-    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, SEATS). Returns (row to play,
-    nodes used, visits, total value, first child): the tree's arrays for tests; the player uses the row."""
+    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, SEATS, RESTORE world copy).
+    Returns (row to play, nodes used, visits, total value, first child): the tree's arrays for tests; the player
+    uses the row."""
     iters = max(1, int(params[P_ITERATIONS]))
     rid = int(params[P_ROLLOUT])  # the registry's id of the rollout policy
     if not 0 <= rid < ROLLOUT_PARAMS.shape[0]:  # noqa: F821 - bound per game
@@ -259,12 +272,15 @@ def search(obs, actions, n_actions, params, cfg):
     alive = np.ones(nc, dtype=np.bool_)
     nalive = nc
     vals = np.full((iters + 1 if rounds and z > 0.0 else 1, nc), np.nan)  # race: values by round and candidate
+    racing = rounds and z > 0.0
+    pairs = np.zeros((nc if racing else 0, nc), dtype=np.int64)  # race: each pair's paired sums so far
+    sums = np.zeros((nc if racing else 0, nc, 3))
     it, slot, active, nround, pick = 0, 0, 1, 0, 0
     while True:
         if slot == 0:  # a new world: every iteration, or in rounds every round (`nround` counts the worlds)
             if rounds and nround > 0 and z > 0.0:
                 nalive = race(vals, nround, alive, active, total, visits, z, int(params[P_RACE_ROUNDS]),
-                              params[P_TOLERANCE])
+                              params[P_TOLERANCE], pairs, sums)
             if it >= iters or (rounds and z > 0.0 and nalive <= 1):
                 break
             active = widen_limit(widening, visits[0], nc)
@@ -272,11 +288,11 @@ def search(obs, actions, n_actions, params, cfg):
                 pick = ucb_root(visits, total, active, it, c)
             w = world if rounds else s  # rounds: the round's world, copied for each candidate; else played in
             if ndet > 0:
-                copy_into(w, worlds[nround % ndet], WORLD)  # noqa: F821
+                RESTORE(w, worlds[nround % ndet])  # noqa: F821
             elif nround > 0:
                 SAMPLE(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
             elif not rounds:
-                copy_into(s, world, WORLD)  # noqa: F821
+                RESTORE(s, world)  # noqa: F821
             nround += 1
         if rounds:  # every active (and alive) candidate once per round, all in the round's world
             while not alive[slot]:
@@ -286,7 +302,7 @@ def search(obs, actions, n_actions, params, cfg):
             while slot < active and not alive[slot]:
                 slot += 1
             slot %= active
-            copy_into(s, world, WORLD)  # noqa: F821 - the part of the state a playout reads
+            RESTORE(s, world)  # noqa: F821 - the part of the state a playout reads
         G.apply_action(s, cfg, actions, rep[pick])  # noqa: F821
         node = 1 + pick
         path[0] = 0
@@ -378,18 +394,21 @@ def engine_returns(s, cfg, params, out):
 
 
 def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None,
-                world_size=None):
+                world_size=None, restore=None):
     """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
     player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
     game has; `world_size`: how much of the state (a prefix) a playout of a sampled world reads or writes,
-    copied per playout (default the whole state). Give it its rollout policies with `connect_rollouts` before
-    its first call."""
+    copied per playout (default the whole state); `restore(dst, src)`: the game's own copy of what a playout of
+    the sampled world `src` reads into `dst` (instead of the prefix; Mughal's copies only the seats and slots in
+    use). Give it its rollout policies with `connect_rollouts` before its first call."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
+    # per playout, allocating nothing: compiled without reference counting (`bind`'s nrt)
     found = bind(search, name, G=engine, SAMPLE=bind(sample_world, name, G=engine, DETERMINIZE=determinize),
-                 EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, G=engine),
+                 EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, nrt=False, G=engine),
                  ACTION_KEY=action_key or row_key, SEATS=seats, WORLD=world,
+                 RESTORE=restore or bind(copy_world, name, nrt=False, WORLD=world),
                  ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE))
     return bind(ismcts, name, module=module, SEARCH=found), found
 
@@ -413,13 +432,13 @@ def connect_rollouts(found, name, engine, choose, rollout_params, own=None):
     rollout for that policy (same choices and random draws as the play loop, without its per-step work)."""
     rollout = bind(play, f"{name}_rollout", G=engine, CHOOSE=choose)
     if own is not None:
-        rollout = bind(own_or_play, f"{name}_rollout", PLAY=rollout, OWN_ID=own[0], OWN=own[1])
+        rollout = bind(own_or_play, f"{name}_rollout", nrt=False, PLAY=rollout, OWN_ID=own[0], OWN=own[1])
     found.py_func.__globals__.update(CHOOSE=choose, ROLLOUT=rollout, ROLLOUT_PARAMS=rollout_params)
     found.py_func.__globals__["SAMPLE"].py_func.__globals__.update(ROLLOUT=rollout)
 
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
-                      defaults=None, extra=None, world_size=None, own_rollout=None):
+                      defaults=None, extra=None, world_size=None, own_rollout=None, restore=None):
     """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
     the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
     (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
@@ -432,7 +451,7 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
         raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
                          f"extra {sorted(extra)} must not")
     player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module,
-                                 world_size)
+                                 world_size, restore)
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))

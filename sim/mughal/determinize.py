@@ -16,7 +16,8 @@ passes `engine.check_invariants`. `sample_state(obs, cfg, s, whole)` is the same
 the turn only, for worlds that end with it (search
 players): the card piles (deck, discard, removed) stay empty, and known hands take the first copy that fits, so
 only the hidden hands' cards are drawn (a partial Fisher-Yates shuffle: uniform like the whole one) and nothing
-is shuffled into a deck. Randomness comes from numba's generator, so a seeded run repeats.
+is shuffled into a deck. The card piles' room holds the working arrays (filled after them, or left empty by
+their lengths): no allocation per world. Randomness comes from numba's generator, so a seeded run repeats.
 """
 import numpy as np
 from sim.jit import njit
@@ -24,13 +25,13 @@ from sim.jit import njit
 from sim.mughal import engine as E
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def determinize(obs, cfg, s):
     """The engine interface's determinization: a whole state (sample_state with `whole`)."""
     sample_state(obs, cfg, s, True)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # once a sampled world, allocates nothing: no reference counts
 def sample_state(obs, cfg, s, whole):
     p = obs[E.O_SEAT]
     P = obs[E.O_NP]
@@ -44,8 +45,12 @@ def sample_state(obs, cfg, s, whole):
     for i in range(t):
         opened = max(opened, cfg[E.CFG_EMP_AGE + i])
     s[E.S_OPENED] = opened
-    used = np.zeros(nc, dtype=np.uint8)
-    # public: tables, VT, discard and removed cards
+    # working arrays in the card piles' room, filled last or left empty: s[USED + c] = 1 for a table card c,
+    # s[POOL + i] the unseen cards (POOL is the deck's place: the deck is the pool's rest, shifted down)
+    USED, POOL = E.S_REM, E.S_DECK
+    for c in range(nc):
+        s[USED + c] = 0
+    # public: tables, VT (the discard and removed cards last, once the working arrays are done)
     for q in range(P):
         b = E.O_SEATS + E.SB * q
         s[E.S_VT + q] = obs[b + E.B_VT]
@@ -53,25 +58,20 @@ def sample_state(obs, cfg, s, whole):
             c = obs[E.O_TABLE_CARD + E.MAX_TABLE * q + i]
             if c < 0:
                 break
-            used[c] = 1
+            s[USED + c] = 1
             E.to_table(s, cfg, q, c, obs[E.O_TABLE_SUIT + E.MAX_TABLE * q + i])
-    for c in range(nc):
-        if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
-            used[c] = 1
-            if whole:
-                E.put_gone(s, cfg, c)
-    if whole and s[E.S_DISCLEN] != obs[E.O_DISC]:
-        raise ValueError("determinize: the discard does not match its public count")
     # the unseen pool; pool[:k] is dealt, pool[k:] the cards left in some order (every draw is uniform among them)
     inplay = 0  # bit a: the cards of age a are in the game (one test per age, not per card)
     for a in range(len(E.AGES)):
         inplay |= (1 if E.age_in_play(s, cfg, a) else 0) << a
-    pool = np.empty(nc, dtype=np.int32)
-    n = 0
-    for c in range(nc):
-        if used[c] == 0 and (inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1:
-            pool[n] = c
-            n += 1
+    n, word, bit = 0, obs[E.O_GONE], 0
+    for c in range(nc):  # not on a table, not gone (the public bit set, word by word), of an age in play
+        s[POOL + n] = c  # written always, kept when it counts: no branch on which cards are left
+        n += (s[USED + c] == 0) & (word & 1 == 0) & ((inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1)
+        word >>= 1
+        bit += 1
+        if bit == E.GONE_BITS:
+            word, bit = obs[E.O_GONE + (c + 1) // E.GONE_BITS], 0
     k = 0
     d = obs[E.O_DIR]
     passes = step - 1 if step > 0 else 0
@@ -96,11 +96,13 @@ def sample_state(obs, cfg, s, whole):
                     r = 0
                     if whole:
                         for j in range(k, n):
-                            r += (cfg[E.CFG_CMASK + pool[j]] == mask) & (cfg[E.CFG_CLEVEL + pool[j]] == level)
+                            c = s[POOL + j]
+                            r += (cfg[E.CFG_CMASK + c] == mask) & (cfg[E.CFG_CLEVEL + c] == level)
                         r = np.random.randint(0, r) if r > 0 else 0
                     j = k
                     while j < n:
-                        if cfg[E.CFG_CMASK + pool[j]] == mask and cfg[E.CFG_CLEVEL + pool[j]] == level:
+                        c = s[POOL + j]
+                        if cfg[E.CFG_CMASK + c] == mask and cfg[E.CFG_CLEVEL + c] == level:
                             if r == 0:
                                 break
                             r -= 1
@@ -109,15 +111,20 @@ def sample_state(obs, cfg, s, whole):
                         raise ValueError("determinize: a known hand card is not among the unseen cards")
                 else:
                     j = np.random.randint(k, n)
-                pool[k], pool[j] = pool[j], pool[k]
-                s[E.S_HAND + E.MAX_HAND * q + i] = pool[k]
+                s[POOL + k], s[POOL + j] = s[POOL + j], s[POOL + k]
+                s[E.S_HAND + E.MAX_HAND * q + i] = s[POOL + k]
                 k += 1
     if n - k != obs[E.O_DECK]:
         raise ValueError("determinize: unseen cards do not match the deck count")
-    if whole:  # the deck: the rest, shuffled
-        for i in range(k, n):
+    if whole:
+        for i in range(k, n):  # the deck: the rest, shuffled, moved down over the dealt cards
             j = np.random.randint(i, n)
-            pool[i], pool[j] = pool[j], pool[i]
-            s[E.S_DECK + i - k] = pool[i]
+            s[POOL + i], s[POOL + j] = s[POOL + j], s[POOL + i]
+            s[E.S_DECK + i - k] = s[POOL + i]
         s[E.S_DECKLEN] = n - k
+        for c in range(nc):  # the discard and the removed cards (over the table marks, no longer needed)
+            if (obs[E.O_GONE + c // E.GONE_BITS] >> (c % E.GONE_BITS)) & 1:
+                E.put_gone(s, cfg, c)
+        if s[E.S_DISCLEN] != obs[E.O_DISC]:
+            raise ValueError("determinize: the discard does not match its public count")
     E.start_round(s)  # this round's picks are simultaneous: nobody's is known, every chooser picks afresh

@@ -420,7 +420,7 @@ def declare(s, cfg, p, i, suit):
     _count_card(s, cfg, p, c, suit, 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # per pick, inlined into its one call site (resolve_round)
 def place(s, cfg, p, i, suit):
     """Seat p places the card in its hand slot i on its table in `suit` (DISASTER for a Disaster)."""
     h = S_HAND + MAX_HAND * p
@@ -485,7 +485,7 @@ def apply_action(s, cfg, actions, a):
         s[S_OVER] = OVER_GAME
 
 
-@njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
+@njit(cache=True, _nrt=False, inline="always")  # per round, no reference counting; inlined: one call site
 def pass_hands(s, cfg):
     """Every hand goes to the next seat in this turn's direction; the receiver remembers having seen it."""
     P = s[S_NP]

@@ -10,7 +10,7 @@ and level on the table in the same suit are one candidate (`candidate_key`). Pre
 (`tree_depth` 1), candidates in rounds (`exploration` 0): every candidate played out in the same sampled world.
 A sampled world ends with its turn, and a turn's play never touches the card piles (deck, discard, removed cards:
 dealt at the turn's start, filled at its end), the state's back 3/4, so a playout copies only the state before
-them (`world_size`).
+them (`world_size`), and of that only the seats and slots in use (`restore_turn`).
 """
 from sim.jit import njit
 
@@ -22,30 +22,117 @@ from strategies.mughal import greedy
 from strategies.mughal._features import claims, standing, vt_now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # once a round: no reference counts
 def determinize_turn(obs, cfg, s):
     """A sampled world that ends with the turn being played."""
     sample_state(obs, cfg, s, False)
     s[E.S_STOP_AT_TURN_END] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def restore_turn(s, w):
+    """s <- what a playout of the sampled turn w reads (the search's `restore`, per playout): the header, the pending
+    picks, the VT and its parts, and per seat in play its tallies and the table slots and hand cards in use. The
+    rest is not read within a turn (the card piles, the game's history), or written first (the turn's score, the
+    slots past a table's or a hand's length, the scratch row): about a fifth of `world_size` for 4 seats."""
+    for i in range(E.S_DIS_DESTINY):
+        s[i] = w[i]
+    P = w[E.S_NP]
+    for i in range(E.NSUITS * P):
+        s[E.S_TOT + i] = w[E.S_TOT + i]
+        s[E.S_CNT + i] = w[E.S_CNT + i]
+    for p in range(P):
+        s[E.S_DIS_PICKED + p] = w[E.S_DIS_PICKED + p]
+        s[E.S_TDIS + p] = w[E.S_TDIS + p]
+        s[E.S_UNDECL + p] = w[E.S_UNDECL + p]
+        s[E.S_HORIG + p] = w[E.S_HORIG + p]
+        s[E.S_SEEN + p] = w[E.S_SEEN + p]
+        tl, hl = w[E.S_TLEN + p], w[E.S_HLEN + p]
+        s[E.S_TLEN + p] = tl
+        s[E.S_HLEN + p] = hl
+        b = E.MAX_TABLE * p
+        for i in range(tl):
+            s[E.S_TABLE + b + i] = w[E.S_TABLE + b + i]
+            s[E.S_TSUIT + b + i] = w[E.S_TSUIT + b + i]
+        b = E.MAX_HAND * p
+        for i in range(hl):
+            s[E.S_HAND + b + i] = w[E.S_HAND + b + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")  # one call site (turn_value), per playout
+def turn_gains(s, cfg, out):
+    """out[p] <- the VT seat p gains if the turn is scored as its tables stand: what `engine._score` adds to its VT
+    (majorities, the all-suits award, the emperor's bonus, Disasters; a test compares them), without the detail
+    it records and without touching the state. Two passes per contest (the best, then who has it) instead of a
+    scratch row."""
+    P = s[E.S_NP]
+    zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
+    for p in range(P):
+        out[p] = cfg[E.CFG_DIS_VT] * s[E.S_TDIS + p]
+        every = True
+        for k in range(E.NSUITS):
+            every &= s[E.S_CNT + E.NSUITS * p + k] > 0
+        if every:
+            out[p] += cfg[E.CFG_ALL_VT]
+    for k in range(E.NSUITS):  # majorities
+        top, n_top = -1, 0
+        for p in range(P):
+            tot = s[E.S_TOT + E.NSUITS * p + k]
+            if E.eligible(tot, s[E.S_CNT + E.NSUITS * p + k], zero):
+                if tot > top:
+                    top, n_top = tot, 1
+                elif tot == top:
+                    n_top += 1
+        if n_top > 0:
+            vt = cfg[E.CFG_MAJ_VT] if n_top == 1 else cfg[E.CFG_MAJ_TIE_VT]
+            for p in range(P):
+                tot = s[E.S_TOT + E.NSUITS * p + k]
+                if tot == top and E.eligible(tot, s[E.S_CNT + E.NSUITS * p + k], zero):
+                    out[p] += vt
+    t = s[E.S_TURN] - 1  # the emperor: the highest favoured total
+    mask = cfg[E.CFG_EMP_MASK + t]
+    top, n_top = -1, 0
+    for p in range(P):
+        fav = _favoured(s, p, mask, ezero)
+        if fav > top:
+            top, n_top = fav, 1
+        elif fav == top:
+            n_top += 1
+    if top >= 0:
+        share = E.emperor_share(cfg, t, n_top)
+        for p in range(P):
+            if _favoured(s, p, mask, ezero) == top:
+                out[p] += share
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _favoured(s, p, mask, ezero):
+    """Seat p's favoured total (-1: none), as `engine._score` takes it."""
+    fav = -1
+    for k in range(E.NSUITS):
+        tot = s[E.S_TOT + E.NSUITS * p + k]
+        if (mask >> k) & 1 == 1 and E.eligible(tot, s[E.S_CNT + E.NSUITS * p + k], ezero) and tot > fav:
+            fav = tot
+    return fav
+
+
+@njit(cache=True, _nrt=False)  # per playout: no reference counts on its arrays
 def turn_value(s, cfg, params, out):
-    """Each seat's value of the turn, scored as its tables stand (see the module's doc)."""
+    """Each seat's value of the turn, scored as its tables stand (see the module's doc); the state is left as it is."""
     P = s[E.S_NP]
     vb = params[P_VERSUS_BEST]  # noqa: F821 - set by the registry
-    E._score(s, cfg, s, E.S_SCORE)  # adds the turn's VT to s[S_VT], its detail to s[S_SCORE:]: s is a sampled world
-    total = 0.0
+    turn_gains(s, cfg, out)
+    total, best, at, second = 0.0, -1e300, -1, -1e300   # the most VT after the turn, its first seat, the next
     for p in range(P):
-        sc = E.S_SCORE + p
-        out[p] = s[sc + E.SC_MAJ] + s[sc + E.SC_ALL] + s[sc + E.SC_EMP] + s[sc + E.SC_DIS]  # gained this turn
         total += out[p]
-    for p in range(P):
-        top = -1e300
-        for q in range(P):
-            if q != p:
-                top = max(top, s[E.S_VT + q])
-        out[p] = (1.0 - vb) * (out[p] - (total - out[p]) / (P - 1)) + vb * (s[E.S_VT + p] - top)
+        vt = s[E.S_VT + p] + out[p]
+        if vt > best:
+            best, at, second = vt, p, best
+        elif vt > second:
+            second = vt
+    for p in range(P):  # the lead over the best other seat
+        top = second if p == at else best
+        out[p] = (1.0 - vb) * (out[p] - (total - out[p]) / (P - 1)) + vb * (s[E.S_VT + p] + out[p] - top)
 
 
 @njit(cache=True)
@@ -130,10 +217,19 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
                 rest ^= low
                 if rest == 0:
                     break
-        actions[0, E.A_SLOT] = slot
-        actions[0, E.A_SUIT] = suit
-        s[E.S_NLEGAL] = n
-        E.apply_action(s, cfg, actions, 0)
+        q = E.next_chooser(s, p + 1)
+        if q < s[E.S_NP]:  # the pick waits for the round's last chooser: apply_action's first half, without a call
+            if n > 1:
+                s[E.S_DECISIONS] += 1
+            s[E.S_NLEGAL] = 0
+            s[E.S_PEND_SLOT + p] = slot
+            s[E.S_PEND_SUIT + p] = suit
+            s[E.S_CUR] = q
+        else:
+            actions[0, E.A_SLOT] = slot
+            actions[0, E.A_SUIT] = suit
+            s[E.S_NLEGAL] = n
+            E.apply_action(s, cfg, actions, 0)
         steps += 1
     return steps
 
@@ -143,4 +239,4 @@ ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},
                                    extra={"versus_best": 0.5}, world_size=E.S_DECK,
-                                   own_rollout=("greedy", greedy_rollout))
+                                   own_rollout=("greedy", greedy_rollout), restore=restore_turn)

@@ -311,3 +311,93 @@ def test_own_greedy_rollout_plays_as_the_play_loop(players):
     assert compared >= 40 and ties > 0
     # the search's rollout takes this path only where every seat plays greedy and nothing is recorded
     assert own_or_play.py_func.__globals__["OWN"] is greedy_rollout
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_turn_gains_are_what_scoring_adds(players):
+    """The search's value scores a sampled turn without the engine's scoring detail (`turn_gains`): every seat's
+    gain equals what `engine._score` adds to its VT, on turns played to their end and cut short, under every
+    emperor tie rule and either zero-total rule; `turn_value` leaves the state as it was."""
+    from strategies.mughal.expert import turn_gains, turn_value
+    cfg = make_cfg(players)
+    pv = vector("expert", cfg)[1]
+    gains = np.zeros(players)
+    compared = 0
+    for seed in range(10):
+        s = reach(cfg, players, seed, 1 + seed % 7, seed % 4)
+        s[E.S_STOP_AT_TURN_END] = 1
+        for cut in (3, -1):
+            t = s.copy()
+            K.play(t, cfg.vector, np.full(players, RANDOM_ID, np.int64), np.zeros((players, 8)),
+                   np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(8),
+                   HEURISTIC_ONLY, True, cut, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+            for tie in (E.EMP_TIE_HALF, E.EMP_TIE_FULL, E.EMP_TIE_NONE):
+                for zero in (0, 1):
+                    v = cfg.vector.copy()
+                    v[E.CFG_EMP_TIE], v[E.CFG_ZERO_SCORES], v[E.CFG_EMP_ZERO] = tie, zero, zero
+                    scored = t.copy()
+                    E._score(scored, v, scored, E.S_SCORE)
+                    turn_gains(t, v, gains)
+                    assert np.array_equal(gains, (scored[E.S_VT:E.S_VT + players] - t[E.S_VT:E.S_VT + players]))
+                    before = t.copy()
+                    turn_value(t, v, pv, gains)
+                    assert np.array_equal(t, before)
+                    # the value as it was computed from the scored state: margin over the others' mean, lead
+                    vb = pv[list(registered("mughal")[NAMES.index("ismcts")].params).index("versus_best")]
+                    after = scored[E.S_VT:E.S_VT + players].astype(float)
+                    gain = after - t[E.S_VT:E.S_VT + players]
+                    want = [(1.0 - vb) * (gain[p] - (gain.sum() - gain[p]) / (players - 1))
+                            + vb * (after[p] - max(after[q] for q in range(players) if q != p))
+                            for p in range(players)]
+                    assert list(gains[:players]) == want
+                    compared += 1
+    assert compared == 10 * 2 * 6
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33, 34])
+def test_a_playout_reads_only_what_restore_turn_copies(seed):
+    """The search restores each playout's state with `restore_turn` (the seats and slots in use), not the whole
+    state: every candidate of sampled worlds (mid-round too: the seats before the searcher have picked) played
+    to the turn's end from a state restored over garbage ends with the same value, tables, hands and VT, and
+    uses the same random draws, as from a whole copy of the world."""
+    from strategies.mughal.expert import restore_turn, search, turn_value
+    g = search.py_func.__globals__
+    sample, rollout, rparams = g["SAMPLE"], g["ROLLOUT"], g["ROLLOUT_PARAMS"]
+    v = CFG4.vector
+    gid = NAMES.index("greedy")
+    sids, params = np.full(E.MAX_PLAYERS, gid, np.int64), np.repeat(rparams[gid:gid + 1], E.MAX_PLAYERS, 0)
+    pv = vector("expert")[1]
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    robs, nolog = np.zeros(E.OBS_TALLIES, np.int32), np.zeros((0, 1), np.int32)
+    s = reach(CFG4, 4, seed, 1 + seed % 7, seed % 4)
+    compared = 0
+    for p in range(4):
+        obs = observe(CFG4, s, p)
+        t = s.copy()
+        t[E.S_CUR] = p
+        n = E.legal_actions(t, v, buf)
+        if n < 2:  # p does not choose in this round (a declaration round without its card) or has no choice
+            continue
+        actions = buf.copy()
+        world = np.zeros(E.STATE_SIZE, np.int32)
+        E.seed(np.uint32(seed + p))
+        sample(obs, v, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
+        assert E.current_player(world) == p
+        for a in range(n):
+            ends = []
+            for restored in (False, True):
+                w = np.full(E.STATE_SIZE, -7, np.int32) if restored else world.copy()
+                if restored:
+                    restore_turn(w, world)
+                E.apply_action(w, v, actions, a)
+                E.seed(np.uint32(500 + a))
+                rollout(w, v, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
+                value = np.zeros(E.MAX_PLAYERS)
+                turn_value(w, v, pv, value)
+                assert w[E.S_OVER] == E.OVER_TURN_END
+                ends.append((value, w[E.S_VT:E.S_VT + 4].copy(), w[E.S_TOT:E.S_TOT + E.NSUITS * 4].copy(),
+                             w[E.S_CNT:E.S_CNT + E.NSUITS * 4].copy(), w[E.S_TDIS:E.S_TDIS + 4].copy(), w[E.S_HLEN:E.S_HLEN + 4].copy(), numba_draw()))
+            for x, y in zip(*ends):
+                assert np.array_equal(x, y)
+            compared += 1
+    assert compared >= 4
