@@ -178,28 +178,30 @@ def exit_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def start_worker(parent_pid: int, game: str) -> None:
-    """loky worker initializer: end with the parent (`exit_with_parent`), and get ready to play while the parent
-    plays the first batch: import the game's engine and set up numba's compiler (its registries, ~0.9 CPU-s, which
-    loading the kernel from numba's cache needs first). A trivial function is compiled for that, not the kernel:
-    on a cold cache the kernel is compiled once, by the parent."""
+def start_worker(parent_pid: int) -> None:
+    """loky worker initializer: end with the parent (`exit_with_parent`), and set up numba's compiler (its
+    registries, ~0.9 CPU-s, which loading the kernel from numba's cache needs first) while the parent plays the
+    first batch. A trivial function is compiled for that, not the kernel: on a cold cache the parent compiles the
+    kernel, once. Nothing names the game, so `main`'s games share the workers (joblib keeps loky's executor
+    while its arguments stay the same)."""
     exit_with_parent(parent_pid)
-    get_game(game).module("kernel")
     from numba import njit
     njit(lambda x: x + 1)(1)
 
 
-def _ready() -> int:
+def _ready(game: str) -> int:
+    """A worker's first task: import the game's engine, which its batches need."""
+    get_game(game).module("kernel")
     return os.getpid()
 
 
-def _start_workers(workers: int, loky: dict):
-    """Start the loky workers now and return the generator of their first (empty) tasks, to be consumed once
+def _start_workers(game: str, workers: int, loky: dict):
+    """Start the loky workers now and return the generator of their first tasks (`_ready`), to be consumed once
     the parent has played its batch. joblib keeps loky's executor between calls given the same arguments, so
     the Parallel call that plays the batches gets these workers, already started."""
     from joblib import Parallel, delayed, parallel_config
     with parallel_config(backend="loky", **loky):
-        return Parallel(n_jobs=workers, return_as="generator")(delayed(_ready)() for _ in range(workers))
+        return Parallel(n_jobs=workers, return_as="generator")(delayed(_ready)(game) for _ in range(workers))
 
 
 def _death(exc: Exception) -> str:
@@ -343,9 +345,10 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             first = next(todo, None)
             remaining = plan.n_batches - len(done) - (first is not None)
             workers = worker_count(jobs, remaining, backend, scheduler) if remaining else 1
-            loky = {"initializer": start_worker, "initargs": (os.getpid(), spec.name)} if backend == "loky" else {}
+            loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
             # loky's workers start meanwhile (importing, readying numba: about a second each, see start_worker)
-            starting = _start_workers(workers, loky) if remaining and workers > 1 and backend == "loky" else None
+            starting = (_start_workers(spec.name, workers, loky) if remaining and workers > 1 and backend == "loky"
+                        else None)
             try:
                 # The first batch plays here, so the kernel is compiled once (or loaded) in this process and the
                 # workers load it from numba's cache: workers compiling side by side double the work, and the
