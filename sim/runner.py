@@ -155,7 +155,8 @@ def worker_count(jobs: int, tasks: int, backend: str, scheduler: str | None) -> 
 
 
 def exit_with_parent(parent_pid: int) -> None:
-    """loky worker initializer: end this worker when the main process ends, however it ends. A SIGTERM or SIGKILL
+    """First thing in a worker process (loky's, see start_worker; a compile process): end it when the main process
+    ends, however it ends. A SIGTERM or SIGKILL
     to the main process otherwise leaves its workers playing (and holding memory and the terminal) for minutes.
     Linux delivers SIGKILL on the parent's death even while a compiled batch holds the GIL; elsewhere a thread
     checks between batches."""
@@ -175,6 +176,32 @@ def exit_with_parent(parent_pid: int) -> None:
         threading.Thread(target=watch, daemon=True, name="balance-sim-parent-watch").start()
     if os.getppid() != parent_pid:  # the parent died before the watch was set
         os._exit(1)
+
+
+def start_worker(parent_pid: int) -> None:
+    """loky worker initializer: end with the parent (`exit_with_parent`), and set up numba's compiler (its
+    registries, ~0.9 CPU-s, which loading the kernel from numba's cache needs first) while the parent plays the
+    first batch. A trivial function is compiled for that, not the kernel: on a cold cache the parent compiles the
+    kernel, once. Nothing names the game, so `main`'s games share the workers (joblib keeps loky's executor
+    while its arguments stay the same)."""
+    exit_with_parent(parent_pid)
+    from numba import njit
+    njit(lambda x: x + 1)(1)
+
+
+def _ready(game: str) -> int:
+    """A worker's first task: import the game's engine, which its batches need."""
+    get_game(game).module("kernel")
+    return os.getpid()
+
+
+def _start_workers(game: str, workers: int, loky: dict):
+    """Start the loky workers now and return the generator of their first tasks (`_ready`), to be consumed once
+    the parent has played its batch. joblib keeps loky's executor between calls given the same arguments, so
+    the Parallel call that plays the batches gets these workers, already started."""
+    from joblib import Parallel, delayed, parallel_config
+    with parallel_config(backend="loky", **loky):
+        return Parallel(n_jobs=workers, return_as="generator")(delayed(_ready)(game) for _ in range(workers))
 
 
 def _death(exc: Exception) -> str:
@@ -315,22 +342,34 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     try:
         with stop:
             todo = pending()
-            # The first batch plays here, so the kernel is compiled once (or loaded) in this process and the
-            # workers load it from numba's cache: workers compiling side by side double the work, and the
-            # compiler's memory trips loky's leak guard, which restarts them with a warning.
             first = next(todo, None)
-            if first is not None:
-                keep(first, work(spec.name, cfg, plan, first, seed_of(first), debug, *extra))
-                stop.check()
             remaining = plan.n_batches - len(done) - (first is not None)
             workers = worker_count(jobs, remaining, backend, scheduler) if remaining else 1
+            loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
+            # loky's workers start meanwhile (importing, readying numba: about a second each, see start_worker)
+            starting = (_start_workers(spec.name, workers, loky) if remaining and workers > 1 and backend == "loky"
+                        else None)
+            try:
+                # The first batch plays here, so the kernel is compiled once (or loaded) in this process and the
+                # workers load it from numba's cache: workers compiling side by side double the work, and the
+                # compiler's memory trips loky's leak guard, which restarts them with a warning.
+                if first is not None:
+                    keep(first, work(spec.name, cfg, plan, first, seed_of(first), debug, *extra))
+                    stop.check()
+                if starting is not None:
+                    for _ in starting:  # the workers are ready (or soon will be) for the batches
+                        pass
+            finally:
+                if starting is not None:
+                    with warnings.catch_warnings():  # stopped early: its tasks are cancelled, as meant
+                        warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                        starting.close()  # (a no-op once they are all in)
             if remaining and workers == 1 and backend != "dask":
                 for b in todo:
                     keep(b, work(spec.name, cfg, plan, b, seed_of(b), debug, *extra))
                     stop.check()
             elif remaining:
                 client = _client(workers, backend, scheduler)
-                loky = {"initializer": exit_with_parent, "initargs": (os.getpid(),)} if backend == "loky" else {}
                 last, deaths = first, 0
                 while True:
                     try:

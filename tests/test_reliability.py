@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import sim.batches
 import sim.runner
 from sim.cli import main
 from sim.game import game_names, get_game
@@ -305,11 +306,11 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     shutil.copy(batches / "batch-0000001.npz", batches / "batch-0000002.npz")  # a copy of another batch
     data = (batches / "batch-0000003.npz").read_bytes()
     (batches / "batch-0000003.npz").write_bytes(data[: len(data) // 2])  # truncated
-    with np.load(batches / "batch-0000004.npz") as f:  # rewritten with one changed value, its label intact
-        arrays = {k: f[k].copy() for k in f.files}
-    arrays["games/turns"][0] += 1
-    with open(batches / "batch-0000004.npz", "wb") as f:
-        np.savez(f, **arrays)
+    # rewritten with one changed value, its label (identity and checksum) intact
+    tables, check = sim.batches._read(batches / "batch-0000004.npz", False)
+    tables = {name: {col: arr.copy() for col, arr in cols.items()} for name, cols in tables.items()}
+    tables["games"]["turns"][0] += 1
+    sim.batches.write_tables(batches / "batch-0000004.npz", tables, check["identity"], check["digest"])
     # a partial report leaves the damaged batches out, naming them, instead of a traceback
     r = cli("report", partial_path(out), "-o", tmp_path / "partial-report")
     assert r.exit_code == 0, r.output
@@ -322,6 +323,31 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     assert "batch-0000003.npz (unreadable" in r.stderr
     assert "batch-0000004.npz (checksum mismatch)" in r.stderr
     same_tables(out, ref, "mohur")
+
+
+def test_saved_batches_read_back_whole_in_order_in_both_formats(tmp_path):
+    """A batch file gives back every column, in its order, dtype and values (labels included), whether written
+    as one buffer (now) or with an entry per column (before), and is judged sound either way."""
+    from sim.batches import CHECK, _digest_tables, load_batch, problem, save_batch
+    tables = {"games": {"game": np.arange(3, dtype=np.int64), "odd": np.array([1, -2, 3], dtype=np.int8),
+                        "label": np.array(["a", "bb", "c"], dtype=object), "share": np.array([0.5, 1.0, 0.0])},
+              "counts": {"n": np.array([7], dtype=np.int16)}}
+    save_batch(tmp_path / "new", 0, tables, seed=5, bounds=(0, 3))
+    old = tmp_path / "old"
+    old.mkdir()
+    arrays = {f"{t}/{c}": a for t, cols in tables.items() for c, a in cols.items()}
+    arrays[f"{CHECK}/identity"] = np.array([0, 5, 0, 3], dtype=np.int64)
+    arrays[f"{CHECK}/digest"] = np.frombuffer(bytes.fromhex(_digest_tables(tables)), dtype=np.uint8)
+    with open(old / "batch-0000000.npz", "wb") as f:
+        np.savez(f, **arrays)
+    for folder in (tmp_path / "new", old):
+        back = load_batch(folder, 0)
+        assert list(back) == list(tables)
+        for name, cols in tables.items():
+            assert list(back[name]) == list(cols)
+            for col, arr in cols.items():
+                assert back[name][col].dtype == arr.dtype and back[name][col].tolist() == arr.tolist()
+        assert problem(folder, 0, 5, (0, 3), "game") is None
 
 
 def test_summary_only_resume_checks_its_batches_too(tmp_path, monkeypatch):

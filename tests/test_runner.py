@@ -1,6 +1,9 @@
 """Runner machinery: deterministic tables for any job count, seat rotation, atomic results folders."""
 import itertools
 import json
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -61,6 +64,51 @@ def test_parallel_run_counts_every_game_it_played():
     assert timing["games_played_now"] == 1200
     assert len(tabs["games"]) == 1200
     assert np.array_equal(tabs["games"]["match"].to_numpy(), np.arange(1200))
+
+
+PLAY = sim.runner.run_one_batch  # the real one, whatever a test patches in its place
+
+
+def play_and_name_the_process(game, cfg, plan, b, seed, debug):
+    import os
+    return {**PLAY(game, cfg, plan, b, seed, debug), "process": {"pid": np.array([os.getpid()])}}
+
+
+def test_workers_started_before_the_first_batch_play_the_rest(monkeypatch):
+    """loky's workers start while the main process plays the first batch (they import the engine and ready numba
+    meanwhile); the batches after it are played by those same processes, not by new ones."""
+    if not Path(f"/proc/{os.getpid()}/task").is_dir():
+        pytest.skip("reads a process's children from Linux's /proc")
+    import cloudpickle
+
+    from sim.config import build
+    from sim.game import get_game
+
+    started, real_start = set(), sim.runner._start_workers
+
+    def children() -> set[int]:
+        return {int(pid) for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+                for pid in (task / "children").read_text().split()}
+
+    def start(game, workers, loky):
+        assert loky["initializer"] is sim.runner.start_worker
+        warm = real_start(game, workers, loky)
+        started.update(children())  # the worker processes, before the first batch plays
+        return warm
+
+    monkeypatch.setattr(sim.runner, "_start_workers", start)
+    monkeypatch.setattr(sim.runner, "run_one_batch", play_and_name_the_process)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    try:
+        spec = get_game("mohur")
+        cfg = spec.validate(build(spec.package), 2)
+        plan = Plan("mohur", 2, 2000, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 200)
+        tabs, _ = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    pids = tabs["process"]["pid"].tolist()
+    assert len(pids) == 10 and pids[0] == os.getpid()  # the first batch plays here
+    assert started and set(pids[1:]) <= started
 
 
 def test_batch_seeds_depend_only_on_root_and_index():
