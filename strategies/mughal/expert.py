@@ -19,7 +19,7 @@ from sim.mughal.determinize import sample_state
 from strategies._choice import consider
 from strategies._search import registered_player
 from strategies.mughal import greedy
-from strategies.mughal._features import claims, standing, vt_now
+from strategies.mughal._features import claims, pick_terms, pick_vt
 
 
 @njit(cache=True, _nrt=False)  # once a round: no reference counts
@@ -187,6 +187,8 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
         if p <= last:  # a new round (its seats choose in increasing order): the tables changed
             E.observe(s, cfg, p, obs)
             tops = round_best(obs, cfg)
+            t = obs[E.O_TURN] - 1   # the emperor's: the same for every pick of the round
+            sole, tied, mask = E.emperor_share(cfg, t, 1), E.emperor_share(cfg, t, 2), cfg[E.CFG_EMP_MASK + t]
         last = p
         if s[E.S_STEP] == 0:  # declaring: the first undeclared destiny card, in each of its suits
             first = E.S_TABLE + E.MAX_TABLE * p
@@ -202,7 +204,7 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             count, n, suit = 0, 1, (one > 1) + (one > 2) + (one > 4) - (one == 0)
         else:
             omax, ofav = others_of(tops, p)
-            seat = standing(obs, cfg, p, omax, ofav)   # = seat_now(obs, cfg, p)
+            seat = pick_terms(obs, cfg, p, omax, ofav, sole, tied, mask, actions)   # seat_now(obs, cfg, p) and rows
         for j in range(count):  # rows in legal_actions' order: by slot, then suit, lowest first
             c = s[cards + j]
             level = cfg[E.CFG_CLEVEL + c]
@@ -210,7 +212,7 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             while True:
                 low = rest & -rest
                 k = (low > 1) + (low > 2) + (low > 4) - (low == 0)
-                take, best, ties = consider(vt_now(obs, cfg, seat, k, level) + lw * level, best, ties)
+                take, best, ties = consider(pick_vt(cfg, seat, actions, k, level) + lw * level, best, ties)
                 if take:
                     slot, suit = i + j, k
                 n += 1
