@@ -40,7 +40,12 @@ def seat_now(obs, cfg, p):
 @njit(cache=True, _nrt=False, inline="always")  # inlined: seat_now stays one compiled function
 def claims(cfg, obs, q):
     """Seat q's claim (_claim) in each suit and its best claim among the emperor's favoured suits (-1: none)."""
-    mask = cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1]
+    return masked_claims(obs, q, cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def masked_claims(obs, q, mask):
+    """claims, given the favoured suits `mask`: reads only the tallies (O_TOT, O_CNT) of `obs`."""
     b = E.NSUITS * q
     v0, v1 = _claim(obs[E.O_TOT + b], obs[E.O_CNT + b]), _claim(obs[E.O_TOT + b + 1], obs[E.O_CNT + b + 1])
     v2, v3 = _claim(obs[E.O_TOT + b + 2], obs[E.O_CNT + b + 2]), _claim(obs[E.O_TOT + b + 3], obs[E.O_CNT + b + 3])
