@@ -40,7 +40,12 @@ def seat_now(obs, cfg, p):
 @njit(cache=True, _nrt=False, inline="always")  # inlined: seat_now stays one compiled function
 def claims(cfg, obs, q):
     """Seat q's claim (_claim) in each suit and its best claim among the emperor's favoured suits (-1: none)."""
-    mask = cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1]
+    return masked_claims(obs, q, cfg[E.CFG_EMP_MASK + obs[E.O_TURN] - 1])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def masked_claims(obs, q, mask):
+    """claims, given the favoured suits `mask`: reads only the tallies (O_TOT, O_CNT) of `obs`."""
     b = E.NSUITS * q
     v0, v1 = _claim(obs[E.O_TOT + b], obs[E.O_CNT + b]), _claim(obs[E.O_TOT + b + 1], obs[E.O_CNT + b + 1])
     v2, v3 = _claim(obs[E.O_TOT + b + 2], obs[E.O_CNT + b + 2]), _claim(obs[E.O_TOT + b + 3], obs[E.O_CNT + b + 3])
@@ -110,3 +115,59 @@ def greedy_score(obs, cfg, actions, a, seat, level_weight):
     """Greedy's score of action a for `seat` (seat_now): its VT if scoring happened now after the action, plus
     level_weight x the card's level. Strategies stream their argmax over it (no score array per decision)."""
     return vt_now(obs, cfg, seat, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) + level_weight * actions[a, E.A_LEVEL]
+
+
+# Greedy's score of a pick, fast (the search's own greedy rollout): seat_now and what vt_now reads of each suit,
+# computed in one pass over the four suits into rows 1-4 of an action buffer (row 0 carries the pick), so a row
+# costs a handful of loads and compares: the suit's old majority, the all-suits bonus and the eligibility rules
+# are folded into thresholds. The same integer VT as vt_now, so the same float score (a test compares them).
+T_TOT, T_THR, T_TOP, T_GAIN, T_FAV = 0, 1, 2, 3, 4   # columns of a suit's row
+NEVER = 1 << 30   # T_FAV of a suit that cannot be the favoured one
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pick_terms(obs, cfg, p, omax, ofav, sole, tied, mask, rows):
+    """rows[1 + k] <- seat p's terms for suit k, given the other seats' best claims (others_best), the
+    emperor's bonus alone and tied (emperor_share) and the favoured suits: its total, the total a card must
+    reach to score the suit's majority (T_THR) and to take it alone (above T_TOP), minus the suit's majority
+    now plus the all-suits bonus a first card of the suit completes (T_GAIN), the total a card must reach to
+    count as favoured (T_FAV). Returns (p's VT now but the emperor's, its favoured total (-1: none), the VT of
+    a Disaster's row: pick_vt's `seat`)."""
+    zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
+    b = E.NSUITS * p
+    maj, fav, empty, missing = 0, -1, 0, 0
+    for k in range(E.NSUITS):
+        tot, cnt, top = obs[E.O_TOT + b + k], obs[E.O_CNT + b + k], omax[k]
+        old = _majority_vt(cfg, tot, cnt, top)
+        maj += old
+        empty += cnt == 0
+        missing = k if cnt == 0 else missing
+        favoured = (mask >> k) & 1 == 1
+        fav = _best(fav, tot, favoured & E.eligible(tot, cnt, ezero))
+        r = rows[1 + k]
+        r[T_TOT] = tot
+        # _majority_vt(tot + level, cnt + 1, top): eligible (> 0, or any total under the zero rule) and >= top
+        r[T_THR] = top if zero == 1 else max(top, 1)
+        r[T_TOP] = top
+        r[T_GAIN] = -old
+        # _best(fav, tot + level, favoured and eligible(tot + level, cnt + 1, ezero))
+        r[T_FAV] = (-NEVER if ezero == 1 else 1) if favoured else NEVER
+    if empty == 1:
+        rows[1 + missing, T_GAIN] += cfg[E.CFG_ALL_VT]
+    base = maj + cfg[E.CFG_DIS_VT] * obs[E.O_DIS + p] + (cfg[E.CFG_ALL_VT] if empty == 0 else 0)
+    emp = (tied if fav == ofav else sole) if (fav >= 0) & (fav >= ofav) else 0
+    return base, fav, ofav, sole, tied, base + cfg[E.CFG_DIS_VT] + emp
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pick_vt(cfg, seat, rows, k, level):
+    """vt_now(obs, cfg, seat_now(obs, cfg, p), k, level) from pick_terms' `seat` and rows: suit k (DISASTER: a
+    Disaster)."""
+    base, fav, ofav, sole, tied, disaster = seat
+    if k < 0:
+        return disaster
+    r = rows[1 + k]
+    x = r[T_TOT] + level
+    vt = base + r[T_GAIN] + ((cfg[E.CFG_MAJ_VT] if x > r[T_TOP] else cfg[E.CFG_MAJ_TIE_VT]) if x >= r[T_THR] else 0)
+    f = max(fav, x) if x >= r[T_FAV] else fav
+    return vt + ((tied if f == ofav else sole) if (f >= 0) & (f >= ofav) else 0)

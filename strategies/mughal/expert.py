@@ -19,7 +19,7 @@ from sim.mughal.determinize import sample_state
 from strategies._choice import consider
 from strategies._search import registered_player
 from strategies.mughal import greedy
-from strategies.mughal._features import claims, standing, vt_now
+from strategies.mughal._features import masked_claims, pick_terms, pick_vt
 
 
 @njit(cache=True, _nrt=False)  # once a round: no reference counts
@@ -151,12 +151,13 @@ def _top(best, at, second, v, q):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def round_best(obs, cfg):
-    """For each suit, then the favoured suits: (best claim (claims), its first seat, the best claim of every other
-    seat), -1 for none: each seat's others_best in one pass over the seats, not one pass per seat."""
+def round_best(tallies, players, mask):
+    """For each suit, then the favoured suits (`mask`): (best claim (claims), its first seat, the best claim of
+    every other seat), -1 for none: each seat's others_best in one pass over the seats, not one pass per seat.
+    `tallies`: the tables' tallies where an observation has them (O_TOT, O_CNT, O_DIS)."""
     b0 = a0 = s0 = b1 = a1 = s1 = b2 = a2 = s2 = b3 = a3 = s3 = b4 = a4 = s4 = -1
-    for q in range(obs[E.O_NP]):
-        v0, v1, v2, v3, v4 = claims(cfg, obs, q)
+    for q in range(players):
+        v0, v1, v2, v3, v4 = masked_claims(tallies, q, mask)
         b0, a0, s0 = _top(b0, a0, s0, v0, q)
         b1, a1, s1 = _top(b1, a1, s1, v1, q)
         b2, a2, s2 = _top(b2, a2, s2, v2, q)
@@ -177,16 +178,23 @@ def others_of(tops, p):
 def greedy_rollout(s, cfg, params, max_steps, obs, actions):
     """`greedy` for every seat (its parameters `params[0]`) played on from `s` until the world ends or
     `max_steps` actions: the same choices and random draws as the play loop over the registry's greedy (a test
-    checks), without the loop's per-step work: no action rows (the hand's cards are scored where they lie), and
-    the tables observed once a round, not once a pick (a round's picks are simultaneous: every seat of it sees
-    the same tables). `actions`: one row of it carries the pick to `apply_action`. Returns the actions applied."""
+    checks), without the loop's per-step work: no action rows (the hand's cards are scored where they lie), no
+    observation (a round's picks are simultaneous: every seat of it sees the tables as the state holds them),
+    and what a seat reads of them summed once a round (round_best) and once a pick (pick_terms), not once a card.
+    `actions`: its row 0 carries the pick to `apply_action`, rows 1-4 pick_terms' terms; `obs` is not used (the
+    shared search's rollout signature). Returns the actions applied."""
     lw = params[0, GREEDY_LEVEL_WEIGHT]
+    # the tables as every seat observes them (E.observe's O_TOT, O_CNT, O_DIS), read where they lie: the state's
+    # tallies have the observation's layout, and a round's picks wait for its last chooser, so they do not change
+    # before the round is resolved
+    tallies = s[TALLIES:]
     steps, last = 0, 1 << 30
     while not E.is_over(s) and steps != max_steps:
         p = s[E.S_CUR]
         if p <= last:  # a new round (its seats choose in increasing order): the tables changed
-            E.observe(s, cfg, p, obs)
-            tops = round_best(obs, cfg)
+            t = s[E.S_TURN] - 1   # the emperor's: the same for every pick of the round
+            sole, tied, mask = E.emperor_share(cfg, t, 1), E.emperor_share(cfg, t, 2), cfg[E.CFG_EMP_MASK + t]
+            tops = round_best(tallies, s[E.S_NP], mask)
         last = p
         if s[E.S_STEP] == 0:  # declaring: the first undeclared destiny card, in each of its suits
             first = E.S_TABLE + E.MAX_TABLE * p
@@ -202,7 +210,7 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             count, n, suit = 0, 1, (one > 1) + (one > 2) + (one > 4) - (one == 0)
         else:
             omax, ofav = others_of(tops, p)
-            seat = standing(obs, cfg, p, omax, ofav)   # = seat_now(obs, cfg, p)
+            seat = pick_terms(tallies, cfg, p, omax, ofav, sole, tied, mask, actions)   # seat_now(obs, cfg, p) and rows
         for j in range(count):  # rows in legal_actions' order: by slot, then suit, lowest first
             c = s[cards + j]
             level = cfg[E.CFG_CLEVEL + c]
@@ -210,7 +218,7 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             while True:
                 low = rest & -rest
                 k = (low > 1) + (low > 2) + (low > 4) - (low == 0)
-                take, best, ties = consider(vt_now(obs, cfg, seat, k, level) + lw * level, best, ties)
+                take, best, ties = consider(pick_vt(cfg, seat, actions, k, level) + lw * level, best, ties)
                 if take:
                     slot, suit = i + j, k
                 n += 1
@@ -235,6 +243,8 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
 
 
 GREEDY_LEVEL_WEIGHT = greedy.P_LEVEL_WEIGHT
+TALLIES = E.S_TOT - E.O_TOT   # s[TALLIES:] reads the state's tallies at an observation's offsets
+assert E.S_CNT - E.S_TOT == E.O_CNT - E.O_TOT and E.S_TDIS - E.S_TOT == E.O_DIS - E.O_TOT
 ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS, __name__, evaluate=turn_value,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},

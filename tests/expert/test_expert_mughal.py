@@ -14,6 +14,7 @@ from sim.mughal.config import validate
 from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, choices, registered
 from strategies._search import PARAMS as SEARCH_PARAMS
+from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
 from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
 
 
@@ -401,3 +402,50 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
                 assert np.array_equal(x, y)
             compared += 1
     assert compared >= 4
+
+
+@njit(cache=True)
+def _fast_and_plain_vt(obs, cfg, p, rows, out):
+    """out[i] <- (vt_now, pick_vt) for suit DISASTER, 0..3 (i // 12 - 1) and level i % 12 of seat p."""
+    omax, ofav = others_best(obs, cfg, p)
+    t = obs[E.O_TURN] - 1
+    seat = pick_terms(obs, cfg, p, omax, ofav, E.emperor_share(cfg, t, 1), E.emperor_share(cfg, t, 2),
+                      cfg[E.CFG_EMP_MASK + t], rows)
+    plain = seat_now(obs, cfg, p)
+    for i in range(out.shape[0]):
+        k, level = i // 12 - 1, i % 12
+        out[i, 0] = vt_now(obs, cfg, plain, k, level)
+        out[i, 1] = pick_vt(cfg, seat, rows, k, level)
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_fast_pick_scoring_is_vt_now(players):
+    """The own greedy rollout scores a pick from per-suit terms (`pick_terms`, `pick_vt`) instead of `vt_now`:
+    the same VT for every seat, suit (a Disaster too) and level, on observed tables and on random tallies (ties
+    of totals, suits without a card, a seat one suit short of all four), under every emperor tie rule and
+    either zero-total rule."""
+    cfg = make_cfg(players)
+    rng = np.random.default_rng(players)
+    rows = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    out = np.zeros((5 * 12, 2), np.int64)
+    compared = differ = 0
+    for seed in range(12):
+        obs = observe(cfg, reach(cfg, players, seed, 1 + seed % 7, seed % 4), seed % players)
+        for variant in range(4):
+            if variant:   # random tallies: small totals so that they tie, some suits empty
+                cnt = rng.integers(0, 3, E.NSUITS * players)
+                obs[E.O_CNT:E.O_CNT + cnt.size] = cnt
+                obs[E.O_TOT:E.O_TOT + cnt.size] = np.where(cnt > 0, rng.integers(0, 6, cnt.size), 0)
+                obs[E.O_DIS:E.O_DIS + players] = rng.integers(0, 2, players)
+            for tie in (E.EMP_TIE_HALF, E.EMP_TIE_FULL, E.EMP_TIE_NONE):
+                for zero, ezero in ((0, 0), (1, 1), (0, 1), (1, 0)):
+                    v = cfg.vector.copy()
+                    v[E.CFG_EMP_TIE], v[E.CFG_ZERO_SCORES], v[E.CFG_EMP_ZERO] = tie, zero, ezero
+                    for p in range(players):
+                        rows[1:5] = NEVER   # garbage: pick_terms writes every term it reads
+                        _fast_and_plain_vt(obs, v, p, rows, out)
+                        assert np.array_equal(out[:, 0], out[:, 1]), (seed, variant, tie, zero, ezero, p)
+                        compared += out.shape[0]
+                        differ += len(set(out[:, 0]))
+    assert compared == 12 * 4 * 3 * 4 * players * 60 and differ > compared / 60 * 3   # VTs of many kinds
+    assert T_GAIN < E.ACOLS
