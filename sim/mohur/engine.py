@@ -485,23 +485,12 @@ KIND_BITS, KMASK = 3, np.int64(7)  # packed kind indices: 0..6
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def count_gives(bounds, nk, k):
     """How many gives of k <= 7 cards there are within packed `bounds` over nk kinds: the coefficient of x^k in
-    the product of (1 + x + ... + x^b) over the bounds, multiplied out kind by kind in eight coefficients (in
-    registers: no memory, and no walk over the gives, which was most of a random match with four kinds or more)."""
-    c0, c1, c2, c3, c4, c5, c6, c7 = 1, 0, 0, 0, 0, 0, 0, 0
+    the product of (1 + x + ... + x^b) over the bounds. count_exchanges builds these products level by level in
+    its take loops; this one-take form lets the tests check that arithmetic (`_times`) against the walk."""
+    c = (1, 0, 0, 0, 0, 0, 0, 0)
     for i in range(nk):
-        c1 += c0  # times 1 / (1 - x): prefix sums
-        c2 += c1
-        c3 += c2
-        c4 += c3
-        c5 += c4
-        c6 += c5
-        c7 += c6
-        s0, s1, s2, s3, s4, s5, s6, s7 = c0, c1, c2, c3, c4, c5, c6, c7
-        for _ in range(((bounds >> (FIELD * i)) & FMASK) + 1):  # times (1 - x^(b + 1))
-            s0, s1, s2, s3, s4, s5, s6, s7 = 0, s0, s1, s2, s3, s4, s5, s6
-        c0, c1, c2, c3, c4, c5, c6, c7 = c0 - s0, c1 - s1, c2 - s2, c3 - s3, c4 - s4, c5 - s5, c6 - s6, c7 - s7
-    return (c0 if k == 0 else c1 if k == 1 else c2 if k == 2 else c3 if k == 3 else c4 if k == 4 else c5 if k == 5
-            else c6 if k == 6 else c7)
+        c = _times(c, (bounds >> (FIELD * i)) & FMASK)
+    return c[k]
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT

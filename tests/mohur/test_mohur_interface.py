@@ -158,7 +158,8 @@ def test_counted_exchanges_are_the_listed_ones_written_when_chosen():
 
 
 def test_counting_gives_matches_walking_them():
-    # count_gives (how random's exchanges are counted) against the walk that lists them, up to seven kinds
+    # count_gives (the polynomial arithmetic, `_times`, that random's exchanges are counted with) against the walk
+    # that lists them, up to seven kinds
     rng = np.random.default_rng(5)
     for _ in range(600):
         nk, k = int(rng.integers(0, 8)), int(rng.integers(0, 8))
