@@ -2,8 +2,8 @@
 
 A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main` plays
 the games one after another; worker processes compile them meanwhile, and numba's on-disk cache hands each one
-over. The processes (`start`) get their work (`submit`): first every game's batch kernel (one game played), the heaviest first
-(`GameSpec.compile_weight`), then every game's trace (one game traced, as the report's sample games are), each
+over. The processes (`compile_kernels`) compile first every game's batch kernel (one game played), the heaviest
+first (`GameSpec.compile_weight`), then every game's trace (one game traced, as the report's sample games are), each
 after its own game's kernel, whose compiled engine functions it then loads rather than compiles again. `main`
 plays next whichever game's kernel is compiled first (`first_ready`); each run waits only for its own kernel
 (`wait`, in sim.runner.execute) and its report for its own trace: a game plays while its trace and the later
@@ -18,10 +18,8 @@ from multiprocessing import get_context
 STEPS = ("kernel", "trace")
 TRACE_AFTER_KERNEL_S = 120  # a trace waits this long at most for its kernel (should that compile process die)
 
-# (game, step) -> (the compile processes, the event set once it is compiled)
+# (game, step) -> (the compile processes, the event set once it is compiled, their queue)
 _PENDING: dict = {}
-# the processes `start` spawned ahead of their jobs: (processes, their queue: kept alive for them, events)
-_STARTED: list = []
 
 
 def play_one(game: str, cfg, plan) -> None:
@@ -62,39 +60,25 @@ def _compile(todo, events, parent: int) -> None:
         events[game, step].set()
 
 
-def start(games: list[str], workers: int) -> None:
-    """Start the compile processes for `games` (at most one per core and per game, or `workers` if positive);
-    `submit` gives them their jobs. With one process, nothing is started (the run compiles its kernels)."""
-    workers = min(len(games), os.cpu_count() or 1, workers if workers > 0 else len(games))
+def compile_kernels(jobs: list[tuple], workers: int) -> None:
+    """Start compiling `jobs`, (game name, validated config, Plan), in processes (at most one per core and per game,
+    or `workers` if positive), and return: every game's kernel, the heaviest first, then every game's trace; the
+    processes exit once they are done. With one process, nothing is started (the run compiles its kernels)."""
+    workers = min(len(jobs), os.cpu_count() or 1, workers if workers > 0 else len(jobs))
     if workers < 2:
         return
-    ctx = get_context("spawn")  # not fork: the parent may already hold numba's compiler state and joblib's threads
-    todo, events = ctx.Queue(), {(game, step): ctx.Event() for game in games for step in STEPS}
-    procs = [ctx.Process(target=_compile, args=(todo, events, os.getpid()), daemon=True) for _ in range(workers)]
-    for proc in procs:
-        proc.start()
-    _STARTED.append((procs, todo, events))
-
-
-def submit(jobs: list[tuple]) -> None:
-    """Hand the started processes `jobs`, (game name, validated config, Plan), and return; the processes exit
-    once they are done. Without jobs (the job failed its checks) they exit at once."""
-    if not _STARTED:
-        return
-    procs, todo, events = _STARTED.pop()
     jobs = sorted(jobs, key=lambda job: -_weight(job[0]))  # stable: ties keep their order
+    ctx = get_context("spawn")  # not fork: the parent may already hold numba's compiler state and joblib's threads
+    todo, events = ctx.Queue(), {(game, step): ctx.Event() for game, _, _ in jobs for step in STEPS}
+    procs = [ctx.Process(target=_compile, args=(todo, events, os.getpid()), daemon=True) for _ in range(workers)]
     for step in STEPS:
         for job in jobs:
             todo.put((step, *job))
-            _PENDING[job[0], step] = (procs, events[job[0], step], todo)
+            _PENDING[job[0], step] = (procs, events[job[0], step], todo)  # the queue kept alive for the processes
     for _ in procs:
         todo.put(None)
-
-
-def compile_kernels(jobs: list[tuple], workers: int) -> None:
-    """Start compiling `jobs` (see `submit`) and return."""
-    start([game for game, _, _ in jobs], workers)
-    submit(jobs)
+    for proc in procs:
+        proc.start()
 
 
 def _weight(game: str) -> float:

@@ -271,17 +271,17 @@ def search(obs, actions, n_actions, params, cfg):
 
     alive = np.ones(nc, dtype=np.bool_)
     nalive = nc
-    vals = np.full((iters + 1 if rounds and z > 0.0 else 1, nc), np.nan)  # race: values by round and candidate
     racing = rounds and z > 0.0
+    vals = np.full((iters + 1 if racing else 1, nc), np.nan)  # race: values by round and candidate
     pairs = np.zeros((nc if racing else 0, nc), dtype=np.int64)  # race: each pair's paired sums so far
     sums = np.zeros((nc if racing else 0, nc, 3))
     it, slot, active, nround, pick = 0, 0, 1, 0, 0
     while True:
         if slot == 0:  # a new world: every iteration, or in rounds every round (`nround` counts the worlds)
-            if rounds and nround > 0 and z > 0.0:
+            if racing and nround > 0:
                 nalive = race(vals, nround, alive, active, total, visits, z, int(params[P_RACE_ROUNDS]),
                               params[P_TOLERANCE], pairs, sums)
-            if it >= iters or (rounds and z > 0.0 and nalive <= 1):
+            if it >= iters or (racing and nalive <= 1):
                 break
             active = widen_limit(widening, visits[0], nc)
             if not rounds:
