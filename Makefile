@@ -10,6 +10,7 @@ BIN := $(VENV)/bin
 # clone leaves it out: one run would not earn back its cost.
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+PIP := $(BIN)/python -m pip install --quiet --no-compile
 
 .PHONY: run test bench install clean
 
@@ -17,17 +18,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e .
+	$(PIP) -e .
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[test,dask]"
+	$(PIP) -e ".[test,dask]"
 	$(BIN)/python -m sim.bytecode
 	touch $@ $(STAMP)
 
 install: $(TEST_STAMP)
 
-run: $(STAMP)
+# A fresh `make run` installs in two steps: what compiling the kernels needs (numpy, numba, click: a few seconds),
+# then the rest while `python -m sim.warmup` compiles main's kernels on the core pip leaves idle (pip works on
+# one); `main` then loads them, or waits for the one still compiling (a lock per kernel), instead of compiling them.
+run: | $(BIN)/python
+	@[ $(STAMP) -nt pyproject.toml ] || { set -x; \
+	  $(PIP) $$($(BIN)/python -m sim.warmup --requirements) && \
+	  { $(BIN)/python -m sim.warmup & $(PIP) -e . || { kill $$!; exit 1; }; } && touch $(STAMP); }
 	$(BIN)/balance-sim main -o reports
 
 test: $(TEST_STAMP)

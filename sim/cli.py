@@ -571,6 +571,24 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     click.echo("\n".join([*lines, str(folder / "sensitivity.html")]))
 
 
+def main_setups(scale: float = 1.0) -> list[tuple]:
+    """The main job's games, each (spec, players, config, strategies, round robin, games): its defaults, every
+    heuristic, seats rotated."""
+    setups = []
+    for name in game_names():
+        spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
+        n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
+        setups.append((spec, players, cfg, chosen, rr, n))
+    return setups
+
+
+def main_jobs(setups: list[tuple], seed: int = DEFAULT_SEED) -> list[tuple]:
+    """The compile jobs of the main job's games, (game, config, Plan), as sim.warmup takes them."""
+    from sim.runner import DEFAULT_BATCH, Plan
+    return [(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
+            for spec, players, cfg, chosen, rr, n in setups]
+
+
 @main.command("main")
 @click.option("-o", "--out", default="reports", show_default=True, type=click.Path(file_okay=False))
 @click.option("-j", "--jobs", type=int, default=-1, show_default=True)
@@ -579,23 +597,19 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
 def main_job(out, jobs, seed, scale):
     """The main job: every game on its defaults (all strategies, seats rotated), with reports."""
     from sim import results, warmup
-    from sim.runner import DEFAULT_BATCH, Plan
+    from sim.runner import DEFAULT_BATCH
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
     inputs.output_folder(out, staged=False)
-    setups = []
-    for name in game_names():  # every game checked before the first is played
-        spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
-        n = inputs.games(max(1, int(spec.default_games * scale)), f"--scale {scale:g}: {spec.name} would play")
-        inputs.output_folder(Path(out) / name)
-        results.check_output(Path(out) / name)
-        setups.append((spec, players, cfg, chosen, rr, n))
+    setups = main_setups(scale)  # every game checked before the first is played
+    for spec, *_ in setups:
+        inputs.output_folder(Path(out) / spec.name)
+        results.check_output(Path(out) / spec.name)
     # the kernels compiled in the background, a process per core, while the games are played one after another,
     # each as soon as its kernel is ready. Not started before the checks: in a fresh venv (`make run`, installed
     # without byte-compiling) the parent and the processes would byte-compile the same modules side by side.
-    warmup.compile_kernels([(spec.name, cfg, Plan(spec.name, players, n, seed, chosen, DEFAULT_BATCH, rr))
-                            for spec, players, cfg, chosen, rr, n in setups], jobs)
+    warmup.compile_kernels(main_jobs(setups, seed), jobs)
     left = {setup[0].name: setup for setup in setups}
     while left:
         spec, players, cfg, chosen, rr, n = left.pop(warmup.first_ready(list(left)))

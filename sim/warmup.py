@@ -8,14 +8,22 @@ after its own game's kernel, whose compiled engine functions it then loads rathe
 plays next whichever game's kernel is compiled first (`first_ready`); each run waits only for its own kernel
 (`wait`, in sim.runner.execute) and its report for its own trace: a game plays while its trace and the later
 games compile, and a trace no longer delays the next game's kernel.
+
+Every compile holds a lock per (game, step) in numba's cache folder (`compiling`), so processes that want the same
+kernel at once compile it once: the others wait and then load it. `make run` on a fresh clone uses this: while pip
+installs the reports' dependencies (one core), `python -m sim.warmup` compiles main's kernels on the other core,
+taking only what no one else is compiling (`precompile`), and `main`'s own compile processes pick up the rest.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from multiprocessing import get_context
+from pathlib import Path
 
 STEPS = ("kernel", "trace")
+COMPILE_NEEDS = ("numpy", "numba", "click")  # all that compiling and playing main's kernels imports (a test checks)
 TRACE_AFTER_KERNEL_S = 120  # a trace waits this long at most for its kernel (should that compile process die)
 
 # (game, step) -> (the compile processes, the event set once it is compiled, their queue)
@@ -53,10 +61,11 @@ def _compile(todo, events, parent: int) -> None:
     for step, game, cfg, plan in iter(todo.get, None):  # the jobs in order, then one None per process
         if step != STEPS[0]:
             events[game, STEPS[0]].wait(TRACE_AFTER_KERNEL_S)
-        try:
-            _DO[step](game, cfg, plan)
-        except Exception:
-            pass  # the run compiles it again itself and reports the error there, once
+        with compiling(game, step):  # another process (`precompile`) may be compiling it: then loaded after
+            try:
+                _DO[step](game, cfg, plan)
+            except Exception:
+                pass  # the run compiles it again itself and reports the error there, once
         events[game, step].set()
 
 
@@ -110,3 +119,90 @@ def wait(game: str, step: str = STEPS[0]) -> None:
         pass
     for proc in procs if not _PENDING else ():
         proc.join(1)
+
+
+def _lock_path(game: str, step: str) -> Path:
+    from sim import cache_root
+    folder = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_root())  # set by `import sim`: per source hash
+    return folder / f".compiling-{game}-{step}.lock"
+
+
+@contextlib.contextmanager
+def compiling(game: str, step: str, wait: bool = True):
+    """Hold the lock on compiling `game`'s `step` for the block; yields whether it is held. Waits for a process
+    holding it (which leaves the result in numba's cache) unless `wait` is False: then yields False at once.
+    An advisory `flock`: the kernel drops it however its holder ends. Where the cache folder cannot take a lock
+    file, there is nothing to share either: yields True (held) and the caller compiles alone."""
+    import fcntl
+    path = _lock_path(game, step)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            held = True
+        except BlockingIOError:
+            held = False
+        yield held
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+def precompile(jobs: list[tuple]) -> list[tuple[str, str]]:
+    """Compile `jobs`' kernels and then their traces, in `compile_kernels`' order, in this process, skipping what
+    another process is compiling (it would only be waited for): the steps compiled here, as (game, step)."""
+    done = []
+    jobs = sorted(jobs, key=lambda job: -_weight(job[0]))
+    for step in STEPS:
+        for game, cfg, plan in jobs:
+            if step != STEPS[0]:  # a trace after its kernel (whose compiled engine it loads), never beside it
+                with compiling(game, STEPS[0], wait=False) as kernel_free:
+                    if not kernel_free:
+                        continue
+            with compiling(game, step, wait=False) as free:
+                if not free:
+                    continue
+                try:
+                    _DO[step](game, cfg, plan)
+                except Exception:
+                    continue  # `main` compiles it again and reports the error there, once
+                done.append((game, step))
+    return done
+
+
+def _precompile_main() -> None:
+    """`python -m sim.warmup`: compile `balance-sim main`'s kernels ahead of it (what `make run` starts beside the
+    rest of the install). Needs only numpy, numba and click (`compile_requirements`)."""
+    import signal
+    # started with `&` by make's shell, which leaves SIGINT ignored in background jobs: Ctrl-C on `make run`
+    # should end this too
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from sim.cli import main_jobs, main_setups
+    try:
+        precompile(main_jobs(main_setups()))
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except Exception:  # e.g. a broken default configuration: `main` reports it, in one line
+        raise SystemExit(1) from None
+
+
+def compile_requirements() -> list[str]:
+    """pyproject's requirements of what compiling the kernels imports (numpy, numba, click), for `make run`'s first
+    install step: pip installs the rest while the kernels compile."""
+    import re
+    import tomllib
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    return [dep for dep in deps if re.match(r"[\w.-]+", dep)[0].lower() in COMPILE_NEEDS]
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["--requirements"]:
+        print(" ".join(compile_requirements()))
+    else:
+        _precompile_main()
