@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 # 46 s of a fresh install); Python writes the bytecode of the modules actually imported on first use instead --
 # except where PYTHONDONTWRITEBYTECODE is set: `make install` then writes that of the modules a run imports
 # (sim/bytecode.py, ~6 CPU-s once; each later run's processes start 1-2 CPU-s quicker). `make run` on a fresh
-# clone leaves it out: one run would not earn back its cost.
+# clone leaves it out (one run would not earn back its cost); its early compile (below) writes the bytecode of
+# what it imports (numpy, numba, the games), which `main`'s processes import again.
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 PIP := $(BIN)/python -m pip install --quiet --no-compile

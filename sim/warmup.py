@@ -178,9 +178,13 @@ def _precompile_main() -> None:
     """`python -m sim.warmup`: compile `balance-sim main`'s kernels ahead of it (what `make run` starts beside the
     rest of the install). Needs only numpy, numba and click (`compile_requirements`)."""
     import signal
+    import sys
     # started with `&` by make's shell, which leaves SIGINT ignored in background jobs: Ctrl-C on `make run`
     # should end this too
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # part of the install, like sim.bytecode: where PYTHONDONTWRITEBYTECODE is set, `main` and each of its
+    # processes would otherwise compile numba's and numpy's modules from source again (~0.6 CPU-s a process)
+    sys.dont_write_bytecode = False
     from sim.cli import main_jobs, main_setups
     try:
         precompile(main_jobs(main_setups()))
