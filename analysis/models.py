@@ -36,12 +36,27 @@ class LuceFit:
     games: np.ndarray         # decided games each strategy took part in (mirror games count once)
 
 
+def _unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(key, axis=0, return_inverse=True), rows in the same (lexicographic) order. Small non-negative
+    codes are first packed into one integer per row (mixed radix, so the packed order is the rows' order):
+    sorting a million plain integers is several times quicker than sorting a million rows."""
+    radix = key.max(axis=0) + 1 if key.size else None
+    if radix is None or key.min() < 0 or np.prod(radix.astype(float)) >= 2.0 ** 62:
+        rows, inverse = np.unique(key, axis=0, return_inverse=True)
+        return rows, inverse.ravel()
+    packed = key[:, 0].copy()
+    for column in range(1, key.shape[1]):
+        packed *= radix[column]
+        packed += key[:, column]
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    return key[first], inverse.ravel()
+
+
 def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, weights=None):
     """Games with the same (strategy, position) per seat share one row: counts and summed win shares.
     With `weights`, each input row already stands for that many games and win_share holds their sums."""
     key = np.concatenate([strategy, position], axis=1).astype(np.int64)
-    rows, inverse = np.unique(key, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    rows, inverse = _unique_rows(key)
     counts = np.bincount(inverse, weights=weights, minlength=len(rows)).astype(float)
     wins = np.stack([np.bincount(inverse, weights=win_share[:, s], minlength=len(rows))
                      for s in range(win_share.shape[1])], axis=1)

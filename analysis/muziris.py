@@ -256,13 +256,14 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                             {"file": "muziris_seats.png",
                              "reading": "Each bar is how often a fixed seat wins at equal skill; bars near the "
                                         "dashed line mean seating does not matter."}]})
+    strategy = common.names_of(players["strategy"])  # once: the sections below group and select by it
     strength_figures, meta_sections = common.meta_game_section(
-        summary, outdir, strategy_colors(players["strategy"].astype(str).unique()), P)
+        summary, outdir, strategy_colors(strategy.unique()), P)
 
     # 2. strategies and market conditions
-    names = sorted(players["strategy"].astype(str).unique())
+    names = sorted(strategy.unique())
     colors = strategy_colors(names)
-    st = players.groupby(players["strategy"].astype(str))["win_share"].agg(["sum", "size"]).reindex(names)
+    st = players.groupby(strategy)["win_share"].agg(["sum", "size"]).reindex(names)
     lo, hi = wilson(st["sum"], st["size"])
     fig, ax = new_figure()
     _bars(ax, names, st["sum"] / st["size"], lo, hi, [colors[k] for k in names])
@@ -273,7 +274,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     save(fig, outdir / "muziris_strategies.png")
     conds = _condition_names(meta, int(games["condition"].max()) + 1)
     cond = np.repeat(games["condition"].to_numpy(), P)
-    tab = players.assign(cond=cond, strat=players["strategy"].astype(str)).groupby(
+    tab = players.assign(cond=cond, strat=strategy).groupby(
         ["cond", "strat"])["win_share"].agg(["sum", "size"]).reset_index()
     fig, ax = new_figure(8.5, 4.5)
     ncond = int(games["condition"].max()) + 1
@@ -357,7 +358,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     # 5. coins by source
     order_cols = [c for c in players.columns if c.startswith("coins_order_")]
     cols = order_cols + list(SOURCES)
-    means = players.groupby(players["strategy"].astype(str))[cols].mean().reindex(names)
+    means = players.groupby(strategy)[cols].mean().reindex(names)
     fig, ax = new_figure(8.5, 4.5)
     bottom = np.zeros(len(names))
     cmap = __import__("matplotlib").colormaps["tab20"]
