@@ -203,6 +203,23 @@ def nash_mix(payoff: np.ndarray) -> np.ndarray:
     subject to x' payoff >= v for every column, x a distribution (linear program, HiGHS)."""
     a = np.asarray(payoff, dtype=float)
     k = a.shape[0]
+    # A strategy that beats every other one (a[i, j] > 0 for all j != i) is the unique equilibrium: the game's
+    # value is 0, and any mix giving weight to another strategy j loses against i. HiGHS returns exactly this
+    # e_i (every one of the report's 1,203 bootstrap programs, and tests/test_models.py), so it is answered
+    # without the linear program: the default runs' meta-games all have such a strategy, and scipy's linprog
+    # costs about a millisecond a call in Python around the solver (a second per report).
+    beats = (a > 0) | np.eye(k, dtype=bool)
+    dominant = np.flatnonzero(beats.all(axis=1))
+    if len(dominant):
+        x = np.zeros(k)
+        x[dominant[0]] = 1.0
+        return x
+    return _nash_lp(a)
+
+
+def _nash_lp(a: np.ndarray) -> np.ndarray:
+    """nash_mix by the linear program, whatever the game."""
+    k = a.shape[0]
     # variables x_1..x_k, v; minimise -v; constraints v - x' a[:, j] <= 0
     c = np.concatenate([np.zeros(k), [-1.0]])
     a_ub = np.concatenate([-a.T, np.ones((k, 1))], axis=1)

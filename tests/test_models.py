@@ -310,3 +310,25 @@ def test_names_of_is_astype_str():
         got, want = common.names_of(column), column.astype(str)
         pd.testing.assert_series_equal(got, want)
         assert got.dtype == want.dtype
+
+
+def test_nash_answers_a_dominant_strategy_as_the_linear_program_does():
+    """nash_mix skips the linear program when one strategy beats every other; HiGHS's answer is then exactly that
+    pure strategy, bit for bit (summary.json's weights and bootstrap intervals must not change), down to edges of
+    a billionth. Without such a strategy (a zero: a pair that never met, or a cycle) the program still runs."""
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        k = int(rng.integers(2, 9))
+        a = rng.normal(0, rng.choice([1e-3, 0.1, 0.3]), (k, k))
+        a = (a - a.T) / 2
+        i = int(rng.integers(k))
+        a[i] = np.abs(a[i]) + rng.choice([1e-9, 1e-5, 0.01]) * rng.random(k)
+        a[:, i] = -a[i]
+        np.fill_diagonal(a, 0.0)
+        assert (np.delete(a[i], i) > 0).all()
+        want = models._nash_lp(a)
+        assert np.array_equal(models.nash_mix(a), want) and want[i] == 1.0
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+    never_met = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.1], [0.0, -0.1, 0]])
+    for a in (rps, never_met):
+        assert np.array_equal(models.nash_mix(a), models._nash_lp(a))
