@@ -174,6 +174,7 @@ def games_frame(tables, meta):
         "length_words": formatted(lambda t, r: f"{t} turns over {r} rounds", games["turns"], games["rounds"]),
         "safety": safety,
     })
-    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
+    from analysis.common import names_of
+    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": names_of(games[f"strategy_{s}"]).to_numpy(),
                                      "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
     return frame, seats

@@ -71,8 +71,9 @@ def margins(players: pd.DataFrame, score: str) -> pd.Series:
 
 
 def seats_frame(players: pd.DataFrame) -> pd.DataFrame:
+    from analysis.common import names_of
     return pd.DataFrame({"game": players["game"].astype(int).to_numpy(),
-                         "strategy": players["strategy"].astype(str).to_numpy(),
+                         "strategy": names_of(players["strategy"]).to_numpy(),
                          "share": players["win_share"].astype(float).to_numpy()})
 
 
