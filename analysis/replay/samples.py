@@ -50,7 +50,9 @@ def formatted(fmt, *columns) -> pd.Categorical:
 
     from analysis.models import _unique_rows
     values = [np.asarray(c) for c in columns]
-    if not all(np.issubdtype(v.dtype, np.integer) or v.dtype == bool for v in values):
+    # integers int64 holds exactly (a uint64 may not) and booleans; anything else is formatted row by row
+    if not all(v.dtype == bool or v.dtype == np.int64 or (np.issubdtype(v.dtype, np.integer) and v.dtype.itemsize < 8)
+               for v in values):
         return pd.Categorical([fmt(*row) for row in zip(*columns)])
     rows, inverse = _unique_rows(np.stack(values, axis=1).astype(np.int64))
     kinds = [v.dtype.type for v in values]  # fmt sees values of the column's own type, as zip would give it
