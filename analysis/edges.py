@@ -113,8 +113,7 @@ def p_half(m: dict) -> float:
     """Two-sided p-value that a headline rate is 1/2: the binomial test for a plain rate, the model's Wald test
     (on the log-odds scale, from its interval) for a model estimate."""
     if m.get("population") == MODEL:
-        from scipy.special import logit
-        from scipy.stats import norm
+        from scipy.special import logit, ndtr  # not scipy.stats: importing it costs about 1 CPU-s
         se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * stats.Z95)
-        return float(2 * norm.sf(abs(logit(m["estimate"])) / se)) if se > 0 else float("nan")
+        return float(2 * ndtr(-(abs(logit(m["estimate"])) / se))) if se > 0 else float("nan")  # 2 * norm.sf
     return stats.binomial_test_half(m["estimate"] * m["n"], m["n"])

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linprog
 from scipy.special import expit
 
 from analysis import stats
@@ -36,12 +35,27 @@ class LuceFit:
     games: np.ndarray         # decided games each strategy took part in (mirror games count once)
 
 
+def _unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(key, axis=0, return_inverse=True), rows in the same (lexicographic) order. Small non-negative
+    codes are first packed into one integer per row (mixed radix, so the packed order is the rows' order):
+    sorting a million plain integers is several times quicker than sorting a million rows."""
+    radix = key.max(axis=0) + 1 if key.size else None
+    if radix is None or key.min() < 0 or np.prod(radix.astype(float)) >= 2.0 ** 62:
+        rows, inverse = np.unique(key, axis=0, return_inverse=True)
+        return rows, inverse.ravel()
+    packed = key[:, 0].copy()
+    for column in range(1, key.shape[1]):
+        packed *= radix[column]
+        packed += key[:, column]
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    return key[first], inverse.ravel()
+
+
 def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, weights=None):
     """Games with the same (strategy, position) per seat share one row: counts and summed win shares.
     With `weights`, each input row already stands for that many games and win_share holds their sums."""
     key = np.concatenate([strategy, position], axis=1).astype(np.int64)
-    rows, inverse = np.unique(key, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    rows, inverse = _unique_rows(key)
     counts = np.bincount(inverse, weights=weights, minlength=len(rows)).astype(float)
     wins = np.stack([np.bincount(inverse, weights=win_share[:, s], minlength=len(rows))
                      for s in range(win_share.shape[1])], axis=1)
@@ -187,6 +201,25 @@ def nash_mix(payoff: np.ndarray) -> np.ndarray:
     """A symmetric equilibrium mix of a symmetric zero-sum game (payoff[i, j] = -payoff[j, i]): maximise v
     subject to x' payoff >= v for every column, x a distribution (linear program, HiGHS)."""
     a = np.asarray(payoff, dtype=float)
+    k = a.shape[0]
+    # A strategy that beats every other one (a[i, j] > 0 for all j != i) is the unique equilibrium: the game's
+    # value is 0, and any mix giving weight to another strategy j loses against i. HiGHS returns exactly this
+    # e_i (all 802 such programs of the default Mohur and Mughal reports' bootstraps; tests/test_models.py), so
+    # it is answered without the linear program, which costs about a millisecond a call in scipy's Python
+    # around the solver (401 calls a report). A weakly dominant strategy (a pair that never met scores 0, as in
+    # the default Muziris run) may tie with other equilibria, and HiGHS picks among them: the program runs.
+    beats = (a > 0) | np.eye(k, dtype=bool)
+    dominant = np.flatnonzero(beats.all(axis=1))
+    if len(dominant):
+        x = np.zeros(k)
+        x[dominant[0]] = 1.0
+        return x
+    return _nash_lp(a)
+
+
+def _nash_lp(a: np.ndarray) -> np.ndarray:
+    """nash_mix by the linear program, whatever the game."""
+    from scipy.optimize import linprog  # here: a report whose meta-game has a dominant strategy never imports it
     k = a.shape[0]
     # variables x_1..x_k, v; minimise -v; constraints v - x' a[:, j] <= 0
     c = np.concatenate([np.zeros(k), [-1.0]])

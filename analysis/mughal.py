@@ -149,10 +149,11 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out, _ = common.strategy_sections(players, outdir, two_player=False, summary=summary,
                                       players=_players_count(tables, meta))
     out.append(_seats(tables, meta, summary, outdir))
-    out.append(_vt(players, outdir))
+    strategy = common.names_of(players["strategy"])  # once: _vt and _disasters group and select by it
+    out.append(_vt(players, strategy, outdir))
     out.append(_emperors(games, players, cfg, outdir))
     out.append(_margins(games, outdir))
-    out.append(_disasters(players, outdir))
+    out.append(_disasters(players, strategy, outdir))
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
     what_decides = decisive.section(summary, decisive.mughal_labels(cfg, players), outdir)
@@ -195,8 +196,9 @@ def _seats(tables, meta, summary, outdir) -> dict:
     return out
 
 
-def _vt(players, outdir) -> dict:
-    names = sorted(players["strategy"].astype(str).unique())
+def _vt(players, strategy: pd.Series, outdir) -> dict:
+    """strategy: players["strategy"] as strings (common.names_of)."""
+    names = sorted(strategy.unique())
     colors = strategy_colors(names)
     fig, ax = new_figure()
     vt = players["vt_total"].to_numpy()
@@ -204,7 +206,7 @@ def _vt(players, outdir) -> dict:
     lo, hi = int(vt.min()), int(cap)
     bins = np.arange(lo, hi + 2) - 0.5
     for name in names:
-        v = players.loc[players["strategy"].astype(str) == name, "vt_total"].to_numpy()
+        v = players.loc[strategy == name, "vt_total"].to_numpy()
         ax.hist(v[v <= cap], bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
                 label=f"{name} (mean {v.mean():.1f})")
     ax.set_xlabel("VT at the end of the game")
@@ -213,7 +215,7 @@ def _vt(players, outdir) -> dict:
     ax.legend(frameon=False, fontsize=8)
     save(fig, outdir / "mughal_vt_hist.png")
 
-    means = players.groupby(players["strategy"].astype(str))[list(PARTS)].mean().loc[names]
+    means = players.groupby(strategy)[list(PARTS)].mean().loc[names]
     fig, ax = new_figure()
     x = np.arange(len(names))
     pos = np.zeros(len(names))
@@ -250,7 +252,11 @@ def _specialist_suit(name: str) -> int:
 def _emperors(games, players, cfg, outdir) -> dict:
     nt = _n_turns(games)
     emperors = cfg.get("emperors") or [{"name": f"turn {t}", "favoured": ["any"]} for t in range(1, nt + 1)]
-    spec = players["strategy"].astype(str).map(_specialist_suit).to_numpy()
+    # each strategy's specialist suit, looked up once per name rather than once per player-game
+    column = players["strategy"]
+    column = column if isinstance(column.dtype, pd.CategoricalDtype) else column.astype("category")
+    spec = np.array([_specialist_suit(str(n)) for n in column.cat.categories],
+                    dtype=np.int64)[column.cat.codes.to_numpy()]
     labels, to_spec, shares = [], [], []
     for t in range(1, nt + 1):
         emp = emperors[t - 1] if t - 1 < len(emperors) else {"name": f"turn {t}", "favoured": ["any"]}
@@ -317,9 +323,10 @@ def _margins(games, outdir) -> dict:
                          "reading": "Distribution of the winning margin of each suit majority, all turns together."}]}
 
 
-def _disasters(players, outdir) -> dict:
-    names = sorted(players["strategy"].astype(str).unique())
-    g = players.groupby(players["strategy"].astype(str))
+def _disasters(players, strategy: pd.Series, outdir) -> dict:
+    """strategy: players["strategy"] as strings (common.names_of)."""
+    names = sorted(strategy.unique())
+    g = players.groupby(strategy)
     fig, ax = new_figure()
     x = np.arange(len(names))
     dest = g["disasters_destiny"].mean().loc[names]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from analysis import common, decisive, edges, skill
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
-from analysis.stats import mean, rate, wilson
+from analysis.stats import binomial_test, mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 
 from sim.muziris.config import parse_steps
@@ -185,12 +185,11 @@ def _skill_section(tables, summary, meta, outdir):
 def _p_fair(m: dict, players: int) -> float:
     """Two-sided p-value that a rate is the fair share 1/players (binomial; the model's Wald test on its
     log-odds interval)."""
-    from scipy.special import logit
-    from scipy.stats import binomtest, norm
+    from scipy.special import logit, ndtr  # not scipy.stats: importing it costs about 1 CPU-s
     if m.get("population") == edges.MODEL:
         se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * 1.959963984540054)
-        return float(2 * norm.sf(abs(logit(m["estimate"]) - logit(1 / players)) / se))
-    return float(binomtest(int(round(m["estimate"] * m["n"])), m["n"], 1 / players).pvalue)
+        return float(2 * ndtr(-(abs(logit(m["estimate"]) - logit(1 / players)) / se)))  # 2 * norm.sf(|z|)
+    return binomial_test(int(round(m["estimate"] * m["n"])), m["n"], 1 / players)
 
 
 def _err(est, lo, hi):
@@ -256,13 +255,14 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                             {"file": "muziris_seats.png",
                              "reading": "Each bar is how often a fixed seat wins at equal skill; bars near the "
                                         "dashed line mean seating does not matter."}]})
+    strategy = common.names_of(players["strategy"])  # once: the sections below group and select by it
     strength_figures, meta_sections = common.meta_game_section(
-        summary, outdir, strategy_colors(players["strategy"].astype(str).unique()), P)
+        summary, outdir, strategy_colors(strategy.unique()), P)
 
     # 2. strategies and market conditions
-    names = sorted(players["strategy"].astype(str).unique())
+    names = sorted(strategy.unique())
     colors = strategy_colors(names)
-    st = players.groupby(players["strategy"].astype(str))["win_share"].agg(["sum", "size"]).reindex(names)
+    st = players.groupby(strategy)["win_share"].agg(["sum", "size"]).reindex(names)
     lo, hi = wilson(st["sum"], st["size"])
     fig, ax = new_figure()
     _bars(ax, names, st["sum"] / st["size"], lo, hi, [colors[k] for k in names])
@@ -273,7 +273,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     save(fig, outdir / "muziris_strategies.png")
     conds = _condition_names(meta, int(games["condition"].max()) + 1)
     cond = np.repeat(games["condition"].to_numpy(), P)
-    tab = players.assign(cond=cond, strat=players["strategy"].astype(str)).groupby(
+    tab = players.assign(cond=cond, strat=strategy).groupby(
         ["cond", "strat"])["win_share"].agg(["sum", "size"]).reset_index()
     fig, ax = new_figure(8.5, 4.5)
     ncond = int(games["condition"].max()) + 1
@@ -357,7 +357,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     # 5. coins by source
     order_cols = [c for c in players.columns if c.startswith("coins_order_")]
     cols = order_cols + list(SOURCES)
-    means = players.groupby(players["strategy"].astype(str))[cols].mean().reindex(names)
+    means = players.groupby(strategy)[cols].mean().reindex(names)
     fig, ax = new_figure(8.5, 4.5)
     bottom = np.zeros(len(names))
     cmap = __import__("matplotlib").colormaps["tab20"]

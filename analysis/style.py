@@ -4,7 +4,10 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+# Figures are made without pyplot: its import and its figure managers (a registry of open windows a report does
+# not have) cost CPU and change nothing in a saved PNG.
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 PALETTE = ["#1b6ca8", "#e07b39", "#3a9d5d", "#c0392b", "#8e6bbf", "#8c6d46", "#d16ba5", "#6b6b6b",
            "#b5a400", "#17a2b8", "#5d4037", "#2e7d32"]
@@ -18,7 +21,9 @@ def strategy_colors(names) -> dict:
 
 
 def new_figure(width: float = 7.5, height: float = 4.2):
-    fig, ax = plt.subplots(figsize=(width, height), dpi=110)
+    fig = Figure(figsize=(width, height), dpi=110)
+    FigureCanvasAgg(fig)  # what pyplot gives a figure under the Agg backend
+    ax = fig.subplots()
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(axis="y", alpha=0.3)
     return fig, ax
@@ -26,8 +31,11 @@ def new_figure(width: float = 7.5, height: float = 4.2):
 
 def save(fig, path) -> None:
     fig.tight_layout()
+    # tight_layout leaves a placeholder layout engine behind, and savefig then draws the whole figure once more
+    # (without rendering) before the real draw only to run that engine, which does nothing: a fifth of the
+    # CPU time of saving a figure. With no engine the saved PNG is byte-for-byte the same.
+    fig.set_layout_engine(None)
     fig.savefig(path)
-    plt.close(fig)
 
 
 def clip_upper(values, q: float = 99.9):

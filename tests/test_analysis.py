@@ -33,6 +33,24 @@ def test_mean_interval_and_power():
     assert stats.binomial_test_half(600, 1000) < 1e-9
 
 
+def test_binomial_test_is_scipys_binomtest_bit_for_bit():
+    """stats.binomial_test spares the report scipy.stats' import; its p-values must be scipy's exactly (the
+    report prints them), for every k of small n and for counts like a run's around and far from the fair share."""
+    from scipy.special import ndtr
+    from scipy.stats import binomtest, norm
+    rng = np.random.default_rng(7)
+    cases = [(k, n, p) for n in range(1, 30) for k in range(n + 1) for p in (0.5, 1 / 3, 0.25, 0.1)]
+    for _ in range(300):
+        n, p = int(rng.integers(100, 200_000)), float(rng.choice([1 / 2, 1 / 3, 1 / 4, rng.random()]))
+        cases.append((int(np.clip(round(rng.normal(n * p, 4 * np.sqrt(n * p * (1 - p)))), 0, n)), n, p))
+    for k, n, p in cases:
+        assert stats.binomial_test(k, n, p) == float(binomtest(k, n, p).pvalue), (k, n, p)
+    with pytest.raises(ValueError):
+        stats.binomial_test(5, 4, 0.5)
+    z = np.concatenate([rng.normal(0, 3, 200), [0.0, np.inf, np.nan]])
+    assert np.array_equal(ndtr(-z), norm.sf(z), equal_nan=True)  # the Wald tests' 2 * norm.sf, without scipy.stats
+
+
 def test_merge_of_aggregated_summaries_is_exact():
     values = np.arange(20, dtype=float) ** 1.5
     with stats.aggregating():

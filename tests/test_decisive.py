@@ -321,3 +321,17 @@ def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
     best = json.loads((tmp_path / "tune" / "tune.json").read_text())["ranking"][0]
     assert best["params"] == {"rules.coin_token": 0}
     assert best["targets"]["decisive_rate[coin_token]"]["verdict"] == "meets"
+
+
+def test_winner_mask_is_the_lexicographic_maximum():
+    """winner_mask takes each key's row maximum a column at a time; it must mark exactly the seats whose keys
+    are the row's lexicographic maximum, for any number of seats and keys, ties shared or void."""
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        n, p = int(rng.integers(0, 60)), int(rng.integers(1, 6))
+        keys = [rng.integers(-3, 4, (n, p)) for _ in range(int(rng.integers(1, 4)))]
+        best = [max(tuple(int(k[r, s]) for k in keys) for s in range(p)) for r in range(n)]
+        want = np.array([[tuple(int(k[r, s]) for k in keys) == best[r] for s in range(p)] for r in range(n)],
+                        dtype=bool).reshape(n, p)
+        assert np.array_equal(D.winner_mask(keys), want)
+        assert np.array_equal(D.winner_mask(keys, "none"), want & (want.sum(axis=1, keepdims=True) == 1))

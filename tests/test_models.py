@@ -282,3 +282,53 @@ def test_mirror_rate_wins_over_a_batch_without_mirror_games():
                 stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
         merged = stats.finalize(total)["x"]
         assert merged == edges.two_seat_edges(r, r["starter"])["rates"][0]
+
+
+def test_lineup_grouping_is_numpys_row_unique():
+    """group_lineups packs small codes into one integer per row to sort them quickly; rows and the inverse must
+    be exactly those of np.unique(axis=0) (their order decides the summation order, hence summary.json's bits),
+    also where packing is refused (a negative code, too many combinations) and on an empty table."""
+    rng = np.random.default_rng(3)
+    cases = [rng.integers(0, hi, (n, c)) for n, c, hi in ((1, 2, 1), (500, 4, 3), (3000, 8, 7), (2000, 3, 40))]
+    cases += [np.array([[0, -1], [2, 0], [0, -1]]), np.array([[2 ** 40, 1], [5, 2 ** 30], [5, 0]]),
+              np.zeros((0, 4), dtype=np.int64)]
+    for key in cases:
+        key = key.astype(np.int64)
+        rows, inverse = models._unique_rows(key)
+        want_rows, want_inverse = np.unique(key, axis=0, return_inverse=True)
+        assert np.array_equal(rows, want_rows) and rows.dtype == want_rows.dtype
+        assert np.array_equal(inverse, want_inverse.ravel()) and inverse.dtype == want_inverse.dtype
+
+
+def test_names_of_is_astype_str():
+    """common.names_of builds `astype(str)` from a categorical's categories: the same Series, dtype included."""
+    values = pd.Series(["greedy", "random", "greedy", "hoarder"] * 5, index=range(100, 120), name="strategy")
+    for column in (values, values.astype("category"),
+                   pd.Series(pd.Categorical(values, categories=["random", "hoarder", "greedy", "unused"]),
+                             index=values.index, name="strategy"),
+                   pd.Series(pd.Categorical([1, 2, 1]))):
+        got, want = common.names_of(column), column.astype(str)
+        pd.testing.assert_series_equal(got, want)
+        assert got.dtype == want.dtype
+
+
+def test_nash_answers_a_dominant_strategy_as_the_linear_program_does():
+    """nash_mix skips the linear program when one strategy beats every other; HiGHS's answer is then exactly that
+    pure strategy, bit for bit (summary.json's weights and bootstrap intervals must not change), down to edges of
+    a billionth. Without such a strategy (a zero: a pair that never met, or a cycle) the program still runs."""
+    rng = np.random.default_rng(11)
+    for _ in range(400):
+        k = int(rng.integers(2, 9))
+        a = rng.normal(0, rng.choice([1e-3, 0.1, 0.3]), (k, k))
+        a = (a - a.T) / 2
+        i = int(rng.integers(k))
+        a[i] = np.abs(a[i]) + rng.choice([1e-9, 1e-5, 0.01]) * rng.random(k)
+        a[:, i] = -a[i]
+        np.fill_diagonal(a, 0.0)
+        assert (np.delete(a[i], i) > 0).all()
+        want = models._nash_lp(a)
+        assert np.array_equal(models.nash_mix(a), want) and want[i] == 1.0
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+    never_met = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.1], [0.0, -0.1, 0]])
+    for a in (rps, never_met):
+        assert np.array_equal(models.nash_mix(a), models._nash_lp(a))

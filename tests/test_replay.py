@@ -3,6 +3,7 @@ events, `--game K` reproduces game K of a run exactly, and reports link to sampl
 import json
 import shlex
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -211,3 +212,21 @@ def test_sample_command_rebuilds_the_configuration(tmp_path):
     sets = tuple(words[i + 1] for i, w in enumerate(words) if w == "--set")
     _, _, cfg, _, _ = load_setup("mohur", None, sets, 2, "greedy,racer")
     assert cfg.raw == meta["config"]  # the flags rebuild the run's configuration
+
+
+def test_formatted_words_are_the_per_row_words():
+    """samples.formatted formats each distinct combination once; every row must read as if formatted alone,
+    missing (None) included, for integer and boolean columns, other columns (formatted row by row) and none."""
+    from analysis.replay.samples import formatted, plural
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 4, 3000).astype(np.int8), pd.Series(rng.integers(0, 40, 3000), dtype="int16")
+    flag = rng.random(3000) < 0.2
+    cases = [(lambda x, y: f"{max(x, y)} by {plural(y, 'coin')}" if y else None, (a, b)),
+             (lambda f, x: "capped" if f else None, (flag, a)),
+             (lambda x: f"{x} turns", (rng.random(50),)),
+             (lambda x: f"{x}", (np.zeros(0, dtype=np.int64),))]
+    for fmt, columns in cases:
+        want = [fmt(*row) for row in zip(*columns)]
+        got = formatted(fmt, *columns)
+        assert len(got) == len(want)
+        assert [None if pd.isna(x) else x for x in got] == want

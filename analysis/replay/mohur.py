@@ -7,9 +7,10 @@ leaves them out.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from analysis.replay.samples import plural
+from analysis.replay.samples import formatted, plural
 
 SCORE_NAME = "rupees this round"  # what the running score counts, under the board
 
@@ -158,19 +159,22 @@ def games_frame(tables, meta):
     reason = {m: f"a round ended by the {END_NAMES[r].replace('_', ' ')} rule" for m, r in reason.items()}
     winner = games["winner"].astype(int).to_numpy()
     ids = games["match"].astype(int).to_numpy()
-    safety = [reason.get(m, "the round cap ended the match with no winner" if w < 0 else None)
-              for m, w in zip(ids, winner)]
+    safety = np.where(winner < 0, "the round cap ended the match with no winner", None).astype(object)
+    at = pd.Index(ids).get_indexer(list(reason))
+    safety[at[at >= 0]] = np.array(list(reason.values()), dtype=object)[at >= 0]
     frame = pd.DataFrame({
         "game": ids,
         "margin": seals * 1000 + gap,
-        "closeness": [f"{max(a, b)}-{min(a, b)} on seals, " + (f"the last round by {plural(g, 'rupee')}" if g
-                      else "the last round level on rupees and settled by the tie-break")
-                      for a, b, g in zip(games["seals_0"], games["seals_1"], gap)],
+        "closeness": formatted(lambda a, b, g: f"{max(a, b)}-{min(a, b)} on seals, "
+                               + (f"the last round by {plural(g, 'rupee')}" if g
+                                  else "the last round level on rupees and settled by the tie-break"),
+                               games["seals_0"], games["seals_1"], gap),
         "decided": winner >= 0,
         "length": games["turns"].astype(int).to_numpy(),
-        "length_words": [f"{t} turns over {r} rounds" for t, r in zip(games["turns"], games["rounds"])],
+        "length_words": formatted(lambda t, r: f"{t} turns over {r} rounds", games["turns"], games["rounds"]),
         "safety": safety,
     })
-    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": games[f"strategy_{s}"].astype(str).to_numpy(),
+    from analysis.common import names_of
+    seats = pd.concat([pd.DataFrame({"game": ids, "strategy": names_of(games[f"strategy_{s}"]).to_numpy(),
                                      "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
     return frame, seats

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.replay.samples import plural, seats_frame
+from analysis.replay.samples import formatted, plural, seats_frame
 
 SCORE_NAME = "VT"  # what the running score counts, under the board
 
@@ -121,12 +121,12 @@ def games_frame(tables, meta):
     frame = pd.DataFrame({
         "game": games["game"].astype(int).to_numpy(),
         "margin": margin,
-        "closeness": [f"won by {m} VT" for m in margin],
+        "closeness": formatted(lambda m: f"won by {m} VT", margin),
         "decided": games["n_winners"].astype(int).to_numpy() == 1,
         "length": games["decisions"].astype(int).to_numpy(),
-        "length_words": [f"{d} decisions (every game has {t} turns)" for d, t in zip(games["decisions"],
-                                                                                         games["turns"])],
-        "safety": [f"the deck ran out and the discard was shuffled back {plural(r, 'time')}" if r else None
-                   for r in resh],
+        "length_words": formatted(lambda d, t: f"{d} decisions (every game has {t} turns)", games["decisions"],
+                                  games["turns"]),
+        "safety": formatted(lambda r: f"the deck ran out and the discard was shuffled back {plural(r, 'time')}"
+                            if r else None, resh),
     })
     return frame, seats_frame(tables["players"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.replay.samples import margins, plural, seats_frame
+from analysis.replay.samples import formatted, margins, plural, seats_frame
 
 SCORE_NAME = "coins"  # what the running score counts, under the board
 
@@ -141,14 +141,13 @@ def games_frame(tables, meta):
     frame = pd.DataFrame({
         "game": ids,
         "margin": margin,
-        "closeness": [f"won by {plural(m, 'coin')}" if m
-                      else "level on coins at the top and settled by the tie-break" for m in margin],
+        "closeness": formatted(lambda m: f"won by {plural(m, 'coin')}" if m
+                               else "level on coins at the top and settled by the tie-break", margin),
         "decided": games["n_winners"].astype(int).to_numpy() == 1,
         "length": games["rounds"].astype(int).to_numpy() * 1000 + games["uses"].astype(int).to_numpy(),
-        "length_words": [f"{r} rounds, {u} character uses" for r, u in zip(games["rounds"], games["uses"])],
-        "safety": ["the round cap (a safety rule) ended it" if c else
-                   "it needed more coins than the box holds (coins_short)" if s else None
-                   for c, s in zip(capped, short)],
+        "length_words": formatted(lambda r, u: f"{r} rounds, {u} character uses", games["rounds"], games["uses"]),
+        "safety": formatted(lambda c, s: "the round cap (a safety rule) ended it" if c else
+                            "it needed more coins than the box holds (coins_short)" if s else None, capped, short),
         "safety_rank": (~capped).astype(int),  # a round-cap game first, then a coins-short one
     })
     return frame, seats_frame(tables["players"])
