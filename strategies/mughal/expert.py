@@ -142,6 +142,21 @@ def candidate_key(actions, a):
         + actions[a, E.A_LEVEL]
 
 
+@njit(cache=True)
+def dominated(actions, a, b):
+    """Row a's placement is not played out beside row b's (the search's `dominated`): both put a card in the same
+    suit, b's card at least as high and playable in every suit a's is (and not the same kind). Taking b scores
+    at least as much this turn (totals only count up) and leaves the next seat a card worth no more to anyone
+    (a rule of thumb, not a proof: the card left may come back). The race cannot tell such pairs apart where
+    they play almost alike and spent its budget on them (session 12: 18% of the placement candidates of
+    4-seat games, 17% of the playouts)."""
+    k = actions[a, E.A_SUIT]
+    ma, mb = actions[a, E.A_MASK], actions[b, E.A_MASK]
+    la, lb = actions[a, E.A_LEVEL], actions[b, E.A_LEVEL]
+    return (actions[a, E.A_TYPE] == E.T_PLACE) & (actions[b, E.A_TYPE] == E.T_PLACE) & (k >= 0) \
+        & (actions[b, E.A_SUIT] == k) & (lb >= la) & (mb & ma == ma) & ((mb != ma) | (lb != la))
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def _top(best, at, second, v, q):
     """(best, its first seat, the best of the other seats) after seat q's value v."""
@@ -249,4 +264,4 @@ ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},
                                    extra={"versus_best": 0.5}, world_size=E.S_DECK,
-                                   own_rollout=("greedy", greedy_rollout), restore=restore_turn)
+                                   own_rollout=("greedy", greedy_rollout), restore=restore_turn, dominated=dominated)
