@@ -17,8 +17,8 @@ round) or a margin should break ties its own `value`, and where action rows hold
 `action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
 with the turn, before the card piles are touched) its `world_size`, so a playout copies only that, or its own
 `restore` of what a playout reads (Mughal's: the seats and slots in use), and where some choices are never
-better than another its `dominated(actions, a, b)` (row a's candidate is not played out beside row b's; one
-candidate left is played without a search). The searching
+better than another its `dominated(obs, actions, a, b)` (row a's candidate is not played out beside row b's;
+one candidate left is played without a search). The searching
 seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
 seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
 player's parameter vector, so a game may add its own weights after the shared ones
@@ -92,7 +92,7 @@ def row_key(actions, a):
 
 
 @njit(cache=True)
-def never_dominated(actions, a, b):
+def never_dominated(obs, actions, a, b):
     """The default DOMINATED: no candidate is dropped unplayed."""
     return False
 
@@ -254,7 +254,7 @@ def search(obs, actions, n_actions, params, cfg):
         for i in range(nc):
             beaten = False
             for j in range(nc):
-                if j != i and DOMINATED(actions, rep[i], rep[j]):  # noqa: F821 - bound per game
+                if j != i and DOMINATED(obs, actions, rep[i], rep[j]):  # noqa: F821 - bound per game
                     beaten = True
                     break
             if not beaten:
@@ -423,8 +423,8 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     game has; `world_size`: how much of the state (a prefix) a playout of a sampled world reads or writes,
     copied per playout (default the whole state); `restore(dst, src)`: the game's own copy of what a playout of
     the sampled world `src` reads into `dst` (instead of the prefix; Mughal's copies only the seats and slots in
-    use); `dominated(actions, a, b)`: True where row a's candidate need not be played out beside row b's (a
-    strict partial order, so some candidate is always left; default: none). Give it its rollout policies with
+    use); `dominated(obs, actions, a, b)`: True where row a's candidate need not be played out beside row b's
+    (for one observation, a strict partial order, so some candidate is always left; default: none). Give it its rollout policies with
     `connect_rollouts` before its first call."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:

@@ -29,13 +29,13 @@ S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS)
 
 
 @njit(cache=True)
-def ones_lose_to_threes(actions, a, b):
+def ones_lose_to_threes(obs, actions, a, b):
     """A game's `dominated` for the tests: taking 1 is never better than taking 3."""
     return actions[a, 0] == 1 and actions[b, 0] == 3
 
 
 @njit(cache=True)
-def smaller_loses(actions, a, b):
+def smaller_loses(obs, actions, a, b):
     return actions[a, 0] < actions[b, 0]
 
 

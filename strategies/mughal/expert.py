@@ -143,17 +143,19 @@ def candidate_key(actions, a):
 
 
 @njit(cache=True)
-def dominated(actions, a, b):
+def dominated(obs, actions, a, b):
     """Row a's placement is not played out beside row b's (the search's `dominated`): both put a card in the same
-    suit, b's card at least as high and playable in every suit a's is (and not the same kind). Taking b scores
-    at least as much this turn (totals only count up) and leaves the next seat a card worth no more to anyone
-    (a rule of thumb, not a proof: the card left may come back). The race cannot tell such pairs apart where
-    they play almost alike and spent its budget on them (session 12: 18% of the placement candidates of
-    4-seat games, 17% of the playouts)."""
+    suit, b's card at least as high and playable in every suit a's is (and not the same kind), and the hand
+    cannot come back to this seat with a choice this turn (its cards but one are gone by then: hand length -
+    players <= 1; with 4 or more seats always, with 2 from the third pick). Taking b scores at least as much
+    this turn (totals only count up) and leaves the next seat a card worth no more to anyone (a rule of thumb,
+    not a proof). The race cannot tell such pairs apart where they play almost alike and spent its budget on
+    them (session 12: 18% of the placement candidates of 4-seat games, 17% of the playouts)."""
     k = actions[a, E.A_SUIT]
     ma, mb = actions[a, E.A_MASK], actions[b, E.A_MASK]
     la, lb = actions[a, E.A_LEVEL], actions[b, E.A_LEVEL]
-    return (actions[a, E.A_TYPE] == E.T_PLACE) & (actions[b, E.A_TYPE] == E.T_PLACE) & (k >= 0) \
+    gone = obs[E.O_SEATS + E.SB * obs[E.O_SEAT] + E.B_HLEN] - obs[E.O_NP] <= 1
+    return gone & (actions[a, E.A_TYPE] == E.T_PLACE) & (actions[b, E.A_TYPE] == E.T_PLACE) & (k >= 0) \
         & (actions[b, E.A_SUIT] == k) & (lb >= la) & (mb & ma == ma) & ((mb != ma) | (lb != la))
 
 

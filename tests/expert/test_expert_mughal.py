@@ -452,10 +452,13 @@ def test_fast_pick_scoring_is_vt_now(players):
 
 
 def test_dominated_placements():
-    """`dominated(actions, a, b)`: a placement in the same suit of a card no higher and playable in no more suits
-    is never played out; declarations, Disasters, other suits and the same kind of card are kept."""
+    """`dominated(obs, actions, a, b)`: a placement in the same suit of a card no higher and playable in no more
+    suits is not played out where the hand cannot come back with a choice (hand length - players <= 1);
+    declarations, Disasters, other suits and the same kind of card are kept."""
     from strategies.mughal.expert import dominated
-    v = CFG4.vector
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    obs[E.O_SEAT], obs[E.O_NP] = 1, 4
+    obs[E.O_SEATS + E.SB * 1 + E.B_HLEN] = 5
     rows = np.zeros((6, E.ACOLS), np.int32)
     M, B = 1, 2   # masks of a Military and a Building card
 
@@ -467,15 +470,17 @@ def test_dominated_placements():
     row(3, E.T_PLACE, M | B, 1, 4)      # Military/Building 4, as Building
     row(4, E.T_PLACE, 0, E.DISASTER, 0)
     row(5, E.T_DECLARE, M | B, 0, 4)
-    assert dominated(rows, 0, 1) and dominated(rows, 0, 2), "a lower level; a card with more suits"
-    assert not dominated(rows, 1, 0) and not dominated(rows, 2, 0) and not dominated(rows, 0, 0)
-    assert not dominated(rows, 2, 1), "neither: M/B 2 has more suits, Military 4 the higher level"
-    assert not dominated(rows, 0, 3) and not dominated(rows, 3, 1), "other suits"
-    assert not any(dominated(rows, 4, b) or dominated(rows, b, 4) for b in range(6)), "Disasters"
-    rows[5, E.A_TYPE] = E.T_DECLARE
+    assert dominated(obs, rows, 0, 1) and dominated(obs, rows, 0, 2), "a lower level; a card with more suits"
+    assert not dominated(obs, rows, 1, 0) and not dominated(obs, rows, 2, 0) and not dominated(obs, rows, 0, 0)
+    assert not dominated(obs, rows, 2, 1), "neither: M/B 2 has more suits, Military 4 the higher level"
+    assert not dominated(obs, rows, 0, 3) and not dominated(obs, rows, 3, 1), "other suits"
+    assert not any(dominated(obs, rows, 4, b) or dominated(obs, rows, b, 4) for b in range(6)), "Disasters"
     row(4, E.T_DECLARE, M | B, 0, 2)
-    assert not dominated(rows, 4, 5), "declarations"
-    assert v[E.CFG_NCARDS] > 0
+    assert not dominated(obs, rows, 4, 5), "declarations"
+    obs[E.O_NP] = 2   # two seats: a hand of 5 comes back with 3 cards, of 3 with one
+    assert not dominated(obs, rows, 0, 1)
+    obs[E.O_SEATS + E.SB * 1 + E.B_HLEN] = 3
+    assert dominated(obs, rows, 0, 1)
 
 
 def test_the_expert_plays_no_dominated_placement():
@@ -490,6 +495,9 @@ def test_the_expert_plays_no_dominated_placement():
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     args = (np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(gparams.shape[1]),
             HEURISTIC_ONLY, False, 1, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+    # the play loop first, as in the other tests that call `ismcts` (via `reach`): on an empty numba cache, the
+    # search called from Python before the kernels' play loop was compiled fails to type (seen on main too)
+    reach(CFG4, 4, 0, 1, 1)
     pruned = alone = 0
     for seed in range(3):
         s = E.new_state()
@@ -499,10 +507,10 @@ def test_the_expert_plays_no_dominated_placement():
             n = E.legal_actions(s, v, buf)
             if n > 1:
                 obs = observe(CFG4, s, p)
-                beaten = [any(dominated(buf, a, b) for b in range(n)) for a in range(n)]
-                top = {candidate_key(buf, a) for a in range(n) if not beaten[a]}
                 E.seed(np.uint32(seed))
                 row = int(ismcts(obs, buf, n, params, v))
+                beaten = [any(dominated(obs, buf, a, b) for b in range(n)) for a in range(n)]
+                top = {candidate_key(buf, a) for a in range(n) if not beaten[a]}
                 assert not beaten[row]
                 pruned += any(beaten)
                 if len(top) == 1 and len({candidate_key(buf, a) for a in range(n)}) > 1:
