@@ -424,8 +424,8 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     copied per playout (default the whole state); `restore(dst, src)`: the game's own copy of what a playout of
     the sampled world `src` reads into `dst` (instead of the prefix; Mughal's copies only the seats and slots in
     use); `dominated(obs, actions, a, b)`: True where row a's candidate need not be played out beside row b's
-    (for one observation, a strict partial order, so some candidate is always left; default: none). Give it its rollout policies with
-    `connect_rollouts` before its first call."""
+    (for one observation, a strict partial order, so some candidate is always left; default: none). Give it its
+    rollout policies with `connect_rollouts` before its first call."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
