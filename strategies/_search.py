@@ -16,7 +16,9 @@ about [0, 1] like a win share), where a sampled world's end is not the game's (M
 round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
 `action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
 with the turn, before the card piles are touched) its `world_size`, so a playout copies only that, or its own
-`restore` of what a playout reads (Mughal's: the seats and slots in use). The searching
+`restore` of what a playout reads (Mughal's: the seats and slots in use), and where some choices are never
+better than another its `dominated(obs, actions, a, b)` (row a's candidate is not played out beside row b's;
+one candidate left is played without a search). The searching
 seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
 seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
 player's parameter vector, so a game may add its own weights after the shared ones
@@ -87,6 +89,12 @@ def row_key(actions, a):
         k = (k ^ np.uint64(actions[a, j] & 0xFFFFFFFF)) * np.uint64(0xBF58476D1CE4E5B9)
         k ^= k >> np.uint64(31)
     return np.int64(k >> np.uint64(1))
+
+
+@njit(cache=True)
+def never_dominated(obs, actions, a, b):
+    """The default DOMINATED: no candidate is dropped unplayed."""
+    return False
 
 
 @njit(cache=True)
@@ -241,6 +249,21 @@ def search(obs, actions, n_actions, params, cfg):
         if not (keys[rep[:nc]] == keys[a]).any():
             rep[nc] = a
             nc += 1
+    if nc > 1:  # candidates another one dominates (the game's DOMINATED) are not played out
+        kept = 0
+        for i in range(nc):
+            beaten = False
+            for j in range(nc):
+                if j != i and DOMINATED(obs, actions, rep[i], rep[j]):  # noqa: F821 - bound per game
+                    beaten = True
+                    break
+            if not beaten:
+                rep[kept] = rep[i]
+                kept += 1
+        if kept == 1:  # one candidate left: nothing to search (no world sampled, no draw)
+            visits, total, first = np.zeros(2), np.zeros(2), np.full(2, -1, dtype=np.int32)
+            return rep[0], 1, visits, total, first
+        nc = kept
     if widening > 0.0:
         np.random.shuffle(rep[:nc])  # a random order, then the policy's candidate in front
         first_row = CHOOSE(0, rid, obs, actions, n_actions, row_params, cfg)  # noqa: F821
@@ -394,20 +417,22 @@ def engine_returns(s, cfg, params, out):
 
 
 def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None,
-                world_size=None, restore=None):
+                world_size=None, restore=None, dominated=None):
     """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
     player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
     game has; `world_size`: how much of the state (a prefix) a playout of a sampled world reads or writes,
     copied per playout (default the whole state); `restore(dst, src)`: the game's own copy of what a playout of
     the sampled world `src` reads into `dst` (instead of the prefix; Mughal's copies only the seats and slots in
-    use). Give it its rollout policies with `connect_rollouts` before its first call."""
+    use); `dominated(obs, actions, a, b)`: True where row a's candidate need not be played out beside row b's
+    (for one observation, a strict partial order, so some candidate is always left; default: none). Give it its
+    rollout policies with `connect_rollouts` before its first call."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
     # per playout, allocating nothing: compiled without reference counting (`bind`'s nrt)
     found = bind(search, name, G=engine, SAMPLE=bind(sample_world, name, G=engine, DETERMINIZE=determinize),
                  EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, nrt=False, G=engine),
-                 ACTION_KEY=action_key or row_key, SEATS=seats, WORLD=world,
+                 ACTION_KEY=action_key or row_key, DOMINATED=dominated or never_dominated, SEATS=seats, WORLD=world,
                  RESTORE=restore or bind(copy_world, name, nrt=False, WORLD=world),
                  ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE))
     return bind(ismcts, name, module=module, SEARCH=found), found
@@ -438,7 +463,7 @@ def connect_rollouts(found, name, engine, choose, rollout_params, own=None):
 
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
-                      defaults=None, extra=None, world_size=None, own_rollout=None, restore=None):
+                      defaults=None, extra=None, world_size=None, own_rollout=None, restore=None, dominated=None):
     """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
     the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
     (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
@@ -451,7 +476,7 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
         raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
                          f"extra {sorted(extra)} must not")
     player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module,
-                                 world_size, restore)
+                                 world_size, restore, dominated)
     strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))

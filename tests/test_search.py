@@ -28,6 +28,28 @@ PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
 S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS)
 
 
+@njit(cache=True)
+def ones_lose_to_threes(obs, actions, a, b):
+    """A game's `dominated` for the tests: taking 1 is never better than taking 3."""
+    return actions[a, 0] == 1 and actions[b, 0] == 3
+
+
+@njit(cache=True)
+def smaller_loses(obs, actions, a, b):
+    return actions[a, 0] < actions[b, 0]
+
+
+_, SEARCH_PRUNED = S.bind_search("toy_pruned", T, T.determinize, 2, evaluate=T.evaluate, dominated=ones_lose_to_threes)
+S.connect_rollouts(SEARCH_PRUNED, "toy_pruned", T, toy_choose, ROLLOUT_PARAMS)
+_, SEARCH_ONE_LEFT = S.bind_search("toy_one_left", T, T.determinize, 2, evaluate=T.evaluate, dominated=smaller_loses)
+S.connect_rollouts(SEARCH_ONE_LEFT, "toy_one_left", T, toy_choose, ROLLOUT_PARAMS)
+
+
+@njit(cache=True)
+def next_draw():
+    return np.random.randint(0, 1 << 30)
+
+
 _, SEARCH_NO_EVALUATE = S.bind_search("toy_no_evaluate", T, T.determinize, 2)
 S.connect_rollouts(SEARCH_NO_EVALUATE, "toy_no_evaluate", T, toy_choose, ROLLOUT_PARAMS)
 
@@ -229,3 +251,27 @@ def test_truncated_rollouts_are_scored_by_evaluate():
     assert not np.allclose(total[1:nodes], 0.25 * visits[1:nodes]), "full rollouts are scored by returns"
     with pytest.raises(ValueError, match="evaluate"):
         SEARCH_NO_EVALUATE(obs, actions, n, params(iterations=4.0, rollout_depth=1.0), CFG)
+
+
+def test_dominated_candidates_are_not_played_out():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    assert n == 3 and actions[:n, 0].tolist() == [1, 2, 3]
+    flat = params(iterations=30.0, exploration=0.0, tree_depth=1.0)
+    seed(0)
+    row, nodes, visits, _, _ = SEARCH_PRUNED(obs, actions, n, flat, CFG)
+    assert nodes == 3 and visits[0] == 30 and visits[1:3].tolist() == [15, 15], "two candidates: take 2, take 3"
+    assert actions[row, 0] in (2, 3)
+    seed(0)
+    _, nodes, visits, _, _ = SEARCH(obs, actions, n, flat, CFG)
+    assert nodes == 4 and visits[1:4].tolist() == [10, 10, 10], "no `dominated`: every candidate is played"
+
+
+def test_one_undominated_candidate_is_played_without_a_search():
+    obs, _, actions, n = position(9, (0, 1, 1, 1))
+    seed(0)
+    expected = next_draw()
+    seed(0)
+    row, nodes, visits, _, _ = SEARCH_ONE_LEFT(obs, actions, n, params(iterations=30.0, exploration=0.0,
+                                                                       tree_depth=1.0), CFG)
+    assert actions[row, 0] == 3 and nodes == 1 and visits.sum() == 0
+    assert next_draw() == expected, "no world sampled, no random draw"

@@ -142,6 +142,23 @@ def candidate_key(actions, a):
         + actions[a, E.A_LEVEL]
 
 
+@njit(cache=True)
+def dominated(obs, actions, a, b):
+    """Row a's placement is not played out beside row b's (the search's `dominated`): both put a card in the same
+    suit, b's card at least as high and playable in every suit a's is (and not the same kind), and the hand
+    cannot come back to this seat with a choice this turn (its cards but one are gone by then: hand length -
+    players <= 1; with 4 or more seats always, with 2 from the third pick). Taking b scores at least as much
+    this turn (totals only count up) and leaves the next seat a card worth no more to anyone (a rule of thumb,
+    not a proof). The race cannot tell such pairs apart where they play almost alike and spent its budget on
+    them (session 12: 18% of the placement candidates of 4-seat games, 17% of the playouts)."""
+    k = actions[a, E.A_SUIT]
+    ma, mb = actions[a, E.A_MASK], actions[b, E.A_MASK]
+    la, lb = actions[a, E.A_LEVEL], actions[b, E.A_LEVEL]
+    gone = obs[E.O_SEATS + E.SB * obs[E.O_SEAT] + E.B_HLEN] - obs[E.O_NP] <= 1
+    return gone & (actions[a, E.A_TYPE] == E.T_PLACE) & (actions[b, E.A_TYPE] == E.T_PLACE) & (k >= 0) \
+        & (actions[b, E.A_SUIT] == k) & (lb >= la) & (mb & ma == ma) & ((mb != ma) | (lb != la))
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def _top(best, at, second, v, q):
     """(best, its first seat, the best of the other seats) after seat q's value v."""
@@ -249,4 +266,4 @@ ismcts, search = registered_player("mughal", E, determinize_turn, E.MAX_PLAYERS,
                                    value=turn_value, action_key=candidate_key,
                                    defaults={"iterations": 32.0, "exploration": 0.0, "tree_depth": 1.0},
                                    extra={"versus_best": 0.5}, world_size=E.S_DECK,
-                                   own_rollout=("greedy", greedy_rollout), restore=restore_turn)
+                                   own_rollout=("greedy", greedy_rollout), restore=restore_turn, dominated=dominated)

@@ -449,3 +449,83 @@ def test_fast_pick_scoring_is_vt_now(players):
                         differ += len(set(out[:, 0]))
     assert compared == 12 * 4 * 3 * 4 * players * 60 and differ > compared / 60 * 3   # VTs of many kinds
     assert T_GAIN < E.ACOLS
+
+
+def test_dominated_placements():
+    """`dominated(obs, actions, a, b)`: a placement in the same suit of a card no higher and playable in no more
+    suits is not played out where the hand cannot come back with a choice (hand length - players <= 1);
+    declarations, Disasters, other suits and the same kind of card are kept."""
+    from strategies.mughal.expert import dominated
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    obs[E.O_SEAT], obs[E.O_NP] = 1, 4
+    obs[E.O_SEATS + E.SB * 1 + E.B_HLEN] = 5
+    rows = np.zeros((6, E.ACOLS), np.int32)
+    M, B = 1, 2   # masks of a Military and a Building card
+
+    def row(i, kind, mask, suit, level):
+        rows[i, E.A_TYPE], rows[i, E.A_MASK], rows[i, E.A_SUIT], rows[i, E.A_LEVEL] = kind, mask, suit, level
+    row(0, E.T_PLACE, M, 0, 2)          # Military 2
+    row(1, E.T_PLACE, M, 0, 4)          # Military 4
+    row(2, E.T_PLACE, M | B, 0, 2)      # Military/Building 2, as Military
+    row(3, E.T_PLACE, M | B, 1, 4)      # Military/Building 4, as Building
+    row(4, E.T_PLACE, 0, E.DISASTER, 0)
+    row(5, E.T_DECLARE, M | B, 0, 4)
+    assert dominated(obs, rows, 0, 1) and dominated(obs, rows, 0, 2), "a lower level; a card with more suits"
+    assert not dominated(obs, rows, 1, 0) and not dominated(obs, rows, 2, 0) and not dominated(obs, rows, 0, 0)
+    assert not dominated(obs, rows, 2, 1), "neither: M/B 2 has more suits, Military 4 the higher level"
+    assert not dominated(obs, rows, 0, 3) and not dominated(obs, rows, 3, 1), "other suits"
+    assert not any(dominated(obs, rows, 4, b) or dominated(obs, rows, b, 4) for b in range(6)), "Disasters"
+    row(4, E.T_DECLARE, M | B, 0, 2)
+    assert not dominated(obs, rows, 4, 5), "declarations"
+    obs[E.O_NP] = 2   # two seats: a hand of 5 comes back with 3 cards, of 3 with one
+    assert not dominated(obs, rows, 0, 1)
+    obs[E.O_SEATS + E.SB * 1 + E.B_HLEN] = 3
+    assert dominated(obs, rows, 0, 1)
+
+
+def test_the_expert_plays_no_dominated_placement():
+    """On decision points of greedy games, `expert` never picks a row that another row dominates, and where one
+    row dominates every other candidate it plays that row without drawing a random number."""
+    from strategies.mughal.expert import candidate_key, dominated
+    v = CFG4.vector
+    _, params = vector("expert")
+    gid = NAMES.index("greedy")
+    sids = np.full(4, gid, np.int64)
+    gparams = np.stack([vector("greedy")[1]] * 4)
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    args = (np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(gparams.shape[1]),
+            HEURISTIC_ONLY, False, 1, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
+    # the play loop first, as in the other tests that call `ismcts` (via `reach`): on an empty numba cache, the
+    # search called from Python before the kernels' play loop was compiled fails to type (seen on main too)
+    reach(CFG4, 4, 0, 1, 1)
+    pruned = alone = 0
+    for seed in range(3):
+        s = E.new_state()
+        E.new_game(s, v, 4, np.uint32(40 + seed), 0)
+        while not E.is_over(s):
+            p = E.current_player(s)
+            n = E.legal_actions(s, v, buf)
+            if n > 1:
+                obs = observe(CFG4, s, p)
+                E.seed(np.uint32(seed))
+                row = int(ismcts(obs, buf, n, params, v))
+                beaten = [any(dominated(obs, buf, a, b) for b in range(n)) for a in range(n)]
+                top = {candidate_key(buf, a) for a in range(n) if not beaten[a]}
+                assert not beaten[row]
+                pruned += any(beaten)
+                if len(top) == 1 and len({candidate_key(buf, a) for a in range(n)}) > 1:
+                    assert row == min(a for a in range(n) if not beaten[a])
+                    E.seed(np.uint32(seed))
+                    expected = _draw()
+                    E.seed(np.uint32(seed))
+                    ismcts(obs, buf, n, params, v)
+                    assert _draw() == expected, "one candidate left: no world sampled"
+                    alone += 1
+            K.play(s, v, sids, gparams, *args)
+    assert pruned >= 50 and alone >= 3
+
+
+@njit(cache=True)
+def _draw():
+    return np.random.randint(0, 1 << 30)
+
