@@ -220,10 +220,22 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
     return out
 
 
-def check_presets(game: str, presets) -> None:
+def check_presets(game: str, presets, players: int) -> dict:
     """Every preset of a configuration's [strategies] table, used or not: a table with a registered `base`,
     known parameters, each a finite number within the base's bounds, and a name that is not a built-in
-    strategy's (a preset called `greedy` would silently replace `greedy` while tables still say greedy)."""
+    strategy's (a preset called `greedy` would silently replace `greedy` while tables still say greedy).
+    A preset may hold values for some player counts only, `[strategies.<name>.players.<n>]` (e.g. a search
+    player's budget at 2 players), checked the same way. Returns the presets as played with `players`: those
+    values over the preset's own."""
+    _check_presets(game, presets)
+    return {name: {**{k: v for k, v in preset.items() if k != PER_PLAYERS},
+                   **preset.get(PER_PLAYERS, {}).get(str(players), {})} for name, preset in presets.items()}
+
+
+PER_PLAYERS = "players"  # a preset's sub-table of values for some player counts
+
+
+def _check_presets(game: str, presets) -> None:
     if not isinstance(presets, dict):
         raise ConfigError("strategies", presets, "expected a table of presets, e.g. [strategies.my-variant] "
                                                  "with base = \"greedy\"")
@@ -239,8 +251,23 @@ def check_presets(game: str, presets) -> None:
         if not isinstance(base, str) or base not in defs:
             raise ConfigError(key + ".base", base, f"allowed: {', '.join(defs)}")
         for param, value in preset.items():
-            if param != "base":
+            if param == PER_PLAYERS:
+                _check_per_players(game, defs[base], f"{key}.{param}", value)
+            elif param != "base":
                 _check_param(game, defs[base], f"{key}.{param}", param, value)
+
+
+def _check_per_players(game: str, d: StrategyDef, key: str, table) -> None:
+    if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
+        raise ConfigError(key, table, "expected tables of values by player count, e.g. [" + key + ".2] with "
+                                      "iterations = 400")
+    for count, values in table.items():
+        if not count.isdigit():
+            raise ConfigError(f"{key}.{count}", values, "expected a player count, e.g. " + key + ".2")
+        for param, value in values.items():
+            if param in ("base", PER_PLAYERS):
+                raise ConfigError(f"{key}.{count}.{param}", value, "allowed: the base strategy's parameters")
+            _check_param(game, d, f"{key}.{count}.{param}", param, value)
 
 
 def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:

@@ -92,5 +92,44 @@ def test_rollout_is_named_and_resolved_to_its_id(game):
     assert plain.params[rollout] == names.index(search.params["rollout"])  # the declared default, by name
     for bad in (names.index("random"), -1, "no-such-strategy", search.name):
         with pytest.raises(ConfigError) as refused:
-            check_presets(game, {"mine": {"base": search.name, "rollout": bad}})
+            check_presets(game, {"mine": {"base": search.name, "rollout": bad}}, 2)
         assert "strategies.mine.rollout" in str(refused.value) and "random" in str(refused.value)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_preset_may_hold_values_for_some_player_counts(game):
+    """`[strategies.<name>.players.<n>]`: values played only with n players, over the preset's own; checked like
+    the preset's (known parameters, within bounds), with the key named in the error."""
+    from sim.config import build
+    from sim.errors import ConfigError
+    from sim.game import get_game
+    from sim.registry import check_presets, choices
+    spec = get_game(game)
+    search = next(d for d in registered(game) if d.search)
+    n = spec.default_players
+    other = next((c for c in range(2, 9) if c != n and spec_allows(spec, c)), None)
+    preset = (f'strategies.probe={{base="{search.name}", iterations=50, players={{"{n}"={{iterations=70}}}}}}',)
+    cfg = spec.validate(build(spec.package, None, preset), n)
+    at = list(search.params).index("iterations")
+    assert choices(game, cfg.presets, ["probe"])[0].params[at] == 70
+    assert "players" not in cfg.presets["probe"]
+    if other is not None:
+        cfg = spec.validate(build(spec.package, None, preset), other)
+        assert choices(game, cfg.presets, ["probe"])[0].params[at] == 50
+    for bad, key in (({"2": {"no_such": 1}}, "strategies.mine.players.2.no_such"),
+                     ({"2": {"iterations": -5}}, "strategies.mine.players.2.iterations"),
+                     ({"two": {"iterations": 5}}, "strategies.mine.players.two"),
+                     ({"2": 400}, "strategies.mine.players"),
+                     ({"2": {"base": "greedy"}}, "strategies.mine.players.2.base")):
+        with pytest.raises(ConfigError) as refused:
+            check_presets(game, {"mine": {"base": search.name, "players": bad}}, 2)
+        assert key in str(refused.value)
+
+
+def spec_allows(spec, players: int) -> bool:
+    from sim.errors import UserError
+    try:
+        spec.check_players(players)
+        return True
+    except UserError:
+        return False

@@ -83,8 +83,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
     if deck > E.MAX_DECK:
         raise ConfigError("cards", deck, f"at most {E.MAX_DECK} cards in all")
     C.need_number(raw, "report.seconds_per_turn", 0.1, 600)
-    presets = raw.get("strategies", {})
-    check_presets("mohur", presets)
+    presets = check_presets("mohur", raw.get("strategies", {}), players)
     return MohurConfig(raw, v, presets, _degenerate(v, deck, need))
 
 

@@ -182,8 +182,7 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]),
                 bool(v[E.CFG_SKIPPED_AGES]))
 
-    presets = raw.get("strategies", {})
-    check_presets("mughal", presets)
+    presets = check_presets("mughal", raw.get("strategies", {}), players)
     return MughalConfig(raw, v, presets, tuple(k[:5] for k in kinds), tuple(emperors))
 
 

@@ -172,6 +172,5 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     else:
         raise ConfigError(r + "condition", cond, f"allowed: \"random\" or one of {', '.join(conditions)}")
 
-    presets = raw.get("strategies", {})
-    check_presets("muziris", presets)
+    presets = check_presets("muziris", raw.get("strategies", {}), players)
     return MuzirisConfig(raw, v, tuple(produce), tuple(characters), tuple(conditions), presets)
