@@ -35,7 +35,7 @@ class LuceFit:
     games: np.ndarray         # decided games each strategy took part in (mirror games count once)
 
 
-def _unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """np.unique(key, axis=0, return_inverse=True), rows in the same (lexicographic) order. Small non-negative
     codes are first packed into one integer per row (mixed radix, so the packed order is the rows' order):
     sorting a million plain integers is several times quicker than sorting a million rows."""
@@ -55,7 +55,7 @@ def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndar
     """Games with the same (strategy, position) per seat share one row: counts and summed win shares.
     With `weights`, each input row already stands for that many games and win_share holds their sums."""
     key = np.concatenate([strategy, position], axis=1).astype(np.int64)
-    rows, inverse = _unique_rows(key)
+    rows, inverse = unique_rows(key)
     counts = np.bincount(inverse, weights=weights, minlength=len(rows)).astype(float)
     wins = np.stack([np.bincount(inverse, weights=win_share[:, s], minlength=len(rows))
                      for s in range(win_share.shape[1])], axis=1)

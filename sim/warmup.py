@@ -76,7 +76,7 @@ def compile_kernels(jobs: list[tuple], workers: int) -> None:
     workers = min(len(jobs), os.cpu_count() or 1, workers if workers > 0 else len(jobs))
     if workers < 2:
         return
-    jobs = sorted(jobs, key=lambda job: -_weight(job[0]))  # stable: ties keep their order
+    jobs = _heaviest_first(jobs)
     ctx = get_context("spawn")  # not fork: the parent may already hold numba's compiler state and joblib's threads
     todo, events = ctx.Queue(), {(game, step): ctx.Event() for game, _, _ in jobs for step in STEPS}
     procs = [ctx.Process(target=_compile, args=(todo, events, os.getpid()), daemon=True) for _ in range(workers)]
@@ -88,6 +88,11 @@ def compile_kernels(jobs: list[tuple], workers: int) -> None:
         todo.put(None)
     for proc in procs:
         proc.start()
+
+
+def _heaviest_first(jobs: list[tuple]) -> list[tuple]:
+    """The order every compile process takes jobs in: the heaviest game's first (stable: ties keep their order)."""
+    return sorted(jobs, key=lambda job: -_weight(job[0]))
 
 
 def _weight(game: str) -> float:
@@ -156,7 +161,7 @@ def precompile(jobs: list[tuple]) -> list[tuple[str, str]]:
     """Compile `jobs`' kernels and then their traces, in `compile_kernels`' order, in this process, skipping what
     another process is compiling (it would only be waited for): the steps compiled here, as (game, step)."""
     done = []
-    jobs = sorted(jobs, key=lambda job: -_weight(job[0]))
+    jobs = _heaviest_first(jobs)
     for step in STEPS:
         for game, cfg, plan in jobs:
             if step != STEPS[0]:  # a trace after its kernel (whose compiled engine it loads), never beside it

@@ -294,7 +294,7 @@ def test_lineup_grouping_is_numpys_row_unique():
               np.zeros((0, 4), dtype=np.int64)]
     for key in cases:
         key = key.astype(np.int64)
-        rows, inverse = models._unique_rows(key)
+        rows, inverse = models.unique_rows(key)
         want_rows, want_inverse = np.unique(key, axis=0, return_inverse=True)
         assert np.array_equal(rows, want_rows) and rows.dtype == want_rows.dtype
         assert np.array_equal(inverse, want_inverse.ravel()) and inverse.dtype == want_inverse.dtype

@@ -48,13 +48,13 @@ def formatted(fmt, *columns) -> pd.Categorical:
     rows, and words for every one of a run's games cost the report a quarter of a second."""
     import numpy as np
 
-    from analysis.models import _unique_rows
+    from analysis.models import unique_rows
     values = [np.asarray(c) for c in columns]
     # integers int64 holds exactly (a uint64 may not) and booleans; anything else is formatted row by row
     if not all(v.dtype == bool or v.dtype == np.int64 or (np.issubdtype(v.dtype, np.integer) and v.dtype.itemsize < 8)
                for v in values):
         return pd.Categorical([fmt(*row) for row in zip(*columns)])
-    rows, inverse = _unique_rows(np.stack(values, axis=1).astype(np.int64))
+    rows, inverse = unique_rows(np.stack(values, axis=1).astype(np.int64))
     kinds = [v.dtype.type for v in values]  # fmt sees values of the column's own type, as zip would give it
     words = [fmt(*(kind(x) for kind, x in zip(kinds, row))) for row in rows.tolist()]
     names = sorted({w for w in words if w is not None})
