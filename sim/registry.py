@@ -20,7 +20,7 @@ from sim import SOURCE_HASH, cache_root
 from sim.errors import ConfigError, UserError
 from sim.interface import STRATEGY_ARGS
 
-MAX_PARAMS = 11
+MAX_PARAMS = 32  # a `weighted` strategy has one weight per feature (10-30)
 MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
 MAX_DETERMINIZATIONS = 10_000  # worlds sampled up front per decision
 
