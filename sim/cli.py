@@ -88,7 +88,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     round_robin = names == ["all"]
     if round_robin:  # search players cost milliseconds a move: they play only when named
-        names = [d.name for d in registered(spec.name) if not d.search]
+        names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
     if not names:
         raise UserError("--strategies: give one or more names separated by commas, or 'all'; allowed: "
                         + ", ".join(all_names(spec.name, cfg.presets)))

@@ -37,6 +37,7 @@ class StrategyDef:
     bounds: dict = field(default_factory=dict)  # name -> (lowest, highest, whole number?) where it matters
     observes: bool = True  # reads its observation; the play loop skips `observe` for one that does not
     listing: str = ""  # how it needs its legal actions listed: one of its engine's LISTINGS ("": the first)
+    round_robin: bool = True  # plays in `-s all`; False: only when named (search players never play there)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
 def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None,
-             observes: bool = True, listing: str = ""):
+             observes: bool = True, listing: str = "", round_robin: bool = True):
     """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
     strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
     that numba compiles as constants, so no strategy reads a parameter by its position.
@@ -68,7 +69,8 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
     refused. Every other parameter must be a finite number. `observes=False`: the strategy never reads `obs`
     (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time).
     `listing`: how the strategy needs its legal actions listed, one of the names its game's engine declares in
-    `LISTINGS` (sim.interface.codes; the first, the default, lists every action); kernels read it (`listings`)."""
+    `LISTINGS` (sim.interface.codes; the first, the default, lists every action); kernels read it (`listings`).
+    `round_robin=False`: left out of `-s all` (a strategy that plays only when named, like a search player)."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
@@ -90,7 +92,7 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
             setattr(module, constant, i)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
-            bounds, observes, listing)
+            bounds, observes, listing, round_robin)
         return func
 
     return decorate
