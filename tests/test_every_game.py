@@ -522,3 +522,39 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
             totals.append(out.sum())
         assert all(np.isclose(t, 1.0) or np.isclose(t, 0.0) for t in totals), totals
         assert any(np.isclose(t, 1.0) for t in totals)
+
+
+# The search player (strategies/_search.py), bound per game: what every game's binding must provide. The
+# game-specific checks (determinization, information hygiene, strength) stay in tests/<game>/test_<game>_expert.py.
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_player_is_registered_with_its_presets(game):
+    from strategies._search import PARAMS as SEARCH_PARAMS
+    spec, cfg = _setup(game, get_game(game).default_players)
+    search = [d for d in registered(game) if d.search]
+    assert [d.name for d in search] == ["ismcts"]
+    assert list(search[0].params)[: len(SEARCH_PARAMS)] == list(SEARCH_PARAMS)  # the shared search's, then the game's
+    fast, full = choices(game, cfg.presets, ["expert-fast", "expert"])
+    assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
+    assert "ismcts" not in _heuristics(game)  # `-s all` and rollouts never play a search player
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_player_refuses_a_search_rollout_policy(game):
+    spec, cfg = _setup(game, get_game(game).default_players)
+    key = "strategies.expert.rollout"
+    with pytest.raises(UserError, match="rollout"):
+        spec.validate(build(spec.package, None, (f'{key}="ismcts"',)), spec.default_players)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game, tmp_path):
+    players = get_game(game).default_players
+    lineup = "ismcts,greedy,random" if players == 2 else ",".join(["ismcts"] + ["greedy"] * (players - 1))
+    out = tmp_path / "skill"
+    result = _invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q")
+    assert result.exit_code == 0, (result.output, result.exception)
+    html = (out / "report.html").read_text()
+    assert "Skill" in html and "skill gap" in html.lower()
+    summary = json.loads((out / "summary.json").read_text())
+    assert any(k.startswith("skill_gap[ismcts vs ") for k in summary)

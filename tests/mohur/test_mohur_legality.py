@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mohur_support import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, actions_buffer,
+from mohur_helpers import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, actions_buffer,
                            brute_force, build_state, effect, goods, hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()

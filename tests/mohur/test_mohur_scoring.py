@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from mohur_support import COIN, E, build_state, make_cfg, play_batch
+from mohur_helpers import COIN, E, build_state, make_cfg, play_batch
 
 DEFAULT = make_cfg()
 V = DEFAULT.vector

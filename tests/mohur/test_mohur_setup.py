@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mohur_support import COIN, E, K, deal, hand, make_cfg, market
+from mohur_helpers import COIN, E, K, deal, hand, make_cfg, market
 from sim.rng import deal_seed
 
 DEFAULT = make_cfg()

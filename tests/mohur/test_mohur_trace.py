@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from mohur_support import make_cfg, play_batch
+from mohur_helpers import make_cfg, play_batch
 from sim.mohur.config import GOODS
 from sim.mohur.trace import trace
 from sim.registry import choices

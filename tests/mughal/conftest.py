@@ -1,6 +1,6 @@
 import pytest
 
-from _mughal_util import make_cfg
+from mughal_helpers import make_cfg
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@ import pytest
 
 from sim import config as C
 from sim.errors import ConfigError
-from _mughal_util import make_cfg
+from mughal_helpers import make_cfg
 
 
 @pytest.mark.parametrize("sets,key", [

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sim.mughal import kernel as K
-from _mughal_util import lineup_args, make_cfg
+from mughal_helpers import lineup_args, make_cfg
 
 NAMES = ["greedy", "random", "specialist-military", "specialist-wealth", "emperor", "denier", "dodger"]
 

@@ -6,7 +6,7 @@ from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import SUITS
 from sim.registry import HEURISTIC_ONLY
-from _mughal_util import bare_state, card, lineup_args, make_cfg, play_until
+from mughal_helpers import bare_state, card, lineup_args, make_cfg, play_until
 
 M, B, C_, W = 1, 2, 4, 8
 

@@ -6,7 +6,7 @@ from sim.game import get_game
 from sim.mughal import kernel as K
 from sim.registry import choices
 from sim.runner import batch_seeds
-from _mughal_util import make_cfg
+from mughal_helpers import make_cfg
 
 
 def test_trace_replays_the_kernel_game():

@@ -12,7 +12,6 @@ from sim.muziris.config import validate
 from sim.muziris.determinize import determinize
 from sim.registry import choices, registered
 from sim.rng import reseed
-from strategies._search import PARAMS as SEARCH_PARAMS
 from strategies.muziris.expert import ismcts  # called directly: the kernels' own compiled copy
 
 CFG = validate(build("sim.muziris"), 3)
@@ -50,12 +49,6 @@ def vector(name, **overrides):
         vec[names.index(k)] = v
     return c.base_id, vec
 
-
-def test_presets_and_registration():
-    d = registered("muziris")[NAMES.index("ismcts")]
-    assert d.search and list(d.params) == list(SEARCH_PARAMS) + ["margin_weight"]  # the shared search's, then Muziris's
-    fast, full = choices("muziris", CFG.presets, ["expert-fast", "expert"])
-    assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -179,14 +172,3 @@ def test_fixed_determinizations_and_full_rollouts_run():
     assert play(["ismcts", "random"], 2, 6, iterations=16, determinizations=4) >= 1
     assert play(["ismcts", "random"], 2, 6, iterations=8, rollout_depth=0, tree_depth=0, exploration=0.7) >= 0
     assert play(["ismcts", "random"], 2, 6, iterations=8, rollout_depth=5, widening=1) >= 0
-
-
-def test_runner_and_report_skill_section(cli, tmp_path):
-    out = tmp_path / "skill"
-    result = cli("run", "muziris", "-n", 12, "-p", 2, "-s", "ismcts,greedy,random", "-o", out, "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
-    html = (out / "report.html").read_text()
-    assert "Skill" in html and "skill gap" in html.lower()
-    import json
-    summary = json.loads((out / "summary.json").read_text())
-    assert any(k.startswith("skill_gap[") for k in summary)

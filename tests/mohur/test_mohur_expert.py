@@ -12,7 +12,6 @@ from sim.mohur.config import validate
 from sim.mohur.determinize import determinize
 from sim.registry import choices, registered
 from sim.rng import deal_seed
-from strategies._search import PARAMS as SEARCH_PARAMS
 from strategies.mohur.expert import ismcts  # called directly: the kernels' own compiled copy
 
 CFG = validate(build("sim.mohur"))
@@ -57,12 +56,6 @@ def vector(name, **overrides):
         vec[names.index(k)] = v
     return c.base_id, vec
 
-
-def test_presets_and_registration():
-    d = registered("mohur")[NAMES.index("ismcts")]
-    assert d.search and list(d.params) == list(SEARCH_PARAMS) + ["margin_weight"]  # the shared search's, then Mohur's
-    fast, full = choices("mohur", CFG.presets, ["expert-fast", "expert"])
-    assert fast.base == full.base == "ismcts" and fast.params[0] < full.params[0]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -178,14 +171,3 @@ def test_rollout_policy_is_a_parameter():
 
 def test_fixed_determinization_pool_runs():
     assert play(["ismcts", "random"], 2, 6, iterations=16, determinizations=4) >= 1
-
-
-def test_runner_and_report_skill_section(cli, tmp_path):
-    out = tmp_path / "skill"
-    result = cli("run", "mohur", "-n", 12, "-s", "ismcts,greedy,random", "-o", out, "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
-    html = (out / "report.html").read_text()
-    assert "Skill" in html and "skill gap" in html.lower()
-    import json
-    summary = json.loads((out / "summary.json").read_text())
-    assert any(k.startswith("skill_gap[") for k in summary)
