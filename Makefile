@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 PIP := $(BIN)/python -m pip install --quiet --no-compile
 
-.PHONY: run test bench install clean
+.PHONY: run test test-fast bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ run: | $(BIN)/python
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
+
+# The edit loop: everything but the tests marked slow (whole runs through subprocesses, search players, Dask,
+# the browser). `make test` (CI) runs them all.
+test-fast: $(TEST_STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/balance-sim bench

@@ -19,6 +19,8 @@ from sim.cli import main
 from sim.game import game_names, get_game
 from sim.results import partial_path
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 N, BATCH = 8000, 250  # the tables compared: 32 batches
 COMMON = ["-j", "1", "-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "--seed", "3", "-q", "--no-report"]
 # A run that is signalled plays this many games: minutes of play, so the signal cannot land after its end however

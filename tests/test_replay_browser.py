@@ -12,6 +12,8 @@ from sim.cli import load_setup
 from sim.game import game_names
 from test_replay import lineup, traced_winners
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier,emperor", 4),
            "muziris": ("greedy,random,blocker", 3)}
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")

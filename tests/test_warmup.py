@@ -96,6 +96,8 @@ class NotInstalledYet:
 sys.meta_path.insert(0, NotInstalledYet())
 from sim.cli import main_jobs, main_setups
 from sim.warmup import precompile
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 jobs = [job for job in main_jobs(main_setups()) if job[0] == "mughal"]
 print(precompile(jobs))
 """

@@ -14,6 +14,8 @@ from sim.registry import choices, registered
 from sim.rng import deal_seed
 from strategies.mohur.expert import ismcts  # called directly: the kernels' own compiled copy
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 CFG = validate(build("sim.mohur"))
 V = CFG.vector
 NAMES = [d.name for d in registered("mohur")]

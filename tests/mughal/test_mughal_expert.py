@@ -15,6 +15,8 @@ from sim.registry import HEURISTIC_ONLY, choices, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
 from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 
 def make_cfg(players):
     return validate(C.load_defaults("sim.mughal"), players)
