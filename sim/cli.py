@@ -16,6 +16,7 @@ import sim
 from sim import inputs
 from sim.config import build, default_text, parse_value
 from sim.errors import UserError, machine_errors, stopped_part_way
+from sim.evolve_cmd import evolve, exploit
 from sim.game import game_names, get_game
 from sim.lock import exclusive
 from sim.replay_cmd import choose_game, game_options, replay
@@ -619,6 +620,8 @@ def main_job(out, jobs, seed, scale):
 
 
 main.add_command(replay)  # sim/replay_cmd.py
+main.add_command(evolve)  # sim/evolve_cmd.py
+main.add_command(exploit)
 
 
 if __name__ == "__main__":
