@@ -202,8 +202,9 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
         if not results.is_ours(staging):
             raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
         meta = report_folder.read_meta(staging)
-        if "sweep" in meta or "tune" in meta:
-            kind = "sweep" if "sweep" in meta else "tune"
+        if "sweep" in meta or "tune" in meta or "evolve" in meta:
+            kind = "sweep" if "sweep" in meta else "tune" if "tune" in meta else \
+                ("exploit" if meta.get("command") == "exploit" else "evolve")
             raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
                             "command again to continue it")
         report_folder.check_meta(staging, meta)

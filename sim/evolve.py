@@ -28,8 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import UserError
-from sim.registry import StrategyChoice, StrategyDef, registered
+from sim import inputs
+from sim.errors import UserError, stopped_part_way
+from sim.game import get_game
+from sim.lock import exclusive
+from sim.registry import StrategyChoice, StrategyDef, choices, registered
+from sim.runner import Plan, batch_seed, fan_out, lineups, run_one_batch
 
 STATE = "evolve-state.json"
 STATE_FORMAT = 1
@@ -144,7 +148,7 @@ class Evolution:
     `history` is the list of generation records (JSON-able) that `save`/`resume` keep."""
 
     def __init__(self, space: Space, start: dict, weights, settings: Settings):
-        import cma
+        import cma  # here: workers import this module for candidate_shares and never need cma (seconds to import)
         self.space, self.settings = space, settings
         self.weights = np.asarray(weights, dtype=float) / np.sum(weights)
         self.start_unit = space.unit(start)
@@ -262,8 +266,6 @@ def run(evolution: Evolution, evaluate, save=None, progress=None) -> Evolution:
 def candidate_shares(game: str, cfg, plan, b: int, seed: int) -> np.ndarray:
     """Batch b of `plan`: the win share of choice 0 (the candidate) in each game. Module-level: shipped to
     workers."""
-    from sim.game import get_game
-    from sim.runner import lineups, run_one_batch
     spec = get_game(game)
     tables = run_one_batch(game, cfg, plan, b, seed, False)
     main = tables["games"]
@@ -298,7 +300,6 @@ class Arena:
     def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
         """shares[candidate, member, game]: each of `lineup` against each member (default the pool), one seat
         against the member in every other seat; every candidate on the same deals per member."""
-        from sim.runner import Plan, batch_seed, fan_out
         members = self.pool if members is None else members
         calls, self.plans = [], []
         for cand in lineup:
@@ -360,11 +361,39 @@ class Prepared:
     settings: Settings
 
 
+SETUP_FIELDS = {"kind": str, "game": str, "players": int, "strategy": str, "against": list, "params": list,
+                "budget": int, "seed": int, "validation_games": int, "batch_size": int, "config": dict}
+
+
+def check_setup(setup) -> None:
+    """A setup read back from an interrupted folder's meta.json is untrusted: every field of the right type and
+    range before anything uses it."""
+    if not isinstance(setup, dict):
+        raise UserError("the saved setup is not a table; delete the .partial folder to start again")
+    for key, kind in SETUP_FIELDS.items():
+        value = setup.get(key)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise UserError(f"the saved setup's '{key}' is {value!r}, expected {kind.__name__}; delete the "
+                            ".partial folder to start again")
+    if not all(isinstance(x, str) for x in setup["against"] + setup["params"]):
+        raise UserError("the saved setup's 'against' and 'params' must be names; delete the .partial folder")
+    weights = setup.get("weights")
+    if weights is not None and not (isinstance(weights, list) and all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in weights)):
+        raise UserError(f"the saved setup's 'weights' is {weights!r}, expected numbers")
+    popsize = setup.get("popsize")
+    if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int) or not 2 <= popsize <= 1000):
+        raise UserError(f"--popsize {popsize}: must be a whole number from 2 to 1,000")
+    inputs.seed(setup["seed"])
+    inputs.batch_size(setup["batch_size"])
+    inputs.positive("--budget", setup["budget"])
+    inputs.positive("--validation-games", setup["validation_games"])
+
+
 def prepare(setup: dict, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> Prepared:
     """Check and resolve a setup (fresh from the flags, or read back for --resume): game, players, configuration,
     strategy, pool, weights and search space. Every refusal is a UserError before any game is played."""
-    from sim.game import get_game
-    from sim.registry import choices
+    check_setup(setup)
     spec = get_game(setup["game"])
     players = spec.check_players(setup["players"])
     cfg = spec.validate(setup["config"], players)
@@ -405,9 +434,7 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
     """Search, validate on fresh deals and `publish(staging, result)` the pages, all in `<out>.partial`, renamed
     to `out` when complete. Interrupted (Ctrl-C, SIGTERM): the generations so far are saved there, and
     `--resume` or the same command continues with an identical history."""
-    from sim import results
-    from sim.errors import stopped_part_way
-    from sim.lock import exclusive
+    from sim import results  # here: it imports pandas, which the workers importing this module do not need
     ident = results.identity(setup)
     with exclusive(out):
         results.check_output(out)

@@ -1,5 +1,7 @@
 """The `balance-sim evolve` and `balance-sim exploit` commands: flags to a setup (sim.evolve.prepare checks it),
-the search (sim.evolve), the pages (analysis.evolve_page, analysis.exploit). Registered by sim/cli.py."""
+the search (sim.evolve), the pages (analysis.evolve_page, analysis.exploit). Registered by sim/cli.py.
+The commands import what they run inside their functions, as sim/cli.py does: `balance-sim --help` and every
+other command stay free of cma, pandas and matplotlib."""
 from __future__ import annotations
 
 import warnings
@@ -48,10 +50,8 @@ def _check(o: dict) -> None:
     inputs.batch_size(o["batch_size"])
     inputs.positive("--budget", o["budget"])
     inputs.positive("--validation-games", o["validation_games"], inputs.MAX_GAMES)
-    if o["popsize"] is not None:
-        inputs.positive("--popsize", o["popsize"], 1000)
-        if o["popsize"] < 2:
-            raise UserError(f"--popsize {o['popsize']}: must be at least 2")
+    if o["popsize"] is not None and not 2 <= o["popsize"] <= 1000:
+        raise UserError(f"--popsize {o['popsize']}: must be a whole number from 2 to 1,000")
     if o["scheduler"] and o["backend"] != "dask":
         raise UserError("--scheduler goes with --backend dask")
     if o["quiet"]:

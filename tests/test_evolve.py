@@ -146,6 +146,13 @@ def test_every_candidate_of_a_generation_is_dealt_the_same_games():
     assert first.isdisjoint(p.seed for p in arena.plans), "each generation is dealt fresh games"
 
 
+def test_shares_do_not_depend_on_the_workers_or_backend():
+    serial = E.prepare(mohur_setup()).arena
+    threads = E.prepare(mohur_setup(), jobs=2, backend="threading").arena
+    point = [{"min_coins": 3.0, "coin_value": 2.0, "spend_cost": 0.5, "min_set": 4.0}]
+    assert np.array_equal(serial.evaluate(2, point, 14), threads.evaluate(2, point, 14))
+
+
 def test_interrupted_then_resumed_gives_the_identical_history(tmp_path, monkeypatch):
     args = ["evolve", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--budget", "1000",
             "--popsize", "4", "--validation-games", "20", "--seed", "4", "-j", "1", "-q"]
