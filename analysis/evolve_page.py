@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
 from analysis.report import CSS
@@ -152,6 +153,7 @@ def _plot_convergence(frame: pd.DataFrame, path) -> str:
     ax.errorbar(inc.generation, inc.fitness, yerr=Z95 * inc.se, color=ACCENT, marker="o", ms=4, capsize=3,
                 label="incumbent (all its games, 95% CI)")
     ax.set_xlabel("generation")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("mean win share against the pool")
     ax.legend(loc="lower right", fontsize=8)
     save(fig, path)
@@ -169,6 +171,7 @@ def _plot_parameters(result: dict, path) -> str:
         ax.plot(gens, [r["mean"][k] for r in result["history"]], color=color, ls=":", alpha=0.7)
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("generation")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("position within its bounds (0 = lowest)")
     ax.legend(loc="best", fontsize=8)
     save(fig, path)
