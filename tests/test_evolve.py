@@ -4,6 +4,8 @@ dealt the same games, an interrupted search resumes to an identical history, the
 cover a planted difference, the planted Mohur exploit is found, and bad inputs are one line, exit 2, nothing
 written."""
 import json
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from sim.game import get_game
 from sim.interface import bind
 from sim.playout import play
 from sim.registry import MAX_PARAMS
-from sim.runner import RunInterrupted
+from sim.runner import RunInterrupted, fan_out
 
 
 def invoke(*args):
@@ -151,6 +153,24 @@ def test_shares_do_not_depend_on_the_workers_or_backend():
     threads = E.prepare(mohur_setup(), jobs=2, backend="threading").arena
     point = [{"min_coins": 3.0, "coin_value": 2.0, "spend_cost": 0.5, "min_set": 4.0}]
     assert np.array_equal(serial.evaluate(2, point, 14), threads.evaluate(2, point, 14))
+
+
+PLAYED = []
+
+
+def _call(i):
+    PLAYED.append(i)
+    if i == 1:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the second call plays
+    return i
+
+
+def test_ctrl_c_stops_a_generation_after_the_call_in_hand():
+    PLAYED.clear()
+    with pytest.raises(RunInterrupted):
+        fan_out([(_call, (i,)) for i in range(5)], jobs=1)
+    assert PLAYED == [0, 1]
+    assert fan_out([(_call, (i,)) for i in (0, 2, 3)], jobs=2, backend="threading") == [0, 2, 3]
 
 
 def test_interrupted_then_resumed_gives_the_identical_history(tmp_path, monkeypatch):
