@@ -158,6 +158,8 @@ class Evolution:
                 "tolfunhist": 0, "tolx": 1e-4}
         if settings.popsize:
             opts["popsize"] = settings.popsize
+        if len(space.names) == 1:  # cma 4.5 fails capping the step size (maxstd) of a bounded 1-D search
+            opts["maxstd"] = 10.0  # no cap: samples beyond the bounds are folded back into them anyway
         self.es = cma.CMAEvolutionStrategy(list(self.start_unit), SIGMA0, opts)
         self.history: list[dict] = []
         self.incumbent = Incumbent(list(map(float, self.start_unit)))

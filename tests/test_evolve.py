@@ -52,6 +52,16 @@ def test_recovers_a_planted_optimum_of_a_noisy_quadratic():
         "games per candidate grow as the search converges"
 
 
+def test_a_single_parameter_is_searched_too():
+    space = E.Space(("k",), np.array([0.0]), np.array([3.0]), (True,))
+
+    def one(gen, candidates, games):
+        noise = np.random.default_rng(gen).random((1, games))
+        return np.array([(noise < 0.8 - 0.2 * abs(v["k"] - 1)).astype(float) for v in candidates])
+
+    assert E.run(E.Evolution(space, {"k": 3.0}, [1], E.Settings(20_000, 2, 2)), one).winner() == {"k": 1.0}
+
+
 def test_the_search_is_a_function_of_its_seed_and_replays_from_its_saved_history():
     def search(seed, replay=()):
         ev = E.Evolution(SPACE, {"a": 0.0, "b": 5.0, "k": 5.0}, [1, 1], E.Settings(6000, seed, 2))
