@@ -24,19 +24,22 @@ from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 Z95 = sps.norm.ppf(0.975)
 
 
-def mean_interval(x) -> dict:
-    """Mean of per-game values (win shares) with a 95% t interval."""
+def mean_interval(x, share: bool = True) -> dict:
+    """Mean of per-game values with a 95% t interval; a win share's interval is kept within 0 to 1."""
     x = np.asarray(x, dtype=float)
     n, est = x.size, float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
     half = float(sps.t.ppf(0.975, n - 1) * se) if n > 1 else math.nan
-    return {"estimate": est, "ci_low": est - half, "ci_high": est + half, "se": se, "n": int(n)}
+    low, high = est - half, est + half
+    if share:
+        low, high = max(low, 0.0), min(high, 1.0)
+    return {"estimate": est, "ci_low": low, "ci_high": high, "se": se, "n": int(n)}
 
 
 def paired_difference(a, b) -> dict:
     """a - b over the same games (paired), 95% t interval and the two-sided p-value of no difference."""
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    out = mean_interval(d)
+    out = mean_interval(d, share=False)
     if d.size > 1 and np.ptp(d) > 0:
         out["p"] = float(sps.ttest_rel(a, b).pvalue)
     else:
