@@ -200,6 +200,8 @@ def test_interrupted_then_resumed_gives_the_identical_history(tmp_path, monkeypa
     cut = invoke(*args, "-o", tmp_path / "cut")
     assert cut.exit_code == 2 and "interrupted: 2 generation(s) are saved" in cut.output, cut.output
     assert not (tmp_path / "cut").exists() and (tmp_path / "cut.partial" / E.STATE).is_file()
+    wrong = invoke("run", "--resume", tmp_path / "cut")
+    assert wrong.exit_code == 2 and "interrupted evolve" in wrong.output, wrong.output
     monkeypatch.setattr(E.Arena, "evaluate", evaluate)
     resumed = invoke("evolve", "--resume", tmp_path / "cut", "-q")
     assert resumed.exit_code == 0, resumed.output
