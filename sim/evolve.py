@@ -237,7 +237,8 @@ class Evolution:
         replay (another version of cma, an edited file) is refused rather than silently diverging."""
         for gen, rec in enumerate(records):
             arrays, asked = self._ask(gen)
-            if rec.get("generation") != gen or asked != rec.get("candidates"):
+            if not isinstance(rec, dict) or rec.get("generation") != gen or asked != rec.get("candidates") \
+                    or not _sound(rec, len(asked), len(self.weights), self.space):
                 raise UserError(f"the saved search does not replay at generation {gen} (saved with another "
                                 "version of cma or edited); delete the .partial folder to start again")
             self.es.tell(arrays, [-f for f in rec["fitness"]])
@@ -252,6 +253,34 @@ class Evolution:
 
     def winner(self) -> dict:
         return self.space.values(self.incumbent.unit)
+
+
+def _numbers(values, count: int) -> bool:
+    return (isinstance(values, list) and len(values) == count and
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values))
+
+
+def _sound(rec: dict, popsize: int, members: int, space: Space) -> bool:
+    """A saved generation record holds what replay and the pages read, of the right types (the file is
+    untrusted: a .partial folder may come from someone else)."""
+    whole = [("spent", int), ("games_per_member", int), ("incumbent_since", int), ("grew", bool),
+             ("replaced", bool)]
+    if not all(isinstance(rec.get(k), t) for k, t in whole):
+        return False
+    sums = rec.get("incumbent_sums")
+    return (_numbers(rec.get("fitness"), popsize) and _numbers(rec.get("se"), popsize)
+            and _numbers(rec.get("incumbent"), len(space.names)) and _numbers(rec.get("mean"), len(space.names))
+            and all(_numbers([rec.get(k)], 1) for k in ("sigma", "incumbent_fitness", "incumbent_se"))
+            and isinstance(sums, list) and len(sums) == members
+            and all(_numbers(row, 3) and row[2] >= 1 for row in sums))
+
+
+def _sound_validation(val, members: int) -> bool:
+    if not isinstance(val, dict) or isinstance(val.get("games"), bool) or not isinstance(val.get("games"), int):
+        return False
+    n = val["games"]
+    return n >= 1 and (all(isinstance(val.get(k), list) and len(val[k]) == members and all(_numbers(r, n) for r in val[k])
+                for k in ("winner", "start")) and _numbers(val.get("head_to_head"), n))
 
 
 def run(evolution: Evolution, evaluate, save=None, progress=None) -> Evolution:
@@ -453,9 +482,9 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
             ev.replay(state.get("history", []))
             run(ev, prepared.arena.evaluate, save=lambda h: save_state(staging, {"history": h}), progress=progress)
             if not ev.stopped:
-                ev.stopped = state.get("stopped", "budget spent")
+                ev.stopped = str(state.get("stopped", "budget spent"))[:200]
             validation = state.get("validation")
-            if validation is None:
+            if not _sound_validation(validation, len(prepared.arena.pool)):  # absent or damaged: played (again)
                 validation = prepared.arena.validate(ev.winner(), prepared.start, setup["validation_games"])
                 save_state(staging, {"history": ev.history, "validation": validation, "stopped": ev.stopped})
             result = {"setup": setup, "space": {"names": list(prepared.space.names),

@@ -18,6 +18,7 @@ from analysis import evolve_page
 from sim import evolve as E
 from sim.cli import main
 from sim.config import build
+from sim.errors import UserError
 from sim.game import get_game
 from sim.interface import bind
 from sim.playout import play
@@ -72,10 +73,11 @@ def test_the_search_is_a_function_of_its_seed_and_replays_from_its_saved_history
     again = search(5, json.loads(json.dumps(full[:3])))  # saved as JSON after generation 3
     assert json.dumps(again) == json.dumps(full)
     assert search(6)[0]["candidates"] != full[0]["candidates"]
-    edited = json.loads(json.dumps(full[:2]))
-    edited[1]["candidates"][0][0] += 1e-9
-    with pytest.raises(Exception, match="does not replay"):
-        search(5, edited)
+    for key, value in (("candidates", None), ("fitness", ["x"]), ("incumbent_sums", [[1, 2]]), ("grew", 1)):
+        edited = json.loads(json.dumps(full[:2]))
+        edited[1][key] = value if value is not None else [[edited[1][key][0][0] + 1e-9] + edited[1][key][0][1:]]
+        with pytest.raises(UserError, match="does not replay"):
+            search(5, edited)
 
 
 # ---- the toy game: a strategy whose best parameter is known ----
