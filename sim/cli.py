@@ -16,6 +16,7 @@ import sim
 from sim import inputs
 from sim.config import build, default_text, parse_value
 from sim.errors import UserError, machine_errors, stopped_part_way
+from sim.evolve_cmd import evolve, exploit
 from sim.game import game_names, get_game
 from sim.lock import exclusive
 from sim.replay_cmd import choose_game, game_options, replay
@@ -201,8 +202,9 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
         if not results.is_ours(staging):
             raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
         meta = report_folder.read_meta(staging)
-        if "sweep" in meta or "tune" in meta:
-            kind = "sweep" if "sweep" in meta else "tune"
+        if "sweep" in meta or "tune" in meta or "evolve" in meta:
+            kind = "sweep" if "sweep" in meta else "tune" if "tune" in meta else \
+                ("exploit" if meta.get("command") == "exploit" else "evolve")
             raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
                             "command again to continue it")
         report_folder.check_meta(staging, meta)
@@ -619,6 +621,8 @@ def main_job(out, jobs, seed, scale):
 
 
 main.add_command(replay)  # sim/replay_cmd.py
+main.add_command(evolve)  # sim/evolve_cmd.py
+main.add_command(exploit)
 
 
 if __name__ == "__main__":

@@ -468,3 +468,50 @@ def plan_from_meta(meta: dict) -> Plan:
                    for s in meta["strategies"])
     return Plan(meta["game"], meta["players"], meta["games"], meta["seed"], chosen, meta["batch_size"],
                 meta.get("round_robin", False))
+
+
+def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list:
+    """Run `calls`, each (module-level function, args), on the same workers `execute` uses (loky processes,
+    threads or Dask) and return their results in call order, whatever the scheduling: what `evolve` plays a
+    generation's batches with. The first call runs here, so a kernel is compiled (or loaded) once in this process
+    before the workers load it from numba's cache. Ctrl-C (or SIGTERM) stops after the call in hand:
+    RunInterrupted, nothing returned (the caller keeps what it saved before)."""
+    from joblib import Parallel, delayed, parallel_config
+    out: list = []
+    if not calls:
+        return out
+    client = None
+    stop = _StopOnCtrlC()
+    try:
+        with stop:
+            func, args = calls[0]
+            out.append(func(*args))
+            stop.check()
+            rest = calls[1:]
+            workers = worker_count(jobs, len(rest), backend, scheduler) if rest else 1
+            if rest and workers == 1 and backend != "dask":
+                for func, args in rest:
+                    out.append(func(*args))
+                    stop.check()
+            elif rest:
+                client = _client(workers, backend, scheduler)
+                loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
+                with parallel_config(backend=backend, **loky), warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                    results = Parallel(n_jobs=workers, return_as="generator")(delayed(f)(*a) for f, a in rest)
+                    try:
+                        for result in results:
+                            out.append(result)
+                            stop.check()
+                    finally:
+                        results.close()
+    except Exception as exc:
+        if stop.requested:
+            raise RunInterrupted() from exc
+        if type(exc).__name__ in ("KilledWorker", "BrokenProcessPool", "TerminatedWorkerError"):
+            raise WorkersFailed(f"worker processes died ({_death(exc)})") from None
+        raise
+    finally:
+        if client is not None:
+            client.close()
+    return out

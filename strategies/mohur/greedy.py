@@ -6,7 +6,8 @@ from strategies.mohur._features import (NO_EXTRA, card_worth, choose_exchange, c
                                         marginal_worths, sale_rupees)
 
 
-@strategy("mohur", "greedy", listing="row", params={"take_weight": 0.01, "coin_value": 1.0})
+@strategy("mohur", "greedy", listing="row", params={"take_weight": 0.01, "coin_value": 1.0},
+          bounds={"take_weight": (0.0, 1.0, False), "coin_value": (0.0, 10.0, False)})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def greedy(obs, actions, n_actions, params, cfg):
     """Most rupees this turn (one ply): the best sale if any sale is legal; otherwise the take whose cards

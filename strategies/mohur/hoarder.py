@@ -7,7 +7,9 @@ from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fas
 
 
 @strategy("mohur", "hoarder", listing="row", params={"min_coins": 2.0, "coin_value": 3.0, "spend_cost": 1.0,
-                                      "min_set": 3.0})
+                                      "min_set": 3.0},
+          bounds={"min_coins": (1, 8, True), "coin_value": (0.0, 10.0, False),
+                  "spend_cost": (0.0, 10.0, False), "min_set": (1, 7, True)})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def hoarder(obs, actions, n_actions, params, cfg):
     """Plays for the coin token and drives exchanges with coins: sweeps the market's coins when at least

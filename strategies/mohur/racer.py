@@ -6,7 +6,9 @@ from strategies.mohur._features import (card_worth, choose_exchange, consider, f
                                         sale_rupees)
 
 
-@strategy("mohur", "racer", listing="row", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3})
+@strategy("mohur", "racer", listing="row", params={"sell_threshold": 3.0, "precious_bias": 1.0, "coin_value": 0.3},
+          bounds={"sell_threshold": (0.0, 10.0, False), "precious_bias": (0.0, 5.0, False),
+                  "coin_value": (0.0, 5.0, False)})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def racer(obs, actions, n_actions, params, cfg):
     """Sells early to take the top tokens and empty stacks: any sale whose first token is worth at least

@@ -7,7 +7,9 @@ from strategies.mohur._features import (NO_EXTRA, choose_exchange, consider, fas
 
 
 @strategy("mohur", "setbuilder", listing="row", params={"min_set": 4.0, "keep_weight": 0.5, "take_scale": 0.5,
-                                         "coin_value": 0.5})
+                                         "coin_value": 0.5},
+          bounds={"min_set": (1, 7, True), "keep_weight": (0.0, 2.0, False), "take_scale": (0.0, 2.0, False),
+                  "coin_value": (0.0, 5.0, False)})
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def setbuilder(obs, actions, n_actions, params, cfg):
     """Waits for big sales: collects goods it already holds and sells only sets of `min_set` or more (for

@@ -1,0 +1,503 @@
+"""`balance-sim evolve`: tune a strategy's declared parameters with CMA-ES (the maintained `cma` package).
+
+The search runs in the unit cube: parameter k's declared bounds (lo, hi) map to [0, 1], where cma's own
+boundary handling keeps its samples; whole-number parameters are rounded when a candidate is played. Fitness is
+a candidate's mean win share against the pool (each member weighted, by default equally), on common random
+numbers: every candidate of a generation plays the same deals against each member (one plan seed per
+generation and member, the same games and batch size), seats rotated by the runner's lineups. Noise is handled
+two ways: the incumbent (best so far) is played again on every generation's deals and is replaced only by a
+candidate that beats it on those same deals by more than one paired standard error; and the games per candidate
+double whenever the spread of a generation's fitness is within twice its noise (the search has converged as far
+as the games can tell), within the budget.
+
+Determinism and resume: cma draws its samples from a generator this module re-seeds per generation from the
+root seed, so the asked candidates are a pure function of (root seed, everything told before). The state saved
+after each generation is plain JSON (candidates, fitness, incumbent): a resume replays ask/tell from it, checks
+that every replayed candidate equals the saved one, and continues as if never stopped. No pickle.
+
+The optimiser (`Evolution`) takes any `evaluate(gen, candidates, games) -> shares[candidate, member, game]`, so
+its tests can plant a known optimum; `Arena` is the one for the games, playing through sim.runner.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sim import inputs
+from sim.errors import UserError, stopped_part_way
+from sim.game import get_game
+from sim.lock import exclusive
+from sim.registry import StrategyChoice, StrategyDef, choices, registered
+from sim.runner import Plan, batch_seed, fan_out, lineups, run_one_batch
+
+STATE = "evolve-state.json"
+STATE_FORMAT = 1
+SEARCH, VALIDATE, FIELD = 1, 2, 3  # seed streams: the search's deals, the held-out validation's, exploit's field
+START_GAMES = 20  # games per pool member per candidate in the first generation (rounded up to whole rotations)
+SIGMA0 = 0.3  # initial step size in the unit cube
+GROWTH_SPREAD = 2.0  # games double when the fitness spread of a generation is within this many standard errors
+REPLACE_Z = 1.0  # a challenger replaces the incumbent when it beats it by more than this many paired SEs
+
+
+def stream_seed(root: int, stream: int, *key: int) -> int:
+    """A 63-bit seed for one (stream, generation, member) from the root SeedSequence: plans of different keys
+    never share deals, plans of the same key always do."""
+    words = np.random.SeedSequence(root, spawn_key=(stream, *key)).generate_state(2, dtype=np.uint32)
+    return int((int(words[0]) << 31) ^ int(words[1])) & (2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Space:
+    """The searched parameters of one strategy: names, declared bounds, whole-number flags."""
+    names: tuple
+    low: np.ndarray
+    high: np.ndarray
+    whole: tuple
+
+    def values(self, unit) -> dict:
+        """Parameter values of a point of the unit cube (clipped; whole numbers rounded)."""
+        x = np.clip(np.asarray(unit, dtype=float), 0.0, 1.0)
+        raw = self.low + x * (self.high - self.low)
+        return {n: float(round(v)) if w else float(v) for n, v, w in zip(self.names, raw, self.whole)}
+
+    def unit(self, values: dict) -> np.ndarray:
+        span = np.where(self.high > self.low, self.high - self.low, 1.0)
+        return np.clip((np.array([values[n] for n in self.names], dtype=float) - self.low) / span, 0.0, 1.0)
+
+
+def search_space(d: StrategyDef, only: list[str] | None = None) -> Space:
+    """Every declared parameter of `d` (or the `only` subset), each with declared bounds; one without bounds is
+    refused by name (`--param` picks a subset)."""
+    names = list(only) if only else list(d.params)
+    if not names:
+        raise UserError(f"--strategy {d.name}: it has no parameters to evolve")
+    for name in names:
+        if name not in d.params:
+            raise UserError(f"--param {name}: not a parameter of '{d.name}'; allowed: {', '.join(d.params)}")
+        if name not in d.bounds:
+            bounded = [p for p in d.params if p in d.bounds]
+            raise UserError(f"parameter '{name}' of '{d.name}' declares no bounds, so evolve cannot search it; "
+                            + (f"pick bounded ones with --param ({', '.join(bounded)})" if bounded else
+                               "declare bounds in its @strategy(..., bounds=...)"))
+    lo = np.array([float(d.bounds[n][0]) for n in names])
+    hi = np.array([float(d.bounds[n][1]) for n in names])
+    return Space(tuple(names), lo, hi, tuple(bool(d.bounds[n][2]) for n in names))
+
+
+def rotation(players: int, games: int) -> int:
+    """`games` rounded up to whole seat rotations (every seat taken equally often by the candidate)."""
+    return max(players, -(-games // players) * players)
+
+
+@dataclass
+class Settings:
+    budget: int  # games the search may play (validation not counted)
+    seed: int
+    players: int
+    popsize: int | None = None  # cma's default (4 + 3 ln d) when None
+    start_games: int = START_GAMES
+
+
+class _Normal:
+    """cma's `randn` option: standard normals from a generator re-seeded per generation (see the module note)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, *shape):
+        return self.rng.standard_normal(shape)
+
+
+@dataclass
+class Incumbent:
+    unit: list
+    sums: list = field(default_factory=list)  # per member: sum of win shares, sum of squares, games
+    since: int = 0  # generation it became incumbent
+
+    def add(self, shares: np.ndarray) -> None:
+        rows = [[float(s.sum()), float((s * s).sum()), int(s.size)] for s in shares]
+        self.sums = rows if not self.sums else [[a + b for a, b in zip(x, y)] for x, y in zip(self.sums, rows)]
+
+    def estimate(self, weights: np.ndarray) -> tuple[float, float, int]:
+        """(weighted mean win share over every game it played as incumbent, its standard error, games)."""
+        s = np.array(self.sums, dtype=float)
+        means = s[:, 0] / s[:, 2]
+        var = np.maximum(s[:, 1] / s[:, 2] - means**2, 0.0) * s[:, 2] / np.maximum(s[:, 2] - 1, 1)
+        return float(weights @ means), float(math.sqrt(weights**2 @ (var / s[:, 2]))), int(s[:, 2].sum())
+
+
+def fitness(shares: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate: weighted mean over members of its mean win share, and its standard error.
+    shares: [candidate, member, game]."""
+    means = shares.mean(axis=2)
+    n = shares.shape[2]
+    var = shares.var(axis=2, ddof=1) if n > 1 else np.zeros_like(means)
+    return means @ weights, np.sqrt((var / n) @ weights**2)
+
+
+class Evolution:
+    """CMA-ES in the unit cube with common random numbers, a re-evaluated incumbent and growing games.
+    `history` is the list of generation records (JSON-able) that `save`/`resume` keep."""
+
+    def __init__(self, space: Space, start: dict, weights, settings: Settings):
+        import cma  # here: workers import this module for candidate_shares and never need cma (seconds to import)
+        self.space, self.settings = space, settings
+        self.weights = np.asarray(weights, dtype=float) / np.sum(weights)
+        self.start_unit = space.unit(start)
+        self.normal = _Normal()
+        opts = {"bounds": [0.0, 1.0], "randn": self.normal,
+                "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0,
+                "tolfunhist": 0, "tolx": 1e-4}
+        if settings.popsize:
+            opts["popsize"] = settings.popsize
+        if len(space.names) == 1:  # cma 4.5 fails capping the step size (maxstd) of a bounded 1-D search
+            opts["maxstd"] = 10.0  # no cap: samples beyond the bounds are folded back into them anyway
+        self.es = cma.CMAEvolutionStrategy(list(self.start_unit), SIGMA0, opts)
+        self.history: list[dict] = []
+        self.incumbent = Incumbent(list(map(float, self.start_unit)))
+        self.games = rotation(settings.players, settings.start_games)
+        self.spent = 0
+        self.stopped = ""
+
+    @property
+    def popsize(self) -> int:
+        return int(self.es.popsize)
+
+    def cost(self, games: int) -> int:
+        return (self.popsize + 1) * len(self.weights) * games
+
+    def _ask(self, gen: int) -> tuple[list, list]:
+        """cma's samples of generation `gen` (told back as these very arrays), and as plain lists."""
+        self.normal.reseed(stream_seed(self.settings.seed, SEARCH, gen, 2**31 - 1))
+        arrays = self.es.ask()
+        return arrays, [list(map(float, x)) for x in arrays]
+
+    def next_games(self) -> int:
+        """Games per member for the next generation, fitted into what is left of the budget (0: stop)."""
+        left = self.settings.budget - self.spent
+        per = left // ((self.popsize + 1) * len(self.weights))
+        fit = per // self.settings.players * self.settings.players
+        return min(self.games, fit)
+
+    def step(self, evaluate) -> dict | None:
+        """Play one generation; None (and `stopped` says why) when the budget or cma says stop."""
+        if self.es.stop():
+            self.stopped = "cma: " + ", ".join(sorted(self.es.stop()))
+            return None
+        games = self.next_games()
+        if games < self.settings.players:
+            self.stopped = "budget spent"
+            return None
+        gen = len(self.history)
+        arrays, asked = self._ask(gen)
+        points = asked + [self.incumbent.unit]
+        shares = np.asarray(evaluate(gen, [self.space.values(x) for x in points], games), dtype=float)
+        return self._record(gen, arrays, asked, shares, games)
+
+    def _record(self, gen: int, arrays: list, asked: list, shares: np.ndarray, games: int) -> dict:
+        fit, se = fitness(shares, self.weights)
+        cand_fit = fit[:-1]
+        self.es.tell(arrays, list(-cand_fit))  # cma minimises
+        best = int(np.argmax(cand_fit))
+        diff = (shares[best] - shares[-1]).mean(axis=1) @ self.weights  # paired: the same deals
+        per_game = (shares[best] - shares[-1]) * self.weights[:, None] * len(self.weights)
+        diff_se = float(per_game.std(ddof=1) / math.sqrt(per_game.size)) if per_game.size > 1 else math.inf
+        self.incumbent.add(shares[-1])
+        replaced = bool(diff > REPLACE_Z * diff_se and diff > 0)
+        if replaced:
+            self.incumbent = Incumbent(asked[best], since=gen + 1)
+            self.incumbent.add(shares[best])
+        inc_fit, inc_se, inc_games = self.incumbent.estimate(self.weights)
+        spread = float(np.std(cand_fit, ddof=1)) if len(cand_fit) > 1 else 0.0
+        grew = spread < GROWTH_SPREAD * float(np.median(se[:-1]))
+        self.spent += shares.size
+        record = {"generation": gen, "games_per_member": games, "spent": self.spent,
+                  "sigma": float(self.es.sigma), "mean": self.mean(),
+                  "candidates": asked, "fitness": list(map(float, cand_fit)), "se": list(map(float, se[:-1])),
+                  "incumbent_here": float(fit[-1]), "incumbent_se_here": float(se[-1]),
+                  "challenger": best, "diff": float(diff), "diff_se": diff_se, "replaced": replaced,
+                  "incumbent": list(self.incumbent.unit), "incumbent_sums": self.incumbent.sums,
+                  "incumbent_since": self.incumbent.since, "incumbent_fitness": inc_fit,
+                  "incumbent_se": inc_se, "incumbent_games": inc_games, "spread": spread, "grew": bool(grew)}
+        if grew:
+            self.games *= 2
+        self.history.append(record)
+        return record
+
+    def replay(self, records: list[dict]) -> None:
+        """Rebuild the search from saved generation records (see the module note); a record that does not
+        replay (another version of cma, an edited file) is refused rather than silently diverging."""
+        for gen, rec in enumerate(records):
+            arrays, asked = self._ask(gen)
+            if not isinstance(rec, dict) or rec.get("generation") != gen or asked != rec.get("candidates") \
+                    or not _sound(rec, len(asked), len(self.weights), self.space):
+                raise UserError(f"the saved search does not replay at generation {gen} (saved with another "
+                                "version of cma or edited); delete the .partial folder to start again")
+            self.es.tell(arrays, [-f for f in rec["fitness"]])
+            self.incumbent = Incumbent(rec["incumbent"], rec["incumbent_sums"], rec["incumbent_since"])
+            self.spent = rec["spent"]
+            self.games = rec["games_per_member"] * (2 if rec["grew"] else 1)
+            self.history.append(rec)
+
+    def mean(self) -> list:
+        """cma's current mean, in the unit cube (its boundary handling's view of it)."""
+        return list(map(float, np.clip(self.es.boundary_handler.transform(self.es.mean), 0.0, 1.0)))
+
+    def winner(self) -> dict:
+        return self.space.values(self.incumbent.unit)
+
+
+def _numbers(values, count: int) -> bool:
+    return (isinstance(values, list) and len(values) == count and
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values))
+
+
+def _sound(rec: dict, popsize: int, members: int, space: Space) -> bool:
+    """A saved generation record holds what replay and the pages read, of the right types (the file is
+    untrusted: a .partial folder may come from someone else)."""
+    whole = [("spent", int), ("games_per_member", int), ("incumbent_since", int), ("grew", bool),
+             ("replaced", bool)]
+    if not all(isinstance(rec.get(k), t) for k, t in whole):
+        return False
+    sums = rec.get("incumbent_sums")
+    return (_numbers(rec.get("fitness"), popsize) and _numbers(rec.get("se"), popsize)
+            and _numbers(rec.get("incumbent"), len(space.names)) and _numbers(rec.get("mean"), len(space.names))
+            and all(_numbers([rec.get(k)], 1) for k in ("sigma", "incumbent_fitness", "incumbent_se"))
+            and isinstance(sums, list) and len(sums) == members
+            and all(_numbers(row, 3) and row[2] >= 1 for row in sums))
+
+
+def _sound_validation(val, members: int) -> bool:
+    if not isinstance(val, dict) or isinstance(val.get("games"), bool) or not isinstance(val.get("games"), int):
+        return False
+    n = val["games"]
+    return n >= 1 and (all(isinstance(val.get(k), list) and len(val[k]) == members and all(_numbers(r, n) for r in val[k])
+                for k in ("winner", "start")) and _numbers(val.get("head_to_head"), n))
+
+
+def run(evolution: Evolution, evaluate, save=None, progress=None) -> Evolution:
+    """Generations until the budget is spent; `save(history)` after each (for resume)."""
+    while (rec := evolution.step(evaluate)) is not None:
+        if save is not None:
+            save(evolution.history)
+        if progress is not None:
+            progress(rec)
+    return evolution
+
+
+# ---- playing the games ----
+def candidate_shares(game: str, cfg, plan, b: int, seed: int) -> np.ndarray:
+    """Batch b of `plan`: the win share of choice 0 (the candidate) in each game. Module-level: shipped to
+    workers."""
+    spec = get_game(game)
+    tables = run_one_batch(game, cfg, plan, b, seed, False)
+    main = tables["games"]
+    start, stop = plan.batch_bounds(b)
+    seats = lineups(plan, start, stop)
+    shares = np.stack([np.asarray(main[f"win_share_{p}"], dtype=float) for p in range(plan.players)], axis=1)
+    order = np.argsort(np.asarray(main[spec.id_column]), kind="stable")
+    return shares[order][seats == 0]  # choice 0 sits once per game
+
+
+@dataclass
+class Arena:
+    """Candidates of one base strategy against a pool, through the runner (sim.runner.fan_out)."""
+    spec: object
+    cfg: object
+    players: int
+    base: StrategyChoice
+    pool: tuple  # StrategyChoice per member
+    seed: int
+    jobs: int = 1
+    backend: str = "loky"
+    scheduler: str | None = None
+    batch_size: int = 1000
+    plans: list = field(default_factory=list)  # the plans of the last call (tests read their seeds)
+
+    def choice(self, values: dict) -> StrategyChoice:
+        d = registered(self.spec.name)[self.base.base_id]
+        given = dict(zip(d.params, self.base.params))
+        given.update(values)
+        return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(float(v) for v in given.values()))
+
+    def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
+        """shares[candidate, member, game]: each of `lineup` against each member (default the pool), one seat
+        against the member in every other seat; every candidate on the same deals per member."""
+        members = self.pool if members is None else members
+        calls, self.plans = [], []
+        for cand in lineup:
+            for j, member in enumerate(members):
+                plan = Plan(self.spec.name, self.players, games, stream_seed(self.seed, stream, gen, j),
+                            (cand,) + (member,) * (self.players - 1), min(self.batch_size, games), False)
+                self.plans.append(plan)
+                calls += [(candidate_shares, (self.spec.name, self.cfg, plan, b, batch_seed(plan.seed, b)))
+                          for b in range(plan.n_batches)]
+        parts = fan_out(calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler)
+        out, k = [], 0
+        for plan in self.plans:
+            out.append(np.concatenate(parts[k:k + plan.n_batches]))
+            k += plan.n_batches
+        return np.array(out).reshape(len(lineup), len(members), games)
+
+    def evaluate(self, gen: int, candidates: list[dict], games: int) -> np.ndarray:
+        return self.play(SEARCH, gen, [self.choice(v) for v in candidates], games)
+
+    def validate(self, winner: dict, start: dict, games: int) -> dict:
+        """Fresh deals the search never saw: winner and start against each member on the same deals, and the
+        winner against its start (one seat against the start in every other seat)."""
+        games = rotation(self.players, games)
+        both = self.play(VALIDATE, 0, [self.choice(winner), self.choice(start)], games)
+        h2h = self.play(VALIDATE, 1, [self.choice(winner)], games, members=(self.choice(start),))
+        return {"games": games, "winner": both[0].tolist(), "start": both[1].tolist(), "head_to_head": h2h[0, 0].tolist()}
+
+
+# ---- the state kept for --resume ----
+def save_state(folder: Path, state: dict) -> None:
+    tmp = Path(folder) / f".{STATE}.tmp"
+    tmp.write_text(json.dumps({"format": STATE_FORMAT, **state}))
+    os.replace(tmp, Path(folder) / STATE)
+
+
+def load_state(folder: Path) -> dict:
+    """The saved search of an interrupted evolve (JSON only, every field checked by `replay`), or {}."""
+    path = Path(folder) / STATE
+    if not path.is_file():
+        return {}
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        raise UserError(f"{path}: unreadable saved search; delete {Path(folder)} to start again") from None
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or not isinstance(state.get("history"), list):
+        raise UserError(f"{path}: not a saved search of this version; delete {Path(folder)} to start again")
+    return state
+
+
+# ---- one evolve from its settings to its folder ----
+@dataclass
+class Prepared:
+    """Everything a setup (the JSON-able dict that `evolve`/`exploit` record in meta.json) resolves to."""
+    spec: object
+    arena: Arena
+    space: Space
+    start: dict  # the starting point: the strategy's (or preset's) values of the searched parameters
+    weights: np.ndarray
+    settings: Settings
+
+
+SETUP_FIELDS = {"kind": str, "game": str, "players": int, "strategy": str, "against": list, "params": list,
+                "budget": int, "seed": int, "validation_games": int, "batch_size": int, "config": dict}
+
+
+def check_setup(setup) -> None:
+    """A setup read back from an interrupted folder's meta.json is untrusted: every field of the right type and
+    range before anything uses it."""
+    if not isinstance(setup, dict):
+        raise UserError("the saved setup is not a table; delete the .partial folder to start again")
+    for key, kind in SETUP_FIELDS.items():
+        value = setup.get(key)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise UserError(f"the saved setup's '{key}' is {value!r}, expected {kind.__name__}; delete the "
+                            ".partial folder to start again")
+    if not all(isinstance(x, str) for x in setup["against"] + setup["params"]):
+        raise UserError("the saved setup's 'against' and 'params' must be names; delete the .partial folder")
+    weights = setup.get("weights")
+    if weights is not None and not (isinstance(weights, list) and all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in weights)):
+        raise UserError(f"the saved setup's 'weights' is {weights!r}, expected numbers")
+    popsize = setup.get("popsize")
+    if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int) or not 2 <= popsize <= 1000):
+        raise UserError(f"--popsize {popsize}: must be a whole number from 2 to 1,000")
+    inputs.seed(setup["seed"])
+    inputs.batch_size(setup["batch_size"])
+    inputs.positive("--budget", setup["budget"])
+    inputs.positive("--validation-games", setup["validation_games"])
+
+
+def prepare(setup: dict, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> Prepared:
+    """Check and resolve a setup (fresh from the flags, or read back for --resume): game, players, configuration,
+    strategy, pool, weights and search space. Every refusal is a UserError before any game is played."""
+    check_setup(setup)
+    spec = get_game(setup["game"])
+    players = spec.check_players(setup["players"])
+    cfg = spec.validate(setup["config"], players)
+    base = choices(spec.name, cfg.presets, [setup["strategy"]])[0]
+    d = registered(spec.name)[base.base_id]
+    if d.search and not setup.get("params"):
+        raise UserError(f"--strategy {setup['strategy']}: a search player; evolve its numeric parameters with "
+                        f"--param (bounded ones: {', '.join(p for p in d.params if p in d.bounds) or 'none'})")
+    space = search_space(d, setup.get("params"))
+    current = dict(zip(d.params, base.params))
+    start = {n: current[n] for n in space.names}
+    for name in space.names:
+        lo, hi, whole = d.bounds[name]
+        if not lo <= start[name] <= hi:
+            raise UserError(f"--strategy {setup['strategy']}: its {name} = {start[name]:g} lies outside the declared "
+                            f"bounds {lo:g} to {hi:g}; evolve starts from inside them")
+    pool = tuple(choices(spec.name, cfg.presets, list(setup["against"])))
+    weights = np.asarray(setup.get("weights") or [1.0] * len(pool), dtype=float)
+    if len(weights) != len(pool) or (weights < 0).any() or weights.sum() <= 0:
+        raise UserError("evolve: the pool weights must be one non-negative number per pool member, not all 0")
+    arena = Arena(spec, cfg, players, base, pool, setup["seed"], jobs, backend, scheduler, setup["batch_size"])
+    settings = Settings(setup["budget"], setup["seed"], players, setup.get("popsize"))
+    return Prepared(spec, arena, space, start, weights, settings)
+
+
+def check_budget(prepared: Prepared) -> None:
+    """A budget that cannot pay for one generation of the smallest size is refused before anything is played."""
+    ev = Evolution(prepared.space, prepared.start, prepared.weights, prepared.settings)
+    least = ev.cost(prepared.settings.players)
+    if prepared.settings.budget < least:
+        raise UserError(f"--budget {prepared.settings.budget:,}: one generation ({ev.popsize} candidates and the "
+                        f"incumbent, {len(prepared.weights)} pool member(s), {prepared.settings.players} games each) "
+                        f"needs at least {least:,} games")
+
+
+def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, command: str = "evolve",
+                     quiet: bool = False, progress=None) -> tuple[Path, list[str]]:
+    """Search, validate on fresh deals and `publish(staging, result)` the pages, all in `<out>.partial`, renamed
+    to `out` when complete. Interrupted (Ctrl-C, SIGTERM): the generations so far are saved there, and
+    `--resume` or the same command continues with an identical history."""
+    from sim import results  # here: it imports pandas, which the workers importing this module do not need
+    ident = results.identity(setup)
+    with exclusive(out):
+        results.check_output(out)
+        staging = results.begin(out, {"game": setup["game"], "evolve": setup, "command": command,
+                                      "identity": ident}, quiet)
+        state = load_state(staging)
+        ev = Evolution(prepared.space, prepared.start, prepared.weights, prepared.settings)
+
+        def kept() -> str:
+            return f"{len(ev.history)} generation(s) are saved in {staging}"
+
+        again = f"'balance-sim {command} --resume {out}' or " if command == "evolve" else ""
+        with stopped_part_way(kept, f"continue with {again}the same command"):
+            ev.replay(state.get("history", []))
+            run(ev, prepared.arena.evaluate, save=lambda h: save_state(staging, {"history": h}), progress=progress)
+            if not ev.stopped:
+                ev.stopped = str(state.get("stopped", "budget spent"))[:200]
+            validation = state.get("validation")
+            if not _sound_validation(validation, len(prepared.arena.pool)):  # absent or damaged: played (again)
+                validation = prepared.arena.validate(ev.winner(), prepared.start, setup["validation_games"])
+                save_state(staging, {"history": ev.history, "validation": validation, "stopped": ev.stopped})
+            result = {"setup": setup, "space": {"names": list(prepared.space.names),
+                                                "low": prepared.space.low.tolist(),
+                                                "high": prepared.space.high.tolist(),
+                                                "whole": list(prepared.space.whole)},
+                      "base": prepared.arena.base.base, "start": prepared.start, "winner": ev.winner(),
+                      "pool": [c.name for c in prepared.arena.pool], "weights": (prepared.weights /
+                                                                              prepared.weights.sum()).tolist(),
+                      "history": ev.history, "validation": validation, "stopped": ev.stopped,
+                      "popsize": ev.popsize, "spent": ev.spent}
+            lines = publish(staging, result)
+            results.write_meta(staging, {"game": setup["game"], "evolve": setup, "command": command,
+                                         "identity": ident, "partial": False})
+            results.finish(staging, out)
+    return out, lines
