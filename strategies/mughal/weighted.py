@@ -14,7 +14,7 @@ def weighted(obs, actions, n_actions, params, cfg):
     the next seat, where that hand's Disasters end); the weights are its parameters. Highest score wins, ties
     at random."""
     ctx = context(obs, cfg)   # what every action is scored against: once per decision
-    hand = hand_terms(obs, cfg, actions, n_actions)
+    hand = hand_terms(obs, cfg, actions, n_actions, ctx)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):  # streamed argmax: no score array per decision
         (majority_vt, all_suits_vt, emperor_vt, disaster_vt, lead_margin, trail_gap, lead_margin_x_picks_left,
