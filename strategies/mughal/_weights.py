@@ -16,7 +16,7 @@ from strategies.mughal._features import NO_CARD, _majority_vt, masked_claims, st
 
 W = 10.0   # every weight's bounds: -W..W (evolve searches inside them)
 
-# name, default weight, meaning. Order = the parameter vector's order. Default weights: hand-picked, then two
+# name, default weight, meaning. Order = the parameter vector's order. Default weights: hand-picked, then five
 # coordinate sweeps against three greedy and three emperor seats (docs/strategies.md); evolve tunes them further.
 FEATURES = (
     ("majority_vt", 0.3, "suit-majority VT if the turn were scored now"),
