@@ -25,6 +25,12 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def finding_context(meta, tables=None) -> dict:
+    """What analysis.findings needs beyond the summary: the decisive sources' names, the unit, the pace."""
+    seconds = (meta.get("config") or {}).get("report", {}).get("seconds_per_turn")
+    return {"labels": decisive.mohur_labels(), "unit": "matches", "seconds_per_turn": seconds}
+
+
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
     out = {}

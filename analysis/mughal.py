@@ -23,6 +23,14 @@ def _players_count(tables, meta) -> int:
     return int(meta.get("players") or tables["players"]["seat"].max() + 1)
 
 
+def finding_context(meta, tables=None) -> dict:
+    """The decisive sources' names for analysis.findings (emperors by their configured names)."""
+    labels = {"majorities": "suit majorities", "all_suits": "the all-suits award", "disasters": "Disasters"}
+    for emperor in (meta.get("config") or {}).get("emperors", []):
+        labels[f"emperor_{decisive.slug(emperor.get('name', ''))}"] = f"{emperor.get('name')}'s bonus"
+    return {"labels": labels}
+
+
 def summarize(tables, meta) -> dict:
     games, players = tables["games"], tables["players"]
     out = {}

@@ -24,6 +24,14 @@ def _condition_names(meta: dict, n: int) -> list[str]:
     return names if len(names) >= n else names + [f"condition {i}" for i in range(len(names), n)]
 
 
+def finding_context(meta, tables=None) -> dict:
+    """The decisive sources' names for analysis.findings (a summary-only run has no players table: key names)."""
+    if not tables or "players" not in tables:
+        return {}
+    return {"labels": {key: label for key, (label, _) in
+                       decisive_columns(meta.get("config") or {}, tables["players"]).items()}}
+
+
 def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     games, players = tables["games"], tables["players"]
     n = len(games)
