@@ -149,7 +149,7 @@ def fmt_metric(name: str, m) -> str:
         return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
     if name.startswith("nash_weight["):
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
-    is_rate = "rate" in name or name.startswith("win_rate") or name.startswith("seat_win_rate")
+    is_rate = "rate" in name or name == "balance"
     if is_rate:
         return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):

@@ -493,13 +493,19 @@ def tune(game, args):
     ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
                               opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
                               opts.backend, opts.scheduler, opts.quiet)
+    from analysis.tune import tune_findings
     click.echo(f"spent {spent:,} of {opts.budget:,} games; best candidates:")
     for entry in ranking[:5]:
         click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
         for metric, m in entry["targets"].items():
-            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {m['band'][0]:g}..{m['band'][1]:g}: "
-                       f"{m['verdict']}")
+            band = (f"{m['band'][0]:.1%}..{m['band'][1]:.1%}" if "rate" in metric
+                    else f"{m['band'][0]:g}..{m['band'][1]:g}")
+            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {band}: {m['verdict']}")
+    verdict = tune_findings({"ranking": ranking, "spent": spent, "budget": opts.budget})
+    if verdict and verdict[0]["id"] == "none_meets":
+        click.echo(verdict[0]["text"])
     click.echo(str(out / "tune.json"))
+    click.echo(str(out / "tune.html"))
 
 
 @main.command()

@@ -350,11 +350,12 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
                   for c in ranked]
         for c in range(len(candidates)):
             shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
-        (staging / "tune.json").write_text(json.dumps({"game": spec.name, "budget": budget, "spent": spent,
-                                                       "seed": seed, "method": "successive halving",
-                                                       "targets": [t.describe() for t in targets],
-                                                       "ranking": report}, indent=2, default=str) + "\n")
+        doc = {"game": spec.name, "budget": budget, "spent": spent, "seed": seed, "method": "successive halving",
+               "targets": [t.describe() for t in targets], "ranking": report}
+        (staging / "tune.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")
         pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
+        from analysis.tune import build_tune_report
+        build_tune_report(json.loads(json.dumps(doc, default=str)), pd.DataFrame(history), staging)
         results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
                                      "spent": spent, "seed": seed})
         results.finish(staging, out)
