@@ -18,6 +18,7 @@ import numpy as np
 
 from analysis import findings
 from analysis import paired as pairing_stats
+from analysis.progress import phase
 from analysis.report import CSS, config_changes
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 from sim.errors import UserError
@@ -36,6 +37,7 @@ PLAIN = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
+    "minutes_per_game": "Minutes per game",
     "balance": "Balance (1 - seat gap in mirror games)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
@@ -214,11 +216,14 @@ def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
         raise UserError(f"compare: A is a {game_a} run and B a {game_b} run; compare two runs of the same game")
     out = Path(out) if out else default_out(dir_a, dir_b)
     _check_out(out, [dir_a, dir_b])
-    meta_a, summary_a, tables_a = load_run(dir_a, "A")
-    meta_b, summary_b, tables_b = load_run(dir_b, "B")
+    with phase(f"compare: reading A ({dir_a})"):
+        meta_a, summary_a, tables_a = load_run(dir_a, "A")
+    with phase(f"compare: reading B ({dir_b})"):
+        meta_b, summary_b, tables_b = load_run(dir_b, "B")
     reasons = why_not_paired(meta_a, meta_b)
-    blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
-    blocks_b = pairing_stats.block_statistics(tables_b, meta_b, summary_b) if tables_b is not None else {}
+    with phase("compare: the figures block by block (for the intervals)"):
+        blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
+        blocks_b = pairing_stats.block_statistics(tables_b, meta_b, summary_b) if tables_b is not None else {}
     names = compared_names(game_a, summary_a, summary_b)
     rows = differences(names, summary_a, summary_b, blocks_a, blocks_b, paired=not reasons)
     lineups = lineup_diff(meta_a, meta_b)

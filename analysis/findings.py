@@ -206,13 +206,15 @@ def strategy_findings(summary: dict) -> list[dict]:
 
 
 # ---- length, levers, flags -----------------------------------------------------------------------------------
-def length_finding(summary: dict, seconds_per_turn: float | None = None) -> dict | None:
+def length_finding(summary: dict, seconds_per_turn: float | None = None, pace: str | None = None) -> dict | None:
+    """`pace`: how the minutes were reckoned ("at 8 seconds a turn"; default from `seconds_per_turn`)."""
     for key, unit in (("minutes_per_match", "match"), ("minutes_per_game", "game")):
         m = _metric(summary, key)
         if m:
-            pace = f" at {seconds_per_turn:g} seconds a turn" if seconds_per_turn else ""
-            text = (f"A {unit} lasts about {m['estimate']:.1f} minutes{pace} (95% CI {m['ci_low']:.1f}-"
-                    f"{m['ci_high']:.1f})")
+            pace = f" {pace}" if pace else f" at {seconds_per_turn:g} seconds a turn" if seconds_per_turn else ""
+            spread = (f" (95% CI {m['ci_low']:.1f}-{m['ci_high']:.1f})" if m["ci_high"] > m["ci_low"]
+                      else " (every game the same length)")
+            text = f"A {unit} lasts about {m['estimate']:.1f} minutes{pace}{spread}"
             rounds, turns = _metric(summary, "rounds_per_match") or _metric(summary, "rounds_per_game"), \
                 _metric(summary, "turns_per_round")
             if rounds and turns:
@@ -283,11 +285,11 @@ def flag_findings(summary: dict, warnings=()) -> list[dict]:
 
 
 def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str = "games",
-             seconds_per_turn: float | None = None) -> list[dict]:
+             seconds_per_turn: float | None = None, pace: str | None = None) -> list[dict]:
     """The ranked findings of a game's summary (at most MAX_FINDINGS); `warnings`: the configuration's
     degenerate-setting lines, `labels`: plain names of decisive sources, `unit`: what a game is called."""
     found = [seat_finding(summary), *strategy_findings(summary), lever_finding(summary, labels, unit),
-             length_finding(summary, seconds_per_turn), *flag_findings(summary, warnings)]
+             length_finding(summary, seconds_per_turn, pace), *flag_findings(summary, warnings)]
     found = sorted((f for f in found if f), key=lambda f: -f["rank"])[:MAX_FINDINGS]
     return [{k: v for k, v in f.items() if k != "rank"} for f in found]
 

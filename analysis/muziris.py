@@ -49,7 +49,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
         strategy, [extra["coins"], extra["coins_condition"]], names)))
     out.update(_skill_metrics(games, players, meta))
     out.update(decisive_metrics(players, meta.get("config") or {},
-                                        int(meta.get("players") or players["seat"].max() + 1)))
+                                int(meta.get("players") or players["seat"].max() + 1),
+                                games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
     return out
 
 
@@ -103,16 +104,45 @@ def decisive_columns(cfg: dict, players: pd.DataFrame) -> dict:
     return out
 
 
-def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
-    """decisive_rate per source (analysis.decisive): the winner without its coins."""
-    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int, games: pd.DataFrame | None = None,
+                     conditions: list[str] = ()) -> dict:
+    """decisive_rate per source (analysis.decisive): the winner without its coins; with `games`, also per market
+    condition drawn, `decisive_rate[<source>][condition=<name>]` (a source can matter under one condition only)."""
+    order = seat_order(players)
+    grid = partial(seat_grid, players, n_seats, order=order)
     coins, condition = grid("coins"), grid("coins_condition")
     actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
     flags = {}
     for key, (_, column) in decisive_columns(cfg, players).items():
         part = grid(column)
         flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
-    return rates(flags)
+    out = rates(flags)
+    if games is not None and len(games) and "condition" in games:
+        ids = players["game"].to_numpy()[order][::n_seats]  # the grid's rows, in order
+        drawn = games.set_index("game")["condition"].reindex(ids).to_numpy()
+        for c, name in enumerate(conditions):
+            under = drawn == c
+            if under.any():
+                for key, f in flags.items():
+                    out[f"decisive_rate[{key}][condition={name}]"] = rate(float(f[under].sum()), int(under.sum()))
+    return out
+
+
+def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -> str:
+    """The decisive rates split by the market condition drawn: a table, sources by overall rate."""
+    from analysis.report import fmt_metric
+    sources = sorted((k[len("decisive_rate["):-1] for k in summary
+                      if k.startswith("decisive_rate[") and k.count("[") == 1),
+                     key=lambda s: -(summary[f"decisive_rate[{s}]"] or {}).get("estimate", 0) or 0)
+    present = [c for c in conditions if any(f"decisive_rate[{s}][condition={c}]" in summary for s in sources)]
+    if not sources or not present:
+        return ""
+    rows = "".join(f"<tr><td>{labels.get(s, s)}</td>" + "".join(
+        f"<td>{fmt_metric('rate', summary.get(f'decisive_rate[{s}][condition={c}]'))}</td>" for c in present)
+        + "</tr>" for s in sources)
+    return ("<p>The same, under each market condition drawn (a source may decide games under one condition "
+            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{c}</th>" for c in present) + "</tr>" + rows
+            + "</table>")
 
 
 def _strategy_columns(games: pd.DataFrame) -> list[str]:
@@ -430,6 +460,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     labels = {key: label for key, (label, _) in decisive_columns(meta.get("config") or {}, players).items()}
     what_decides = decisive.section(summary, labels, outdir)
     if what_decides is not None:
+        what_decides["html"] = _decisive_by_condition(summary, labels, conds[:ncond])
         out.append(what_decides)
     extra = _skill_section(tables, summary, meta, outdir)
     if extra is not None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import findings as findings_mod
+from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 from sim.errors import UserError
@@ -64,12 +65,14 @@ def findings_for(summary: dict, meta, tables=None) -> list[dict]:
 def build_report(tables, meta, outdir) -> dict:
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
-    summary = summary_for(tables, meta)
-    summary["findings"] = findings_for(summary, meta, tables)
+    with phase(f"{meta['game']} report: figures and intervals"):
+        summary = summary_for(tables, meta)
+        summary["findings"] = findings_for(summary, meta, tables)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
-    with quiet_numpy():
+    with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
-    sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
+    with phase(f"{meta['game']} report: sample games to replay"):
+        sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 
@@ -169,6 +172,8 @@ LABELS = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
+    "minutes_per_game": "Minutes per game (at the configured pace)",
+    "picks_per_game": "Action steps per game",
     "balance": "Balance (1 - largest seat gap at equal strategies)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
@@ -259,6 +264,8 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
     parts.append("<h2 id='headline-figures'>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
                  "(summary.json)</th></tr>")
     for name, m in summary.items():
+        if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
+            continue  # the same figure as first_player_win_rate, which reads the same: once is enough
         if isinstance(m, dict) and _in_headline_table(name, headlines):
             parts.append(f"<tr><td>{html.escape(plain_name(name, labels) + _how_measured(m))}</td>"
                          f"<td>{html.escape(fmt_metric(name, m))}</td><td><code>{html.escape(name)}</code></td></tr>")

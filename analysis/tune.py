@@ -74,7 +74,8 @@ def build_tune_report(doc: dict, history: pd.DataFrame, outdir) -> None:
                "on to the next round with twice the games.</p>"]
     parts.append("<h2 id='candidates'>Candidates</h2><table><tr><th>candidate</th><th>games</th>"
                  "<th>distance (0: every estimate inside its band)</th>" + "".join(
-                     f"<th>{html.escape(plain_name(m))} (target {html.escape(_band(m, ranking[0]['targets'][m]['band']))})"
+                     f"<th>{html.escape(plain_name(m))} "
+                     f"(target {html.escape(_band(m, ranking[0]['targets'][m]['band']))})"
                      f"<br><code>{html.escape(m)}</code></th>" for m in metrics) + "</tr>")
     for c in ranking:
         cells = "".join(

@@ -12,6 +12,7 @@ import json
 import math
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,6 +181,7 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
     sweep_report.html. The same command run again after an interruption keeps the variants that finished."""
     from analysis import sweep_paired
     from analysis.paired import block_statistics
+    from analysis.progress import reporting
     from analysis.report import build_report, summary_for
     from analysis.sweep import build_sweep_report
 
@@ -210,7 +212,8 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                 meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
                 for name, frame in tables.items():
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
-                summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
+                with reporting(None if quiet else lambda line: print(line, file=sys.stderr, flush=True)):
+                    summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
                 if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
