@@ -185,7 +185,8 @@ LABELS = {
 }
 _PREFIXES = {"win_rate": "{} wins (share of its games)", "strength": "{}'s strength (Elo)",
              "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
-             "position_win_rate": "Player {} seats after the round-1 first player wins"}
+             "position_win_rate": "Player {} seats after the round-1 first player wins",
+             "decisive_rate": "Winner changes without {}"}
 _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
              "heuristic": "in heuristic-only games", "expert": "in search-only games"}
 

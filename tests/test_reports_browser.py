@@ -60,3 +60,36 @@ def test_findings_fill_the_first_screen_of_every_report(game, screen, tmp_path):
     assert 3 <= box["items"] <= 7
     for href in box["links"]:  # every "details" link lands on a section of the page
         assert screen.execute_script(f"return document.getElementById('{href[1:]}') !== null"), href
+
+
+def test_findings_fill_the_first_screen_of_compare_sweep_and_tune_pages(screen, tmp_path):
+    import pandas as pd
+
+    from analysis.sweep import build_sweep_report
+    from analysis.tune import build_tune_report
+    from sim.sweep import Target
+    from test_reading import _tune_doc
+
+    runs = []
+    for name, extra in (("a", ["-s", "greedy,racer"]), ("b", ["--set", "rules.coin_token=3"])):
+        out = tmp_path / name
+        r = CliRunner().invoke(main, ["run", "mohur", "-n", "200", "--batch-size", "100", "-q", "--no-report",
+                                      "-o", str(out), *extra])
+        assert r.exit_code == 0, r.output
+        runs.append(out)
+    r = CliRunner().invoke(main, ["compare", *map(str, runs), "-o", str(tmp_path / "cmp"), "-q"])
+    assert r.exit_code == 0, r.output
+    table = pd.DataFrame({"variant": [0, 1], "rules.coin_token": [0, 5],
+                          **{f"turns_per_round{s}": v for s, v in (("", [40.0, 41.0]), (".ci_low", [39.0, 40.0]),
+                                                                    (".ci_high", [41.0, 42.0]), (".n", [99, 99]))}})
+    (tmp_path / "sweep").mkdir()
+    build_sweep_report(table, [("rules.coin_token", [0, 5])], [Target("turns_per_round", 25, 35)], "mohur", 100, 1,
+                       tmp_path / "sweep")
+    (tmp_path / "tune").mkdir()
+    build_tune_report(_tune_doc(["plausible", "misses"]), pd.DataFrame(columns=["round", "games", "loss"]),
+                      tmp_path / "tune")
+    for page in (tmp_path / "cmp" / "compare.html", tmp_path / "sweep" / "sweep_report.html",
+                 tmp_path / "tune" / "tune.html"):
+        box = first_screen_box(screen, page)
+        assert box is not None and box["visible"], page
+        assert 0 <= box["top"] and box["bottom"] <= box["view"] <= HEIGHT, (page, box)
