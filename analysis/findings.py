@@ -222,6 +222,11 @@ def length_finding(summary: dict, seconds_per_turn: float | None = None, pace: s
             elif rounds:
                 text += f": {rounds['estimate']:.2f} rounds"
             return _finding("length", 45, text + ".", key, "length", m)
+    m = _metric(summary, "picks_per_game")
+    if m and not _metric(summary, "rounds_per_game"):
+        text = (f"A game is {m['estimate']:.0f} action steps for every player; no playing time per step is "
+                "configured (report.seconds_per_pick), so there is no figure in minutes.")
+        return _finding("length", 45, text, "picks_per_game", "length", m)
     m = _metric(summary, "rounds_per_game") or _metric(summary, "rounds_per_match")
     if m:
         key = "rounds_per_game" if _metric(summary, "rounds_per_game") else "rounds_per_match"
@@ -234,7 +239,8 @@ def length_finding(summary: dict, seconds_per_turn: float | None = None, pace: s
 def source_label(source: str, labels: dict | None = None) -> str:
     """A decisive source's plain name: the game's own label when given, else its key spelled out."""
     if labels and source in labels:
-        return labels[source]
+        label = labels[source]  # "diamond tokens" reads "the diamond tokens" in a sentence; "Jahan's bonus" as is
+        return label if not label[:1].islower() or label.startswith("the ") else "the " + label
     for prefix, fmt in (("goods_", "the {} tokens"), ("emperor_", "{}'s bonus"), ("orders_", "{} orders"),
                         ("action_", "the {}'s action"), ("ability_", "{}'s ability")):
         if source.startswith(prefix):

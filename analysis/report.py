@@ -137,6 +137,8 @@ def config_changes(meta) -> list[str]:
         if isinstance(a, dict) and isinstance(b, dict):
             for key in sorted(set(a) | set(b)):
                 walk(a.get(key), b.get(key), f"{path}{key}.")
+        elif b is None and a is not None:
+            return  # a key this version added (e.g. Mughal's report table) that the run's configuration predates
         elif a != b:
             changes.append(f"{path.rstrip('.')} = {json.dumps(b)} (default {json.dumps(a)})")
 
