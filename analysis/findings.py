@@ -23,8 +23,8 @@ LOOSE_FACTOR = 5  # a strength interval this many times the median width: the pr
 
 # section topics -> words a report section's title contains (report.py links the first that matches)
 TOPICS = {"seats": r"first-player|seat", "strategies": r"who wins|strategies", "meta": r"meta-game",
-          "length": r"length|rounds per game", "decisive": r"what decides", "flags": r"rounds per game|length|"
-          r"boxed coin"}
+          "length": r"length|rounds per game", "decisive": r"what decides",
+          "flags": r"rounds per game|length", "supply": r"boxed coin"}
 
 
 def _metric(summary: dict, key: str) -> dict | None:
@@ -286,7 +286,8 @@ def flag_findings(summary: dict, warnings=()) -> list[dict]:
         m = _metric(summary, key)
         if m and m["estimate"] > 0:
             out.append(_finding(key, big if m["estimate"] >= 0.01 else small,
-                                f"{_pct(m['estimate'])} ({_ci(m)}) {words}.", key, "flags", m))
+                                f"{_pct(m['estimate'])} ({_ci(m)}) {words}.", key,
+                                "supply" if key == "coins_short_rate" else "flags", m))
     return out
 
 
