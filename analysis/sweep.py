@@ -45,7 +45,7 @@ def _plot_1d(table, key, metric, path, bands=()):
     fig, ax = new_figure(6.2, 3.6)
     for band in bands:
         ax.axhspan(band.low * scale, band.high * scale, color="#3a9d5d", alpha=0.18,
-                   label=f"target {band.low * scale:g} to {band.high * scale:g}")
+                   label=f"target {band.low * scale:g} to {band.high * scale:g}{'%' if scale == 100 else ''}")
         ax.axhline(band.centre * scale, color="#3a9d5d", lw=0.8, ls="--")
     ax.fill_between(x, lo, hi, color=ACCENT, alpha=0.2, label="95% interval")
     ax.plot(x, y, marker="o", color=ACCENT, label="estimate")
