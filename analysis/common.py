@@ -5,6 +5,8 @@ They work on a long "player results" frame: one row per player-game with columns
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 
@@ -199,7 +201,7 @@ def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
     ax.set_xticks(x, table.index, rotation=20 if len(table) > 5 else 0)
     ax.set_ylim(0, 105)
     ax.set_ylabel("weight in the equilibrium mix (%)")
-    ax.set_title("The meta-game: the mix no strategy can exploit (bars: 95% bootstrap interval)")
+    ax.set_title("The mix no strategy can exploit (bars: 95% bootstrap interval)")
     save(fig, path)
 
 
@@ -208,7 +210,7 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     out = []
     bt = table_from_summary(summary, "strength", "elo")
     if len(bt):
-        plot_strength(bt, outdir / "strength.png", "Strength ranking (Bradley-Terry/Luce, Elo scale)", colors)
+        plot_strength(bt, outdir / "strength.png", "Which strategy is strongest (Elo; Bradley-Terry model)", colors)
         half = (bt["ci_high"] - bt["ci_low"]) / 2
         loose = half > 5 * half.median()  # strategies that (almost) never win: mostly the prior bounds them
         reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
@@ -221,7 +223,16 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         out.append({"file": "strength.png", "reading": reading + "."})
     nash = table_from_summary(summary, "nash_weight", "weight")
     sections = []
-    if len(nash):
+    if len(nash) and nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
+        rows = "".join(f"<tr><td>{html.escape(str(name))}</td><td>{r.weight:.0%}</td>"
+                       f"<td>{r.ci_low:.0%} to {r.ci_high:.0%}</td></tr>" for name, r in nash.iterrows())
+        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players),
+                         "html": "<table><tr><th>strategy</th><th>weight in the equilibrium mix</th><th>95% "
+                                 "bootstrap interval</th></tr>" + rows + "</table><p class='reading'>If players "
+                                 "chose strategies knowing the whole field, this is the mix none could beat by "
+                                 "switching (symmetric Nash equilibrium of the matchup matrix, scipy linear "
+                                 "program).</p>"})
+    elif len(nash):
         plot_nash(nash, outdir / "nash.png", colors)
         sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players),
                          "figures": [{"file": "nash.png",

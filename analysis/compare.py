@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis import findings
 from analysis import paired as pairing_stats
+from analysis.progress import phase
 from analysis.report import CSS, config_changes
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 from sim.errors import UserError
@@ -35,6 +37,7 @@ PLAIN = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
+    "minutes_per_game": "Minutes per game",
     "balance": "Balance (1 - seat gap in mirror games)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
@@ -56,8 +59,47 @@ def plain_name(name: str) -> str:
         return f"{arg} wins"
     if base == "seat_win_rate":
         return f"Seat {arg} wins"
+    if base == "strength":
+        return f"{arg}'s strength (Elo)"
+    if base == "nash_weight":
+        return f"{arg}'s weight in the equilibrium mix"
+    if base == "decisive_rate":
+        return f"Winner changes without {findings.source_label(arg)}"
     label = PLAIN.get(base, base.replace("_", " ").capitalize())
     return f"{label} ({arg})" if arg else label
+
+
+# figures whose value depends on which strategies played: across different lineups they are not comparable
+LINEUP_PREFIXES = ("win_rate[", "win_rate_vs_field[", "strength[", "nash_weight[", "skill_gap[")
+NOT_COMPARABLE = "not comparable"
+
+
+def is_share(name: str) -> bool:
+    """Shown in % and compared in percentage points: the rates, and the equilibrium mix's weights."""
+    return pairing_stats.is_rate(name) or name.startswith("nash_weight[")
+
+
+def compared_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
+    """The headline figures (analysis.paired), then every strategy's strength and equilibrium weight and every
+    decisive source's rate that both runs have (one bracket: not the per-round or per-subset variants)."""
+    names = pairing_stats.headline_names(game, summary_a, summary_b)
+    for prefix in ("strength[", "nash_weight[", "decisive_rate["):
+        names += [k for k, m in summary_a.items() if k.startswith(prefix) and k.count("[") == 1
+                  and isinstance(m, dict) and isinstance(summary_b.get(k), dict) and k not in names]
+    return names
+
+
+def lineup_diff(meta_a: dict, meta_b: dict) -> list[str]:
+    """What differs in who played, in the same `key = B (A: A)` form as configuration keys."""
+    out = []
+    if meta_a.get("game") != meta_b.get("game"):
+        out.append(f"game = {meta_b.get('game')} (A: {meta_a.get('game')})")
+    if meta_a.get("players") != meta_b.get("players"):
+        out.append(f"players = {meta_b.get('players')} (A: {meta_a.get('players')})")
+    names = [[s.get("name") for s in m.get("strategies", [])] for m in (meta_a, meta_b)]
+    if _lineup(meta_a)[1:] != _lineup(meta_b)[1:] or names[0] != names[1]:
+        out.append(f"strategies = {', '.join(names[1])} (A: {', '.join(names[0])})")
+    return out
 
 
 # ---- pairing --------------------------------------------------------------------------------------------------
@@ -103,13 +145,30 @@ def differences(names: list[str], summary_a: dict, summary_b: dict, blocks_a: di
 
 def call_real(*families: dict) -> int:
     """Adds p_adjusted and a verdict to every row of the given tables of differences, correcting for all of
-    them together (everything a page shows is one family); returns the number of comparisons."""
-    rows = [row for family in families for row in family.values()]
+    them together (everything a page shows is one family); returns the number of comparisons. Rows marked
+    `"comparable": False` get no verdict and stay out of the family. A row whose own 95% interval excludes zero
+    but is not called real gets the interval the correction implies (Bonferroni over the family, normal
+    approximation: at least as wide as Holm needs), so the page can show why."""
+    rows = [row for family in families for row in family.values() if row.get("comparable", True)]
     adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
+    z = float(_norm_ppf(1 - pairing_stats.ALPHA / (2 * max(len(rows), 1))))
     for row, p_adj, is_real in zip(rows, adjusted, real):
         row["p_adjusted"] = None if math.isnan(p_adj) else float(p_adj)
         row["verdict"] = REAL if is_real else NOISE
+        excludes_zero = row["ci_low"] > 0 or row["ci_high"] < 0
+        if not is_real and excludes_zero and row["ci_high"] > row["ci_low"]:
+            se = (row["ci_high"] - row["ci_low"]) / (2 * 1.959963984540054)
+            row["corrected_ci_low"], row["corrected_ci_high"] = row["diff"] - z * se, row["diff"] + z * se
+    for family in families:
+        for row in family.values():
+            if not row.get("comparable", True):
+                row.update({"p_adjusted": None, "verdict": NOT_COMPARABLE})
     return len(rows)
+
+
+def _norm_ppf(q: float) -> float:
+    from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s
+    return ndtri(q)
 
 
 # ---- loading ------------------------------------------------------------------------------------------------
@@ -157,19 +216,33 @@ def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
         raise UserError(f"compare: A is a {game_a} run and B a {game_b} run; compare two runs of the same game")
     out = Path(out) if out else default_out(dir_a, dir_b)
     _check_out(out, [dir_a, dir_b])
-    meta_a, summary_a, tables_a = load_run(dir_a, "A")
-    meta_b, summary_b, tables_b = load_run(dir_b, "B")
+    with phase(f"compare: reading A ({dir_a})"):
+        meta_a, summary_a, tables_a = load_run(dir_a, "A")
+    with phase(f"compare: reading B ({dir_b})"):
+        meta_b, summary_b, tables_b = load_run(dir_b, "B")
     reasons = why_not_paired(meta_a, meta_b)
-    blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
-    blocks_b = pairing_stats.block_statistics(tables_b, meta_b, summary_b) if tables_b is not None else {}
-    names = pairing_stats.headline_names(game_a, summary_a, summary_b)
+    with phase("compare: the figures block by block (for the intervals)"):
+        blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
+        blocks_b = pairing_stats.block_statistics(tables_b, meta_b, summary_b) if tables_b is not None else {}
+    names = compared_names(game_a, summary_a, summary_b)
     rows = differences(names, summary_a, summary_b, blocks_a, blocks_b, paired=not reasons)
+    lineups = lineup_diff(meta_a, meta_b)
+    for name, row in rows.items():
+        if lineups and name.startswith(LINEUP_PREFIXES):
+            row["comparable"] = False
+            row["why_not_comparable"] = "the runs played different lineups, and this figure depends on who played"
+        else:
+            row["comparable"] = True
+            if lineups:
+                row["caution"] = "mixes the configuration change with the change of lineup"
     call_real(rows)
     doc = {"game": game_a, "a": _describe(dir_a, meta_a), "b": _describe(dir_b, meta_b),
+           "differences_in_lineup": lineups,
            "differences_in_configuration": config_diff(meta_a.get("config", {}), meta_b.get("config", {})),
            "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
                int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
            "diff": "B minus A", "metrics": rows}
+    doc["findings"] = compare_findings(doc)
     staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -214,7 +287,9 @@ def _clean(value):
 def fmt_value(name: str, value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    return f"{value:.1%}" if pairing_stats.is_rate(name) else f"{value:.2f}"
+    if name.startswith("strength["):
+        return f"{value:+.0f} Elo"
+    return f"{value:.1%}" if is_share(name) else f"{value:.2f}"
 
 
 def _number(value: float, half_width: float) -> str:
@@ -224,11 +299,23 @@ def _number(value: float, half_width: float) -> str:
 
 
 def fmt_diff(name: str, row: dict) -> str:
-    """`+1.20 pts (+0.80 to +1.60)` for rates, `+1.5 (+1.1 to +1.9)` otherwise."""
-    scale, unit = (100.0, " pts") if pairing_stats.is_rate(name) else (1.0, "")
+    """`+1.20 pts (+0.80 to +1.60)` for rates, `+12 Elo (+3 to +21)` for strengths, `+1.5 (+1.1 to +1.9)`
+    otherwise."""
+    scale, unit = (100.0, " pts") if is_share(name) else (1.0, " Elo" if name.startswith("strength[") else "")
     half = (row["ci_high"] - row["ci_low"]) * scale / 2
     f = lambda v: _number(v * scale, half) if scale == 1.0 else f"{v * scale:+.2f}"
     return f"{f(row['diff'])}{unit} ({f(row['ci_low'])} to {f(row['ci_high'])})"
+
+
+def fmt_corrected(name: str, row: dict) -> str:
+    """Why an interval that excludes zero is still within noise: the interval after the correction."""
+    if "corrected_ci_low" not in row:
+        return ""
+    scale = 100.0 if is_share(name) else 1.0
+    half = (row["corrected_ci_high"] - row["corrected_ci_low"]) * scale / 2
+    f = lambda v: _number(v * scale, half) if scale == 1.0 else f"{v * scale:+.2f}"
+    return (f"; corrected for every figure compared: {f(row['corrected_ci_low'])} to "
+            f"{f(row['corrected_ci_high'])}, which holds zero")
 
 
 def fmt_p(p) -> str:
@@ -241,9 +328,14 @@ def plot_differences(rows: dict, path: Path, title: str) -> None:
     """One row per figure: the difference and its 95% interval (rates in percentage points, other figures in
     per cent of A's value); where the runs are paired, the wider grey bar is the interval the same runs would
     give if they were independent."""
-    panels = [("rates: B minus A (percentage points)", [n for n in rows if pairing_stats.is_rate(n)], 100.0),
-              ("other figures: B minus A (% of A)", [n for n in rows if not pairing_stats.is_rate(n)], None)]
+    shown = [n for n in rows if rows[n].get("comparable", True)]
+    strength = [n for n in shown if n.startswith("strength[")]
+    panels = [("rates: B minus A (percentage points)", [n for n in shown if is_share(n)], 100.0),
+              ("strengths: B minus A (Elo)", strength, 1.0),
+              ("other figures: B minus A (% of A)", [n for n in shown if not is_share(n) and n not in strength], None)]
     panels = [p for p in panels if p[1]]
+    if not panels:
+        panels = [("nothing comparable to plot", [], 1.0)]
     height = 1.0 + 0.32 * sum(len(p[1]) for p in panels) + 0.6 * len(panels)
     fig, _ = new_figure(8.0, max(2.5, height))
     fig.clf()
@@ -283,38 +375,85 @@ def pairing_sentence(doc: dict) -> str:
             "--seed, --batch-size, -n and strategies to pair them.")
 
 
+def compare_findings(doc: dict) -> list[dict]:
+    """The comparison's findings (analysis.findings' form): what differs, the real changes, what is not
+    comparable, and intervals that exclude zero only before the correction."""
+    rows, out = doc["metrics"], []
+    lineup, config = doc.get("differences_in_lineup") or [], doc["differences_in_configuration"]
+    blocked = [n for n, r in rows.items() if not r.get("comparable", True)]
+    if lineup:
+        out.append({"id": "lineup_differs", "figure": "differences_in_lineup", "section": "differs", "text": (
+            "A and B played different lineups (" + "; ".join(lineup) + f"): {len(blocked)} strategy figures are "
+            "not comparable and get no verdict, and every other difference mixes the configuration change with "
+            "the change of players. Rerun one with the other's -s and -p to compare the configuration alone.")})
+    out.append({"id": "differs", "figure": "differences_in_configuration", "section": "differs",
+                "text": ("B differs from A in configuration: " + "; ".join(config) + ".") if config else
+                "A and B have the same configuration."})
+    comparable = {n: r for n, r in rows.items() if r.get("comparable", True)}
+    real = sorted((n for n, r in comparable.items() if r["verdict"] == REAL),
+                  key=lambda n: comparable[n]["p_adjusted"] if comparable[n]["p_adjusted"] is not None else 1)
+    for name in real[:3]:
+        r = comparable[name]
+        out.append({"id": f"real_change[{name}]", "figure": name, "section": "figures",
+                    "text": f"{r['label']}: {fmt_value(name, r['a'])} in A, {fmt_value(name, r['b'])} in B, "
+                            f"{fmt_diff(name, r)}: a real change ({fmt_p(r['p_adjusted'])} after the correction)."})
+    if len(real) > 3:
+        out.append({"id": "more_real_changes", "figure": "metrics", "section": "figures",
+                    "text": f"{len(real) - 3} more of the {len(comparable)} comparable figures changed for real "
+                            "(table below)."})
+    if not real:
+        out.append({"id": "no_real_change", "figure": "metrics", "section": "figures",
+                    "text": f"None of the {len(comparable)} comparable figures changed beyond noise."})
+    near = [n for n, r in comparable.items() if "corrected_ci_low" in r]
+    if near:
+        name = near[0]
+        out.append({"id": "excludes_zero_before_correction", "figure": name, "section": "figures", "text": (
+            f"{len(near)} figure(s) have a 95% interval that excludes zero yet are within noise, because "
+            f"{len(comparable)} figures are compared at once and one in twenty 95% intervals misses by chance: "
+            f"{comparable[name]['label']} {fmt_diff(name, comparable[name])}"
+            f"{fmt_corrected(name, comparable[name])}.")})
+    return out[:7]
+
+
 def _html(doc: dict, outdir: Path) -> str:
     rows = doc["metrics"]
     real = [n for n, r in rows.items() if r["verdict"] == REAL]
+    comparable = [n for n, r in rows.items() if r.get("comparable", True)]
     title = f"{doc['game'].title()} comparison: B against A"
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+             findings.box(doc.get("findings") or [])]
     for key in ("a", "b"):
         d = doc[key]
         config = "defaults" if not d["configuration"] else "defaults except " + "; ".join(d["configuration"])
         parts.append(f"<p class='meta'><b>{key.upper()}</b>: {html.escape(d['folder'])}: {d['games']:,} games, "
                      f"seed {d['seed']}, strategies {html.escape(', '.join(d['strategies']))}; "
                      f"{html.escape(config)}.</p>")
-    changed = doc["differences_in_configuration"]
-    parts.append("<p class='lead'>" + html.escape(
-        "B differs from A in: " + "; ".join(changed) + "." if changed else "A and B have the same configuration.")
-        + "</p>")
+    changed = (doc.get("differences_in_lineup") or []) + doc["differences_in_configuration"]
+    parts.append("<p class='lead' id='differs'>" + html.escape(
+        "B differs from A in: " + "; ".join(changed) + "." if changed else
+        "A and B have the same configuration and lineup.") + "</p>")
     parts.append(f"<p class='lead'>{html.escape(pairing_sentence(doc))}</p>")
     if real:
         listed = "; ".join(f"{rows[n]['label']} {fmt_diff(n, rows[n])}" for n in real)
-        verdict = (f"{len(real)} of {len(rows)} figures changed for real (B minus A, 95% interval): {listed}. "
-                   "Everything else is within noise.")
+        verdict = (f"{len(real)} of {len(comparable)} comparable figures changed for real (B minus A, 95% "
+                   f"interval): {listed}. Everything else is within noise.")
     else:
-        verdict = f"None of the {len(rows)} figures changed beyond noise."
+        verdict = f"None of the {len(comparable)} comparable figures changed beyond noise."
+    if len(comparable) < len(rows):
+        verdict += (f" {len(rows) - len(comparable)} figures that depend on who played (win rates, strengths, the "
+                    "equilibrium mix) are not comparable: the lineups differ.")
     parts.append(f"<p class='lead'>{html.escape(verdict)}</p>")
-    parts.append("<h2>Figures</h2><table><tr><th>figure</th><th>code name</th><th>A</th><th>B</th>"
+    parts.append("<h2 id='figures'>Figures</h2><table><tr><th>figure</th><th>code name</th><th>A</th><th>B</th>"
                  "<th>B minus A (95% interval)</th><th>p</th><th>verdict</th></tr>")
     for name, r in rows.items():
         style = " style='font-weight:600'" if r["verdict"] == REAL else ""
         parts.append(f"<tr{style}><td>{html.escape(r['label'])}</td><td><code>{html.escape(name)}</code></td>"
                      f"<td>{fmt_value(name, r['a'])}</td><td>{fmt_value(name, r['b'])}</td>"
-                     f"<td>{html.escape(fmt_diff(name, r))}{'' if r['paired'] else ' *'}</td>"
-                     f"<td>{html.escape(fmt_p(r['p']))}</td><td>{r['verdict']}</td></tr>")
+                     f"<td>{html.escape(fmt_diff(name, r) + fmt_corrected(name, r))}{'' if r['paired'] else ' *'}"
+                     "</td>"
+                     f"<td>{html.escape(fmt_p(r['p']) if r.get('comparable', True) else '-')}</td>"
+                     f"<td>{r['verdict']}</td></tr>")
     parts.append("</table>")
     if any(not r["paired"] for r in rows.values()):
         parts.append("<p class='meta'>* not paired: " + html.escape(

@@ -1,4 +1,4 @@
-"""Mohur report: who wins, first-player advantage, round length, tokens, and a balance summary."""
+"""Mohur report: who wins, first-player advantage, round length, tokens and scores, what decides matches."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,6 +23,12 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
             "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
             "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}))
     return pd.concat(frames, ignore_index=True)
+
+
+def finding_context(meta, tables=None) -> dict:
+    """What analysis.findings needs beyond the summary: the decisive sources' names, the unit, the pace."""
+    seconds = (meta.get("config") or {}).get("report", {}).get("seconds_per_turn")
+    return {"labels": decisive.mohur_labels(), "unit": "matches", "seconds_per_turn": seconds}
 
 
 def summarize(tables, meta) -> dict:
@@ -169,7 +175,6 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))
     out.append(_scores(rounds, cfg, outdir))
-    out.append(_balance_table(summary))
     what_decides = decisive.section(summary, decisive.mohur_labels(), outdir, unit="matches", with_rounds=True)
     if what_decides is not None:
         out.append(what_decides)
@@ -198,6 +203,12 @@ def _first_player(rounds, summary, outdir) -> dict:
                  "that raw figure is confounded, because the loser of a round starts the next and in a mixed "
                  "pairing the loser is usually the weaker strategy.")
     text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
+    balance = summary.get("balance") or {}
+    if balance.get("estimate") is not None:
+        text += (f" Balance, 1 minus the largest gap between the seats' match win rates in mirror matches, is "
+                 f"{balance['estimate']:.1%} (95% CI {balance['ci_low']:.1%}-{balance['ci_high']:.1%}): 100% means "
+                 "neither seat is favoured when both traders play alike (the 'balance' metric of the Ludii game "
+                 "system's analyses).")
     # by round number, from the headline population
     labels = [k for k in summary if k.startswith("first_player_round_win_rate[round=")]
     table = pd.DataFrame({"rate": [summary[k]["estimate"] for k in labels],
@@ -362,19 +373,3 @@ def _scores(rounds, cfg, outdir) -> dict:
         {"file": "score_margin.png",
          "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
                     "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")}]}
-
-
-def _balance_table(summary) -> dict:
-    from analysis.report import fmt_metric
-    rows = [("balance (1 - largest seat gap with equal strategies)", "balance"),
-            ("drawishness (rounds drawn)", "drawn_round_rate"),
-            ("duration (turns per round)", "turns_per_round"),
-            ("decision moves (turns with a real choice)", "decision_move_rate"),
-            ("closeness (rounds decided by 3 rupees or fewer)", "close_round_rate"),
-            ("coin token awarded", "coin_token_rate")]
-    body = "".join(f"<tr><td>{label}</td><td>{fmt_metric(key if key != 'balance' else 'balance_rate', summary[key])}"
-                   f"</td><td><code>{key}</code></td></tr>" for label, key in rows)
-    return {"title": "Balance summary",
-            "html": f"<table><tr><th>metric</th><th>value</th><th>code name</th></tr>{body}</table>",
-            "text": "In the style of Ludii's game metrics: balance near 100% means no seat is favoured when both "
-                    "traders play alike."}

@@ -12,7 +12,7 @@ from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, ov
                             strategy_colors)
 from sim.mughal.engine import SUITS
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
-HEADLINES = ("tie_rate", "vt_total")
+HEADLINES = ("tie_rate", "vt_total", "minutes_per_game")
 
 
 def _n_turns(games: pd.DataFrame) -> int:
@@ -21,6 +21,15 @@ def _n_turns(games: pd.DataFrame) -> int:
 
 def _players_count(tables, meta) -> int:
     return int(meta.get("players") or tables["players"]["seat"].max() + 1)
+
+
+def finding_context(meta, tables=None) -> dict:
+    """The decisive sources' names for analysis.findings (emperors by their configured names)."""
+    labels = {"majorities": "suit majorities", "all_suits": "the all-suits award", "disasters": "Disasters"}
+    for emperor in (meta.get("config") or {}).get("emperors", []):
+        labels[f"emperor_{decisive.slug(emperor.get('name', ''))}"] = f"{emperor.get('name')}'s bonus"
+    seconds = ((meta.get("config") or {}).get("report") or {}).get("seconds_per_pick")
+    return {"labels": labels, "pace": f"at an assumed {seconds:g} seconds an action step" if seconds else None}
 
 
 def summarize(tables, meta) -> dict:
@@ -39,9 +48,25 @@ def summarize(tables, meta) -> dict:
     for part in PARTS:
         out[part] = stats.mean(players[part])
     out["disasters_per_player"] = stats.mean(players["disasters"])
+    out.update(_length_metrics(games, meta))
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
     out.update(decisive.mughal_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
+    return out
+
+
+def _length_metrics(games: pd.DataFrame, meta: dict) -> dict:
+    """Action steps per game (every player places one card a step, all at once: turns x hand size) and the
+    playing time they make at `report.seconds_per_pick` (an assumption the configuration states)."""
+    cfg = meta.get("config") or {}
+    hand = (cfg.get("rules") or {}).get("hand_size")
+    seconds = (cfg.get("report") or {}).get("seconds_per_pick")
+    if not isinstance(hand, int) or not len(games):
+        return {}
+    steps = pd.Series(np.full(len(games), _n_turns(games) * hand, dtype=float))
+    out = {"picks_per_game": stats.mean(steps)}
+    if isinstance(seconds, (int, float)):
+        out["minutes_per_game"] = stats.mean(steps * float(seconds) / 60.0)
     return out
 
 
@@ -151,7 +176,8 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_seats(tables, meta, summary, outdir))
     strategy = common.names_of(players["strategy"])  # once: _vt and _disasters group and select by it
     out.append(_vt(players, strategy, outdir))
-    out.append(_emperors(games, players, cfg, outdir))
+    out.append(_length(games, summary, cfg))
+    out.append(_emperors(games, players, cfg, meta, outdir))
     out.append(_margins(games, outdir))
     out.append(_disasters(players, strategy, outdir))
     if "picks" in tables and len(tables["picks"]):
@@ -242,20 +268,29 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
          "reading": f"Stacked mean VT per game by source; {top} collects the most, Disasters pull below zero."}]}
 
 
-def _specialist_suit(name: str) -> int:
-    for k, suit in enumerate(SUITS):
-        if "specialist" in name and suit in name:
-            return k
-    return -1
+def specialist_suits(meta: dict) -> dict[str, int]:
+    """Strategy name -> the suit index a `specialist` (any preset of it) builds, read from the run's parameter
+    vectors (meta.json), so the base strategy, which builds military by default, counts too."""
+    from sim.registry import registered  # the parameter order of the strategy (engine layer, read only)
+    defs = {d.name: list(d.params) for d in registered("mughal")}
+    out = {}
+    for s in meta.get("strategies", []):
+        order = defs.get(s.get("base"), [])
+        if s.get("base") == "specialist" and "suit" in order and len(s.get("params", ())) == len(order):
+            suit = int(s["params"][order.index("suit")])
+            if 0 <= suit < len(SUITS):
+                out[s["name"]] = suit
+    return out
 
 
-def _emperors(games, players, cfg, outdir) -> dict:
+def _emperors(games, players, cfg, meta, outdir) -> dict:
     nt = _n_turns(games)
     emperors = cfg.get("emperors") or [{"name": f"turn {t}", "favoured": ["any"]} for t in range(1, nt + 1)]
     # each strategy's specialist suit, looked up once per name rather than once per player-game
     column = players["strategy"]
     column = column if isinstance(column.dtype, pd.CategoricalDtype) else column.astype("category")
-    spec = np.array([_specialist_suit(str(n)) for n in column.cat.categories],
+    suits = specialist_suits(meta)
+    spec = np.array([suits.get(str(n), -1) for n in column.cat.categories],
                     dtype=np.int64)[column.cat.codes.to_numpy()]
     labels, to_spec, shares = [], [], []
     for t in range(1, nt + 1):
@@ -291,9 +326,10 @@ def _emperors(games, players, cfg, outdir) -> dict:
         ax.set_ylabel("share of the bonus VT (%)")
         ax.set_title("Emperor bonus VT taken by a specialist of a favoured suit")
         save(fig, outdir / "mughal_emperor_specialists.png")
+        built = ", ".join(f"{name} builds {SUITS[suit]}" for name, suit in sorted(suits.items()))
         figures.append({"file": "mughal_emperor_specialists.png",
                         "reading": "How much of each emperor's bonus VT went to a suit specialist whose suit "
-                                   "the emperor favours (for 'any', every specialist counts)."})
+                                   f"the emperor favours (for 'any', every specialist counts; {built})."})
     else:
         text += " No suit specialist played in this run, so the share taken by specialists is not shown."
     return {"title": "The emperors' bonuses", "text": text, "figures": figures}
@@ -301,20 +337,29 @@ def _emperors(games, players, cfg, outdir) -> dict:
 
 def _margins(games, outdir) -> dict:
     nt = _n_turns(games)
-    fig, ax = new_figure()
+    # one small panel per suit on shared axes: the four distributions are nearly the same, and drawn as lines on
+    # one plot they hid each other
+    fig, _ = new_figure(9.0, 4.6)
+    fig.clf()
+    axes = fig.subplots(2, 2, sharex=True, sharey=True).ravel()
     ties = {}
     for k, suit in enumerate(SUITS):
+        ax = axes[k]
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.grid(axis="y", alpha=0.3)
         m = np.concatenate([games[f"margin_{suit}_{t}"].to_numpy() for t in range(1, nt + 1)]).astype(int)
         m = m[m >= 0]
+        ax.set_title(suit, fontsize=9)
         if not len(m):
             continue
         counts = np.bincount(np.minimum(m, 15), minlength=16) / len(m) * 100
-        ax.plot(np.arange(16), counts, marker="o", ms=3, color=PALETTE[k], label=suit)
+        ax.bar(np.arange(16), counts, color=PALETTE[k])
         ties[suit] = (m == 0).mean()
-    ax.set_xlabel("majority margin: top suit total minus the second (levels; 15 = 15 or more)")
-    ax.set_ylabel("share of contests (%)")
-    ax.set_title("How close suit majorities are")
-    ax.legend(frameon=False)
+    for ax in axes[2:]:
+        ax.set_xlabel("margin: top total minus the second (15 = 15 or more)", fontsize=8)
+    for ax in axes[::2]:
+        ax.set_ylabel("contests (%)", fontsize=8)
+    fig.suptitle("How close suit majorities are", fontsize=10)
     save(fig, outdir / "mughal_margins.png")
     tie_text = ", ".join(f"{s} {v:.0%}" for s, v in ties.items())
     return {"title": "Suit majority contests",
@@ -346,6 +391,23 @@ def _disasters(players, strategy: pd.Series, outdir) -> dict:
                    "(mostly a hand's forced last card)."}]}
 
 
+CARD_CODES = ("Card codes: the letter is the suit (M military, B building, C culture, W wealth; M/B a card of two "
+              "suits), the number its level, then the age it comes in with (early, middle, late); 'unique' marks a "
+              "card with one copy in the deck; D is a Disaster.")
+
+
+def _length(games, summary, cfg) -> dict:
+    steps, minutes = summary.get("picks_per_game"), summary.get("minutes_per_game")
+    nt, hand = _n_turns(games), (cfg.get("rules") or {}).get("hand_size")
+    text = (f"A game is {nt} turns; in each every player places the {hand} cards of a hand one action step at a "
+            "time, all players at once" + (f": {steps['estimate']:.0f} action steps" if steps else "") + ".")
+    if minutes:
+        seconds = (cfg.get("report") or {}).get("seconds_per_pick")
+        text += (f" At {seconds:g} seconds a step (report.seconds_per_pick, an assumption to set for your table) "
+                 f"that is about {minutes['estimate']:.0f} minutes a game.")
+    return {"title": "Game length", "text": text}
+
+
 def _picks(picks, outdir) -> dict:
     agg = picks.groupby(["kind", "label", "step"], observed=True)[["offered", "picked"]].sum().reset_index()
     last = agg["step"].max()
@@ -366,7 +428,7 @@ def _picks(picks, outdir) -> dict:
     worst = table.iloc[0]
     return {"title": "Card pick order",
             "text": f"{best['label']} is taken {best['rate']:.0%} of the times it is offered (on average at step "
-                    f"{best['step']:.1f}); {worst['label']} only {worst['rate']:.0%}.",
+                    f"{best['step']:.1f}); {worst['label']} only {worst['rate']:.0%}. " + CARD_CODES,
             "figures": [{"file": "mughal_picks.png",
                          "reading": "Each bar is how often a card kind is chosen when it sits in the hand being "
                                     "picked from (forced last picks left out); longer bars are drafted earlier."}]}

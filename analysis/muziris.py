@@ -24,6 +24,14 @@ def _condition_names(meta: dict, n: int) -> list[str]:
     return names if len(names) >= n else names + [f"condition {i}" for i in range(len(names), n)]
 
 
+def finding_context(meta, tables=None) -> dict:
+    """The decisive sources' names for analysis.findings (a summary-only run has no players table: key names)."""
+    if not tables or "players" not in tables:
+        return {}
+    return {"labels": {key: label for key, (label, _) in
+                       decisive_columns(meta.get("config") or {}, tables["players"]).items()}}
+
+
 def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     games, players = tables["games"], tables["players"]
     n = len(games)
@@ -41,7 +49,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
         strategy, [extra["coins"], extra["coins_condition"]], names)))
     out.update(_skill_metrics(games, players, meta))
     out.update(decisive_metrics(players, meta.get("config") or {},
-                                        int(meta.get("players") or players["seat"].max() + 1)))
+                                int(meta.get("players") or players["seat"].max() + 1),
+                                games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
     return out
 
 
@@ -95,16 +104,45 @@ def decisive_columns(cfg: dict, players: pd.DataFrame) -> dict:
     return out
 
 
-def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
-    """decisive_rate per source (analysis.decisive): the winner without its coins."""
-    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
+def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int, games: pd.DataFrame | None = None,
+                     conditions: list[str] = ()) -> dict:
+    """decisive_rate per source (analysis.decisive): the winner without its coins; with `games`, also per market
+    condition drawn, `decisive_rate[<source>][condition=<name>]` (a source can matter under one condition only)."""
+    order = seat_order(players)
+    grid = partial(seat_grid, players, n_seats, order=order)
     coins, condition = grid("coins"), grid("coins_condition")
     actual = winner_mask([coins, condition])  # most coins, then most condition coins, then shared
     flags = {}
     for key, (_, column) in decisive_columns(cfg, players).items():
         part = grid(column)
         flags[key] = changed(actual, winner_mask([coins - part, condition - (part if key == "condition" else 0)]))
-    return rates(flags)
+    out = rates(flags)
+    if games is not None and len(games) and "condition" in games:
+        ids = players["game"].to_numpy()[order][::n_seats]  # the grid's rows, in order
+        drawn = games.set_index("game")["condition"].reindex(ids).to_numpy()
+        for c, name in enumerate(conditions):
+            under = drawn == c
+            if under.any():
+                for key, f in flags.items():
+                    out[f"decisive_rate[{key}][condition={name}]"] = rate(float(f[under].sum()), int(under.sum()))
+    return out
+
+
+def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -> str:
+    """The decisive rates split by the market condition drawn: a table, sources by overall rate."""
+    from analysis.report import fmt_metric
+    sources = sorted((k[len("decisive_rate["):-1] for k in summary
+                      if k.startswith("decisive_rate[") and k.count("[") == 1),
+                     key=lambda s: -(summary[f"decisive_rate[{s}]"] or {}).get("estimate", 0) or 0)
+    present = [c for c in conditions if any(f"decisive_rate[{s}][condition={c}]" in summary for s in sources)]
+    if not sources or not present:
+        return ""
+    rows = "".join(f"<tr><td>{labels.get(s, s)}</td>" + "".join(
+        f"<td>{fmt_metric('rate', summary.get(f'decisive_rate[{s}][condition={c}]'))}</td>" for c in present)
+        + "</tr>" for s in sources)
+    return ("<p>The same, under each market condition drawn (a source may decide games under one condition "
+            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{c}</th>" for c in present) + "</tr>" + rows
+            + "</table>")
 
 
 def _strategy_columns(games: pd.DataFrame) -> list[str]:
@@ -215,9 +253,9 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
         ms = [summary.get(f"{prefix}[{k}]") or {} for k in range(P)]
         est, lo, hi = (np.array([m.get(f, np.nan) for m in ms], dtype=float) for f in ("estimate", "ci_low", "ci_high"))
         fig, ax = new_figure()
-        _bars(ax, labels, est, lo, hi)
-        ax.axhline(1 / P, color=NEUTRAL, ls="--", label=f"fair share 1/{P}")
-        ax.set_ylabel("win rate (shared wins split)")
+        _bars(ax, labels, est * 100, lo * 100, hi * 100)
+        ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
+        ax.set_ylabel("win rate (%), shared wins split")
         ax.set_title(title)
         ax.legend(loc="lower right")
         save(fig, outdir / path)
@@ -265,9 +303,9 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     st = players.groupby(strategy)["win_share"].agg(["sum", "size"]).reindex(names)
     lo, hi = wilson(st["sum"], st["size"])
     fig, ax = new_figure()
-    _bars(ax, names, st["sum"] / st["size"], lo, hi, [colors[k] for k in names])
-    ax.axhline(1 / P, color=NEUTRAL, ls="--", label=f"fair share 1/{P}")
-    ax.set_ylabel("win rate")
+    _bars(ax, names, st["sum"] / st["size"] * 100, lo * 100, hi * 100, [colors[k] for k in names])
+    ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
+    ax.set_ylabel("win rate (%)")
     ax.set_title("Win rate by strategy (95% intervals)")
     ax.legend()
     save(fig, outdir / "muziris_strategies.png")
@@ -282,11 +320,11 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
         part = tab[tab["strat"] == name].set_index("cond").reindex(range(ncond))
         est = (part["sum"] / part["size"]).to_numpy()
         lo, hi = wilson(part["sum"].to_numpy(), part["size"].to_numpy())
-        ax.bar(np.arange(ncond) + i * width - 0.4 + width / 2, est, width, color=colors[name], label=name,
-               yerr=_err(est, lo, hi), capsize=2, ecolor="#333333")
+        ax.bar(np.arange(ncond) + i * width - 0.4 + width / 2, est * 100, width, color=colors[name], label=name,
+               yerr=_err(est * 100, lo * 100, hi * 100), capsize=2, ecolor="#333333")
     ax.set_xticks(np.arange(ncond), conds[:ncond])
-    ax.axhline(1 / P, color=NEUTRAL, ls="--")
-    ax.set_ylabel("win rate")
+    ax.axhline(100 / P, color=NEUTRAL, ls="--")
+    ax.set_ylabel("win rate (%)")
     ax.set_title("Win rate by strategy under each market condition (95% intervals)")
     ax.legend(fontsize=8, ncol=3)
     save(fig, outdir / "muziris_conditions.png")
@@ -307,9 +345,9 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     for c in range(ncond):
         r = games.loc[games["condition"] == c, "rounds"]
         counts = np.bincount(r, minlength=top + 1)[1:] / max(1, len(r))
-        ax.plot(np.arange(1, top + 1), counts, marker="o", ms=3, label=conds[c])
+        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=conds[c])
     ax.set_xlabel("rounds in the game")
-    ax.set_ylabel("share of games")
+    ax.set_ylabel("games (%)")
     ax.set_title("Game length by market condition")
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
@@ -384,9 +422,9 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
         fig, ax = new_figure()
         bottom = np.zeros(len(share))
         for size in share.columns:
-            ax.bar(share.index, share[size].to_numpy(), bottom=bottom, label=f"{size} card(s)")
-            bottom += share[size].to_numpy()
-        ax.set_ylabel("share of orders")
+            ax.bar(share.index, share[size].to_numpy() * 100, bottom=bottom, label=f"{size} card(s)")
+            bottom += share[size].to_numpy() * 100
+        ax.set_ylabel("orders (%)")
         ax.set_title("Order sizes by produce")
         ax.legend()
         save(fig, outdir / "muziris_order_sizes.png")
@@ -422,6 +460,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     labels = {key: label for key, (label, _) in decisive_columns(meta.get("config") or {}, players).items()}
     what_decides = decisive.section(summary, labels, outdir)
     if what_decides is not None:
+        what_decides["html"] = _decisive_by_condition(summary, labels, conds[:ncond])
         out.append(what_decides)
     extra = _skill_section(tables, summary, meta, outdir)
     if extra is not None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis import findings as findings_mod
+from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 from sim.errors import UserError
@@ -42,14 +44,35 @@ def summary_for(tables, meta) -> dict:
     return summary
 
 
+def config_warnings(meta) -> tuple:
+    """The configuration's degenerate-setting lines (the ones `run` warned about), read again from meta.json's
+    configuration; a configuration this version no longer accepts has none to give."""
+    spec = get_game(meta["game"])
+    try:
+        cfg = spec.validate(meta.get("config") or {}, int(meta.get("players") or spec.default_players))
+    except (UserError, KeyError, TypeError, ValueError):
+        return ()
+    return tuple(getattr(cfg, "warnings", ()))
+
+
+def findings_for(summary: dict, meta, tables=None) -> list[dict]:
+    """The report's ranked findings (analysis.findings), with the game's words for its decisive sources."""
+    module = get_game(meta["game"]).module("analysis")
+    context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
+    return findings_mod.findings(summary, warnings=config_warnings(meta), **context)
+
+
 def build_report(tables, meta, outdir) -> dict:
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
-    summary = summary_for(tables, meta)
+    with phase(f"{meta['game']} report: figures and intervals"):
+        summary = summary_for(tables, meta)
+        summary["findings"] = findings_for(summary, meta, tables)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
-    with quiet_numpy():
+    with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
-    sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
+    with phase(f"{meta['game']} report: sample games to replay"):
+        sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 
@@ -58,6 +81,7 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
+    summary["findings"] = findings_for(summary, meta)
     (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
     module = get_game(meta["game"]).module("analysis")
     note = {"title": "Summary-only run",
@@ -94,6 +118,8 @@ def _clean(value):
     """JSON has no NaN: undefined figures are written as null."""
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return None
     return value
@@ -111,6 +137,8 @@ def config_changes(meta) -> list[str]:
         if isinstance(a, dict) and isinstance(b, dict):
             for key in sorted(set(a) | set(b)):
                 walk(a.get(key), b.get(key), f"{path}{key}.")
+        elif b is None and a is not None:
+            return  # a key this version added (e.g. Mughal's report table) that the run's configuration predates
         elif a != b:
             changes.append(f"{path.rstrip('.')} = {json.dumps(b)} (default {json.dumps(a)})")
 
@@ -126,7 +154,7 @@ def fmt_metric(name: str, m) -> str:
         return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
     if name.startswith("nash_weight["):
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
-    is_rate = "rate" in name or name.startswith("win_rate") or name.startswith("seat_win_rate")
+    is_rate = "rate" in name or name == "balance"
     if is_rate:
         return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
@@ -146,6 +174,8 @@ LABELS = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
+    "minutes_per_game": "Minutes per game (at the configured pace)",
+    "picks_per_game": "Action steps per game",
     "balance": "Balance (1 - largest seat gap at equal strategies)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
@@ -157,7 +187,8 @@ LABELS = {
 }
 _PREFIXES = {"win_rate": "{} wins (share of its games)", "strength": "{}'s strength (Elo)",
              "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
-             "position_win_rate": "Player {} seats after the round-1 first player wins"}
+             "position_win_rate": "Player {} seats after the round-1 first player wins",
+             "decisive_rate": "Winner changes without {}"}
 _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
              "heuristic": "in heuristic-only games", "expert": "in search-only games"}
 
@@ -212,7 +243,7 @@ td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left}
 th{font-size:.92em;overflow-wrap:anywhere;min-width:5em}code{color:#52606d;font-size:.85em;overflow-wrap:anywhere}
 .partial{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;border-radius:4px}
 .lead{font-size:1.08em;background:#f0f4f8;padding:.8em 1em;border-radius:4px}
-"""
+""" + findings_mod.CSS
 
 
 def _html(meta, summary, sections, outdir: Path, headlines) -> str:
@@ -228,18 +259,22 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
              f"{html.escape(str(meta.get('created', '')))}.</p>"]
     if meta.get("partial"):
         parts.append("<p class='partial'>This run is <b>partial</b>: only the finished batches are included.</p>")
+    parts.append(findings_mod.box(summary.get("findings") or [],
+                                  findings_mod.section_links([s["title"] for s in sections])))
     changes = config_changes(meta)
     parts.append("<p class='meta'>Configuration: " + ("defaults." if not changes else
                  "defaults except " + "; ".join(html.escape(c) for c in changes) + ".") + "</p>")
-    parts.append("<h2>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
+    parts.append("<h2 id='headline-figures'>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
                  "(summary.json)</th></tr>")
     for name, m in summary.items():
+        if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
+            continue  # the same figure as first_player_win_rate, which reads the same: once is enough
         if isinstance(m, dict) and _in_headline_table(name, headlines):
             parts.append(f"<tr><td>{html.escape(plain_name(name, labels) + _how_measured(m))}</td>"
                          f"<td>{html.escape(fmt_metric(name, m))}</td><td><code>{html.escape(name)}</code></td></tr>")
     parts.append("</table>")
     for section in sections:
-        parts.append(f"<h2>{html.escape(section['title'])}</h2>")
+        parts.append(f"<h2 id='{findings_mod.anchor(section['title'])}'>{html.escape(section['title'])}</h2>")
         if section.get("text"):
             parts.append(f"<p class='lead'>{html.escape(section['text'])}</p>")
         if section.get("html"):

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis.report import CSS
+from analysis import findings as findings_mod
+from analysis.report import CSS, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
@@ -114,13 +115,15 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
         colors = [{"raises": ACCENT, "lowers": LOWERS}.get(_direction(r), NEUTRAL) for _, r in rows.iterrows()]
     else:
         colors = [ACCENT] * len(rows)
-    est = rows[score].to_numpy(dtype=float)
-    err = np.vstack([est - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - est])
+    # Morris effects are changes in the figure: rates in percentage points, as in the table beside the chart
+    scale = 100.0 if method == "morris" and "rate" in metric else 1.0
+    est = rows[score].to_numpy(dtype=float) * scale
+    err = np.vstack([est - rows[low].to_numpy(dtype=float) * scale, rows[high].to_numpy(dtype=float) * scale - est])
     ax.barh(y, est, color=colors, xerr=err, error_kw={"ecolor": "#323f4b", "capsize": 3, "lw": 1})
     ax.set_yticks(y, [f"{k} ({ranges[k]})" for k in rows["knob"]], fontsize=8)
     noise = rows["noise"].iloc[0] if method == "morris" else math.nan
     if math.isfinite(noise) and noise > 0:
-        ax.axvline(noise, color="#52606d", ls="--", lw=1, label="noise level (no common random numbers)")
+        ax.axvline(noise * scale, color="#52606d", ls="--", lw=1, label="noise level (no common random numbers)")
     if method == "morris":
         from matplotlib.patches import Patch
         handles = [Patch(color=ACCENT, label="raising the knob raises it"),
@@ -130,9 +133,12 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
             handles.append(ax.get_lines()[-1])
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
-        ax.set_xlabel(f"mu*: change in {metric} across the knob's range (95% interval)")
+        unit = " (percentage points)" if scale == 100.0 else ""
+        ax.set_xlabel(f"change in {plain_name(metric)} across the knob's range{unit}; mu*, 95% interval",
+                      fontsize=8)
     else:
-        ax.set_xlabel(f"total-order Sobol index of {metric} (95% interval)")
+        ax.set_xlabel(f"share of the variance of {plain_name(metric)} the knob explains (total-order Sobol "
+                      "index, 95% interval)", fontsize=8)
     ax.set_xlim(left=0)
     save(fig, path)
     return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "
@@ -165,6 +171,9 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
              + (f" of a budget of {meta['budget']:,}" if meta.get("budget") else "")
              + f"; seed {meta['seed']}, strategies {html.escape(strategies)}. Every point is played from the same "
              "seed, so neighbouring points differ by the knobs, not by the cards dealt.</p>"]
+    items = [{"id": f"reading[{metric}]", "text": line, "figure": metric, "section": findings_mod.anchor(metric)}
+             for (metric, *_), line in zip(figures, lines)]
+    parts.insert(1, findings_mod.box(items[:7]))
     if meta.get("partial"):
         parts.append("<p class='partial'>This analysis is <b>partial</b>: the run was interrupted, and only the "
                      f"{meta['blocks_analysed']} whole {block} that finished are analysed.</p>")
@@ -188,7 +197,8 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
                      "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "
                      "intervals.</p>")
     for metric, name, text, rows in figures:
-        parts.append(f"<h2>{html.escape(metric)}</h2>")
+        parts.append(f"<h2 id='{findings_mod.anchor(metric)}'>{html.escape(plain_name(metric))} "
+                     f"<code>{html.escape(metric)}</code></h2>")
         if name is None:
             parts.append(f"<p>{html.escape(reading(metric, rows, method))}</p>")
             continue

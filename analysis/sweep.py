@@ -7,7 +7,9 @@ import html
 import numpy as np
 import pandas as pd
 
-from analysis.report import CSS, fmt_metric
+from analysis import findings as findings_mod
+from analysis.paired import is_rate
+from analysis.report import CSS, fmt_metric, plain_name
 from analysis.style import ACCENT, new_figure, save
 from sim.game import get_game
 
@@ -28,36 +30,49 @@ def _axis(values):
     return (np.asarray(values, dtype=float), None) if numeric else (np.arange(len(values)), [str(v) for v in values])
 
 
-def _plot_1d(table, key, metric, path):
+def _scale(metric: str) -> tuple[float, str]:
+    """Rates are plotted in %, everything else as it is."""
+    return (100.0, " (%)") if is_rate(metric) else (1.0, "")
+
+
+def _plot_1d(table, key, metric, path, bands=()):
+    """The metric against the parameter; each target band on it is drawn and kept in view (a band off the plot
+    would hide how far the variants are from it)."""
     x, labels = _axis(list(table[key]))
-    y, lo, hi = (table[metric].astype(float), table[f"{metric}.ci_low"].astype(float),
-                 table[f"{metric}.ci_high"].astype(float))
+    scale, unit = _scale(metric)
+    y, lo, hi = (table[metric].astype(float) * scale, table[f"{metric}.ci_low"].astype(float) * scale,
+                 table[f"{metric}.ci_high"].astype(float) * scale)
     fig, ax = new_figure(6.2, 3.6)
+    for band in bands:
+        ax.axhspan(band.low * scale, band.high * scale, color="#3a9d5d", alpha=0.18,
+                   label=f"target {band.low * scale:g} to {band.high * scale:g}{'%' if scale == 100 else ''}")
+        ax.axhline(band.centre * scale, color="#3a9d5d", lw=0.8, ls="--")
     ax.fill_between(x, lo, hi, color=ACCENT, alpha=0.2, label="95% interval")
     ax.plot(x, y, marker="o", color=ACCENT, label="estimate")
     if labels:
         ax.set_xticks(x, labels, rotation=20)
     ax.set_xlabel(key)
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} against {key}")
-    ax.legend(frameon=False)
+    ax.set_ylabel(plain_name(metric) + unit, fontsize=8)
+    ax.set_title(f"{plain_name(metric)} against {key}", fontsize=10)
+    ax.legend(frameon=False, fontsize=8)
     save(fig, path)
 
 
 def _plot_2d(table, keys, metric, path):
     k1, k2 = keys
     grid = table.pivot_table(index=k1, columns=k2, values=metric, aggfunc="first")
+    scale, unit = _scale(metric)
     fig, ax = new_figure(6.2, 4.8)
     ax.grid(False)
     im = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=20)
     ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
     for (r, c), v in np.ndenumerate(grid.to_numpy(dtype=float)):
-        ax.text(c, r, f"{v:.3g}", ha="center", va="center", color="white", fontsize=8)
+        ax.text(c, r, f"{v * scale:.3g}", ha="center", va="center", color="white", fontsize=8)
     ax.set_xlabel(k2)
     ax.set_ylabel(k1)
-    ax.set_title(metric)
-    fig.colorbar(im, ax=ax)
+    ax.set_title(plain_name(metric) + unit, fontsize=10)
+    fig.colorbar(im, ax=ax, format=(lambda v, _: f"{v * scale:.3g}"))
     save(fig, path)
 
 
@@ -91,7 +106,7 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
             meets.append(label)
         elif all(v in ("meets", "plausible") for v in verdicts):
             plausible.append(label)
-    wanted = " and ".join(t.describe() for t in targets)
+    wanted = " and ".join(describe_target(t) for t in targets)
     if meets:
         lines.append(f"Variants whose 95% intervals lie inside every target ({wanted}): {'; '.join(meets)}.")
     if plausible:
@@ -99,7 +114,37 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
                      f"{'; '.join(plausible)}.")
     if not meets and not plausible:
         lines.append(f"No variant meets the targets ({wanted}).")
+    for t in targets:
+        lines.append(closest_line(table, keys, t))
     return lines
+
+
+def describe_target(t) -> str:
+    """`Round starter wins the round in 49.0% to 51.0%`: the band in the unit the figures are shown in."""
+    return f"{plain_name(t.metric)} in {_band_value(t.metric, t.low)} to {_band_value(t.metric, t.high)}"
+
+
+def _band_value(metric: str, value: float) -> str:
+    return f"{value:.1%}" if is_rate(metric) else f"{value:.3g}"
+
+
+def closest_line(table: pd.DataFrame, keys, target) -> str:
+    """The variant whose estimate is closest to the target's band, and by how much it misses (or that it is in)."""
+    values = table[target.metric].astype(float)
+    if values.isna().all():
+        return f"No variant has a value of {target.metric}."
+    miss = values.map(lambda v: max(0.0, target.low - v, v - target.high))
+    best = miss.idxmin()
+    m = {"estimate": values[best], "ci_low": table.at[best, f"{target.metric}.ci_low"],
+         "ci_high": table.at[best, f"{target.metric}.ci_high"]}
+    band = f"{_band_value(target.metric, target.low)} to {_band_value(target.metric, target.high)}"
+    where = (f"{plain_name(target.metric)} (target {band}): closest is {_label(table, best, keys)} at "
+             f"{fmt_metric(target.metric, m)}")
+    if miss[best] == 0:
+        return where + ", inside the band."
+    gap = miss[best] * 100 if is_rate(target.metric) else miss[best]
+    side = "above" if values[best] > target.high else "below"
+    return where + f", {gap:.3g}{' points' if is_rate(target.metric) else ''} {side} the band."
 
 
 def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir,
@@ -114,7 +159,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
     for i, metric in enumerate(metrics):
         path = outdir / f"sweep_{i:02d}.png"
         if len(keys) == 1:
-            _plot_1d(table, keys[0], metric, path)
+            _plot_1d(table, keys[0], metric, path, [t for t in targets if t.metric == metric])
         else:
             _plot_2d(table, keys[:2], metric, path)
         figures.append((metric, path.name))
@@ -124,10 +169,13 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
              f"<p class='meta'>{len(table)} variants x {n_games:,} games, seed {seed}; every variant played on "
              "the same random numbers, so the paired differences from the baseline below are the parameter's "
              "effect, measured with far less noise than each variant's own interval.</p>"]
-    for line in lines:
-        parts.append(f"<p class='lead'>{html.escape(line)}</p>")
-    parts.append("<h2>Variants</h2><table><tr><th>variant</th>" + "".join(f"<th>{html.escape(m)}</th>"
-                                                                          for m in metrics[:6]) + "</tr>")
+    items = [{"id": f"target[{i}]", "text": line, "figure": "targets", "section": "variants"}
+             for i, line in enumerate(lines)] or [{"id": "no_targets", "section": "variants", "figure": "targets",
+                                                   "text": "No --target was given: the figures below show how each "
+                                                           "headline figure moves with " + ", ".join(keys) + "."}]
+    parts.insert(1, findings_mod.box(items[:7]))
+    parts.append("<h2 id='variants'>Variants</h2><table><tr><th>variant</th>" + "".join(
+        f"<th>{html.escape(plain_name(m))}<br><code>{html.escape(m)}</code></th>" for m in metrics[:6]) + "</tr>")
     for i, row in table.iterrows():
         label = _label(table, i, keys)
         cells = "".join(f"<td>{html.escape(fmt_metric(m, {'estimate': row[m], 'ci_low': row[m + '.ci_low'], 'ci_high': row[m + '.ci_high']}))}</td>"
@@ -138,8 +186,10 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
     parts.append("<h2>Figures</h2>")
     for metric, name in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode()
-        reading = (f"How {metric} moves as {keys[0]} changes; the band is the 95% interval." if len(keys) == 1
-                   else f"{metric} for each combination of {keys[0]} (rows) and {keys[1]} (columns).")
+        reading = (f"How {plain_name(metric)} moves as {keys[0]} changes; the blue band is the 95% interval"
+                   + (", the green band the target." if any(t.metric == metric for t in targets) else ".")
+                   if len(keys) == 1 else
+                   f"{plain_name(metric)} for each combination of {keys[0]} (rows) and {keys[1]} (columns).")
         parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"
                      f"<p class='reading'>{html.escape(reading)}</p></div>")
     parts.append("</body></html>")

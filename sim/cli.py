@@ -13,6 +13,7 @@ import click
 from click.core import ParameterSource
 
 import sim
+from analysis.progress import reporting
 from sim import inputs
 from sim.config import build, default_text, parse_value
 from sim.errors import UserError, machine_errors, stopped_part_way
@@ -78,6 +79,11 @@ def _config_options(f):
     return f
 
 
+def _say(line: str) -> None:
+    """A progress line (analysis.progress): on stderr, so stdout keeps only the paths a command prints."""
+    click.echo(line, err=True)
+
+
 def load_setup(game: str, config_file, sets, players, strategies: str):
     """Everything validated before any game is played: game, players, configuration, strategies."""
     from sim.registry import all_names, choices, registered
@@ -87,6 +93,10 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     for line in getattr(cfg, "warnings", ()):
         click.echo(f"balance-sim: warning: {line}", err=True)
     names = [s.strip() for s in strategies.split(",") if s.strip()]
+    from sim.registry import alias_of
+    for old in sorted({n for n in names if n not in cfg.presets and alias_of(spec.name, n)}):
+        click.echo(f"balance-sim: note: strategy '{old}' is now called '{alias_of(spec.name, old)}'; the old name "
+                   "still works as an alias", err=True)
     round_robin = names == ["all"]
     if round_robin:  # search players cost milliseconds a move: they play only when named
         names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
@@ -246,7 +256,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
             from analysis.report import build_report
             from sim.warmup import wait
             wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
-            build_report(results.read_tables(staging), meta, staging)
+            with reporting(None if quiet else _say):
+                build_report(results.read_tables(staging), meta, staging)
         results.write_meta(staging, meta)
         results.finish(staging, out)
     if not quiet and timing["games_per_second"]:
@@ -259,7 +270,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("-o", "--out", default=None, type=click.Path(file_okay=False),
               help="Where to write the report (default: the results folder itself).")
-def report(folder, out):
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+def report(folder, out, quiet):
     """Write report.html, the plots and summary.json for a results FOLDER."""
     from analysis.report import build_report, build_summary_report, write_atomically
     from sim import report_folder
@@ -276,7 +288,8 @@ def report(folder, out):
     try:
         with machine_errors(lambda exc: f"cannot write the report in {target}: {exc.strerror}; nothing there was "
                                         "changed"):
-            write_atomically(target, lambda staging: build(content, meta, staging))
+            with reporting(None if quiet else _say):
+                write_atomically(target, lambda staging: build(content, meta, staging))
     except KeyError as exc:  # a column the game's analysis needs: tables edited, or copied from another run
         raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
                         "another run?); make it again with 'balance-sim run'") from None
@@ -288,11 +301,13 @@ def report(folder, out):
 @click.argument("dir_b")
 @click.option("-o", "--out", default=None, type=click.Path(file_okay=False),
               help="Where to write compare.html and compare.json (default reports/compare-A-vs-B).")
-def compare(dir_a, dir_b, out):
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+def compare(dir_a, dir_b, out, quiet):
     """Every headline figure of results folder DIR_B minus DIR_A, with 95% intervals and a verdict; paired
     game by game when both runs share seed, batch size and lineups (common random numbers)."""
     from analysis.compare import run_compare
-    folder = run_compare(Path(dir_a), Path(dir_b), Path(out) if out else None)
+    with reporting(None if quiet else _say):
+        folder = run_compare(Path(dir_a), Path(dir_b), Path(out) if out else None)
     click.echo(str(folder / "compare.html"))
 
 
@@ -495,13 +510,19 @@ def tune(game, args):
     ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
                               opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
                               opts.backend, opts.scheduler, opts.quiet)
+    from analysis.tune import tune_findings
     click.echo(f"spent {spent:,} of {opts.budget:,} games; best candidates:")
     for entry in ranking[:5]:
         click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
         for metric, m in entry["targets"].items():
-            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {m['band'][0]:g}..{m['band'][1]:g}: "
-                       f"{m['verdict']}")
+            band = (f"{m['band'][0]:.1%}..{m['band'][1]:.1%}" if "rate" in metric
+                    else f"{m['band'][0]:g}..{m['band'][1]:g}")
+            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {band}: {m['verdict']}")
+    verdict = tune_findings({"ranking": ranking, "spent": spent, "budget": opts.budget})
+    if verdict and verdict[0]["id"] == "none_meets":
+        click.echo(verdict[0]["text"])
     click.echo(str(out / "tune.json"))
+    click.echo(str(out / "tune.html"))
 
 
 @main.command()

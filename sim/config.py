@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from sim.errors import ConfigError, UserError
+from sim.game import game_names, get_game
 
 OPEN_TABLES = {"strategies"}  # tables whose keys a designer may add (named presets)
 
@@ -111,10 +112,32 @@ def build(package: str, config_file: str | None = None, sets: tuple[str, ...] = 
     """Defaults, then the designer's file, then each --set, in that order."""
     cfg = load_defaults(package)
     if config_file:
-        cfg = merge(cfg, read_toml(config_file))
+        data = read_toml(config_file)
+        try:
+            cfg = merge(cfg, data)
+        except ConfigError:
+            other = _other_game_of(data, package)
+            if other:
+                raise UserError(f"--config {config_file}: this is a {other} configuration (keys "
+                                f"{', '.join(sorted(set(data) - set(cfg)))}), not a {package.rsplit('.', 1)[-1]} "
+                                f"one; use it with 'balance-sim run {other} --config {config_file}'") from None
+            raise
     for assignment in sets:
         cfg = apply_set(cfg, assignment)
     return cfg
+
+
+def _other_game_of(data: dict, package: str) -> str | None:
+    """The game whose defaults hold every top-level table of `data` when this game's do not (None: no such
+    game, or the file is this game's with a mistake inside): a whole file of another game is named as such."""
+    mine = set(load_defaults(package))
+    if not isinstance(data, dict) or set(data) <= mine:
+        return None
+    for name in game_names():
+        other = get_game(name).package
+        if other != package and set(data) <= set(load_defaults(other)):
+            return name
+    return None
 
 
 def read_toml(config_file: str) -> dict:

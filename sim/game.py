@@ -6,6 +6,7 @@ builds a game's module name itself, so a new game is new rooms only, with no edi
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import pkgutil
@@ -106,6 +107,9 @@ class GameSpec:
 
     def check_players(self, players: int) -> int:
         if not self.min_players <= players <= self.max_players:
+            if self.min_players == self.max_players:
+                raise UserError(f"--players {players}: {self.name} is a {self.min_players}-player game; allowed: "
+                                f"{self.min_players}")
             raise UserError(f"--players {players}: {self.name} allows {self.min_players} to "
                             f"{self.max_players} players")
         return players
@@ -128,7 +132,11 @@ def _game_names() -> tuple[str, ...]:
 
 
 def get_game(name: str) -> GameSpec:
+    """The game called `name`, in any case ("Mohur" is mohur); a near miss gets a suggestion."""
     names = _game_names()
-    if name not in names:
-        raise UserError(f"unknown game '{name}'; allowed: {', '.join(names)}")
-    return importlib.import_module(f"sim.{name}").GAME
+    key = str(name).strip().lower()
+    if key not in names:
+        close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise UserError(f"unknown game '{name}'{hint}; allowed: {', '.join(names)}")
+    return importlib.import_module(f"sim.{key}").GAME

@@ -207,12 +207,24 @@ def _generated(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     return module
 
 
+# Old strategy names kept as aliases of their new ones (a name sorted where the old one was keeps the ids):
+# game -> {old name: new name}. The CLI says so in one line when an old name is used.
+ALIASES = {"muziris": {"condition": "endgame"}}
+
+
+def alias_of(game: str, name: str) -> str | None:
+    """The current name of an old strategy name (None when `name` is not one)."""
+    return ALIASES.get(game, {}).get(name)
+
+
 def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
     """Resolve strategy or preset names to playable choices. `presets` is the config's [strategies] table, which
     the game's validation has passed through `check_presets` (registered bases, known parameters)."""
     defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
     out = []
     for name in names:
+        if name not in presets and alias_of(game, name):
+            name = alias_of(game, name)
         if name not in presets and name not in defs:
             raise UserError(f"unknown strategy '{name}' for {game}; allowed: {', '.join(sorted({*defs, *presets}))}")
         preset = dict(presets.get(name, {"base": name}))
@@ -250,6 +262,8 @@ def _check_presets(game: str, presets) -> None:
         if not isinstance(preset, dict) or "base" not in preset:
             raise ConfigError(key, preset, "a preset is a table with base = \"<strategy>\" and parameter values")
         base = preset["base"]
+        if isinstance(base, str) and alias_of(game, base):
+            preset["base"] = base = alias_of(game, base)
         if not isinstance(base, str) or base not in defs:
             raise ConfigError(key + ".base", base, f"allowed: {', '.join(defs)}")
         for param, value in preset.items():

@@ -14,6 +14,8 @@ import click
 
 from sim.errors import UserError
 
+DEFAULT_STRATEGY = "greedy"  # what a replay without -s seats everywhere (every game registers it)
+
 
 @dataclass(frozen=True)
 class Chosen:
@@ -105,8 +107,9 @@ def from_meta(meta: dict, index: int) -> Chosen:
 @click.command()
 @click.argument("game", required=False)
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("-s", "--strategies", default="greedy", show_default=True,
-              help="Strategies by seat, comma-separated (one name: every seat plays it); with --game, the run's.")
+@click.option("-s", "--strategies", default=None,
+              help="Strategies by seat, comma-separated (one name: every seat plays it); with --game, the run's. "
+                   f"Default: every seat plays {DEFAULT_STRATEGY} (said on stderr and on the page).")
 @click.option("-p", "--players", type=int, default=None)
 @game_options
 @click.option("-o", "--out", default="replay.html", show_default=True, type=click.Path(dir_okay=False),
@@ -118,12 +121,19 @@ def from_meta(meta: dict, index: int) -> Chosen:
 def replay(out, **which):
     """Write one game as a self-contained HTML page to step through (the events of `trace`)."""
     from analysis.replay import write_replay
+    note = ""
+    if which["strategies"] is None:
+        which["strategies"] = DEFAULT_STRATEGY
+        if not which.get("run_dir"):
+            note = f"no -s given: every seat plays {DEFAULT_STRATEGY}"
     chosen = choose_game(**which)
     events = list(chosen.events())
     if not str(out).strip():
         raise UserError("-o '': give a file path for the page")
+    if note:
+        click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
     try:
-        write_replay(Path(out), events, game_index=chosen.game, batch_size=chosen.batch_size)
+        write_replay(Path(out), events, game_index=chosen.game, batch_size=chosen.batch_size, note=note)
     except OSError as exc:  # a folder given, a file where a folder should be, no room, no permission
         raise UserError(f"-o {out}: cannot write the page there ({exc.strerror or exc})") from None
     click.echo(str(out))

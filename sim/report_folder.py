@@ -72,8 +72,8 @@ def load(folder: Path):
         raise UserError(f"{folder} is a sweep folder: its report is {folder / 'sweep_report.html'}; report one "
                         f"variant with 'balance-sim report {folder / 'variant-000'}'")
     if "tune" in meta:
-        raise UserError(f"{folder} is a tune folder: its results are tune.json and history.csv, with no game "
-                        "tables to report")
+        raise UserError(f"{folder} is a tune folder: its results are tune.html, tune.json and history.csv, with "
+                        "no game tables to report")
     spec = check_meta(folder, meta)
     if meta.get("partial"):
         from sim import results

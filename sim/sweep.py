@@ -12,6 +12,7 @@ import json
 import math
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,6 +181,7 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
     sweep_report.html. The same command run again after an interruption keeps the variants that finished."""
     from analysis import sweep_paired
     from analysis.paired import block_statistics
+    from analysis.progress import reporting
     from analysis.report import build_report, summary_for
     from analysis.sweep import build_sweep_report
 
@@ -210,7 +212,8 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                 meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
                 for name, frame in tables.items():
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
-                summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
+                with reporting(None if quiet else lambda line: print(line, file=sys.stderr, flush=True)):
+                    summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
                 if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
@@ -350,11 +353,12 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
                   for c in ranked]
         for c in range(len(candidates)):
             shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
-        (staging / "tune.json").write_text(json.dumps({"game": spec.name, "budget": budget, "spent": spent,
-                                                       "seed": seed, "method": "successive halving",
-                                                       "targets": [t.describe() for t in targets],
-                                                       "ranking": report}, indent=2, default=str) + "\n")
+        doc = {"game": spec.name, "budget": budget, "spent": spent, "seed": seed, "method": "successive halving",
+               "targets": [t.describe() for t in targets], "ranking": report}
+        (staging / "tune.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")
         pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
+        from analysis.tune import build_tune_report
+        build_tune_report(json.loads(json.dumps(doc, default=str)), pd.DataFrame(history), staging)
         results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
                                      "spent": spent, "seed": seed})
         results.finish(staging, out)

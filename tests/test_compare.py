@@ -116,7 +116,8 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")
     common = ["-n", 400, "--batch-size", 200, "-s", "greedy,racer", "--no-report", "-q"]
     for name, extra in (("base", ["--seed", 3]), ("rich", ["--seed", 3, "--set", "rules.coin_token=10"]),
-                        ("other", ["--seed", 4]), ("summary", ["--seed", 3, "--summary-only"])):
+                        ("other", ["--seed", 4]), ("summary", ["--seed", 3, "--summary-only"]),
+                        ("lineup", ["--seed", 3, "--set", "rules.coin_token=3", "-s", "greedy,racer,setbuilder"])):
         r = invoke("run", "mohur", *common, *extra, "-o", root / name)
         assert r.exit_code == 0, r.output
     return root
@@ -178,6 +179,42 @@ def test_compare_run_with_itself_finds_no_change(runs):
     assert invoke("compare", runs / "base", runs / "base", "-o", out).exit_code == 0
     for m in _load(out)["metrics"].values():
         assert m["diff"] == 0 and m["verdict"] == "within noise"
+
+
+def test_compare_of_different_lineups_lists_them_and_gives_strategy_figures_no_verdict(runs):
+    """The trap of issue 29: B forgot A's -s, so its win rates move because other strategies played."""
+    out = runs / "cmp-lineup"
+    r = invoke("compare", runs / "base", runs / "lineup", "-o", out)
+    assert r.exit_code == 0, r.output
+    doc = _load(out)
+    assert doc["differences_in_lineup"] == ["strategies = greedy, racer, setbuilder (A: greedy, racer)"]
+    assert doc["differences_in_configuration"] == ["rules.coin_token = 3 (A: 5)"]
+    metrics = doc["metrics"]
+    for name in ("win_rate[greedy]", "strength[racer]", "nash_weight[greedy]"):
+        assert metrics[name]["comparable"] is False and metrics[name]["verdict"] == "not comparable", name
+    assert metrics["turns_per_round"]["comparable"] is True and "caution" in metrics["turns_per_round"]
+    assert any(k.startswith("decisive_rate[") for k in metrics)
+    assert doc["findings"][0]["id"] == "lineup_differs"
+    page = (out / "compare.html").read_text()
+    assert "strategies = greedy, racer, setbuilder (A: greedy, racer)" in page and "id='findings'" in page
+    same = _load(runs / "cmp-rich")  # same lineup: every figure comparable, strengths compared too
+    assert same["differences_in_lineup"] == [] and all(m["comparable"] for m in same["metrics"].values())
+    assert "strength[greedy]" in same["metrics"] and "nash_weight[racer]" in same["metrics"]
+
+
+def test_an_interval_that_misses_zero_only_before_the_correction_shows_the_corrected_one():
+    from analysis.compare import call_real, compare_findings, fmt_corrected
+    rows = {f"m{i}_rate": {"label": f"m{i}", "a": 0.5, "b": 0.5, "diff": 0.0, "ci_low": -0.01, "ci_high": 0.01,
+                           "p": 0.9, "paired": True} for i in range(12)}
+    rows["minutes_per_match"] = {"label": "Minutes per match", "a": 12.0, "b": 12.023, "diff": 0.023,
+                                 "ci_low": 0.006, "ci_high": 0.040, "p": 0.008, "paired": True}
+    call_real(rows)
+    row = rows["minutes_per_match"]
+    assert row["verdict"] == "within noise" and row["corrected_ci_low"] < 0 < row["corrected_ci_high"]
+    assert "corrected for every figure compared" in fmt_corrected("minutes_per_match", row)
+    assert "corrected_ci_low" not in rows["m0_rate"]
+    doc = {"metrics": rows, "differences_in_lineup": [], "differences_in_configuration": ["x = 1 (A: 2)"]}
+    assert any(f["id"] == "excludes_zero_before_correction" for f in compare_findings(doc))
 
 
 def test_compare_bad_input_one_line_exit_2_nothing_written(runs, tmp_path):

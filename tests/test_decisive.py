@@ -272,10 +272,15 @@ def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, 
     for game, players, (tables, cfg) in (("mohur", 2, mohur_run), ("mughal", 4, mughal_run),
                                          ("muziris", 3, muziris_run)):
         s = summary_for(tables, {"game": game, "games": len(tables["games"]), "players": players, "config": cfg.raw})
-        rates = {k: v for k, v in s.items() if k.startswith("decisive_rate[")}
+        rates = {k: v for k, v in s.items() if k.startswith("decisive_rate[") and k.count("[") == 1}
         assert len(rates) >= 8, game
         for m in rates.values():
             assert m["n"] == len(tables["games"]) and m["ci_low"] <= m["estimate"] <= m["ci_high"]
+        by_condition = {k: v for k, v in s.items() if k.startswith("decisive_rate[") and "[condition=" in k}
+        assert bool(by_condition) == (game == "muziris"), game  # Muziris: split by the market condition drawn
+        for source in rates:  # the conditions' games add up to all games
+            parts = [m for k, m in by_condition.items() if k.startswith(source[:-1] + "][")]
+            assert not parts or sum(m["n"] for m in parts) == len(tables["games"])
     assert "decisive_rate[emperor_babur_the_tiger]" in summary_for(
         mughal_run[0], {"game": "mughal", "games": 200, "players": 4, "config": mughal_run[1].raw})
 
@@ -314,7 +319,8 @@ def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
     table = pd.read_csv(tmp_path / "sweep" / "sweep.csv")
     assert table["decisive_rate[coin_token]"].tolist()[0] == 0 and table["decisive_rate[coin_token]"][1] > 0.02
     assert "decisive_rate[coin_token]" in (tmp_path / "sweep" / "sweep_report.html").read_text()
-    assert "inside every target (decisive_rate[coin_token] in [0, 0.02]): rules.coin_token=0." in r.output
+    assert ("inside every target (Winner changes without coin_token in 0.0% to 2.0%): rules.coin_token=0."
+            in r.output)
     r = _invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
                 "--budget", "2000", "-o", tmp_path / "tune", *SMALL)
     assert r.exit_code == 0, r.output

@@ -201,7 +201,7 @@ def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path
     game, out = run_folder
     spec = get_game(game)
     report = (out / "report.html").read_text()
-    assert "<h2>Sample games</h2>" in report and "replays/closest.html" in report
+    assert "'>Sample games</h2>" in report and "replays/closest.html" in report  # the heading has an anchor
     commands = {int(c.split("--game ")[1].split()[0]): html_text.unescape(c)
                 for c in re.findall(r"<code>(balance-sim replay [^<]*)</code>", report)}
     pages = sorted((out / "replays").glob("*.html"))

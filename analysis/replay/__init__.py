@@ -27,7 +27,7 @@ def game_of(events: list[dict]) -> str:
     return game
 
 
-def page_data(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> dict:
+def page_data(events: list[dict], game_index: int = 0, batch_size: int | None = None, note: str = "") -> dict:
     """Everything the page shows: the events as traced, the frames (the game's replay room,
     GameSpec.replay), and a few labels."""
     spec = get_game(game_of(events))
@@ -36,11 +36,12 @@ def page_data(events: list[dict], game_index: int = 0, batch_size: int | None = 
     players = int(start.get("players", len(start.get("strategies", [])) or 2))
     return {"game": spec.name, "title": spec.title, "seed": start.get("seed"), "game_index": game_index,
             "batch_size": batch_size, "players": players, "strategies": start.get("strategies", []),
-            "score_name": replay.SCORE_NAME, "events": events, "frames": replay.frames(events)}
+            "score_name": replay.SCORE_NAME, "events": events, "frames": replay.frames(events), "note": note}
 
 
-def build_page(events: list[dict], game_index: int = 0, batch_size: int | None = None) -> str:
-    data = page_data(events, game_index, batch_size)
+def build_page(events: list[dict], game_index: int = 0, batch_size: int | None = None, note: str = "") -> str:
+    """`note`: a line the page shows under its title (e.g. that the strategies were the default)."""
+    data = page_data(events, game_index, batch_size, note)
     # "</" inside a <script> would close it early; "<\/" is the same string to JSON
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     template = resources.files(__package__).joinpath("template.html").read_text(encoding="utf-8")
@@ -55,12 +56,13 @@ def board_script(game: str) -> str:
     return Path(get_game(game).module("replay").__file__).with_suffix(".js").read_text(encoding="utf-8")
 
 
-def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size: int | None = None) -> Path:
+def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size: int | None = None,
+                 note: str = "") -> Path:
     import os
     path = Path(path)
     if path.parent and not path.parent.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
-    page = build_page(events, game_index, batch_size)
+    page = build_page(events, game_index, batch_size, note)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # written whole or not at all: a full disk never leaves half a page under the user's name
         tmp.write_text(page, encoding="utf-8")

@@ -6,7 +6,9 @@ const GOOD = {diamond: "#5dade2", gold: "#d4a017", silver: "#95a5a6", cloth: "#c
 function drawBoard(f) {
   const st = stateOf(f), cfg = E[0].config || {};
   const stacks = cfg.tokens || {}, need = cfg.seals_to_win || 2;
-  let h = `<div class="card"><h3>Market</h3><div class="row">${counts(st.market, GOOD, ["coin"])}` +
+  // a market of coins only shows the coins, not "none" beside them
+  const goods = Object.entries(st.market || {}).some(([k, n]) => k !== "coin" && n > 0);
+  let h = `<div class="card"><h3>Market</h3><div class="row">${goods || !st.market.coin ? counts(st.market, GOOD, ["coin"]) : ""}` +
     `${st.market.coin ? " " + coins(st.market.coin) : ""}</div>` +
     `<div class="kv"><span>deck <b>${st.deck}</b> cards</span><span>round <b>${f.round}</b></span></div></div>`;
   h += `<div class="card"><h3>Token stacks <span class="muted">(top first; faded: sold)</span></h3>`;

@@ -134,9 +134,11 @@ def _emperors(raw):
 
 
 def validate(raw: dict, players: int = 4) -> MughalConfig:
-    extra = sorted(set(raw) - {"rules", "emperors", "deck", "strategies"})
+    extra = sorted(set(raw) - {"rules", "emperors", "deck", "strategies", "report"})
     if extra:
-        raise ConfigError(extra[0], raw[extra[0]], "unknown key; allowed: rules, emperors, deck, strategies")
+        raise ConfigError(extra[0], raw[extra[0]], "unknown key; allowed: rules, emperors, deck, strategies, report")
+    if "report" in raw:
+        C.need_number(raw, "report.seconds_per_pick", 0.1, 600)
     extra = sorted(set(raw["rules"]) - set(RULE_KEYS))
     if extra:
         raise ConfigError(f"rules.{extra[0]}", raw["rules"][extra[0]], f"unknown key; allowed: {', '.join(RULE_KEYS)}")

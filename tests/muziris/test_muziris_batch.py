@@ -14,7 +14,7 @@ from sim.muziris.config import validate
 from sim.muziris.kernel import run_batch
 from sim.registry import choices
 
-NAMES = ["random", "greedy", "collector", "grabber", "condition", "blocker"]
+NAMES = ["random", "greedy", "collector", "grabber", "endgame", "blocker"]
 
 
 def _choices(cfg, names):

@@ -1,0 +1,95 @@
+"""tune.html: what `balance-sim tune` tried, what it spent, and whether any candidate meets every target.
+
+Reads what tune.json holds (the ranking: each candidate's parameters, games, distance and, per target, its
+estimate, 95% interval, band and verdict) and history.csv's rows (round, candidate, games, distance).
+"""
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from analysis import findings as findings_mod
+from analysis.paired import is_rate
+from analysis.report import CSS, fmt_metric, plain_name
+
+VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
+                 "plausible": "plausible (the estimate is inside, the interval is not yet)",
+                 "misses": "misses"}
+
+
+def _value(metric: str, value) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.1%}" if is_rate(metric) else f"{value:.3g}"
+
+
+def _band(metric: str, band) -> str:
+    return f"{_value(metric, band[0])} to {_value(metric, band[1])}"
+
+
+def _params(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def tune_findings(doc: dict) -> list[dict]:
+    ranking = doc["ranking"]
+    if not ranking:
+        return []
+    best = ranking[0]
+    out = []
+    all_meet = [c for c in ranking if all(t["verdict"] == "meets" for t in c["targets"].values())]
+    if all_meet:
+        out.append({"id": "meets", "figure": "ranking", "section": "candidates", "text": (
+            f"{len(all_meet)} candidate(s) meet every target with their whole 95% interval; the best is "
+            f"{_params(all_meet[0]['params'])} ({all_meet[0]['games']:,} games).")})
+    else:
+        plausible = [c for c in ranking if all(t["verdict"] in ("meets", "plausible") for t in c["targets"].values())]
+        text = "No candidate meets every target with its whole 95% interval"
+        text += (f"; {_params(plausible[0]['params'])} does with its estimate, so more games may settle it."
+                 if plausible else ", not even by its estimate: widen the parameter range or the bands.")
+        out.append({"id": "none_meets", "figure": "ranking", "section": "candidates", "text": text})
+    for metric, t in best["targets"].items():
+        m = {k: t.get(k) for k in ("estimate", "ci_low", "ci_high")}
+        out.append({"id": f"best[{metric}]", "figure": metric, "section": "candidates", "text": (
+            f"Best candidate {_params(best['params'])}: {plain_name(metric)} {fmt_metric(metric, m)} against a "
+            f"target of {_band(metric, t['band'])}: {t['verdict']}.")})
+    out.append({"id": "budget", "figure": "spent", "section": "rounds", "text": (
+        f"Spent {doc['spent']:,} of a budget of {doc['budget']:,} games on {len(ranking)} candidates by "
+        f"{doc.get('method', 'successive halving')}.")})
+    return out[:7]
+
+
+def build_tune_report(doc: dict, history: pd.DataFrame, outdir) -> None:
+    """Write tune.html beside tune.json."""
+    ranking = doc["ranking"]
+    metrics = list(ranking[0]["targets"]) if ranking else []
+    title = f"{doc['game'].title()} tune"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}: which values meet the targets</h1>",
+             findings_mod.box(tune_findings(doc)),
+             f"<p class='meta'>Seed {doc['seed']}; targets: " + "; ".join(
+                 html.escape(f"{plain_name(m)} in {_band(m, ranking[0]['targets'][m]['band'])}") for m in metrics)
+             + ". Every candidate plays the same random numbers; the better half by distance to the targets goes "
+               "on to the next round with twice the games.</p>"]
+    parts.append("<h2 id='candidates'>Candidates</h2><table><tr><th>candidate</th><th>games</th>"
+                 "<th>distance (0: every estimate inside its band)</th>" + "".join(
+                     f"<th>{html.escape(plain_name(m))} "
+                     f"(target {html.escape(_band(m, ranking[0]['targets'][m]['band']))})"
+                     f"<br><code>{html.escape(m)}</code></th>" for m in metrics) + "</tr>")
+    for c in ranking:
+        cells = "".join(
+            f"<td>{html.escape(fmt_metric(m, {k: t.get(k) for k in ('estimate', 'ci_low', 'ci_high')}))}: "
+            f"<b>{t['verdict']}</b></td>" for m, t in c["targets"].items())
+        parts.append(f"<tr><td>{html.escape(_params(c['params']))}</td><td>{c['games']:,}</td>"
+                     f"<td>{c['distance']:.3f}</td>{cells}</tr>")
+    parts.append("</table><p class='meta'>Verdicts: " + "; ".join(VERDICT_WORDS.values()) + ".</p>")
+    parts.append("<h2 id='rounds'>Rounds</h2><table><tr><th>round</th><th>candidates</th><th>games each (so far)"
+                 "</th><th>best distance</th></tr>")
+    if len(history):
+        for r, part in history.groupby("round"):
+            parts.append(f"<tr><td>{int(r) + 1}</td><td>{len(part)}</td><td>{int(part['games'].max()):,}</td>"
+                         f"<td>{part['loss'].min():.3f}</td></tr>")
+    parts.append(f"</table><p class='meta'>Budget {doc['budget']:,} games, spent {doc['spent']:,}. tune.json holds "
+                 "every candidate's figures, history.csv every round.</p></body></html>")
+    (outdir / "tune.html").write_text("\n".join(parts))

@@ -1,0 +1,124 @@
+"""Findings on planted summaries: the right sentences, and none of the wrong ones."""
+from __future__ import annotations
+
+from analysis.findings import box, findings, section_links
+
+
+def rate(est, lo, hi, n=4000, **extra):
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": n, **extra}
+
+
+def by_id(items):
+    return {f["id"]: f for f in items}
+
+
+def texts(items):
+    return " ".join(f["text"] for f in items)
+
+
+def test_a_60_percent_starter_edge_is_the_first_finding_with_its_interval():
+    summary = {"first_player_round_win_rate": rate(0.60, 0.585, 0.615, population="mirror"),
+               "first_player_match_win_rate": rate(0.52, 0.49, 0.55, population="mirror"),
+               "minutes_per_match": rate(12.3, 12.1, 12.5)}
+    items = findings(summary, seconds_per_turn=8)
+    assert items[0]["id"] == "seat_gap"
+    assert items[0]["figure"] == "first_player_round_win_rate"
+    assert "60.0%" in items[0]["text"] and "58.5%-61.5%" in items[0]["text"]
+    assert "real 10.0-point edge" in items[0]["text"]
+    assert "No seat edge" not in texts(items)
+    assert "12.3 minutes" in by_id(items)["length"]["text"]
+
+
+def test_a_fair_game_says_no_edge_and_never_real():
+    summary = {"first_player_round_win_rate": rate(0.502, 0.488, 0.516),
+               "first_player_match_win_rate": rate(0.499, 0.48, 0.52),
+               "seat0_match_win_rate": rate(0.497, 0.478, 0.516)}
+    item = by_id(findings(summary))["seat_gap"]
+    assert item["text"].startswith("No seat edge we can detect")
+    assert "real" not in item["text"] and "handicap" not in item["text"]
+
+
+def test_positions_name_the_best_and_worst_placed_player():
+    summary = {"position_win_rate[0]": rate(0.336, 0.32, 0.35, population="mirror"),
+               "position_win_rate[1]": rate(0.407, 0.39, 0.42, population="mirror"),
+               "position_win_rate[2]": rate(0.257, 0.24, 0.27, population="mirror"),
+               "position_win_rate[1][mirror=greedy]": rate(0.9, 0.8, 0.95),
+               "seat_win_rate[0]": rate(0.33, 0.31, 0.35), "seat_win_rate[1]": rate(0.34, 0.32, 0.36),
+               "seat_win_rate[2]": rate(0.33, 0.31, 0.35)}
+    item = by_id(findings(summary))["seat_gap"]
+    assert "player after the round-1 first player wins 40.7%" in item["text"]
+    assert "the player two seats after 25.7%" in item["text"]
+    assert "33.3%" in item["text"] and "15.0-point spread" in item["text"]
+    assert item["figure"] == "position_win_rate[1]"
+
+
+def test_a_dominant_strategy_is_called_dominant():
+    summary = {"strength[hoarder]": rate(233, 227, 238), "strength[racer]": rate(-114, -118, -109),
+               "strength[greedy]": rate(-120, -125, -115),
+               "nash_weight[hoarder]": rate(1.0, 1.0, 1.0), "nash_weight[racer]": rate(0.0, 0.0, 0.0)}
+    item = by_id(findings(summary))["strongest_strategy"]
+    assert item["text"].startswith("hoarder dominates")
+    assert "+233 Elo, 95% CI +227 to +238" in item["text"] and "100%" in item["text"]
+
+
+def test_a_tie_names_no_winner_and_no_dominance():
+    summary = {"strength[a]": rate(5, -3, 13), "strength[b]": rate(-5, -13, 3),
+               "nash_weight[a]": rate(1.0, 0.2, 1.0), "nash_weight[b]": rate(0.0, 0.0, 0.8)}
+    text = by_id(findings(summary))["strongest_strategy"]["text"]
+    assert text.startswith("No single strongest strategy")
+    assert "dominat" not in text
+
+
+def test_a_mixed_equilibrium_is_not_dominance_and_a_non_unique_one_says_so():
+    summary = {"strength[a]": rate(100, 90, 110), "strength[b]": rate(0, -10, 10), "strength[c]": rate(-100, -110, -90),
+               "nash_weight[a]": rate(0.6, 0.4, 0.8), "nash_weight[b]": rate(0.4, 0.2, 0.6),
+               "nash_weight[c]": rate(0.0, 0.0, 0.0)}
+    text = by_id(findings(summary))["strongest_strategy"]["text"]
+    assert "none dominates" in text and "a 60%, b 40%" in text
+    summary.update({"nash_weight[a]": rate(1.0, 0.9, 1.0), "nash_unique": False})
+    text = by_id(findings(summary))["strongest_strategy"]["text"]
+    assert "not unique" in text and "dominates" not in text
+
+
+def test_a_one_sided_strength_is_flagged_with_or_without_the_bound_key():
+    base = {"strength[a]": rate(200, 190, 210), "strength[b]": rate(0, -10, 10), "strength[c]": rate(-50, -60, -40)}
+    old = by_id(findings({**base, "strength[r]": rate(-2000, -2700, -1300)}))
+    assert "strength_bound[r]" in old and "rarely or never" in old["strength_bound[r]"]["text"]
+    new = by_id(findings({**base, "strength[r]": rate(-2000, -2700, -1300, bound="upper")}))
+    assert "at most -1300 Elo" in new["strength_bound[r]"]["text"]
+    assert not any(k.startswith("strength_bound") for k in by_id(findings(base)))
+
+
+def test_flags_rank_first_and_the_top_lever_is_named():
+    summary = {"first_player_round_win_rate": rate(0.55, 0.54, 0.56),
+               "decisive_rate[goods_diamond]": rate(0.226, 0.223, 0.228),
+               "decisive_rate[coin_token]": rate(0.096, 0.095, 0.098),
+               "decisive_rate[goods_diamond][certain]": rate(0.5, 0.4, 0.6),
+               "round_cap_rate": rate(0.03, 0.02, 0.04), "partial": True}
+    items = findings(summary, warnings=["cards: the deck holds exactly the deal"])
+    assert [f["id"] for f in items[:3]] == ["partial", "degenerate_configuration[0]", "round_cap_rate"]
+    lever = by_id(items)["top_lever"]
+    assert "diamond tokens" in lever["text"] and "22.6%" in lever["text"] and "next the coin token" in lever["text"]
+    assert by_id(findings({"round_cap_rate": rate(0.0, 0.0, 0.001)})) == {}
+
+
+def test_no_figures_no_findings_and_at_most_seven():
+    assert findings({}) == []
+    many = {f"strength[s{i}]": rate(100 - 200 * (i > 0) - 10 * i, 95 - 200 * (i > 0) - 10 * i,
+                                    105 - 200 * (i > 0) - 10 * i) for i in range(8)}
+    many.update({f"strength[w{i}]": rate(-3000, -3800, -2200, bound="upper") for i in range(8)})
+    assert len(findings(many)) == 7
+
+
+def test_summary_only_runs_use_win_rates_and_say_whose_lineup():
+    summary = {"win_rate[a]": rate(0.7, 0.68, 0.72), "win_rate[b]": rate(0.3, 0.28, 0.32)}
+    text = by_id(findings(summary))["strongest_strategy"]["text"]
+    assert text.startswith("a wins most often: 70.0%") and "lineup" in text
+
+
+def test_the_box_links_each_finding_to_its_section():
+    items = findings({"first_player_round_win_rate": rate(0.6, 0.58, 0.62),
+                      "decisive_rate[x]": rate(0.2, 0.18, 0.22)})
+    html = box(items, section_links(["Who wins", "First-player advantage", "What decides games"]))
+    assert "href='#first-player-advantage'" in html and "href='#what-decides-games'" in html
+    assert box([]) == ""

@@ -1,0 +1,139 @@
+"""Issue 29's reading fixes: units on the charts a test can read, tune.html's verdict, the words of the command
+line (game names, player counts, another game's configuration, the renamed strategy), progress lines."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import sensitivity, sweep
+from analysis.tune import build_tune_report, tune_findings
+from sim.sweep import Target
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures the plotting functions save, kept for inspection instead of being written."""
+    figures = []
+    for module in (sweep, sensitivity):
+        monkeypatch.setattr(module, "save", lambda fig, path: figures.append(fig))
+    return figures
+
+
+def test_a_sweep_plot_draws_the_target_band_in_percent_and_keeps_it_in_view(drawn):
+    table = pd.DataFrame({"rules.coin_token": [0, 5, 10], "first_player_match_win_rate": [0.545, 0.55, 0.555],
+                          "first_player_match_win_rate.ci_low": [0.54, 0.545, 0.55],
+                          "first_player_match_win_rate.ci_high": [0.55, 0.555, 0.56]})
+    band = Target("first_player_match_win_rate", 0.49, 0.51)
+    sweep._plot_1d(table, "rules.coin_token", "first_player_match_win_rate", "x.png", [band])
+    ax = drawn[0].axes[0]
+    assert "(%)" in ax.get_ylabel() and "Match starter wins the match" in ax.get_ylabel()
+    low, high = ax.get_ylim()
+    assert low <= 49 and high >= 55.5  # the band (49-51%) and the estimates (54-56%) both on screen
+    line = sweep.closest_line(table, ["rules.coin_token"], band)
+    assert "rules.coin_token=0" in line and "3.5 points above the band" in line and "49.0% to 51.0%" in line
+
+
+def test_the_sensitivity_tornado_reads_rates_in_points(drawn):
+    rows = pd.DataFrame({"knob": ["a", "b"], "mu_star": [0.015, 0.002], "mu_star_low": [0.01, 0.0],
+                         "mu_star_high": [0.02, 0.004], "mu": [0.015, -0.002], "noise": [0.001, 0.001]})
+    sensitivity.tornado("first_player_round_win_rate", rows, "morris", "t.png", {"a": "1-2", "b": "3-4"})
+    ax = drawn[0].axes[0]
+    assert "percentage points" in ax.get_xlabel()
+    assert ax.get_xlim()[1] >= 2.0  # the 1.5-point effect and its 2-point interval end, not 0.015
+
+
+def _tune_doc(verdicts):
+    ranking = [{"candidate": i, "params": {"rules.coin_token": i}, "games": 4000, "distance": 0.5 * i,
+                "targets": {"first_player_match_win_rate": {"estimate": 0.52, "ci_low": 0.50, "ci_high": 0.54,
+                                                            "n": 4000, "band": [0.49, 0.51], "verdict": v}}}
+               for i, v in enumerate(verdicts)]
+    return {"game": "mohur", "budget": 20000, "spent": 18000, "seed": 1, "method": "successive halving",
+            "ranking": ranking}
+
+
+def test_tune_says_plainly_when_no_candidate_meets_every_target(tmp_path):
+    doc = _tune_doc(["plausible", "misses"])
+    items = tune_findings(doc)
+    assert items[0]["text"].startswith("No candidate meets every target") and "rules.coin_token=0" in items[0]["text"]
+    assert any("49.0% to 51.0%" in f["text"] and "52.0%" in f["text"] for f in items)  # one unit: %
+    build_tune_report(doc, pd.DataFrame({"round": [0, 0], "candidate": [0, 1], "games": [2000, 2000],
+                                         "loss": [0.5, 1.0]}), tmp_path)
+    page = (tmp_path / "tune.html").read_text()
+    assert "id='findings'" in page and "No candidate meets every target" in page and "18,000" in page
+    assert tune_findings(_tune_doc(["meets", "misses"]))[0]["id"] == "meets"
+    assert tune_findings(_tune_doc(["misses"]))[0]["text"].endswith("widen the parameter range or the bands.")
+
+
+def test_a_meta_game_taken_by_one_strategy_is_a_table_not_a_chart(tmp_path):
+    from analysis.common import meta_game_section
+    summary = {"nash_weight[a]": {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 10},
+               "nash_weight[b]": {"estimate": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 10}}
+    _, sections = meta_game_section(summary, tmp_path, {}, 2)
+    assert "<table>" in sections[0]["html"] and not sections[0].get("figures")
+    assert not (tmp_path / "nash.png").exists()
+
+
+# ---- the command line ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args,words", [
+    (["Mohr"], ["unknown game 'Mohr'", "did you mean 'mohur'?"]),
+    (["mohur", "-p", "3"], ["mohur is a 2-player game", "allowed: 2"]),
+])
+def test_game_names_and_player_counts_read_plainly(cli, tmp_path, args, words):
+    result = cli("run", *args, "-n", "10", "--no-report", "-o", tmp_path / "out")
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    for word in words:
+        assert word in result.stderr
+
+
+def test_game_names_ignore_case():
+    from sim.game import get_game
+    assert get_game("MOHUR").name == "mohur" and get_game(" Muziris").name == "muziris"
+
+
+def test_another_games_configuration_is_named_in_one_line(cli, tmp_path):
+    path = tmp_path / "muz.toml"
+    path.write_text(cli("config", "muziris").output)
+    result = cli("run", "mohur", "--config", path, "-n", "10", "--no-report", "-o", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"balance-sim: error: --config {path}: this is a muziris configuration (keys characters, conditions, "
+        f"produce), not a mohur one; use it with 'balance-sim run muziris --config {path}'"]
+    mistake = tmp_path / "mohur.toml"  # this game's file with one wrong key: still the key's own message
+    mistake.write_text("[rules]\nhand_limt = 3\n")
+    result = cli("run", "mohur", "--config", mistake, "-n", "10", "--no-report", "-o", tmp_path / "out")
+    assert "hand_limt" in result.stderr and "configuration" not in result.stderr.split("error:")[1][:30]
+
+
+def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
+    from sim.cli import load_setup
+    from sim.registry import alias_of, registered
+    names = [d.name for d in registered("muziris")]
+    assert "endgame" in names and "condition" not in names
+    assert names.index("endgame") == sorted(names).index("endgame")  # sorted where the old name was: same ids
+    assert alias_of("muziris", "condition") == "endgame"
+    *_, chosen, _ = load_setup("muziris", None, (), 3, "condition,greedy")
+    assert [c.name for c in chosen] == ["endgame", "greedy"]
+
+
+def test_the_alias_note_is_one_line_on_stderr(cli, tmp_path):
+    result = cli("run", "muziris", "-s", "condition,greedy,greedy", "-n", "4", "--batch-size", "4", "-q",
+                 "--no-report", "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "strategy 'condition' is now called 'endgame'" in result.stderr
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert [s["name"] for s in meta["strategies"]] == ["endgame", "greedy", "greedy"]
+
+
+def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
+    out = tmp_path / "run"
+    assert cli("run", "mohur", "-n", "200", "--batch-size", "100", "-s", "greedy,racer", "-q", "--no-report",
+               "-o", out).exit_code == 0
+    loud = cli("report", out)
+    assert loud.exit_code == 0 and "mohur report: plots..." in loud.stderr and "done in" in loud.stderr
+    quiet = cli("report", out, "-q", "-o", tmp_path / "again")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    compared = cli("compare", out, out, "-o", tmp_path / "cmp")
+    assert compared.exit_code == 0 and "compare: reading A" in compared.stderr
+    assert cli("compare", out, out, "-o", tmp_path / "cmp", "-q").stderr == ""
+    assert np.isfinite(json.loads((out / "summary.json").read_text())["minutes_per_match"]["estimate"])

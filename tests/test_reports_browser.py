@@ -1,0 +1,95 @@
+"""Every game's report in a real browser at 1366x768: the Findings box is in the first screen, before any scrolling.
+Headless Chromium and chromedriver as in test_replay_browser.py; without them the test skips and says why."""
+import shutil
+import tempfile
+
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import main
+from sim.game import game_names
+from test_replay_browser import CHROMIUM, DRIVER, _first
+
+WIDTH, HEIGHT = 1366, 768
+
+
+@pytest.fixture(scope="module")
+def screen():
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (pip install -e '.[test]')")
+    chromium, driver = _first(CHROMIUM, "chromium"), _first(DRIVER, "chromedriver")
+    if not chromium or not driver:
+        pytest.skip("no headless browser: install Debian's chromium and chromium-driver "
+                    "(apt-get install -y chromium chromium-driver)")
+    profile = tempfile.mkdtemp(prefix="report-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+                 f"--window-size={WIDTH},{HEIGHT}"):
+        options.add_argument(flag)
+    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    yield session
+    session.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def first_screen_box(browser, path) -> dict:
+    """Where the Findings box sits on a page opened at the top, and the viewport's height."""
+    browser.get(path.resolve().as_uri())
+    return browser.execute_script(
+        "const box = document.getElementById('findings'); if (!box) return null;"
+        "const r = box.getBoundingClientRect(); const items = box.querySelectorAll('li');"
+        "return {top: r.top, bottom: r.bottom, width: r.width, items: items.length, view: window.innerHeight,"
+        "visible: getComputedStyle(box).visibility === 'visible' && getComputedStyle(box).display !== 'none',"
+        "links: Array.from(box.querySelectorAll('a')).map(a => a.getAttribute('href'))};")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_findings_fill_the_first_screen_of_every_report(game, screen, tmp_path):
+    out = tmp_path / game
+    r = CliRunner().invoke(main, ["run", game, "-n", "400", "--batch-size", "200", "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    box = first_screen_box(screen, out / "report.html")
+    assert box is not None, "no Findings box"
+    assert box["view"] <= HEIGHT and box["visible"]
+    assert 0 <= box["top"] and box["bottom"] <= box["view"], box
+    assert 3 <= box["items"] <= 7
+    for href in box["links"]:  # every "details" link lands on a section of the page
+        assert screen.execute_script(f"return document.getElementById('{href[1:]}') !== null"), href
+
+
+def test_findings_fill_the_first_screen_of_compare_sweep_and_tune_pages(screen, tmp_path):
+    import pandas as pd
+
+    from analysis.sweep import build_sweep_report
+    from analysis.tune import build_tune_report
+    from sim.sweep import Target
+    from test_reading import _tune_doc
+
+    runs = []
+    for name, extra in (("a", ["-s", "greedy,racer"]), ("b", ["--set", "rules.coin_token=3"])):
+        out = tmp_path / name
+        r = CliRunner().invoke(main, ["run", "mohur", "-n", "200", "--batch-size", "100", "-q", "--no-report",
+                                      "-o", str(out), *extra])
+        assert r.exit_code == 0, r.output
+        runs.append(out)
+    r = CliRunner().invoke(main, ["compare", *map(str, runs), "-o", str(tmp_path / "cmp"), "-q"])
+    assert r.exit_code == 0, r.output
+    table = pd.DataFrame({"variant": [0, 1], "rules.coin_token": [0, 5],
+                          **{f"turns_per_round{s}": v for s, v in (("", [40.0, 41.0]), (".ci_low", [39.0, 40.0]),
+                                                                    (".ci_high", [41.0, 42.0]), (".n", [99, 99]))}})
+    (tmp_path / "sweep").mkdir()
+    build_sweep_report(table, [("rules.coin_token", [0, 5])], [Target("turns_per_round", 25, 35)], "mohur", 100, 1,
+                       tmp_path / "sweep")
+    (tmp_path / "tune").mkdir()
+    build_tune_report(_tune_doc(["plausible", "misses"]), pd.DataFrame(columns=["round", "games", "loss"]),
+                      tmp_path / "tune")
+    for page in (tmp_path / "cmp" / "compare.html", tmp_path / "sweep" / "sweep_report.html",
+                 tmp_path / "tune" / "tune.html"):
+        box = first_screen_box(screen, page)
+        assert box is not None and box["visible"], page
+        assert 0 <= box["top"] and box["bottom"] <= box["view"] <= HEIGHT, (page, box)
