@@ -245,9 +245,10 @@ def test_round_end_and_hand_full_features(seed):
     gained = V[E.CFG_TOK + LEATHER * E.MAX_TOK + tokpos[LEATHER]]
     assert f["ends_round_ahead"] == np.sign(gained - 10 * seed)
     j = next(j for j in range(len(rows)) if rows[j, E.A_TYPE] == E.T_TAKE_GOOD)
-    assert feature_changes(s, rows, j)["hand_full"] == 0  # 7 goods: 6 + 1 = the limit
-    s[E.S_HAND + 3] += 0
-    assert feature_changes(s, rows, j)["hand_cards"] == 1
+    f = feature_changes(s, rows, j)
+    assert f["hand_full"] == 1 and f["hand_cards"] == 1  # 6 goods + 1 = the limit, 7
+    j = next(j for j in range(len(rows)) if rows[j, E.A_TYPE] == E.T_SELL and rows[j, E.A_GOOD] == 3)
+    assert feature_changes(s, rows, j)["hand_full"] == 0
 
 
 def test_weights_move_play_as_documented():
