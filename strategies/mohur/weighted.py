@@ -185,6 +185,8 @@ def card_steps(obs, params, g, hand_weight):
     per-good features, hand_value's at `hand_weight`; a give's as a loss. Exchanges value cards by these.
     (good_change for one card, written out: the hot path.)"""
     held = obs[E.O_HAND + g]
+    if held == 0 and obs[E.O_MARKET + g] == 0:
+        return 0.0, 0.0  # neither taken nor given: never read
     bonus = sale_bonus(obs, held)
     precious = params[P_PRECIOUS_HELD] if obs[E.O_MINSALE + g] >= 2 else 0.0  # noqa: F821
     gift = params[P_MARKET_GIFT] * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])  # noqa: F821
