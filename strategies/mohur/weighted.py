@@ -1,0 +1,279 @@
+"""`weighted`: scores every legal action by a weighted sum of named features of the observation after it
+(strategies/mohur/_weights.py; docs/strategies.md has the table), plays the highest, ties drawn at random.
+The weights are its parameters, each with bounds, for `balance-sim evolve` to tune.
+
+Only differences matter to the choice, so an action's score is the weighted sum of how far it moves each feature:
+sum of weight x (feature after the action - feature now), the same order of actions as the sums themselves.
+Exchanges come as one row (listing="row"): the strategy writes one candidate into it, built from each card's
+change of the features when taken or given one at a time (`card_steps`; candidate_exchange says how), and scores
+it exactly like every other action. Only the candidate is approximate: the best exchange by the exact score may
+differ when a second card of a kind moves a feature by another step (set_bonus_held, hand_value) or hand_full.
+"""
+import numpy as np
+from sim.jit import njit
+
+from sim.mohur import engine as E
+from sim.registry import strategy
+from strategies.mohur._features import card_worth, consider
+from strategies.mohur._weights import (bonus_token_mean, coin_token_share, ending_soon, held_change, round_end_sign,
+                                       sale_bonus, tokens_from)
+
+# name: (default weight, lowest, highest). Units: rupees for the rupee features, cards or coins for the counts.
+FEATURES = {
+    "rupees_gained": (1.0, -10.0, 10.0),       # goods-token rupees the sale takes now
+    "bonus_expected": (1.0, -10.0, 10.0),      # the sale's bonus token, at its pile's mean (3+ cards, pile not empty)
+    "small_sale": (-1.0, -20.0, 20.0),         # 1 for a sale of fewer than 3 cards (no bonus token)
+    "hand_value": (0.5, -5.0, 5.0),            # tokens the hand's goods would take, sold now from the stacks' tops
+    "set_bonus_held": (0.5, -5.0, 5.0),        # expected bonus token of selling each good held 3+ at once
+    "precious_held": (0.3, -5.0, 5.0),         # cards held of goods with a minimum sale of 2+ (diamond, gold, silver)
+    "kinds_held": (-0.3, -5.0, 5.0),           # different goods in hand
+    "hand_cards": (0.0, -5.0, 5.0),            # goods in hand
+    "hand_full": (-2.0, -20.0, 20.0),          # 1 when the hand is at its limit (no single take possible)
+    "coins_held": (0.5, -5.0, 5.0),            # coins in the coffer
+    "coin_token_race": (0.4, -5.0, 5.0),       # expected coin token: all ahead on coins, half tied, none behind
+    "market_gift": (-0.3, -5.0, 5.0),          # goods left in the market, each at the token the rival's next card takes
+    "market_coins_left": (-0.3, -5.0, 5.0),    # coins left in the market for the rival
+    "rival_known_value": (-0.3, -5.0, 5.0),    # tokens the rival's known cards would take from the stacks left
+    "deck_drawn": (0.0, -5.0, 5.0),            # cards the refill draws from the deck (brings its end closer)
+    "empty_stacks": (0.0, -20.0, 20.0),        # empty goods stacks (the round ends at rules.empty_stacks_to_end)
+    "ends_round_ahead": (8.0, -50.0, 50.0),    # ends the round: +1 ahead on the estimated score, -1 behind, 0 level
+    "unsold_value_late": (-0.5, -5.0, 5.0),    # hand_value while the round is about to end (lost if unsold)
+    "exchange_size": (0.0, -5.0, 5.0),         # cards taken by an exchange
+}
+
+
+@strategy("mohur", "weighted", listing="row", round_robin=False,
+          params={name: w for name, (w, _, _) in FEATURES.items()},
+          bounds={name: (lo, hi, False) for name, (_, lo, hi) in FEATURES.items()})
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def weighted(obs, actions, n_actions, params, cfg):
+    """The highest weighted sum of features of the observation after the action (see the module's table)."""
+    if n_actions == 1:
+        return 0
+    late = ending_soon(obs[E.O_EMPTY], obs[E.O_DECK], obs[E.O_STACKS_END])
+    hw = params[P_HAND_VALUE] + (params[P_UNSOLD_VALUE_LATE] if late else 0.0)  # noqa: F821
+    # per good: (taking one card, giving one) -> their weighted feature changes, hand_value's at weight hw
+    t0, g0 = card_steps(obs, params, 0, hw)
+    t1, g1 = card_steps(obs, params, 1, hw)
+    t2, g2 = card_steps(obs, params, 2, hw)
+    t3, g3 = card_steps(obs, params, 3, hw)
+    t4, g4 = card_steps(obs, params, 4, hw)
+    t5, g5 = card_steps(obs, params, 5, hw)
+    steps = (t0, t1, t2, t3, t4, t5, g0, g1, g2, g3, g4, g5)
+    best, ties, choice = -1e18, 0, 0
+    for a in range(n_actions):
+        typ = actions[a, E.A_TYPE]
+        if typ == E.T_TAKE_GOOD and not late:  # one card: its step (at hw = hand_value's weight), a card drawn
+            g = actions[a, E.A_GOOD]
+            dhv = card_worth(obs, g, obs[E.O_HAND + g])
+            v = steps[g] - params[P_EXCHANGE_SIZE] - params[P_HAND_CARDS] - hw * dhv  # noqa: F821
+            v += after_rest(obs, params, 1, 0, 0, 1, 0, dhv, 0.0, 0.0)
+        elif typ == E.T_EXCHANGES:
+            if exchange_reach(obs, params, steps) < best - 1e-6 or not candidate_exchange(obs, actions, a, params,
+                                                                                          steps):
+                continue
+            v = row_score(obs, actions, a, params)
+        else:
+            v = row_score(obs, actions, a, params)
+        take, best, ties = consider(v, best, ties)
+        if take:
+            choice = a
+    return choice
+
+
+@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
+def good_change(obs, params, g, held, after, market_gain):
+    """Good g from `held` to `after` cards in hand, the market gaining `market_gain` of it, its stack untouched:
+    the weighted change of set_bonus_held, precious_held, kinds_held and market_gift, and hand_value's change
+    (unweighted: unsold_value_late reads it too)."""
+    dhv, dsb, dpr, dk = held_change(obs, g, held, after)
+    gift = market_gain * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])
+    v = (params[P_SET_BONUS_HELD] * dsb + params[P_PRECIOUS_HELD] * dpr + params[P_KINDS_HELD] * dk  # noqa: F821
+         + params[P_MARKET_GIFT] * gift)  # noqa: F821 - P_* set by the registry
+    return v, dhv
+
+
+@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
+def sale_change(obs, params, g, c):
+    """A sale of c cards of good g: (weighted change of every per-good feature but hand_value, goods-token rupees
+    gained, expected bonus). hand_value loses exactly the tokens gained: the cards kept still take the tokens
+    below them (or none once the stack is empty)."""
+    held, left, known = obs[E.O_HAND + g], obs[E.O_TOKREM + g], obs[E.O_OPP_KNOWN + g]
+    skip = min(c, left)
+    gained = tokens_from(obs, g, 0, c)
+    bonus = sale_bonus(obs, c)
+    _, dsb, dpr, dk = held_change(obs, g, held, held - c)
+    v = (params[P_RUPEES_GAINED] * gained + params[P_BONUS_EXPECTED] * bonus  # noqa: F821
+         + params[P_SET_BONUS_HELD] * dsb + params[P_PRECIOUS_HELD] * dpr + params[P_KINDS_HELD] * dk)  # noqa: F821
+    if known > 0 or obs[E.O_MARKET + g] > 0:
+        gift = obs[E.O_MARKET + g] * (card_worth(obs, g, skip + known) - card_worth(obs, g, known))
+        rival = tokens_from(obs, g, skip, known) - tokens_from(obs, g, 0, known)
+        v += params[P_MARKET_GIFT] * gift + params[P_RIVAL_KNOWN_VALUE] * rival  # noqa: F821
+    if c < 3:
+        v += params[P_SMALL_SALE]  # noqa: F821
+    return v, gained, bonus
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def row_score(obs, actions, a, params):
+    """Sum of weight x (feature after row a - feature now) over every feature. The market after a take is the one
+    left behind (the refill is unseen)."""
+    typ = actions[a, E.A_TYPE]
+    if typ == E.T_SELL:
+        g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
+        v, gained, bonus = sale_change(obs, params, g, c)
+        left = obs[E.O_TOKREM + g]
+        return v + after_rest(obs, params, -c, 0, 0, 0, 1 if 0 < left <= c else 0, -gained, gained, bonus)
+    if typ == E.T_PASS:
+        return 0.0
+    v, dhv, net, goods = 0.0, 0.0, 0, 0
+    for g in range(E.NG):
+        t, given = actions[a, E.A_TAKE + g], actions[a, E.A_GIVE + g]
+        if t != 0 or given != 0:
+            held = obs[E.O_HAND + g]
+            dv, dh = good_change(obs, params, g, held, held + t - given, given - t)
+            v += dv
+            dhv += dh
+            goods += t - given
+    coins = actions[a, E.A_TAKE + E.COIN] - actions[a, E.A_GIVE + E.COIN]
+    if typ == E.T_EXCHANGE:
+        v += params[P_EXCHANGE_SIZE] * actions[a, E.A_COUNT]  # noqa: F821
+    # the refill replaces the cards taken less those given
+    return v + after_rest(obs, params, goods, coins, -coins, max(0, goods + coins), 0, dhv, 0.0, 0.0)
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus):
+    """The features that are not per good, for an action that changes the goods in hand by `goods`, the coffer by
+    `coins`, the market's coins by `market_coins`, takes `net_taken` cards more than it gives (the refill draws
+    them), empties `emptied` stacks, changes hand_value by `dhv` and takes `gained` rupees and a `bonus` token."""
+    goods0, limit = E.total(obs, E.O_HAND, E.NG), obs[E.O_HAND_LIMIT]
+    deck0, empty0, ends_at = obs[E.O_DECK], obs[E.O_EMPTY], obs[E.O_STACKS_END]
+    drawn = min(deck0, net_taken)
+    deck, empty = deck0 - drawn, empty0 + emptied
+    v = params[P_HAND_VALUE] * dhv + params[P_HAND_CARDS] * goods + params[P_DECK_DRAWN] * drawn  # noqa: F821
+    v += params[P_EMPTY_STACKS] * emptied  # noqa: F821
+    if (goods0 + goods >= limit) != (goods0 >= limit):
+        v += params[P_HAND_FULL] * (1.0 if goods > 0 else -1.0)  # noqa: F821
+    if coins != 0 or market_coins != 0:
+        mine, theirs, token = obs[E.O_HAND + E.COIN], obs[E.O_OPP_COINS], obs[E.O_COIN_TOKEN]
+        v += params[P_COINS_HELD] * coins + params[P_MARKET_COINS_LEFT] * market_coins  # noqa: F821
+        v += params[P_COIN_TOKEN_RACE] * (coin_token_share(mine + coins, theirs, token)  # noqa: F821
+                                          - coin_token_share(mine, theirs, token))
+    if empty >= ends_at or deck <= 0:
+        v += params[P_ENDS_ROUND_AHEAD] * round_end_sign(  # noqa: F821
+            obs, gained, bonus, obs[E.O_HAND + E.COIN] + coins, bonus_token_mean(obs))
+    late0, late = ending_soon(empty0, deck0, ends_at), ending_soon(empty, deck, ends_at)
+    if late or late0:  # hand_value counted while the round is about to end
+        hv = hand_value(obs)
+        v += params[P_UNSOLD_VALUE_LATE] * ((hv + dhv if late else 0.0) - (hv if late0 else 0.0))  # noqa: F821
+    return v
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def hand_value(obs):
+    """The hand_value feature now."""
+    hv = 0.0
+    for g in range(E.NG):
+        hv += tokens_from(obs, g, 0, obs[E.O_HAND + g])
+    return hv
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def card_steps(obs, params, g, hand_weight):
+    """Taking one card of g (hand_cards and exchange_size included), giving one: their weighted changes of the
+    per-good features, hand_value's at `hand_weight`; a give's as a loss. Exchanges value cards by these.
+    (good_change for one card, written out: the hot path.)"""
+    held = obs[E.O_HAND + g]
+    if held == 0 and obs[E.O_MARKET + g] == 0:
+        return 0.0, 0.0  # neither taken nor given: never read
+    bonus = sale_bonus(obs, held)
+    precious = params[P_PRECIOUS_HELD] if obs[E.O_MINSALE + g] >= 2 else 0.0  # noqa: F821
+    gift = params[P_MARKET_GIFT] * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])  # noqa: F821
+    per_card = params[P_HAND_CARDS] + precious - gift  # noqa: F821
+    gain = (per_card + params[P_EXCHANGE_SIZE] + hand_weight * card_worth(obs, g, held)  # noqa: F821
+            + params[P_SET_BONUS_HELD] * (sale_bonus(obs, held + 1) - bonus))  # noqa: F821
+    if held == 0:
+        return gain + params[P_KINDS_HELD], 0.0  # noqa: F821
+    loss = (per_card + hand_weight * card_worth(obs, g, held - 1)
+            + params[P_SET_BONUS_HELD] * (bonus - sale_bonus(obs, held - 1)))  # noqa: F821
+    return gain, loss + (params[P_KINDS_HELD] if held == 1 else 0.0)  # noqa: F821
+
+
+@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
+def coin_step(obs, params):
+    """Giving one coin in an exchange: its weighted feature changes, as a loss."""
+    coins, theirs, token = obs[E.O_HAND + E.COIN], obs[E.O_OPP_COINS], obs[E.O_COIN_TOKEN]
+    race = coin_token_share(coins - 1, theirs, token) - coin_token_share(coins, theirs, token)
+    return params[P_COINS_HELD] - params[P_COIN_TOKEN_RACE] * race - params[P_MARKET_COINS_LEFT]  # noqa: F821
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def exchange_reach(obs, params, steps):
+    """A bound on any exchange's steps (card_steps): every card it takes gives back one, which loses at least the
+    cheapest give, so it adds at most the sum over the market's goods of (take step - cheapest give), the positive
+    ones. The exchanges row is skipped when this falls short of the best other action's score: a gate by the
+    steps (the exact score of an exchange can differ from its steps' sum, see the module's docstring)."""
+    cheapest = coin_step(obs, params) if E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT]) > 0 else np.inf
+    for g in range(E.NG):
+        if obs[E.O_HAND + g] > 0:
+            cheapest = min(cheapest, steps[E.NG + g])
+    reach = 0.0
+    for g in range(E.NG):
+        if obs[E.O_MARKET + g] > 0 and steps[g] > cheapest:
+            reach += obs[E.O_MARKET + g] * (steps[g] - cheapest)
+    return reach
+
+
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+def candidate_exchange(obs, actions, a, params, steps):
+    """Write into the exchanges row a the exchange built from the cards' steps (card_steps): for each size k, the
+    k market goods with the highest take steps, given back by the k cards of other kinds (goods held, coins) that
+    lose least; the size whose steps add up highest (the first on a tie). False if there is no exchange."""
+    coin_loss = coin_step(obs, params)
+    coins_given = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
+    # the kinds the hand can give, least loss first (KIND_BITS each): insertion sort, as choose_exchange's
+    order, kinds = np.int64(0), 0
+    for g in range(E.NK):
+        if (coins_given if g == E.COIN else obs[E.O_HAND + g]) > 0:
+            cost = coin_loss if g == E.COIN else steps[E.NG + g]
+            at = 0
+            while at < kinds:
+                other = (order >> (E.KIND_BITS * at)) & E.KMASK
+                if (coin_loss if other == E.COIN else steps[E.NG + other]) > cost:
+                    break
+                at += 1
+            low = order & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
+            order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
+            kinds += 1
+    take, gained, k = np.int64(0), 0.0, 0
+    best, best_take, best_give, best_k = -np.inf, np.int64(0), np.int64(0), 0
+    while True:
+        top, tg = -np.inf, -1
+        for g in range(E.NG):
+            if obs[E.O_MARKET + g] > (take >> (E.FIELD * g)) & E.FMASK and steps[g] > top:
+                top, tg = steps[g], g
+        if tg < 0:
+            break
+        take += np.int64(1) << (E.FIELD * tg)
+        gained += top
+        k += 1
+        if k < obs[E.O_MIN_EXCHANGE]:
+            continue
+        give, v, left = np.int64(0), gained, k
+        for i in range(kinds):
+            g = (order >> (E.KIND_BITS * i)) & E.KMASK
+            if g != E.COIN and (take >> (E.FIELD * g)) & E.FMASK:
+                continue  # a kind taken is not given back
+            w = min(coins_given if g == E.COIN else obs[E.O_HAND + g], left)
+            give += np.int64(w) << (E.FIELD * g)
+            v -= w * (coin_loss if g == E.COIN else steps[E.NG + g])
+            left -= w
+            if left == 0:
+                break
+        if left == 0 and v > best:
+            best, best_take, best_give, best_k = v, take, give, k
+    if best_k == 0:
+        return False
+    E.write_exchange(actions, a, best_k, best_take, best_give)
+    return True
