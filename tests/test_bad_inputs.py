@@ -101,6 +101,8 @@ REPORT = [
                                                      "games": 10, "seed": 1}).encode()), ["sweep", "variant-000"]),
     ("tune folder", _write("meta.json", json.dumps({"game": "mohur", "tune": True, "seed": 1}).encode()),
      ["tune", "tune.json"]),
+    ("sensitivity folder", _edit_meta(lambda m: m.update(sensitivity=True, method="morris")),
+     ["a sensitivity folder", "sensitivity.html", "'balance-sim sensitivity'"]),
 ]
 
 
@@ -239,6 +241,75 @@ CLI = [
     ("--resume with --set", ["run", "--resume", "out", "--set", "rules.hand_limit=8"], _partial, ["--set"]),
     ("--resume with a game", ["run", "mughal", "--resume", "out"], _partial, ["game", "--resume"]),
     ("--resume with -o", ["run", "--resume", "out", "-o", "elsewhere"], _partial, ["--out", "--resume"]),
+]
+
+
+SENSITIVITY = ["sensitivity", "mohur", "--param", "rules.coin_token", "-s", "greedy,greedy", "-q", "-o", "out"]
+
+
+def _deep_list(root: Path):
+    (root / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _deep_table(root: Path):
+    (root / "deep.toml").write_text("[strategies]\nmine." + ".".join(["a"] * 3000) + " = 1\n")
+
+
+def _fifo(root: Path):
+    os.mkfifo(root / "c.toml")
+
+
+CLI += [  # issue 27, section 4: each was a traceback, a hang or a wrong message
+    ("run -o /", RUN[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("run -o .", RUN[:-1] + ["."], None, ["-o .", "current folder"]),
+    ("run -o ..", RUN[:-1] + [".."], None, ["-o ..", "current folder or one above"]),
+    ("run -o sub/..", RUN[:-1] + ["sub/.."], None, ["-o sub/.."]),
+    ("run --resume .", ["run", "--resume", "."], None, ["--resume .", "current folder"]),
+    ("report -o /", ["report", "res", "-o", "/"], None, ["-o /", "root folder"]),
+    ("sweep -o /", SWEEP[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("sensitivity -o .", SENSITIVITY[:-1] + ["."], None, ["-o .", "current folder"]),
+    ("sensitivity -o /", SENSITIVITY[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("--config list nested 5,000 deep", RUN + ["--config", "deep.toml"], _deep_list,
+     ["--config deep.toml", "nested more than 32 deep"]),
+    ("--config preset nested 3,000 deep", RUN + ["--config", "deep.toml"], _deep_table, ["nested more than 32"]),
+    ("--set value nested 3,000 deep", RUN + ["--set", "strategies.mine=" + "[" * 3000 + "]" * 3000], None,
+     ["--set strategies.mine", "nested more than 32"]),
+    ("--set key nested 40 deep", RUN + ["--set", "strategies." + ".".join(["a"] * 40) + "=1"], None,
+     ["nested more than 32"]),
+    ("sweep --values nested 3,000 deep", ["sweep", "mohur", "--param", "rules.coin_token", "--values",
+                                           "[" * 3000 + "]" * 3000, "-n", "10", "-q", "-o", "out"], None,
+     ["nested more than 32"]),
+    ("--config a FIFO", RUN + ["--config", "c.toml"], _fifo, ["--config c.toml", "named pipe", "not a regular file"]),
+    ("--config /dev/zero", RUN + ["--config", "/dev/zero"], None, ["/dev/zero", "character device",
+                                                                   "not a regular file"]),
+    ("--config a folder", RUN + ["--config", "sub"], lambda root: (root / "sub").mkdir(), ["sub"]),
+    ("trace --game 10**18", ["trace", "mohur", "--game", str(10**18), "-s", "greedy,racer"], None,
+     ["--game 1000000000000000000", "999,999,999,999"]),
+    ("replay --game 10**20-1", ["replay", "mohur", "--game", str(10**20 - 1)], None,
+     ["--game 99999999999999999999", "999,999,999,999"]),
+    ("replay --game -1", ["replay", "mohur", "--game", "-1"], None, ["--game -1", "at least 0"]),
+    ("sensitivity -n 10**12", SENSITIVITY + ["-n", str(10**12)], None, ["--games", "5,000,000"]),
+    ("sensitivity --levels 10**9", SENSITIVITY + ["--levels", str(10**9)], None, ["--levels", "2 to 100"]),
+    ("sensitivity --levels 10**12", SENSITIVITY + ["--levels", str(10**12)], None, ["--levels", "2 to 100"]),
+    ("sensitivity --budget 10**12 -n 200", SENSITIVITY + ["--budget", str(10**12), "-n", "200"], None,
+     ["--budget", "20,000 design points"]),
+    ("sensitivity --budget 10**12", SENSITIVITY + ["--budget", str(10**12)], None, ["--budget", "5,000,000"]),
+    ("sensitivity --budget 10**13", SENSITIVITY + ["--budget", str(10**13)], None, ["--budget", "1,000,000,000,000"]),
+    ("sensitivity --batch-size 10**7", SENSITIVITY + ["--batch-size", str(10**7)], None, ["--batch-size"]),
+    ("sensitivity --seed -1", SENSITIVITY + ["--seed", "-1"], None, ["--seed -1"]),
+    ("sensitivity KEY=0:inf", [*SENSITIVITY[:3], "rules.coin_token=0:inf", *SENSITIVITY[4:]], None,
+     ["rules.coin_token=0:inf", "finite"]),
+    ("sensitivity KEY=nan:1", [*SENSITIVITY[:3], "rules.coin_token=nan:1", *SENSITIVITY[4:]], None, ["finite"]),
+    *[(f"{cmd[0]} --range {r}", [*cmd[:4], "--range", r, *cmd[7:]], None, [f"--range '{r}'", named])
+      for cmd in (SWEEP, TUNE) for r, named in (("0:nan", "finite"), ("0:inf", "finite"), ("-inf:0", "finite"),
+                                                ("0:1:inf", "finite"), ("0:1e300:1e-300", "10^600 values"),
+                                                ("0:10000", "10,001 values"))],
+    *[(f"{cmd[0]} --target {t}", cmd + ["--target", t], None, [f"--target '{t}'", "TOLERANCE at least 0",
+                                                               "LOW <= HIGH"])
+      for cmd in (SWEEP, TUNE) for t in ("first_player_match_win_rate=0.5:-1", "first_player_match_win_rate=nan",
+                                         "first_player_match_win_rate=0.5:nan", "first_player_match_win_rate=inf",
+                                         "first_player_match_win_rate=0.5:inf", "turns_per_round=40..30",
+                                         "turns_per_round=nan..40", "turns_per_round=30..inf")],
 ]
 
 
