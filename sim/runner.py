@@ -190,6 +190,8 @@ def dask_setup(worker) -> None:
     if not parent:
         return  # a worker of someone's cluster (--scheduler): its own supervisor ends it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import logging  # (distributed is imported already: this runs inside a Dask worker)
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)  # batches cancelled on Ctrl-C
     if os.getppid() != int(parent):
         os._exit(1)  # the run ended before this worker got going
     exit_with_parent(int(parent))
@@ -238,6 +240,19 @@ def _client(n_jobs: int, backend: str, scheduler: str | None):
     os.environ[PARENT_ENV] = str(os.getpid())  # inherited by the worker processes, read by dask_setup
     return Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
                                dashboard_address=None, preload=["sim.runner"]))
+
+
+def _close(client, stopped: bool) -> None:
+    """End the Dask client and the local cluster we started (rather than leave it to the interpreter's exit).
+    Stopped part-way, its workers are in the middle of batches thrown away on purpose: Dask's warnings about
+    cancelled tasks and workers killed after a wait are what was asked for, not news."""
+    import logging
+    cluster = getattr(client, "cluster", None)
+    if stopped:
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 class RunInterrupted(Exception):
@@ -427,7 +442,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     finally:
         bar.close()
         if client is not None:
-            client.close()
+            _close(client, stop.requested)
     elapsed = time.perf_counter() - started
     flush()  # saved batches after the last one played
     if summary_only:
