@@ -131,14 +131,18 @@ def dask_scheduler(backend: str, scheduler: str | None) -> None:
     try:
         with socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT_S):
             pass
-        # something listens; a scheduler also answers (Dask's own connect would wait for that without end)
-        reply = asyncio.run(asyncio.wait_for(_identity(f"{parts.scheme}://{host}:{port}"), SCHEDULER_TIMEOUT_S))
-    except (OSError, asyncio.TimeoutError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-            "it accepts the connection but does not answer" if isinstance(exc, asyncio.TimeoutError) else \
-            str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
         raise UserError(f"--scheduler {scheduler}: no Dask scheduler answers there within "
                         f"{SCHEDULER_TIMEOUT_S:g} s ({reason}); start one with 'dask scheduler'") from None
+    # something listens; a scheduler also answers (Dask's own connect would wait for that without end)
+    try:
+        reply = asyncio.run(asyncio.wait_for(_identity(f"{parts.scheme}://{host}:{port}"), SCHEDULER_TIMEOUT_S))
+    except asyncio.TimeoutError:
+        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answers there within {SCHEDULER_TIMEOUT_S:g} s "
+                        "(it accepts the connection but does not answer); start one with 'dask scheduler'") from None
+    except Exception:  # closed on us, or not Dask's protocol: what listens there is something else
+        reply = None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
         raise UserError(f"--scheduler {scheduler}: what answers there is not a Dask scheduler; start one with "
                         "'dask scheduler'")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import os
 import signal
 import sys
@@ -190,7 +191,6 @@ def dask_setup(worker) -> None:
     if not parent:
         return  # a worker of someone's cluster (--scheduler): its own supervisor ends it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import logging  # (distributed is imported already: this runs inside a Dask worker)
     logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)  # batches cancelled on Ctrl-C
     if os.getppid() != int(parent):
         os._exit(1)  # the run ended before this worker got going
@@ -246,7 +246,6 @@ def _close(client, stopped: bool) -> None:
     """End the Dask client and the local cluster we started (rather than leave it to the interpreter's exit).
     Stopped part-way, its workers are in the middle of batches thrown away on purpose: Dask's warnings about
     cancelled tasks and workers killed after a wait are what was asked for, not news."""
-    import logging
     cluster = getattr(client, "cluster", None)
     if stopped:
         logging.getLogger("distributed").setLevel(logging.ERROR)

@@ -128,3 +128,35 @@ def test_local_workers_end_with_a_killed_run(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_real_scheduler_passes_the_check_and_a_closing_listener_does_not():
+    from dask.distributed import LocalCluster
+
+    from sim import inputs
+    from sim.errors import UserError
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        inputs.dask_scheduler("dask", cluster.scheduler_address)  # answers: no error
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    done = threading.Event()
+
+    def hang_up():  # accepts, then closes at once: something listens, but not Dask
+        deadline = time.monotonic() + 60
+        while not done.is_set() and time.monotonic() < deadline:
+            try:
+                server.accept()[0].close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(UserError, match="not a Dask scheduler"):
+            inputs.dask_scheduler("dask", f"tcp://127.0.0.1:{server.getsockname()[1]}")
+    finally:
+        done.set()
+        thread.join(5)
+        server.close()
