@@ -175,18 +175,24 @@ def _norm_ppf(q: float) -> float:
 def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
     """(meta, summary, tables or None) of a results folder; one-line errors for anything else."""
     from analysis.report import summary_for
-    from sim import results
+    from sim import report_folder
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(f"compare: {label} {folder}: no such folder")
-    meta = results.read_meta(folder)
-    if meta.get("summary_only") or not any(folder.glob("*.parquet")):
-        path = folder / "summary.json"
-        if not path.is_file():
-            raise UserError(f"compare: {label} {folder}: has neither tables nor summary.json; rerun it")
-        return meta, json.loads(path.read_text()), None
-    tables, meta = results.load(folder)
-    return meta, summary_for(tables, meta), tables
+    meta = report_folder.read_meta(folder)
+    kind = next((k for k in ("sweep", "tune", "sensitivity") if k in meta), None)
+    if kind:
+        variants = (f" (a sweep's variants are: 'balance-sim compare {folder / 'variant-000'} "
+                    f"{folder / 'variant-001'}')" if kind == "sweep" else "")
+        raise UserError(f"compare: {label} {folder} is a {kind} folder, not a run's results folder; compare two "
+                        f"'balance-sim run' folders{variants}")
+    # the checks `report` makes: tables that agree with meta.json and are this game's, a sound summary.json
+    kind, content, meta = report_folder.load(folder)
+    if kind == "summary":
+        return meta, content, None
+    if "summary" in content:  # an interrupted --summary-only run: its batches merged
+        return meta, content["summary"], None
+    return meta, summary_for(content, meta), content
 
 
 def _check_out(out: Path, inputs: list[Path]) -> None:

@@ -143,6 +143,7 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
     if resume:
         _refuse_with_resume(click.get_current_context())
+        inputs.named_folder(resume, "--resume")
         inputs.dask_scheduler(backend, scheduler)
         folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
     else:
@@ -275,8 +276,8 @@ def report(folder, out, quiet):
     """Write report.html, the plots and summary.json for a results FOLDER."""
     from analysis.report import build_report, build_summary_report, write_atomically
     from sim import report_folder
-    if out is not None:
-        inputs.output_folder(out, staged=False)
+    if out is not None:  # written into (an existing folder's files replaced one by one): '.' is a place too
+        inputs.output_folder(out, staged=False, own_name=False)
     kind, content, meta = report_folder.load(Path(folder))
     target = Path(out) if out is not None else Path(folder)
     if meta.get("partial"):
@@ -306,8 +307,10 @@ def compare(dir_a, dir_b, out, quiet):
     """Every headline figure of results folder DIR_B minus DIR_A, with 95% intervals and a verdict; paired
     game by game when both runs share seed, batch size and lineups (common random numbers)."""
     from analysis.compare import run_compare
+    if out is not None:
+        inputs.output_folder(out, staged=False)
     with reporting(None if quiet else _say):
-        folder = run_compare(Path(dir_a), Path(dir_b), Path(out) if out else None)
+        folder = run_compare(Path(dir_a), Path(dir_b), Path(out) if out is not None else None)
     click.echo(str(folder / "compare.html"))
 
 
@@ -564,14 +567,20 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     from sim.runner import DEFAULT_BATCH
     if bool(params) == all_numeric:
         raise UserError("sensitivity: give --param KEY[=LO:HI] (repeatable) or --all-numeric, not both")
-    for name, value, low in (("--games", n_games, 1), ("--budget", budget, 1), ("--batch-size", batch_size, 1)):
-        if value is not None and value < low:
-            raise UserError(f"{name} {value}: must be at least {low}")
+    if n_games is not None:
+        inputs.positive("--games", n_games, S.MAX_GAMES_PER_POINT)  # a point's games are held in memory
+    if budget is not None:
+        inputs.positive("--budget", budget)
+    if batch_size is not None:
+        inputs.batch_size(batch_size)
+    inputs.seed(seed)
     if not 0 < spread < 1:
         raise UserError(f"--spread {spread}: must be between 0 and 1 (0.3 = +-30%)")
-    if levels < 2 or levels % 2:
-        raise UserError(f"--levels {levels}: must be an even number of at least 2 (4 is usual)")
+    if not 2 <= levels <= S.MAX_LEVELS or levels % 2:
+        raise UserError(f"--levels {levels}: must be an even number from 2 to {S.MAX_LEVELS} (4 is usual)")
     inputs.jobs(jobs)
+    if out is not None:
+        inputs.output_folder(out)
     spec, players, cfg, chosen, rr = load_setup(game, config_file, sets, players, strategies)
     base = cfg.raw  # the built configuration, before validation turned it into the game's arrays
     factors, left_out, check = S.make_knobs(spec, players, base, list(params), spread)
@@ -624,7 +633,7 @@ def main_job(out, jobs, seed, scale):
     inputs.jobs(jobs)
     inputs.seed(seed)
     inputs.scale(scale)
-    inputs.output_folder(out, staged=False)
+    inputs.output_folder(out, staged=False, own_name=False)  # the games' folders are made inside it
     setups = main_setups(scale)  # every game checked before the first is played
     for spec, *_ in setups:
         inputs.output_folder(Path(out) / spec.name)

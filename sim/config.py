@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import errno
 import math
+import stat
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -58,10 +60,35 @@ def merge(base: dict, override: dict, path: str = "") -> dict:
     return out
 
 
-def parse_value(text: str):
+MAX_NESTING = 32  # tables and lists inside one another; the defaults nest 4 deep. Python's parser and our merges
+# recurse, so a value nested thousands deep would end in a RecursionError
+
+
+def check_nesting(value, where: str):
+    """Refuse a value of tables and lists nested more than MAX_NESTING deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_NESTING:
+                raise UserError(f"{where}: tables and lists nested more than {MAX_NESTING} deep; no balance-sim "
+                                "setting is nested like that")
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return value
+
+
+def _toml(text: str, where: str) -> dict:
+    try:
+        return check_nesting(tomllib.loads(text), where)
+    except RecursionError:
+        raise UserError(f"{where}: tables and lists nested more than {MAX_NESTING} deep; no balance-sim setting "
+                        "is nested like that") from None
+
+
+def parse_value(text: str, where: str | None = None):
     """A TOML value (`[8,7,5]`, `9`, `true`, `"x"`); a bare word is taken as a string."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        return _toml(f"v = {text}", where or f"value {text[:40]!r}{'...' if len(text) > 40 else ''}")["v"]
     except tomllib.TOMLDecodeError:
         return text
 
@@ -71,7 +98,7 @@ def apply_set(cfg: dict, assignment: str) -> dict:
     if "=" not in assignment:
         raise UserError(f"--set {assignment!r}: expected KEY=VALUE, e.g. --set hand_limit=8")
     dotted, _, text = assignment.partition("=")
-    return set_value(cfg, dotted, parse_value(text))
+    return set_value(cfg, dotted, parse_value(text, f"--set {dotted}"))
 
 
 def set_value(cfg: dict, dotted: str, value) -> dict:
@@ -124,7 +151,7 @@ def build(package: str, config_file: str | None = None, sets: tuple[str, ...] = 
             raise
     for assignment in sets:
         cfg = apply_set(cfg, assignment)
-    return cfg
+    return check_nesting(cfg, "the configuration")  # dotted keys of new presets nest without a nested value
 
 
 def _other_game_of(data: dict, package: str) -> str | None:
@@ -143,8 +170,13 @@ def _other_game_of(data: dict, package: str) -> str | None:
 def read_toml(config_file: str) -> dict:
     """A designer's TOML file; a missing, unreadable, non-UTF-8 or malformed one is one line naming it."""
     path = Path(config_file)
-    if not path.is_file():
-        raise UserError(f"--config {config_file}: no such file")
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise UserError(f"--config {config_file}: " + ("no such file" if exc.errno == errno.ENOENT else
+                                                      f"cannot read it ({exc.strerror})")) from None
+    if not stat.S_ISREG(mode):  # checked before reading: a FIFO would wait for a writer, /dev/zero never ends
+        raise UserError(f"--config {config_file}: is {_file_kind(mode)}, not a regular file; give a TOML file")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -155,9 +187,15 @@ def read_toml(config_file: str) -> dict:
         raise UserError(f"--config {config_file}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
                         f"{exc.start}); TOML files are UTF-8: save it as UTF-8") from None
     try:
-        return tomllib.loads(text)
+        return _toml(text, f"--config {config_file}")
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"--config {config_file}: not valid TOML ({exc})") from None
+
+
+def _file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 # Small validators shared by the games; each raises ConfigError naming the key.

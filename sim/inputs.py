@@ -3,6 +3,7 @@ seeds and batch sizes, output folders, a Dask scheduler. Each refusal is a UserE
 and what is allowed (the CLI prints it as one line, exit code 2)."""
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import socket
@@ -28,6 +29,11 @@ def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
 
 def games(value, option: str = "--games") -> int:
     return _whole(option, value, 1, MAX_GAMES, "a number of games")
+
+
+def game_index(value, option: str = "--game") -> int:
+    """Game K of a run (0-based, as in games.parquet): a run has at most MAX_GAMES games."""
+    return _whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
 
 
 def batch_size(value) -> int:
@@ -56,13 +62,20 @@ def scale(value) -> float:
     return float(value)
 
 
-def output_folder(out, option: str = "-o", staged: bool = True) -> Path:
-    """A folder we will be able to create: not empty, not on a pseudo filesystem, its nearest existing ancestor
-    a folder we can create entries in, and (for a run, `staged`) its `.partial` sibling not a file."""
+def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool = True) -> Path:
+    """A folder we will be able to create: not empty, not the root, not on a pseudo filesystem, its nearest
+    existing ancestor a folder we can create entries in, and (for a run, `staged`) its `.partial` sibling not a
+    file. With `own_name` (the folder itself is written or swapped into place, not only folders inside it), not
+    '.' or '..' either: a folder is staged and renamed by its name."""
     if out is None or str(out).strip() == "":
         raise UserError(f"{option} '': give a folder path")
     path = Path(out)
     absolute = Path(os.path.abspath(path))
+    if absolute == Path(absolute.anchor):
+        raise UserError(f"{option} {out}: is the root folder, not a place for results; give a folder path, "
+                        f"e.g. {option} results")
+    if own_name:
+        named_folder(out, option)
     system = [p for p in PSEUDO_FILESYSTEMS if absolute == Path(p) or Path(p) in absolute.parents]
     if system:
         raise UserError(f"{option} {out}: {system[0]} is a system folder, not a place for results; "
@@ -82,6 +95,18 @@ def output_folder(out, option: str = "-o", staged: bool = True) -> Path:
         os.rmdir(tempfile.mkdtemp(prefix=".balance-sim-check-", dir=ancestor))
     except OSError as exc:
         raise UserError(f"{option} {out}: cannot create a folder in {ancestor} ({exc.strerror})") from None
+    return path
+
+
+def named_folder(folder, option: str = "-o") -> Path:
+    """A results folder is staged beside itself and renamed into place by its name: '.', '..' and the root
+    have none."""
+    path = Path(folder)
+    if path.name in ("", ".", ".."):
+        where = "the root folder" if Path(os.path.abspath(path)) == Path(path.anchor or "/") else \
+            "the current folder or one above it"
+        raise UserError(f"{option} {folder}: names {where}, not a folder of its own (results are written into a "
+                        f"folder by name); give a folder path, e.g. {option} results")
     return path
 
 
@@ -110,3 +135,26 @@ def dask_scheduler(backend: str, scheduler: str | None) -> None:
         reason = exc.strerror or type(exc).__name__
         raise UserError(f"--scheduler {scheduler}: no Dask scheduler answers there within "
                         f"{SCHEDULER_TIMEOUT_S:g} s ({reason}); start one with 'dask scheduler'") from None
+    # something listens; a scheduler also answers (Dask's own connect would wait for that without end)
+    try:
+        reply = asyncio.run(asyncio.wait_for(_identity(f"{parts.scheme}://{host}:{port}"), SCHEDULER_TIMEOUT_S))
+    except asyncio.TimeoutError:
+        raise UserError(f"--scheduler {scheduler}: no Dask scheduler answers there within {SCHEDULER_TIMEOUT_S:g} s "
+                        "(it accepts the connection but does not answer); start one with 'dask scheduler'") from None
+    except Exception:  # closed on us, or not Dask's protocol: what listens there is something else
+        reply = None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise UserError(f"--scheduler {scheduler}: what answers there is not a Dask scheduler; start one with "
+                        "'dask scheduler'")
+
+
+async def _identity(address: str):
+    """What the Dask server at `address` says it is (a scheduler says {"type": "Scheduler", ...})."""
+    from distributed import Security
+    from distributed.comm import connect
+    comm = await connect(address, timeout=SCHEDULER_TIMEOUT_S, **Security().get_connection_args("client"))
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()

@@ -54,8 +54,8 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
     from sim import inputs
     from sim.runner import DEFAULT_BATCH, seat_choices
     inputs.seed(seed)
-    if game_index is not None and game_index < 0:
-        raise UserError(f"--game {game_index}: games count from 0")
+    if game_index is not None:
+        inputs.game_index(game_index)
     if batch_size is not None:
         inputs.batch_size(batch_size)
     if run_dir:

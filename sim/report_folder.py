@@ -54,6 +54,25 @@ def check_meta(folder: Path, meta: dict):
     return get_game(meta["game"])
 
 
+FIGURE_NUMBERS = ("estimate", "ci_low", "ci_high")  # each a number or null in every figure of summary.json
+
+
+def check_summary(path: Path, summary) -> dict:
+    """A summary.json as balance-sim writes it: an object whose figures are objects of numbers (or null)."""
+    if not isinstance(summary, dict):
+        raise UserError(f"{path}: expected a JSON object of figures; {REMAKE}")
+    for name, figure in summary.items():
+        if not isinstance(figure, dict):
+            continue  # "game", "games": not figures
+        bad = next((k for k in FIGURE_NUMBERS if figure.get(k) is not None and
+                    (isinstance(figure[k], bool) or not isinstance(figure[k], (int, float)))), None)
+        if bad or (figure.get("n") is not None and (isinstance(figure["n"], bool) or not isinstance(figure["n"], int))):
+            key = bad or "n"
+            raise UserError(f"{path}: figure '{name}' has {key} = {figure[key]!r}, not a number; the file is "
+                            f"damaged, {REMAKE}")
+    return summary
+
+
 def _read_table(path: Path):
     import pandas as pd
     import pyarrow as pa
@@ -74,6 +93,10 @@ def load(folder: Path):
     if "tune" in meta:
         raise UserError(f"{folder} is a tune folder: its results are tune.html, tune.json and history.csv, with "
                         "no game tables to report")
+    if "sensitivity" in meta:
+        raise UserError(f"{folder} is a sensitivity folder, not a run's results folder: its report is "
+                        f"{folder / 'sensitivity.html'}, written by 'balance-sim sensitivity' (run that again to "
+                        "remake it); 'balance-sim report' rebuilds a 'balance-sim run' folder's report")
     spec = check_meta(folder, meta)
     if meta.get("partial"):
         from sim import results
@@ -91,8 +114,7 @@ def load(folder: Path):
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise UserError(f"{path}: a --summary-only run keeps only this file, and it cannot be read "
                             f"({exc}); {REMAKE}") from None
-        if not isinstance(summary, dict):
-            raise UserError(f"{path}: expected a JSON object of figures; {REMAKE}")
+        check_summary(path, summary)
         return "summary", {k: v for k, v in summary.items() if k not in ("game", "games", "partial")}, meta
     missing = [name for name in spec.tables if not (folder / f"{name}.parquet").is_file()]
     if missing:

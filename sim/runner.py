@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import os
 import signal
 import sys
@@ -23,6 +24,7 @@ import numpy as np
 from sim.batches import load_batch, save_batch, sound_batches
 from sim.errors import UserError
 from sim.game import GameSpec, get_game
+from sim.inputs import SCHEDULER_TIMEOUT_S
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,7 +104,7 @@ def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[
     trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
     so game 0 is the same for every batch size."""
     b, local = divmod(int(game), int(batch_size))
-    return batch_seeds(seed, b + 1)[b], local
+    return batch_seed(seed, b), local  # made on its own: no list of the b seeds before it
 
 
 def seat_choices(game: str, players: int, choices: tuple, round_robin: bool, index: int) -> tuple:
@@ -178,6 +180,23 @@ def exit_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
+PARENT_ENV = "BALANCE_SIM_RUN_PID"  # set for a local Dask cluster's worker processes: the run they serve
+
+
+def dask_setup(worker) -> None:
+    """Dask preload of a local cluster's worker processes (`_client`): end with the run, as loky's workers do
+    (Dask's own watch is a thread, which waits while a compiled batch holds the GIL), and leave Ctrl-C to the run,
+    which stops them."""
+    parent = os.environ.get(PARENT_ENV)
+    if not parent:
+        return  # a worker of someone's cluster (--scheduler): its own supervisor ends it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)  # batches cancelled on Ctrl-C
+    if os.getppid() != int(parent):
+        os._exit(1)  # the run ended before this worker got going
+    exit_with_parent(int(parent))
+
+
 def start_worker(parent_pid: int) -> None:
     """loky worker initializer: end with the parent (`exit_with_parent`), and set up numba's compiler (its
     registries, ~0.9 CPU-s, which loading the kernel from numba's cache needs first) while the parent plays the
@@ -216,10 +235,23 @@ def _client(n_jobs: int, backend: str, scheduler: str | None):
     if backend != "dask":
         return None
     from dask.distributed import Client, LocalCluster  # installed: the CLI checked it (inputs.dask_scheduler)
-    if scheduler:
-        return Client(scheduler)
+    if scheduler:  # it answered the CLI's check a moment ago (inputs.dask_scheduler)
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    os.environ[PARENT_ENV] = str(os.getpid())  # inherited by the worker processes, read by dask_setup
     return Client(LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1, processes=True,
-                               dashboard_address=None))
+                               dashboard_address=None, preload=["sim.runner"]))
+
+
+def _close(client, stopped: bool) -> None:
+    """End the Dask client and the local cluster we started (rather than leave it to the interpreter's exit).
+    Stopped part-way, its workers are in the middle of batches thrown away on purpose: Dask's warnings about
+    cancelled tasks and workers killed after a wait are what was asked for, not news."""
+    cluster = getattr(client, "cluster", None)
+    if stopped:
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 class RunInterrupted(Exception):
@@ -244,10 +276,12 @@ class _StopOnCtrlC:
 
     def __init__(self):
         self.requested = False
+        self.at_once = False  # Dask: a batch in hand may never come back (a scheduler gone silent): stop now
         self._old = {}
 
     def _handle(self, signum, frame):
-        if self.requested:
+        if self.requested or self.at_once:
+            self.requested = True
             raise KeyboardInterrupt
         self.requested = True
 
@@ -369,6 +403,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                     keep(b, work(spec.name, cfg, plan, b, seed_of(b), debug, *extra))
                     stop.check()
             elif remaining:
+                stop.at_once = backend == "dask"  # what is saved stays saved; batches in flight are played again
                 client = _client(workers, backend, scheduler)
                 last, deaths = first, 0
                 while True:
@@ -406,7 +441,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     finally:
         bar.close()
         if client is not None:
-            client.close()
+            _close(client, stop.requested)
     elapsed = time.perf_counter() - started
     flush()  # saved batches after the last one played
     if summary_only:

@@ -40,6 +40,10 @@ MAX_SOBOL_KNOBS = 12     # Sobol costs (k + 2) points a block: for a short list;
 SPARE_BLOCKS = 4         # sample this many times the blocks needed, to replace blocks with refused points
 MAX_SAMPLED = 40         # ... and at most this many times, however many are refused
 RESAMPLES = 1000
+# Sizes, bounded before anything is sampled or played (docs/sensitivity.md, "Budget and sizing"):
+MAX_GAMES_PER_POINT = 5_000_000  # a point's games are played and summarised in memory, as a sweep variant's
+MAX_POINTS = 20_000      # design points (blocks x points a block); SALib samples SPARE_BLOCKS times as many rows
+MAX_LEVELS = 100         # Morris grid levels: 4 is usual, more than a knob has distinct values adds nothing
 
 
 def _is_number(value) -> bool:
@@ -132,8 +136,9 @@ def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
         low, high = float(lo), float(hi)
     except ValueError:
         low = high = math.nan
-    if not colon or not (low < high):
-        raise UserError(f"--param {text!r}: expected KEY=LO:HI with numbers LO < HI, e.g. rules.coin_token=3:7")
+    if not colon or not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise UserError(f"--param {text!r}: expected KEY=LO:HI with finite numbers LO < HI, e.g. "
+                        "rules.coin_token=3:7")
     return key, (low, high)
 
 
@@ -279,6 +284,14 @@ def size_design(method: str, k: int, n_games: int | None, budget: int | None) ->
         raise UserError(f"--budget {budget}: too small for {MIN_BLOCKS} {BLOCK_WORDS[method]} of {size} points "
                         f"({k} knobs){f' x {n_games} games' if n_games else ''}; give at least {need} games, "
                         "fewer knobs or a smaller -n")
+    if blocks * size > MAX_POINTS:
+        raise UserError(f"--budget {budget:,}: pays for {blocks:,} {BLOCK_WORDS[method]} of {size} points "
+                        f"({blocks * size:,} design points); at most {MAX_POINTS:,} design points: give a smaller "
+                        "--budget or a larger -n")
+    if n_games > MAX_GAMES_PER_POINT:
+        raise UserError(f"--budget {budget:,}: leaves {n_games:,} games a design point, held in memory; at most "
+                        f"{MAX_GAMES_PER_POINT:,}: give a smaller --budget, or -n with it for more "
+                        f"{BLOCK_WORDS[method]}")
     return blocks, n_games
 
 

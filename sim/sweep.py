@@ -14,6 +14,7 @@ import re
 import shutil
 import sys
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -61,36 +62,54 @@ class Target:
         return f"{self.metric} in [{self.low:g}, {self.high:g}]"
 
 
+TARGET_FORMS = ("METRIC=VALUE[:TOLERANCE] (finite numbers, TOLERANCE at least 0) or METRIC=LOW..HIGH (finite, "
+                "LOW <= HIGH), e.g. first_player_match_win_rate=0.5:0.01 or turns_per_round=25..35")
+
+
 def parse_target(text: str) -> Target:
-    """METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH."""
+    """METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH: finite numbers, a tolerance of at least 0, LOW <= HIGH (a
+    band read either way round, or a negative tolerance, would be a band nobody asked for)."""
     metric, sep, rest = text.partition("=")
-    if not sep or not metric:
-        raise UserError(f"--target {text!r}: expected METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH, "
-                        "e.g. first_player_match_win_rate=0.5:0.01 or turns_per_round=25..35")
+    if not sep or not metric.strip():
+        raise UserError(f"--target {text!r}: expected {TARGET_FORMS}")
     try:
         if ".." in rest:
             lo, hi = (float(x) for x in rest.split(".."))
-            return Target(metric.strip(), min(lo, hi), max(lo, hi))
-        value, _, tol = rest.partition(":")
-        v, t = float(value), float(tol or 0)
-        return Target(metric.strip(), v - abs(t), v + abs(t))
+            ok = math.isfinite(lo) and math.isfinite(hi) and lo <= hi
+        else:
+            value, _, tol = rest.partition(":")
+            v, t = float(value), float(tol or 0)
+            ok = math.isfinite(v) and math.isfinite(t) and t >= 0
+            lo, hi = v - t, v + t
     except ValueError:
-        raise UserError(f"--target {text!r}: the value must be a number, VALUE:TOLERANCE or LOW..HIGH") from None
+        ok = False
+    if not ok:
+        raise UserError(f"--target {text!r}: expected {TARGET_FORMS}")
+    return Target(metric.strip(), lo, hi)
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
 
 
 def parse_range(text: str) -> list:
-    """START:STOP:STEP, inclusive of STOP when the steps land on it (3:9:1 -> 3, 4, ..., 9)."""
+    """START:STOP:STEP, inclusive of STOP when the steps land on it (3:9:1 -> 3, 4, ..., 9): finite numbers, at
+    most MAX_VALUES values."""
     parts = text.split(":")
     try:
         nums = [float(p) for p in parts]
     except ValueError:
         nums = []
-    if len(nums) not in (2, 3) or (len(nums) == 3 and nums[2] <= 0) or nums[1] < nums[0]:
-        raise UserError(f"--range {text!r}: expected START:STOP[:STEP] with START <= STOP and STEP > 0, e.g. 3:9:1")
+    if (len(nums) not in (2, 3) or not all(math.isfinite(n) for n in nums) or (len(nums) == 3 and nums[2] <= 0)
+            or nums[1] < nums[0]):
+        raise UserError(f"--range {text!r}: expected START:STOP[:STEP], finite numbers with START <= STOP and "
+                        "STEP > 0, e.g. 3:9:1")
     step = nums[2] if len(nums) == 3 else 1.0
-    count = int(math.floor((nums[1] - nums[0]) / step + 1e-9)) + 1
+    span = (nums[1] - nums[0]) / step  # in floats, as the values are made
+    count = (int(math.floor(span + 1e-9)) + 1 if math.isfinite(span) else  # overflowed: counted exactly instead
+             math.floor((Fraction(nums[1]) - Fraction(nums[0])) / Fraction(step)) + 1)
     if count > MAX_VALUES:
-        raise UserError(f"--range {text!r}: {count:,} values; at most {MAX_VALUES:,} per parameter")
+        raise UserError(f"--range {text!r}: {_count(count)} values; at most {MAX_VALUES:,} per parameter")
     values = [nums[0] + i * step for i in range(count)]
     integral = all(float(p).is_integer() for p in nums)
     return [int(round(v)) if integral else round(v, 10) for v in values]

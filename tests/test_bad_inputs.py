@@ -101,6 +101,8 @@ REPORT = [
                                                      "games": 10, "seed": 1}).encode()), ["sweep", "variant-000"]),
     ("tune folder", _write("meta.json", json.dumps({"game": "mohur", "tune": True, "seed": 1}).encode()),
      ["tune", "tune.json"]),
+    ("sensitivity folder", _edit_meta(lambda m: m.update(sensitivity=True, method="morris")),
+     ["a sensitivity folder", "sensitivity.html", "'balance-sim sensitivity'"]),
 ]
 
 
@@ -244,6 +246,81 @@ CLI = [
 ]
 
 
+SENSITIVITY = ["sensitivity", "mohur", "--param", "rules.coin_token", "-s", "greedy,greedy", "-q", "-o", "out"]
+
+
+def _deep_list(root: Path):
+    (root / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _deep_table(root: Path):
+    (root / "deep.toml").write_text("[strategies]\nmine." + ".".join(["a"] * 3000) + " = 1\n")
+
+
+def _fifo(root: Path):
+    os.mkfifo(root / "c.toml")
+
+
+CLI += [  # issue 27, section 4: each was a traceback, a hang or a wrong message
+    ("run -o /", RUN[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("run -o .", RUN[:-1] + ["."], None, ["-o .", "current folder"]),
+    ("run -o ..", RUN[:-1] + [".."], None, ["-o ..", "current folder or one above"]),
+    ("run -o sub/..", RUN[:-1] + ["sub/.."], None, ["-o sub/.."]),
+    ("run --resume .", ["run", "--resume", "."], None, ["--resume .", "current folder"]),
+    ("report -o /", ["report", "res", "-o", "/"], None, ["-o /", "root folder"]),
+    ("sweep -o /", SWEEP[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("sensitivity -o .", SENSITIVITY[:-1] + ["."], None, ["-o .", "current folder"]),
+    ("sensitivity -o /", SENSITIVITY[:-1] + ["/"], None, ["-o /", "root folder"]),
+    ("--config list nested 5,000 deep", RUN + ["--config", "deep.toml"], _deep_list,
+     ["--config deep.toml", "nested more than 32 deep"]),
+    ("--config preset nested 3,000 deep", RUN + ["--config", "deep.toml"], _deep_table, ["nested more than 32"]),
+    ("--set value nested 3,000 deep", RUN + ["--set", "strategies.mine=" + "[" * 3000 + "]" * 3000], None,
+     ["--set strategies.mine", "nested more than 32"]),
+    ("--set key nested 40 deep", RUN + ["--set", "strategies." + ".".join(["a"] * 40) + "=1"], None,
+     ["nested more than 32"]),
+    ("sweep --values nested 3,000 deep", ["sweep", "mohur", "--param", "rules.coin_token", "--values",
+                                           "[" * 3000 + "]" * 3000, "-n", "10", "-q", "-o", "out"], None,
+     ["nested more than 32"]),
+    ("--config a FIFO", RUN + ["--config", "c.toml"], _fifo, ["--config c.toml", "named pipe", "not a regular file"]),
+    ("--config /dev/zero", RUN + ["--config", "/dev/zero"], None, ["/dev/zero", "character device",
+                                                                   "not a regular file"]),
+    ("--config a folder", RUN + ["--config", "sub"], lambda root: (root / "sub").mkdir(), ["sub"]),
+    ("trace --game 10**18", ["trace", "mohur", "--game", str(10**18), "-s", "greedy,racer"], None,
+     ["--game 1000000000000000000", "999,999,999,999"]),
+    ("replay --game 10**20-1", ["replay", "mohur", "--game", str(10**20 - 1)], None,
+     ["--game 99999999999999999999", "999,999,999,999"]),
+    ("replay --game -1", ["replay", "mohur", "--game", "-1"], None, ["--game -1", "at least 0"]),
+    ("sensitivity -n 10**12", SENSITIVITY + ["-n", str(10**12)], None, ["--games", "5,000,000"]),
+    ("sensitivity --levels 10**9", SENSITIVITY + ["--levels", str(10**9)], None, ["--levels", "2 to 100"]),
+    ("sensitivity --levels 10**12", SENSITIVITY + ["--levels", str(10**12)], None, ["--levels", "2 to 100"]),
+    ("sensitivity --budget 10**12 -n 200", SENSITIVITY + ["--budget", str(10**12), "-n", "200"], None,
+     ["--budget", "20,000 design points"]),
+    ("sensitivity --budget 10**12", SENSITIVITY + ["--budget", str(10**12)], None, ["--budget", "5,000,000"]),
+    ("sensitivity --budget 10**13", SENSITIVITY + ["--budget", str(10**13)], None, ["--budget", "1,000,000,000,000"]),
+    ("sensitivity --batch-size 10**7", SENSITIVITY + ["--batch-size", str(10**7)], None, ["--batch-size"]),
+    ("sensitivity --seed -1", SENSITIVITY + ["--seed", "-1"], None, ["--seed -1"]),
+    ("sensitivity KEY=0:inf", [*SENSITIVITY[:3], "rules.coin_token=0:inf", *SENSITIVITY[4:]], None,
+     ["rules.coin_token=0:inf", "finite"]),
+    ("sensitivity KEY=nan:1", [*SENSITIVITY[:3], "rules.coin_token=nan:1", *SENSITIVITY[4:]], None, ["finite"]),
+    ("compare -o /proc/x", ["compare", "a", "b", "-o", "/proc/x"], None, ["-o /proc/x", "/proc"]),
+    ("compare -o afile/x", ["compare", "a", "b", "-o", "afile/x"], lambda root: (root / "afile").write_text("mine"),
+     ["-o afile/x", "is a file"]),
+    ("compare -o ''", ["compare", "a", "b", "-o", ""], None, ["-o ''"]),
+    ("compare -o /", ["compare", "a", "b", "-o", "/"], None, ["-o /", "root folder"]),
+    ("compare -o .", ["compare", "a", "b", "-o", "."], None, ["-o .", "current folder"]),
+    *[(f"{cmd[0]} --range {r}", [*cmd[:4], "--range", r, *cmd[7:]], None, [f"--range '{r}'", named])
+      for cmd in (SWEEP, TUNE) for r, named in (("0:nan", "finite"), ("0:inf", "finite"), ("-inf:0", "finite"),
+                                                ("0:1:inf", "finite"), ("0:1e300:1e-300", "10^600 values"),
+                                                ("0:10000", "10,001 values"))],
+    *[(f"{cmd[0]} --target {t}", cmd + ["--target", t], None, [f"--target '{t}'", "TOLERANCE at least 0",
+                                                               "LOW <= HIGH"])
+      for cmd in (SWEEP, TUNE) for t in ("first_player_match_win_rate=0.5:-1", "first_player_match_win_rate=nan",
+                                         "first_player_match_win_rate=0.5:nan", "first_player_match_win_rate=inf",
+                                         "first_player_match_win_rate=0.5:inf", "turns_per_round=40..30",
+                                         "turns_per_round=nan..40", "turns_per_round=30..inf")],
+]
+
+
 @pytest.mark.parametrize("args,setup,names", [c[1:] for c in CLI], ids=[c[0] for c in CLI])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, args, setup, names):
     monkeypatch.chdir(tmp_path)
@@ -252,6 +329,84 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, 
     before = snapshot(tmp_path)
     line = assert_refused(_invoke(*args), before, tmp_path, names)
     assert "missing key" not in line
+
+
+# ---------------------------------------------------------------- compare on damaged or foreign folders (issue 27)
+def _summary_figure(name: str, key: str, value):
+    def setup(res: Path, folders: Path):
+        summary = json.loads((res / "summary.json").read_text())
+        summary[name][key] = value
+        (res / "summary.json").write_text(json.dumps(summary))
+    return setup
+
+
+def _with_folders(setup):
+    return lambda res, folders: setup(res)
+
+
+COMPARE = [
+    ("parquet truncated", "mohur", _with_folders(_write("games.parquet", lambda res: (res / "games.parquet")
+                                                        .read_bytes()[:300])), ["games.parquet", "Parquet"]),
+    ("parquet random bytes", "mohur", _with_folders(_write("rounds.parquet", os.urandom(4000))),
+     ["rounds.parquet", "Parquet"]),
+    ("parquet of another game", "mohur",
+     lambda res, folders: shutil.copy(folders / "mughal" / "games.parquet", res / "games.parquet"),
+     ["games.parquet", "another game"]),
+    ("parquet of fewer games", "mohur", _with_folders(lambda res: pd.read_parquet(res / "games.parquet").head(5)
+                                                      .to_parquet(res / "games.parquet")), ["games.parquet", "40"]),
+    ("summary bad JSON", "summary", _with_folders(_write("summary.json", b"{bad")), ["summary.json"]),
+    ("summary a list", "summary", _with_folders(_write("summary.json", b"[1, 2]")), ["summary.json", "JSON object"]),
+    ("summary missing", "summary", _with_folders(lambda res: (res / "summary.json").unlink()), ["summary.json"]),
+    ("summary figure a string", "summary", _summary_figure("turns_per_round", "estimate", "abc"),
+     ["summary.json", "turns_per_round", "not a number"]),
+    ("summary interval a list", "summary", _summary_figure("turns_per_round", "ci_low", [1]),
+     ["summary.json", "ci_low"]),
+    ("sweep folder", "mohur", _with_folders(_edit_meta(lambda m: m.update(sweep={"rules.coin_token": [4, 6]}))),
+     ["sweep folder", "variant-000"]),
+    ("tune folder", "mohur", _with_folders(_edit_meta(lambda m: m.update(tune=True))), ["tune folder"]),
+    ("sensitivity folder", "mohur", _with_folders(_edit_meta(lambda m: m.update(sensitivity=True))),
+     ["sensitivity folder"]),
+]
+
+
+@pytest.mark.parametrize("source,setup,names", [c[1:] for c in COMPARE], ids=[c[0] for c in COMPARE])
+def test_compare_refuses_a_damaged_or_foreign_folder(folders, tmp_path, monkeypatch, source, setup, names):
+    res = tmp_path / "res"
+    shutil.copytree(folders / source, res)
+    setup(res, folders)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    for args in (("res", folders / source), (folders / source, "res")):  # as A and as B
+        assert_refused(_invoke("compare", *args, "-o", "cc"), before, tmp_path, ["res", *names])
+
+
+# ---------------------------------------------------------------- a game of a run, however far in (issue 27)
+def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
+    from sim.runner import batch_seeds, game_origin
+    for seed, size in ((1, 2000), (7, 3), (2**40, 1)):
+        for game in (0, 1, 2, 1999, 2000, 2001, 12_345):
+            b, local = divmod(game, size)
+            assert game_origin(seed, game, size) == (batch_seeds(seed, b + 1)[b], local)
+
+
+def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
+    import sim.runner
+    from sim.inputs import MAX_GAMES
+
+    def no_lists(root, n):
+        raise AssertionError(f"a list of {n:,} batch seeds was made")
+
+    monkeypatch.setattr(sim.runner, "batch_seeds", no_lists)
+    root, local = sim.runner.game_origin(1, MAX_GAMES - 1, 1)
+    assert local == 0 and 0 <= root < 2**32
+
+
+def test_ranges_and_targets_next_to_the_refused_ones_still_work():
+    from sim.sweep import Target, parse_range, parse_target
+    assert len(parse_range("0:9999")) == 10_000 and parse_range("0:1:0.25") == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert parse_range("-3:-1") == [-3, -2, -1] and parse_range("5:5") == [5]
+    assert parse_target("m=0.5:0") == Target("m", 0.5, 0.5) == parse_target("m=0.5") == parse_target("m=0.5..0.5")
+    assert parse_target("m=-1..-0.5") == Target("m", -1.0, -0.5)
 
 
 def test_valid_neighbours_of_the_refused_inputs_still_work(cli):

@@ -1,0 +1,162 @@
+"""Dask (issue 27): a scheduler that accepts the connection but never answers is refused in one line; Ctrl-C
+stops a Dask run at once; a local cluster's worker processes end with the run however it ends (kill -9 included).
+Seconds each, on loopback only; skipped without dask.distributed."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def silent_listener():
+    """127.0.0.1:PORT that accepts connections and never says a word; closed (with them) after the test."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    accepted, done = [], threading.Event()
+
+    def accept():
+        deadline = time.monotonic() + 120  # bounded even if the test hangs
+        while not done.is_set() and time.monotonic() < deadline:
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}", accepted
+    done.set()
+    thread.join(5)
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+def test_a_scheduler_that_never_answers_is_one_line(tmp_path, monkeypatch, silent_listener):
+    from sim.cli import main
+    address, accepted = silent_listener
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "mohur", "-n", "20", "--batch-size", "10", "-s", "greedy,greedy", "-q",
+                                       "--no-report", "-o", "out", "--backend", "dask", "--scheduler", address])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert f"--scheduler {address}" in lines[0] and "does not answer" in lines[0], lines
+    assert accepted, "the check never connected"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_a_dask_run_at_the_first_signal():
+    """Loky and threading finish the batch in hand on a first Ctrl-C; in the Dask phase a batch may never come
+    back (a scheduler gone silent), so the first Ctrl-C stops at once."""
+    from sim.runner import _StopOnCtrlC
+    with _StopOnCtrlC() as stop:
+        os.kill(os.getpid(), signal.SIGINT)
+        assert stop.requested  # the first one is only noted ...
+        stop.at_once = True
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)  # ... except in the Dask phase
+            time.sleep(5)  # the handler raises here, between bytecodes
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+HOLD = textwrap.dedent("""
+    import os, sys, time
+    from sim.runner import _client
+
+    def hold():  # one long C call that keeps the GIL, as a compiled batch does
+        return pow(3, 3 * 10**7).bit_length()
+
+    if __name__ == "__main__":
+        client = _client(2, "dask", None)
+        pids = sorted(client.run(os.getpid).values())
+        futures = [client.submit(hold, pure=False, key=f"hold-{i}") for i in range(2)]
+        while sum(len(keys) for keys in client.processing().values()) < 2:
+            time.sleep(0.1)
+        time.sleep(2.0)  # the tasks are running
+        print(*pids, flush=True)
+        time.sleep(600)
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (not yet reaped by init) is gone for our purposes
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the prompt end uses Linux's PR_SET_PDEATHSIG")
+def test_local_workers_end_with_a_killed_run(tmp_path):
+    script = tmp_path / "hold.py"
+    script.write_text(HOLD)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env=env)
+    pids = []
+    try:
+        line = proc.stdout.readline()  # the workers' process ids, once both hold the GIL
+        pids = [int(p) for p in line.split()]
+        assert len(pids) == 2, line
+        proc.kill()
+        proc.wait(30)
+        deadline = time.monotonic() + 15  # their batches would hold them for a minute or more
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [p for p in pids if _alive(p)], "worker processes outlived the killed run"
+    finally:
+        proc.kill()
+        for pid in pids:  # the workers this test started, should the check have failed
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_a_real_scheduler_passes_the_check_and_a_closing_listener_does_not():
+    from dask.distributed import LocalCluster
+
+    from sim import inputs
+    from sim.errors import UserError
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        inputs.dask_scheduler("dask", cluster.scheduler_address)  # answers: no error
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    done = threading.Event()
+
+    def hang_up():  # accepts, then closes at once: something listens, but not Dask
+        deadline = time.monotonic() + 60
+        while not done.is_set() and time.monotonic() < deadline:
+            try:
+                server.accept()[0].close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(UserError, match="not a Dask scheduler"):
+            inputs.dask_scheduler("dask", f"tcp://127.0.0.1:{server.getsockname()[1]}")
+    finally:
+        done.set()
+        thread.join(5)
+        server.close()
