@@ -38,6 +38,7 @@ class StrategyDef:
     observes: bool = True  # reads its observation; the play loop skips `observe` for one that does not
     listing: str = ""  # how it needs its legal actions listed: one of its engine's LISTINGS ("": the first)
     round_robin: bool = True  # plays in `-s all`; False: only when named (search players never play there)
+    aliases: tuple = ()  # its old names, still accepted (the CLI says the new one)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 
 def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None,
-             observes: bool = True, listing: str = "", round_robin: bool = True):
+             observes: bool = True, listing: str = "", round_robin: bool = True, aliases: tuple = ()):
     """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
     strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
     that numba compiles as constants, so no strategy reads a parameter by its position.
@@ -70,7 +71,9 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
     (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time).
     `listing`: how the strategy needs its legal actions listed, one of the names its game's engine declares in
     `LISTINGS` (sim.interface.codes; the first, the default, lists every action); kernels read it (`listings`).
-    `round_robin=False`: left out of `-s all` (a strategy that plays only when named, like a search player)."""
+    `round_robin=False`: left out of `-s all` (a strategy that plays only when named, like a search player).
+    `aliases`: old names of a renamed strategy, still accepted; a new name that sorts where the old one did keeps
+    every strategy id."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
@@ -92,7 +95,7 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
             setattr(module, constant, i)
         _REGISTRY.setdefault(game, {})[name] = StrategyDef(
             game, name, py_func.__module__, py_func.__name__, params, (py_func.__doc__ or "").strip(), search,
-            bounds, observes, listing, round_robin)
+            bounds, observes, listing, round_robin, tuple(aliases))
         return func
 
     return decorate
@@ -207,14 +210,10 @@ def _generated(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
     return module
 
 
-# Old strategy names kept as aliases of their new ones (a name sorted where the old one was keeps the ids):
-# game -> {old name: new name}. The CLI says so in one line when an old name is used.
-ALIASES = {"muziris": {"condition": "endgame"}}
-
-
 def alias_of(game: str, name: str) -> str | None:
-    """The current name of an old strategy name (None when `name` is not one)."""
-    return ALIASES.get(game, {}).get(name)
+    """The current name of an old strategy name (a registered strategy's `aliases`; None when `name` is not one).
+    The CLI says so in one line when an old name is used."""
+    return next((d.name for d in registered(game) if name in d.aliases), None)
 
 
 def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:

@@ -59,7 +59,7 @@ def test_legal_choices_in_debug_mode(players):
     from sim.config import build
     from sim.muziris.config import validate
     c = validate(build("sim.muziris"), players)
-    ch = choices("muziris", c.presets, ["weighted", "greedy", "random", "condition"])
+    ch = choices("muziris", c.presets, ["weighted", "greedy", "random", "endgame"])
     base, params = np.array([x.base_id for x in ch]), np.stack([x.vector() for x in ch])
     # debug: the invariants after every action, and a row outside the legal actions raises
     out = run_batch(c, players, _lineup(160, players, len(ch)), base, params, 31 + players, True)

@@ -38,11 +38,11 @@ def condition_values(obs, weight, push, tb):
     return cb
 
 
-# "endgame", formerly "condition" (a clash with the market condition itself): the old name stays an alias
-# (sim.registry.ALIASES), so older commands and results folders still play it
-@strategy("muziris", "endgame", params={"card_weight": 0.3, "cond_weight": 0.8, "push": 0.5})
+# "endgame", formerly "condition" (a clash with the market condition itself): the old name stays an alias, so
+# older commands and results folders still play it
+@strategy("muziris", "endgame", params={"card_weight": 0.3, "cond_weight": 0.8, "push": 0.5}, aliases=("condition",))
 @njit(cache=True, inline="always")  # into the registry's dispatcher (see _features)
-def condition(obs, actions, n_actions, params, cfg):
+def endgame(obs, actions, n_actions, params, cfg):
     """Greedy, plus the drawn market condition: orders that raise its end scoring (new produce types, most
     orders, most of a type) count cond_weight x its amount extra, a card in hand is worth it under a
     per-card scoring, and when leading it hurries the end trigger (orders, reshuffles) by `push` coins of
