@@ -13,7 +13,7 @@ from analysis.report import CSS
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
-MOST = 0.6          # the leading knobs named are the fewest whose importance sums to this share of the total
+MOST = 0.6          # Sobol: the leading knobs named are the fewest whose importance sums to this share
 MAX_LEADERS = 3
 BARELY = 0.1        # a knob under this fraction of the largest importance (or under the noise) barely matters
 SOBOL_BARELY = 0.05  # total-order index under which a knob barely matters (Saltelli's rule of thumb)
@@ -30,6 +30,37 @@ def fmt_effect(metric: str, value: float) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
     return f"{value * 100:.1f} points" if "rate" in metric else f"{value:.3g}"
+
+
+def fmt_signed(metric: str, value: float) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value * 100:+.1f}" if "rate" in metric else f"{value:+.3g}"
+
+
+def _interval(metric: str, row) -> str:
+    unit = " points" if "rate" in metric else ""
+    return (f"{fmt_signed(metric, row['effect_across_range'])}{unit} (95% CI {fmt_signed(metric, row['effect_ci_low'])}"
+            f" to {fmt_signed(metric, row['effect_ci_high'])})")
+
+
+def supported(row) -> bool:
+    """Whether the change across the knob's range has a sign its 95% interval supports."""
+    low, high = row.get("effect_ci_low", math.nan), row.get("effect_ci_high", math.nan)
+    return bool(math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0))
+
+
+def _effect_sentence(metric: str, row) -> str:
+    """What moving a knob from the low to the high end of its range does, only as far as the interval supports."""
+    if supported(row):
+        way = "raises" if row["effect_across_range"] > 0 else "lowers"
+        return f"raising {row['knob']} across its range ({row['range']}) {way} it by {_interval(metric, row)}"
+    return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}) but not one way we can tell: its "
+            f"change across its range ({row['range']}) is {_interval(metric, row)}")
+
+
+def _across(metric: str, row) -> str:
+    return f"{row['knob']} ({row['range']}: {_interval(metric, row)} across its range)"
 
 
 def _direction(row) -> str:
@@ -62,31 +93,32 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
     noise = noise if math.isfinite(noise) else 0.0
     # a mover's whole interval clears the noise; one at or under the limit barely matters
     movers = rows[(rows[score] > limit) & (rows[low] > noise)]
-    barely = rows[rows[score] <= limit]
+    # "barely matters" only where the whole interval says so (Sobol: the estimate, as SALib's rule of thumb)
+    barely = rows[rows[_score(method)[2] if method == "morris" else score] <= limit]
+    unresolved = rows[~rows.index.isin(movers.index) & ~rows.index.isin(barely.index)]
     if movers.empty:
         top = rows.head(2)
         if method == "morris":
             return (f"No knob clearly moves {metric} beyond the noise of its games (about "
-                    f"{fmt_effect(metric, noise)}): the largest, {_join(top['knob'])}, move it by about "
-                    f"{_join([fmt_effect(metric, v) for v in top[score]])} across their ranges.")
+                    f"{fmt_effect(metric, noise)}); the largest: " + _join([_across(metric, r) for _, r in top.iterrows()])
+                    + ".")
         return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
     total = rows[score].clip(lower=0).sum()
+    # every knob that clearly moves it is named (up to MAX_LEADERS), however much the first explains
     leaders, share = [], 0.0
     for _, row in movers.iterrows():
         leaders.append(row)
         share += max(row[score], 0) / total if total > 0 else 0
-        if share >= MOST or len(leaders) == MAX_LEADERS:
+        if (share >= MOST and method != "morris") or len(leaders) == MAX_LEADERS:
             break
     names = _join([r["knob"] for r in leaders])
     one = len(leaders) == 1
     if method == "morris":
         lead = (f"{names} {'explains' if one else 'explain'} most of {metric}" if share >= 0.5
                 else f"{names} {'moves' if one else 'move'} {metric} most")
-        sizes = _join([fmt_effect(metric, r["mu_star"]) for r in leaders])
-        text = (f"{lead} ({share:.0%} of the summed mu*; across {'its range it moves' if one else 'their ranges they move'}"
-                f" it by about {sizes}{'' if one else ' respectively'})")
-        ways = [f"raising {r['knob']} {_direction(r)} it" for r in leaders if _direction(r) in ("raises", "lowers")]
-        text += ("; " + _join(ways) if ways else "") + "."
+        text = f"{lead} ({share:.0%} of the summed mu*): " + "; ".join(_effect_sentence(metric, r) for r in leaders)
+        more = len(movers) - len(leaders)
+        text += (f"; {more} more clearly move{'s' if more == 1 else ''} it (sensitivity.csv)" if more else "") + "."
     else:
         text = (f"{names} {'explains' if one else 'explain'} most of the variance of {metric} (total-order index "
                 f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
@@ -94,6 +126,13 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         listed = list(barely["knob"])  # in rank order
         shown = _join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
         text += f" {shown} barely matter{'s' if len(listed) == 1 else ''}."
+    if method == "morris" and not movers.empty:
+        others = [r for _, r in unresolved.iterrows() if r["knob"] not in {x["knob"] for x in leaders}]
+        if others:
+            text += (" These games cannot tell how much " + _join([r["knob"] for r in others])
+                     + f" matter{'s' if len(others) == 1 else ''} (mu* "
+                     + _join([f"{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}"
+                              for r in others]) + ").")
     return text
 
 
@@ -120,7 +159,7 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     ax.set_yticks(y, [f"{k} ({ranges[k]})" for k in rows["knob"]], fontsize=8)
     noise = rows["noise"].iloc[0] if method == "morris" else math.nan
     if math.isfinite(noise) and noise > 0:
-        ax.axvline(noise, color="#52606d", ls="--", lw=1, label="noise level (no common random numbers)")
+        ax.axvline(noise, color="#52606d", ls="--", lw=1, label="noise level of the games (paired)")
     if method == "morris":
         from matplotlib.patches import Patch
         handles = [Patch(color=ACCENT, label="raising the knob raises it"),
@@ -130,7 +169,7 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
             handles.append(ax.get_lines()[-1])
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
-        ax.set_xlabel(f"mu*: change in {metric} across the knob's range (95% interval)")
+        ax.set_xlabel(f"mu*: mean absolute change in {metric} per whole range (95% interval)")
     else:
         ax.set_xlabel(f"total-order Sobol index of {metric} (95% interval)")
     ax.set_xlim(left=0)
@@ -178,11 +217,15 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
                      + ".</p>")
     parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
     if method == "morris":
-        parts.append("<p class='meta'>mu* is the mean absolute elementary effect: about how much the figure "
-                     "changes when the knob moves from the low to the high end of its range (a linear reading of "
-                     "steps of 2/3 of the range, for 4 levels). mu is the same with signs (its sign says which way the "
-                     "knob pushes), sigma the spread of the effects (large: the knob interacts with others or "
-                     "bends). Intervals are SALib's 95% bootstrap intervals over the trajectories.</p>")
+        parts.append("<p class='meta'>mu* is the mean absolute elementary effect: the figure's change at one step "
+                     "of a knob, divided by the step as played (after rounding to whole numbers) as a share of its "
+                     "range, so it reads as a change across the whole range. A knob with few whole values is played "
+                     "at each of them, one unit at a time. mu is the same with signs, sigma the spread of the "
+                     "effects (large: the knob interacts with others or bends). The change across the range is "
+                     "the figure's change from the knob's lowest value to its highest (for a few-valued knob the sum "
+                     "of its units' mean changes; else mu). Every design point plays the same deals, so the 95% "
+                     "intervals resample the games (the same games at every point) and the trajectories; the "
+                     "noise line is the mu* the games' noise alone gives a step.</p>")
     else:
         parts.append("<p class='meta'>ST (total-order index) is the share of the figure's variance the knob "
                      "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "
@@ -204,11 +247,13 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
 
 def _table(metric, rows, method, ranges) -> str:
     if method == "morris":
-        head = "<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>mu</th><th>sigma</th></tr>"
+        head = ("<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>change across the range "
+                "(95% interval)</th><th>mu</th><th>sigma</th></tr>")
         body = "".join(
             f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td>"
             f"<td>{fmt_effect(metric, r['mu_star'])}</td>"
             f"<td>{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}</td>"
+            f"<td>{html.escape(_interval(metric, r)) if 'effect_across_range' in r else 'n/a'}</td>"
             f"<td>{fmt_effect(metric, r['mu'])}</td><td>{fmt_effect(metric, r['sigma'])}</td></tr>"
             for _, r in rows.iterrows())
     else:
