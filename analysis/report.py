@@ -123,8 +123,13 @@ def fmt_metric(name: str, m) -> str:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
     if name.startswith("strength["):
+        if m.get("bound") in ("upper", "lower"):  # the data bound it on one side only
+            return f"{'below' if m['bound'] == 'upper' else 'above'} {est:+.0f} Elo (one-sided 95% bound)"
         return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
     if name.startswith("nash_weight["):
+        span = m.get("range_low"), m.get("range_high")
+        if None not in span and span[1] - span[0] > 1e-6:  # the equilibrium is not unique
+            return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
     is_rate = "rate" in name or name.startswith("win_rate") or name.startswith("seat_win_rate")
     if is_rate:

@@ -74,8 +74,9 @@ def test_strengths_recover_planted_elo_including_a_strategy_that_never_wins():
     mirror = pick[:, 0] == pick[:, 1]
     assert win[~mirror][pick[~mirror] == 3].sum() == 0  # the planted truth as described: d never wins
     table = models.strengths(models.fit_luce(pick[~mirror], win[~mirror], list("abcd"), None, 2))
-    assert np.isfinite(table.to_numpy(dtype=float)).all()
-    assert list(table.index) == ["a", "b", "c", "d"]
+    assert np.isfinite(table[["elo", "ci_high"]].to_numpy(dtype=float)).all()
+    assert np.isfinite(table.loc[["a", "b", "c"], "ci_low"]).all() and np.isnan(table.loc["d", "ci_low"])
+    assert list(table.index) == ["a", "b", "c", "d"] and table.loc["d", "bound"] == "upper"
     assert table.loc["d", "ci_high"] < table.loc["c", "elo"] - 500
     # the differences among the others lie within their intervals' reach (about 3 standard errors)
     for x, y in (("a", "b"), ("b", "c"), ("a", "c")):
@@ -237,6 +238,109 @@ def test_meta_game_metrics_on_two_player_games():
     assert sum(out[f"nash_weight[{s}]"]["estimate"] for s in "abc") == pytest.approx(1.0)
     assert out["nash_weight[a]"]["estimate"] == pytest.approx(1.0)  # a beats everything
     assert out["strength[a]"]["estimate"] > out["strength[b]"]["estimate"] > out["strength[c]"]["estimate"]
+
+
+def test_a_strength_the_data_bound_on_one_side_is_flagged_with_a_bound_from_the_data():
+    """d never wins: its strength is flagged `bound: upper` and given as the Elo at which winning none of its
+    games has probability 5%: true (d is far below it) at 6,000 and 50,000 games alike, not the prior's value."""
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])
+    bounds = []
+    for n in (6000, 50000):
+        pick, win = _two_player_games(np.random.default_rng(3), elo / models.ELO, n)
+        mirror = pick[:, 0] == pick[:, 1]
+        fit = models.fit_luce(pick[~mirror], win[~mirror], list("abcd"), None, 2)
+        out = models.strength_metrics(models.strengths(fit))
+        d = out["strength[d]"]
+        assert d["bound"] == "upper" and d["ci_low"] is None and d["ci_high"] == d["estimate"]
+        assert "bound" not in out["strength[a]"] and out["strength[a]"]["ci_low"] is not None
+        assert elo[3] - elo[1] < d["estimate"] - out["strength[b]"]["estimate"]  # the truth lies below the bound
+        # the record's chance at the bound is 5%: 0 wins in n_d games against the others at their strengths
+        bounds.append(d["estimate"])
+    assert bounds[1] < bounds[0] < -1000  # more games, a tighter bound; both true statements
+    # one that always wins is bounded from below
+    pick, win = _two_player_games(np.random.default_rng(4), np.array([2500.0, 0.0, -100.0]) / models.ELO, 6000)
+    mirror = pick[:, 0] == pick[:, 1]
+    table = models.strengths(models.fit_luce(pick[~mirror], win[~mirror], list("abc"), None, 2))
+    assert table.loc["a", "bound"] == "lower" and np.isnan(table.loc["a", "ci_high"])
+    assert table.loc["a", "elo"] < 2500 + 50
+
+
+def test_one_sided_strength_bound_holds_about_95_percent_of_the_time():
+    """A planted strategy 900 Elo below b, in runs small enough that it often wins nothing: whenever it is
+    flagged, its bound lies above the truth in at least ~95% of runs."""
+    beta = np.array([0.0, -900.0]) / models.ELO
+    flagged, wrong = 0, 0
+    for rep in range(300):
+        rng = np.random.default_rng(900 + rep)
+        pick = np.tile([0, 1], (150, 1))
+        pick[1::2] = pick[1::2, ::-1]
+        p0 = expit(beta[pick[:, 0]] - beta[pick[:, 1]])
+        w0 = (rng.random(len(pick)) < p0).astype(float)
+        table = models.strengths(models.fit_luce(pick, np.stack([w0, 1 - w0], axis=1), ["b", "d"], None, 2))
+        if table.loc["d", "bound"] == "upper":
+            flagged += 1
+            wrong += (table.loc["d", "elo"] - table.loc["b", "elo"]) < -900
+    assert flagged > 100 and wrong / flagged <= 0.07
+
+
+def test_equilibrium_set_ranges_unique_and_continuum():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+    low, high = models.equilibrium_ranges(rps)
+    assert low == pytest.approx([1 / 3] * 3, abs=1e-6) and high == pytest.approx([1 / 3] * 3, abs=1e-6)
+    # c beats g, g beats r, c and r exactly even: every mix of c and r with r <= 1/3 is an equilibrium
+    a = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.4], [0.0, -0.4, 0]])
+    low, high = models.equilibrium_ranges(a)
+    assert low == pytest.approx([2 / 3, 0, 0], abs=1e-6) and high == pytest.approx([1, 0, 1 / 3], abs=1e-6)
+
+
+def _records(rate: np.ndarray, names, games=4000):
+    n = pd.DataFrame(float(games), index=names, columns=names)
+    return pd.DataFrame(rate, index=names, columns=names) * n, n
+
+
+def test_nash_weight_gives_the_range_over_a_continuum_of_equilibria_and_never_a_false_one_one():
+    names = ["condition", "greedy", "random"]
+    wins, n = _records(np.array([[0.5, 0.7, 0.5], [0.3, 0.5, 0.9], [0.5, 0.1, 0.5]]), names)
+    out = models.nash_metrics(models.nash_table(wins, n, reps=50), 12000)
+    assert out["nash_unique"] is False
+    c, r = out["nash_weight[condition]"], out["nash_weight[random]"]
+    assert (c["range_low"], c["range_high"]) == pytest.approx((2 / 3, 1), abs=1e-6)
+    assert (r["range_low"], r["range_high"]) == pytest.approx((0, 1 / 3), abs=1e-6)
+    assert c["ci_low"] <= 2 / 3 + 1e-6 and r["ci_high"] >= 1 / 3 - 1e-6  # the interval spans the set
+    # a unique answer keeps its exact interval
+    wins, n = _records(np.array([[0.5, 0.7, 0.6], [0.3, 0.5, 0.9], [0.4, 0.1, 0.5]]), names)
+    out = models.nash_metrics(models.nash_table(wins, n, reps=50), 12000)
+    assert out["nash_unique"] is True
+    c = out["nash_weight[condition]"]
+    assert c["estimate"] == c["range_low"] == c["range_high"] == c["ci_low"] == c["ci_high"] == 1.0
+
+
+def test_an_unmeasured_pair_is_unknown_not_even():
+    names = ["condition", "greedy", "random"]
+    wins, n = _records(np.array([[0.5, 0.7, 0.5], [0.3, 0.5, 0.9], [0.5, 0.1, 0.5]]), names)
+    n.loc["condition", "random"] = n.loc["random", "condition"] = 0
+    wins.loc["condition", "random"] = wins.loc["random", "condition"] = 0
+    assert models.unmeasured_pairs(n) == [("condition", "random")]
+    with pytest.raises(ValueError, match="never met"):
+        models.nash_table(wins, n)
+    # three players, every pair meets only through the line-ups: the summary says which cell is unknown
+    strategy = np.array([[0, 1, 1], [1, 2, 2], [0, 1, 1], [2, 1, 1]])
+    win = np.array([[1, 0, 0], [0, 1, 0], [0, 1, 0], [1, 0, 0]], dtype=float)
+    out = common.meta_game_metrics(strategy, win, names)
+    assert out["nash_unmeasured"] == ["condition vs random"] and not [k for k in out if k.startswith("nash_w")]
+
+
+def test_every_pair_of_strategies_meets_in_a_multi_player_round_robin():
+    import itertools
+
+    from sim.runner import Plan, lineups
+    for c, p in ((6, 3), (7, 3), (9, 4), (5, 3)):
+        seats = lineups(Plan("muziris", p, 3000, 1, tuple(range(c)), 3000, True), 0, 3000)
+        met = {pair for row in seats for pair in itertools.combinations(sorted(set(row.tolist())), 2)}
+        assert len(met) == c * (c - 1) // 2, (c, p)
+        for seat in range(p):  # and every strategy sits in every seat about equally often
+            counts = np.bincount(seats[:, seat], minlength=c)
+            assert counts.max() - counts.min() <= 0.05 * counts.mean()
 
 
 # ---- readability helpers ----
