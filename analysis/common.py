@@ -59,6 +59,23 @@ def win_rate_metrics(long: pd.DataFrame, prefix: str = "win_rate") -> dict:
     return {f"{prefix}[{name}]": stats.rate(row.wins, row.n) for name, row in table.iterrows()}
 
 
+def mirror_rows(frame: pd.DataFrame, game_column: str) -> np.ndarray:
+    """Rows (one per seat of a game) of games where every seat plays the same strategy."""
+    codes = pd.Series(np.asarray(frame["strategy"].astype("category").cat.codes), index=frame.index)
+    by_game = codes.groupby(frame[game_column].to_numpy())
+    return (by_game.transform("min") == by_game.transform("max")).to_numpy()
+
+
+def win_rate_vs_field_metrics(frame: pd.DataFrame, game_column: str) -> dict:
+    """`win_rate_vs_field[<strategy>]`: its win rate in games against other strategies, its own mirror games
+    (every seat the same strategy, where it wins 1/p whatever it does) left out. Only for runs that have mirror
+    games; without them it is `win_rate` itself."""
+    mirror = mirror_rows(frame, game_column)
+    if not mirror.any():
+        return {}
+    return win_rate_metrics(frame[~mirror], "win_rate_vs_field")
+
+
 def matchup_matrix(long: pd.DataFrame) -> pd.DataFrame:
     """Row strategy's win rate against column strategy (two-player games)."""
     grouped = long.groupby(["strategy", "opponent"], observed=True)["win_share"].mean()
@@ -272,12 +289,17 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
     colors = strategy_colors(long["strategy"].unique())
     figures = []
     by_strategy = rate_table(long, "strategy").sort_values("rate", ascending=False)
-    plot_rates(by_strategy, outdir / "win_rate_by_strategy.png", "Win rate by strategy", "strategy", colors,
+    mirrors = "game" in long and long["strategy"].nunique() > 1 and mirror_rows(long, "game").any()
+    which = " (every game, its own mirror games included: win_rate)" if mirrors else ""
+    plot_rates(by_strategy, outdir / "win_rate_by_strategy.png", "Win rate by strategy" + which, "strategy", colors,
                reference=None if not two_player else 0.5)
     best = by_strategy.index[0]
     figures.append({"file": "win_rate_by_strategy.png",
                     "reading": f"{best} wins most often ({by_strategy.iloc[0]['rate']:.1%} of its games); "
-                               "bars that do not overlap are real differences."})
+                               "bars that do not overlap are real differences."
+                               + (" These rates include each strategy's mirror games, which it wins a fair share "
+                                  "of whatever it does; win_rate_vs_field in summary.json leaves them out."
+                                  if mirrors else "")})
     by_seat = rate_table(long, "seat")
     plot_rates(by_seat, outdir / "win_rate_by_seat.png", "Win rate by seat, every game (strategies rotated "
                "through seats)", "seat", None, reference=1 / long["seat"].nunique())

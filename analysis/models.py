@@ -22,6 +22,7 @@ from analysis import stats
 
 ELO = 400 / np.log(10)        # Elo points per unit of log-odds
 PRIOR_SD_ELO = 1000.0         # weak prior: a strategy's strength is N(0, 1000 Elo); data swamp it within dozens of games
+MIN_MODEL_GAMES = 100         # below this many decided games a model figure is "too few games" (analysis.edges)
 PRIOR_SD_POSITION = 10.0      # positions are always identified; the prior only keeps the algebra well posed
 
 
@@ -272,8 +273,11 @@ def rate_from_cells(rows: list, position: int, positions: int) -> dict:
 def model_rate(table: pd.DataFrame, position: int, n: int) -> dict:
     """One row of `position_rates` as a summary.json metric, marked as the model's estimate."""
     r = table.loc[position]
-    return {"estimate": float(r.rate), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(n),
-            "population": "model"}
+    out = {"estimate": float(r.rate), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(n),
+           "population": "model"}
+    if n < MIN_MODEL_GAMES:  # a fit to a handful of games is mostly its prior: flagged, never plotted
+        out["too_few_games"] = True
+    return out
 
 
 # ---- the meta-game ----

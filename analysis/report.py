@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis.models import MIN_MODEL_GAMES
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 from sim.errors import UserError
@@ -122,6 +123,8 @@ def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
+    if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
+        return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
     if name.startswith("strength["):
         if m.get("bound") in ("upper", "lower"):  # the data bound it on one side only
             return f"{'below' if m['bound'] == 'upper' else 'above'} {est:+.0f} Elo (one-sided 95% bound)"
@@ -151,7 +154,7 @@ LABELS = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
-    "balance": "Balance (1 - largest seat gap at equal strategies)",
+    "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
     "score_margin": "Winning margin of a round (rupees)",
@@ -160,11 +163,14 @@ LABELS = {
     "round_cap_rate": "Game reaches the round cap",
     "coins_short_rate": "Game needs more coins than the box holds",
 }
-_PREFIXES = {"win_rate": "{} wins (share of its games)", "strength": "{}'s strength (Elo)",
+_PREFIXES = {"win_rate": "{} wins (share of its games, its own mirror games included)",
+             "win_rate_vs_field": "{} wins against the other strategies (its mirror games left out)",
+             "strength": "{}'s strength (Elo)",
              "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
              "position_win_rate": "Player {} seats after the round-1 first player wins"}
 _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
-             "heuristic": "in heuristic-only games", "expert": "in search-only games"}
+             "heuristic": "in heuristic-only games", "expert": "in search-only games",
+             "certain": "certain changes only", "ambiguous": "unfinished without it (counted as half)"}
 
 
 def plain_name(name: str, labels: dict | None = None) -> str:
@@ -202,7 +208,7 @@ def _in_headline_table(name: str, headlines) -> bool:
     if not headlines or name in headlines:
         return True
     base = name.partition("[")[0]
-    return name.count("[") == 1 and base in ("win_rate", "strength", "nash_weight", "seat_win_rate",
+    return name.count("[") == 1 and base in ("win_rate", "win_rate_vs_field", "strength", "nash_weight", "seat_win_rate",
                                               "position_win_rate")
 
 

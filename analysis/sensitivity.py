@@ -54,7 +54,7 @@ def _effect_sentence(metric: str, row) -> str:
     """What moving a knob from the low to the high end of its range does, only as far as the interval supports."""
     if supported(row):
         way = "raises" if row["effect_across_range"] > 0 else "lowers"
-        return f"raising {row['knob']} across its range ({row['range']}) {way} it by {_interval(metric, row)}"
+        return f"raising {row['knob']} across its range ({row['range']}) {way} it: {_interval(metric, row)}"
     return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}) but not one way we can tell: its "
             f"change across its range ({row['range']}) is {_interval(metric, row)}")
 
@@ -70,12 +70,18 @@ def _direction(row) -> str:
     return "raises" if ratio > MONOTONE else "lowers" if ratio < -MONOTONE else "mixed"
 
 
-def barely_threshold(rows: pd.DataFrame, method: str) -> float:
+def knob_noise(rows: pd.DataFrame) -> pd.Series:
+    """Each knob's noise level (its steps' mu* from the games' noise alone; 0 where unknown)."""
+    if "noise" not in rows:
+        return pd.Series(0.0, index=rows.index)
+    return rows["noise"].astype(float).fillna(0.0)
+
+
+def barely_threshold(rows: pd.DataFrame, method: str):
+    """Per knob: at or under this, it barely matters (a tenth of the largest mu*, or its own noise)."""
     if method != "morris":
         return SOBOL_BARELY
-    noise = rows["noise"].iloc[0] if "noise" in rows else math.nan
-    top = rows["mu_star"].max()
-    return max(BARELY * top, noise if math.isfinite(noise) else 0.0)
+    return np.maximum(BARELY * rows["mu_star"].max(), knob_noise(rows))
 
 
 def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
@@ -89,9 +95,8 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         return f"{metric} is undefined at too many design points to analyse."
     limit = barely_threshold(rows, method)
     low = _score(method)[1]
-    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
-    noise = noise if math.isfinite(noise) else 0.0
-    # a mover's whole interval clears the noise; one at or under the limit barely matters
+    noise = knob_noise(rows) if method == "morris" else 0.0
+    # a mover's whole interval clears its own noise; one at or under the limit barely matters
     movers = rows[(rows[score] > limit) & (rows[low] > noise)]
     # "barely matters" only where the whole interval says so (Sobol: the estimate, as SALib's rule of thumb)
     barely = rows[rows[_score(method)[2] if method == "morris" else score] <= limit]
@@ -100,7 +105,7 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         top = rows.head(2)
         if method == "morris":
             return (f"No knob clearly moves {metric} beyond the noise of its games (about "
-                    f"{fmt_effect(metric, noise)}); the largest: " + _join([_across(metric, r) for _, r in top.iterrows()])
+                    f"{fmt_effect(metric, float(np.median(noise)))}); the largest: " + _join([_across(metric, r) for _, r in top.iterrows()])
                     + ".")
         return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
     total = rows[score].clip(lower=0).sum()
@@ -154,19 +159,19 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     else:
         colors = [ACCENT] * len(rows)
     est = rows[score].to_numpy(dtype=float)
-    err = np.vstack([est - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - est])
+    err = np.clip(np.vstack([est - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - est]), 0, None)
     ax.barh(y, est, color=colors, xerr=err, error_kw={"ecolor": "#323f4b", "capsize": 3, "lw": 1})
     ax.set_yticks(y, [f"{k} ({ranges[k]})" for k in rows["knob"]], fontsize=8)
-    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
-    if math.isfinite(noise) and noise > 0:
-        ax.axvline(noise, color="#52606d", ls="--", lw=1, label="noise level of the games (paired)")
+    noise = knob_noise(rows).to_numpy() if method == "morris" else np.zeros(0)
+    if (noise > 0).any():  # each knob's own: a one-unit step of a many-unit knob magnifies its noise
+        ax.scatter(noise, y, marker="|", s=260, color="#52606d", zorder=3, label="noise level of its steps")
     if method == "morris":
         from matplotlib.patches import Patch
         handles = [Patch(color=ACCENT, label="raising the knob raises it"),
                    Patch(color=LOWERS, label="raising the knob lowers it"),
                    Patch(color=NEUTRAL, label="both ways")]
-        if math.isfinite(noise) and noise > 0:
-            handles.append(ax.get_lines()[-1])
+        if (noise > 0).any():
+            handles.append(ax.collections[-1])
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
         ax.set_xlabel(f"mu*: mean absolute change in {metric} per whole range (95% interval)")
@@ -175,8 +180,8 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     ax.set_xlim(left=0)
     save(fig, path)
     return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "
-            "bootstrap interval" + (", the dashed line the noise level of the games" if math.isfinite(noise)
-                                    else "") + ".")
+            "bootstrap interval" + (", the grey tick each knob's noise level (the mu* its steps would show "
+                                    "from the games' noise alone)" if (noise > 0).any() else "") + ".")
 
 
 def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[str]:
@@ -225,7 +230,7 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
                      "the figure's change from the knob's lowest value to its highest (for a few-valued knob the sum "
                      "of its units' mean changes; else mu). Every design point plays the same deals, so the 95% "
                      "intervals resample the games (the same games at every point) and the trajectories; the "
-                     "noise line is the mu* the games' noise alone gives a step.</p>")
+                     "grey tick is each knob's noise level, the mu* the games' noise alone gives its steps.</p>")
     else:
         parts.append("<p class='meta'>ST (total-order index) is the share of the figure's variance the knob "
                      "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "

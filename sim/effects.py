@@ -138,9 +138,10 @@ def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | N
 
 def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None,
                    seed: int, reps: int = RESAMPLES) -> dict:
-    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and the metric's
-    noise level: the mu* that the games' noise alone gives a step (sqrt(2/pi) x the median standard deviation,
-    under resampled games, of the elementary effects that vary at all)."""
+    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and its noise level:
+    the mu* that the games' noise alone gives its steps (sqrt(2/pi) x the median standard deviation, under
+    resampled games, of its elementary effects that vary at all). Per knob, because a one-unit step of a knob
+    with many units is divided by a small share of the range, which magnifies its noise as much as its effect."""
     rng = np.random.default_rng(seed)
     point = effects.estimate(y[:, None])[..., 0]   # (knobs, 4)
     games = game_replicates(y, blocks, se, reps, rng)
@@ -150,12 +151,10 @@ def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, s
         warnings.simplefilter("ignore", RuntimeWarning)  # a knob with no step at all: NaN, said in the table
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
     # noise: the spread of each step's elementary effect under resampled games alone
-    sds = []
-    for before, after, change, _ in effects.pairs:
+    noise = np.zeros(len(effects.pairs))
+    for k, (before, after, change, _) in enumerate(effects.pairs):
         if len(change):
-            ee = (games[after] - games[before]) / change[:, None]
-            sds.extend(np.nanstd(ee, axis=1, ddof=1))
-    sds = np.array(sds)
-    sds = sds[np.isfinite(sds) & (sds > 1e-12)]
-    noise = math.sqrt(2 / math.pi) * float(np.median(sds)) if len(sds) else 0.0
+            sds = np.nanstd((games[after] - games[before]) / change[:, None], axis=1, ddof=1)
+            sds = sds[np.isfinite(sds) & (sds > 1e-12)]
+            noise[k] = math.sqrt(2 / math.pi) * float(np.median(sds)) if len(sds) else 0.0
     return {"estimate": point, "low": low, "high": high, "noise": noise}

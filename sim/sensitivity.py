@@ -383,7 +383,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
         if status != "ok":
             est = np.zeros((len(keys), len(design.factors)))
             low, high = est[0], est[0]
-            level = 0.0
+            level = np.zeros(len(design.factors))
             extra = {"effect_across_range": est[0], "effect_ci_low": est[0], "effect_ci_high": est[0]}
         elif morris:
             X = design.X[idx]
@@ -393,8 +393,10 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
                 None if blocks is None or blocks.get(metric) is None else blocks[metric][idx],
                 None if se is None or se.get(metric) is None else np.asarray(se[metric], dtype=float)[idx], seed)
             point, lo, hi = found["estimate"].T, found["low"].T, found["high"].T   # (4, knobs)
-            est = [point[0], (hi[0] - lo[0]) / 2, point[1], point[2]]
-            low, high = lo[0], hi[0]
+            # resampled games add their noise to |effect|, so mu*'s bootstrap can sit above the estimate: the
+            # interval is widened to hold it
+            low, high = np.fmin(lo[0], point[0]), np.fmax(hi[0], point[0])
+            est = [point[0], (high - low) / 2, point[1], point[2]]
             level = found["noise"]
             extra = {"effect_across_range": point[3], "effect_ci_low": lo[3], "effect_ci_high": hi[3]}
         else:
@@ -403,7 +405,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
             est = [np.asarray(r[k]) for k in keys]
             low, high = np.maximum(0.0, est[0] - est[1]), est[0] + est[1]
         if morris and noise and metric in noise:
-            level = noise[metric]
+            level = np.full(len(design.factors), noise[metric])
         for i, f in enumerate(design.factors):
             score, conf, third, fourth = (float(e[i]) for e in est)
             row = {"metric": metric, "blocks": len(whole), "knob": f.key, "range": f.describe_range(), "low": f.low,
@@ -413,7 +415,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
             if morris:
                 row.update({name: float(v[i]) for name, v in extra.items()})
                 row["values_played"] = f.whole_values or None
-                row["noise"] = level
+                row["noise"] = float(level[i])
             rows.append({**row, "status": status})
     table = pd.DataFrame(rows)
     if len(table):

@@ -436,3 +436,73 @@ def test_nash_answers_a_dominant_strategy_as_the_linear_program_does():
     never_met = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.1], [0.0, -0.1, 0]])
     for a in (rps, never_met):
         assert np.array_equal(models.nash_mix(a), models._nash_lp(a))
+
+
+# ---- figures that must not drift or mix populations ----
+def _mirror_matches(rng, n, seat0=0.5085, strategies=("a", "b", "c", "d")):
+    """n decided mirror matches, strategies in turn, seat 0 winning with probability `seat0` whoever plays."""
+    names = np.array(strategies)[np.arange(n) % len(strategies)]
+    winner = (rng.random(n) >= seat0).astype(int)
+    return pd.DataFrame({"winner": winner, "strategy_0": names, "strategy_1": names})
+
+
+def test_balance_does_not_drift_with_run_size():
+    """Four strategies' mirror matches, the same planted seat gap (1.7 points: balance 0.983). The worst of the
+    four per-strategy gaps would read about 0.95 at 6,000 matches and climb towards 0.98 with more; the pooled
+    figure reads the same at 6,000 and 50,000, each within the other's interval."""
+    means, inside = {6000: [], 50000: []}, []
+    for rep in range(40):
+        rng = np.random.default_rng(70 + rep)
+        got = {}
+        for n in means:
+            frame = _mirror_matches(rng, n)
+            got[n] = edges.balance(edges.two_seat_edges(frame, np.zeros(n, dtype=np.int64))["rates"][0])
+            means[n].append(got[n]["estimate"])
+        small, large = got[6000], got[50000]
+        inside.append(small["ci_low"] <= large["estimate"] <= small["ci_high"]
+                      and large["ci_low"] <= small["estimate"] <= large["ci_high"])
+        assert small["population"] == edges.MIRROR
+    assert abs(np.mean(means[6000]) - np.mean(means[50000])) < 0.006
+    assert abs(np.mean(means[50000]) - 0.983) < 0.004
+    assert np.mean(inside) >= 0.85
+
+
+def test_balance_without_mirror_matches_is_the_models_and_says_so():
+    rng = np.random.default_rng(5)
+    n = 6000
+    frame = pd.DataFrame({"winner": (rng.random(n) >= 0.6).astype(int),
+                          "strategy_0": np.where(np.arange(n) % 2, "a", "b"),
+                          "strategy_1": np.where(np.arange(n) % 2, "b", "a")})
+    b = edges.balance(edges.two_seat_edges(frame, np.zeros(n, dtype=np.int64))["rates"][0])
+    assert b["population"] == edges.MODEL and b["estimate"] == pytest.approx(0.8, abs=0.03)
+
+
+def test_win_rate_vs_field_leaves_out_the_strategys_own_mirror_games():
+    """a beats b every time; half the games are mirrors. win_rate[a] mixes in its mirrors' 50%; against the
+    field it is 100%."""
+    rows = []
+    for g in range(400):
+        kind = g % 4  # a-b, b-a, a-a, b-b
+        s0, s1 = [("a", "b"), ("b", "a"), ("a", "a"), ("b", "b")][kind]
+        winner = 0 if s0 == "a" and s1 == "b" else 1 if s1 == "a" and s0 == "b" else g % 2
+        rows.append({"match": g, "winner": winner, "strategy_0": s0, "strategy_1": s1})
+    long = common.two_player_long(pd.DataFrame(rows), "match")
+    plain, field = common.win_rate_metrics(long), common.win_rate_vs_field_metrics(long, "game")
+    assert plain["win_rate[a]"]["estimate"] == pytest.approx(0.75)
+    assert field["win_rate_vs_field[a]"]["estimate"] == 1.0 and field["win_rate_vs_field[b]"]["estimate"] == 0.0
+    assert field["win_rate_vs_field[a]"]["n"] == 200
+    assert common.win_rate_vs_field_metrics(long[~common.mirror_rows(long, "game")], "game") == {}
+
+
+def test_a_model_figure_on_too_few_games_says_so_and_is_not_plotted(tmp_path):
+    from analysis.report import fmt_metric
+    table = pd.DataFrame({"rate": [0.094, 0.906], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]})
+    tiny, enough = models.model_rate(table, 0, 1), models.model_rate(table, 0, edges.MIN_MODEL_GAMES)
+    assert tiny["too_few_games"] and edges.too_few(tiny) and not edges.too_few(enough)
+    assert fmt_metric("first_player_round_win_rate[round=4]", tiny).startswith("too few games (n = 1")
+    summary = {"first_player_round_win_rate": {"estimate": 0.55, "ci_low": 0.5, "ci_high": 0.6, "n": 900,
+                                               "population": "model"},
+               "first_player_round_win_rate[round=1]": {**enough, "n": 500},
+               "first_player_round_win_rate[round=4]": tiny}
+    section = mohur_analysis._first_player(None, summary, tmp_path)
+    assert "Round 4 left out: too few games" in section["figures"][0]["reading"]
