@@ -136,6 +136,19 @@ def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | N
     return y[:, None] + np.nan_to_num(se)[:, None] * rng.standard_normal((len(y), reps))
 
 
+def small_sample_stretch(effects: Effects) -> np.ndarray:
+    """Per knob: t(0.975, n - 1) / z(0.975) x sqrt(n / (n - 1)), n the fewest steps in any of its units (2 when
+    a unit has one step: its spread is then unknown, and the stretch large)."""
+    from scipy.special import ndtri, stdtrit  # not scipy.stats: importing it costs about 1 CPU-s
+    z = float(ndtri(0.5 + LEVEL / 2))
+    out = np.ones(len(effects.pairs))
+    for k, (_, _, change, stratum) in enumerate(effects.pairs):
+        if len(change):
+            n = max(2, int(np.unique(stratum, return_counts=True)[1].min()))
+            out[k] = float(stdtrit(n - 1, 0.5 + LEVEL / 2)) / z * math.sqrt(n / (n - 1))
+    return out
+
+
 def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None,
                    seed: int, reps: int = RESAMPLES) -> dict:
     """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and its noise level:
@@ -150,6 +163,11 @@ def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a knob with no step at all: NaN, said in the table
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
+    # a knob's steps are few (a few-valued knob's unit may have 5): the bootstrap's spread of a mean of n
+    # understates its error by sqrt((n - 1) / n), and its normal quantile is too short for n - 1 degrees of
+    # freedom; the interval is stretched about the estimate by both, with n its smallest unit's steps
+    stretch = small_sample_stretch(effects)[:, None]
+    low, high = point + stretch * (low - point), point + stretch * (high - point)
     # noise: the spread of each step's elementary effect under resampled games alone
     noise = np.zeros(len(effects.pairs))
     for k, (before, after, change, _) in enumerate(effects.pairs):
