@@ -137,15 +137,16 @@ def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | N
 
 
 def small_sample_stretch(effects: Effects) -> np.ndarray:
-    """Per knob: t(0.975, n - 1) / z(0.975) x sqrt(n / (n - 1)), n the fewest steps in any of its units (2 when
-    a unit has one step: its spread is then unknown, and the stretch large)."""
+    """Per knob: t(0.975, n - u) / z(0.975) x sqrt(n / (n - u)), n its steps and u its units (1 for a knob moved
+    by design steps): the pooled within-unit degrees of freedom, at least 1."""
     from scipy.special import ndtri, stdtrit  # not scipy.stats: importing it costs about 1 CPU-s
     z = float(ndtri(0.5 + LEVEL / 2))
     out = np.ones(len(effects.pairs))
     for k, (_, _, change, stratum) in enumerate(effects.pairs):
         if len(change):
-            n = max(2, int(np.unique(stratum, return_counts=True)[1].min()))
-            out[k] = float(stdtrit(n - 1, 0.5 + LEVEL / 2)) / z * math.sqrt(n / (n - 1))
+            n, units = len(change), len(np.unique(stratum))
+            df = max(1, n - units)
+            out[k] = float(stdtrit(df, 0.5 + LEVEL / 2)) / z * math.sqrt((df + units) / df)
     return out
 
 
@@ -163,9 +164,9 @@ def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a knob with no step at all: NaN, said in the table
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
-    # a knob's steps are few (a few-valued knob's unit may have 5): the bootstrap's spread of a mean of n
-    # understates its error by sqrt((n - 1) / n), and its normal quantile is too short for n - 1 degrees of
-    # freedom; the interval is stretched about the estimate by both, with n its smallest unit's steps
+    # a knob's steps are few (ten, over a few-valued knob's units): the bootstrap's spread of the units' means
+    # understates their error by sqrt((n - u) / n), and its normal quantile is too short for n - u degrees of
+    # freedom (n steps in u units); the interval is stretched about the estimate by both
     stretch = small_sample_stretch(effects)[:, None]
     low, high = point + stretch * (low - point), point + stretch * (high - point)
     # noise: the spread of each step's elementary effect under resampled games alone

@@ -395,7 +395,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
             point, lo, hi = found["estimate"].T, found["low"].T, found["high"].T   # (4, knobs)
             # resampled games add their noise to |effect|, so mu*'s bootstrap can sit above the estimate: the
             # interval is widened to hold it
-            low, high = np.fmin(lo[0], point[0]), np.fmax(hi[0], point[0])
+            low, high = np.clip(np.fmin(lo[0], point[0]), 0, None), np.fmax(hi[0], point[0])  # mu* >= 0
             est = [point[0], (high - low) / 2, point[1], point[2]]
             level = found["noise"]
             extra = {"effect_across_range": point[3], "effect_ci_low": lo[3], "effect_ci_high": hi[3]}
