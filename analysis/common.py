@@ -61,6 +61,23 @@ def win_rate_metrics(long: pd.DataFrame, prefix: str = "win_rate") -> dict:
     return {f"{prefix}[{name}]": stats.rate(row.wins, row.n) for name, row in table.iterrows()}
 
 
+def mirror_rows(frame: pd.DataFrame, game_column: str) -> np.ndarray:
+    """Rows (one per seat of a game) of games where every seat plays the same strategy."""
+    codes = pd.Series(np.asarray(frame["strategy"].astype("category").cat.codes), index=frame.index)
+    by_game = codes.groupby(frame[game_column].to_numpy())
+    return (by_game.transform("min") == by_game.transform("max")).to_numpy()
+
+
+def win_rate_vs_field_metrics(frame: pd.DataFrame, game_column: str) -> dict:
+    """`win_rate_vs_field[<strategy>]`: its win rate in games against other strategies, its own mirror games
+    (every seat the same strategy, where it wins 1/p whatever it does) left out. Only for runs that have mirror
+    games; without them it is `win_rate` itself."""
+    mirror = mirror_rows(frame, game_column)
+    if not mirror.any():
+        return {}
+    return win_rate_metrics(frame[~mirror], "win_rate_vs_field")
+
+
 def matchup_matrix(long: pd.DataFrame) -> pd.DataFrame:
     """Row strategy's win rate against column strategy (two-player games)."""
     grouped = long.groupby(["strategy", "opponent"], observed=True)["win_share"].mean()
@@ -117,8 +134,12 @@ def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) ->
     wins, meet = h2h if h2h is not None else head_to_head(strategy, [win], names)
     played = [n for n in names if meet.loc[n].sum() > 0]
     if len(played) >= 2:
-        out.update(models.nash_metrics(models.nash_table(wins.loc[played, played], meet.loc[played, played]),
-                                       len(strategy)))
+        missing = models.unmeasured_pairs(meet.loc[played, played])
+        if missing:  # an unknown cell is not an even one: no equilibrium rests on a guess
+            out["nash_unmeasured"] = [f"{a} vs {b}" for a, b in missing]
+        else:
+            out.update(models.nash_metrics(models.nash_table(wins.loc[played, played], meet.loc[played, played]),
+                                           len(strategy)))
     return out
 
 
@@ -126,8 +147,11 @@ def table_from_summary(summary: dict, prefix: str, column: str) -> pd.DataFrame:
     """`prefix[<strategy>]` metrics back into a table (estimate in `column`), largest first."""
     rows = {k[len(prefix) + 1:-1]: m for k, m in summary.items() if k.startswith(prefix + "[") and isinstance(m, dict)}
     table = pd.DataFrame({column: [m["estimate"] for m in rows.values()],
-                          "ci_low": [m["ci_low"] for m in rows.values()],
-                          "ci_high": [m["ci_high"] for m in rows.values()]},
+                          "ci_low": [np.nan if m["ci_low"] is None else m["ci_low"] for m in rows.values()],
+                          "ci_high": [np.nan if m["ci_high"] is None else m["ci_high"] for m in rows.values()],
+                          "bound": [m.get("bound") for m in rows.values()],
+                          "range_low": [m.get("range_low", m["estimate"]) for m in rows.values()],
+                          "range_high": [m.get("range_high", m["estimate"]) for m in rows.values()]},
                          index=pd.Index(list(rows), name="strategy"))
     return table.sort_values(column, ascending=False)
 
@@ -177,12 +201,20 @@ def plot_matchups(matrix: pd.DataFrame, path, title: str) -> None:
 def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
     fig, ax = new_figure()
     y = np.arange(len(bt))[::-1]
-    ax.barh(y, bt["elo"], color=[colors.get(n, NEUTRAL) for n in bt.index], alpha=0.9)
-    ax.errorbar(bt["elo"], y, xerr=[bt["elo"] - bt["ci_low"], bt["ci_high"] - bt["elo"]], fmt="none",
+    bounded = bt["bound"].isin(["upper", "lower"]) if "bound" in bt else pd.Series(False, index=bt.index)
+    bars = ax.barh(y, bt["elo"], color=[colors.get(n, NEUTRAL) for n in bt.index], alpha=0.9)
+    for bar, one_sided in zip(bars, bounded):
+        if one_sided:  # the bar ends at a bound, not at an estimate
+            bar.set_hatch("//")
+    two_sided = ~bounded.to_numpy()
+    ax.errorbar(bt["elo"][two_sided], y[two_sided], xerr=[(bt["elo"] - bt["ci_low"])[two_sided],
+                                                           (bt["ci_high"] - bt["elo"])[two_sided]], fmt="none",
                 ecolor="black", capsize=4, lw=1)
-    for yy, (name, r) in zip(y, bt.iterrows()):  # the numbers: intervals of a few Elo vanish at this scale
-        ax.annotate(f"{r.elo:+.0f} ({r.ci_low:+.0f} to {r.ci_high:+.0f})", (0, yy), xytext=(4, 0),
-                    textcoords="offset points", va="center", ha="left" if r.elo < 0 else "right", fontsize=8)
+    for yy, (name, r), one_sided in zip(y, bt.iterrows(), bounded):  # intervals of a few Elo vanish at this scale
+        text = (f"{'below' if r.bound == 'upper' else 'above'} {r.elo:+.0f} (data bound it on one side)"
+                if one_sided else f"{r.elo:+.0f} ({r.ci_low:+.0f} to {r.ci_high:+.0f})")
+        ax.annotate(text, (0, yy), xytext=(4, 0), textcoords="offset points", va="center",
+                    ha="left" if r.elo < 0 else "right", fontsize=8)
     ax.set_yticks(y, bt.index)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_xlabel("strength (Elo points; 0 = the average strategy); bars: 95% interval")
@@ -195,6 +227,11 @@ def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
     fig, ax = new_figure()
     x = np.arange(len(table))
     ax.bar(x, table["weight"] * 100, color=[colors.get(n, NEUTRAL) for n in table.index], alpha=0.9)
+    spread = (table["range_high"] - table["range_low"]) > 1e-6
+    if spread.any():  # several equilibria: each weight's range over them, beside the solver's pick
+        ax.vlines(x[spread.to_numpy()], table["range_low"][spread] * 100, table["range_high"][spread] * 100,
+                  colors="#e07b39", lw=6, alpha=0.6, label="range over the equilibria (not unique)")
+        ax.legend(frameon=False, fontsize=8)
     ax.errorbar(x, table["weight"] * 100, yerr=[np.clip(table["weight"] - table["ci_low"], 0, None) * 100,
                                                 np.clip(table["ci_high"] - table["weight"], 0, None) * 100],
                 fmt="none", ecolor="black", capsize=4, lw=1)
@@ -211,22 +248,34 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     bt = table_from_summary(summary, "strength", "elo")
     if len(bt):
         plot_strength(bt, outdir / "strength.png", "Which strategy is strongest (Elo; Bradley-Terry model)", colors)
-        half = (bt["ci_high"] - bt["ci_low"]) / 2
-        loose = half > 5 * half.median()  # strategies that (almost) never win: mostly the prior bounds them
+        bounded = bt["bound"].isin(["upper", "lower"])
+        half = ((bt["ci_high"] - bt["ci_low"]) / 2)[~bounded]
+        loose = half > 5 * half.median()  # strategies that rarely win: mostly the prior bounds them
         reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
                    f"points means winning about 64% of two-player games against the other. Fitted to every game "
-                   f"with a weak prior, so a strategy that never wins stays finite; intervals are "
-                   f"+/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo")
+                   f"with a weak prior")
+        if len(half):
+            reading += f"; intervals are +/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo"
         if loose.any():
-            reading += (f", except {', '.join(half[loose].index)} (+/-{half[loose].max():.0f}): it rarely or never "
+            reading += (f", except {', '.join(half[loose].index)} (+/-{half[loose].max():.0f}): it rarely "
                         "beats the others, so its games say only that it is much weaker")
+        for name, r in bt[bounded].iterrows():
+            never = r.bound == "upper"
+            reading += (f". {name} {'never beat' if never else 'beat every time'} another strategy, so its games "
+                        f"bound its strength on one side only: {'below' if never else 'above'} {r.elo:+.0f} Elo "
+                        f"(one-sided 95%; the fit's own number would come from the prior and drift with the "
+                        "run's size)")
         out.append({"file": "strength.png", "reading": reading + "."})
     nash = table_from_summary(summary, "nash_weight", "weight")
     sections = []
+    if summary.get("nash_unmeasured"):
+        sections.append({"title": "The meta-game", "text": (
+            "No equilibrium mix: these pairs of strategies never met, so their matchups are unknown (not even): "
+            + "; ".join(summary["nash_unmeasured"]) + ". A run where every pair meets (-s all) measures them.")})
     if len(nash) and nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
         rows = "".join(f"<tr><td>{html.escape(str(name))}</td><td>{r.weight:.0%}</td>"
                        f"<td>{r.ci_low:.0%} to {r.ci_high:.0%}</td></tr>" for name, r in nash.iterrows())
-        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players),
+        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players, summary.get("nash_unique", True)),
                          "html": "<table><tr><th>strategy</th><th>weight in the equilibrium mix</th><th>95% "
                                  "bootstrap interval</th></tr>" + rows + "</table><p class='reading'>If players "
                                  "chose strategies knowing the whole field, this is the mix none could beat by "
@@ -234,7 +283,8 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
                                  "program).</p>"})
     elif len(nash):
         plot_nash(nash, outdir / "nash.png", colors)
-        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players),
+        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players,
+                                                                               summary.get("nash_unique", True)),
                          "figures": [{"file": "nash.png",
                                       "reading": "If players chose strategies knowing the whole field, this is the "
                                                  "mix none could beat by switching (symmetric Nash equilibrium of "
@@ -250,12 +300,17 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
     colors = strategy_colors(long["strategy"].unique())
     figures = []
     by_strategy = rate_table(long, "strategy").sort_values("rate", ascending=False)
-    plot_rates(by_strategy, outdir / "win_rate_by_strategy.png", "Win rate by strategy", "strategy", colors,
+    mirrors = "game" in long and long["strategy"].nunique() > 1 and mirror_rows(long, "game").any()
+    which = " (every game, its own mirror games included: win_rate)" if mirrors else ""
+    plot_rates(by_strategy, outdir / "win_rate_by_strategy.png", "Win rate by strategy" + which, "strategy", colors,
                reference=None if not two_player else 0.5)
     best = by_strategy.index[0]
     figures.append({"file": "win_rate_by_strategy.png",
                     "reading": f"{best} wins most often ({by_strategy.iloc[0]['rate']:.1%} of its games); "
-                               "bars that do not overlap are real differences."})
+                               "bars that do not overlap are real differences."
+                               + (" These rates include each strategy's mirror games, which it wins a fair share "
+                                  "of whatever it does; win_rate_vs_field in summary.json leaves them out."
+                                  if mirrors else "")})
     by_seat = rate_table(long, "seat")
     plot_rates(by_seat, outdir / "win_rate_by_seat.png", "Win rate by seat, every game (strategies rotated "
                "through seats)", "seat", None, reference=1 / long["seat"].nunique())

@@ -38,7 +38,7 @@ PLAIN = {
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
     "minutes_per_game": "Minutes per game",
-    "balance": "Balance (1 - seat gap in mirror games)",
+    "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
     "score_margin": "Round's winning margin (rupees)",

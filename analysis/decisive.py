@@ -119,8 +119,13 @@ def mohur_metrics(games: pd.DataFrame, rounds: pd.DataFrame, cfg: dict) -> dict:
     position = rounds["round"].to_numpy(np.int64) - 1
     seals = int(rules["seals_to_win"])
     played = match_winners(match_row, position, actual, len(games), seals)
-    out.update(rates({s: match_change(played, match_winners(match_row, position, w, len(games), seals))
-                      for s, w in without.items()}))
+    changes = {s: match_change(played, match_winners(match_row, position, w, len(games), seals))
+               for s, w in without.items()}
+    out.update(rates(changes))
+    # its two parts: the matches that surely change, and those left unfinished (between 0 and 1 change each)
+    for source, change in changes.items():
+        out[f"decisive_rate[{source}][certain]"] = stats.rate(float(np.sum(change == 1.0)), len(change))
+        out[f"decisive_rate[{source}][ambiguous]"] = stats.rate(float(np.sum(change == 0.5)), len(change))
     return out
 
 
@@ -181,11 +186,17 @@ def mughal_labels(cfg: dict, players: pd.DataFrame) -> dict:
 def _table(summary: dict, name: str, labels: dict) -> pd.DataFrame:
     rows = []
     for key, m in summary.items():
-        if key.startswith(f"{name}[") and isinstance(m, dict) and m.get("n"):
+        if key.startswith(f"{name}[") and key.count("[") == 1 and isinstance(m, dict) and m.get("n"):
             source = key[len(name) + 1:-1]
+            certain, ambiguous = (summary.get(f"{key}[{part}]") or {} for part in ("certain", "ambiguous"))
             rows.append({"source": source, "label": labels.get(source, source), "rate": m["estimate"],
-                         "ci_low": m["ci_low"], "ci_high": m["ci_high"], "n": m["n"]})
-    return pd.DataFrame(rows, columns=["source", "label", "rate", "ci_low", "ci_high", "n"])
+                         "ci_low": m["ci_low"], "ci_high": m["ci_high"], "n": m["n"],
+                         "certain": certain.get("estimate", m["estimate"]),
+                         "certain_low": certain.get("ci_low", m["ci_low"]),
+                         "ambiguous": ambiguous.get("estimate", 0.0),
+                         "ambiguous_high": ambiguous.get("ci_high", 0.0)})
+    return pd.DataFrame(rows, columns=["source", "label", "rate", "ci_low", "ci_high", "n", "certain",
+                                       "certain_low", "ambiguous", "ambiguous_high"])
 
 
 def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame | None = None) -> None:
@@ -199,7 +210,13 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
                    "rounds")]
     for frame, shift, color, label in series:
         rate = frame["rate"].to_numpy(float) * 100
-        ax.barh(y + shift, rate, height=height, color=color, label=label)
+        if frame is table and (table["ambiguous"] > 0).any():  # the certain part solid, the unfinished pale
+            certain, ambiguous = (table[c].to_numpy(float) * 100 for c in ("certain", "ambiguous"))
+            ax.barh(y + shift, certain, height=height, color=color, label=f"{label}: winner surely changes")
+            ax.barh(y + shift, ambiguous, left=certain, height=height, color=color, alpha=0.3,
+                    label=f"{label}: left unfinished (counted as half)")
+        else:
+            ax.barh(y + shift, rate, height=height, color=color, label=label)
         low = np.clip(rate - frame["ci_low"].to_numpy(float) * 100, 0, None)  # Wilson at 0/n: rounding
         high = np.clip(frame["ci_high"].to_numpy(float) * 100 - rate, 0, None)
         ax.errorbar(rate, y + shift, xerr=[low, high], fmt="none", ecolor="black", capsize=3, lw=1)
@@ -208,13 +225,38 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     ax.grid(axis="y", visible=False)
-    if rounds is not None:
-        ax.legend(frameon=False, loc="lower right")
+    if rounds is not None or (table["ambiguous"] > 0).any():
+        ax.legend(frameon=False, loc="lower right", fontsize=8)
     save(fig, path)
+
+
+def ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """Sources in an order the data support: by the games they surely decide (the certain part), the counted
+    half of the unfinished ones breaking no ties. Sources without an ambiguous part keep their plain rate."""
+    return table.sort_values(["certain", "rate"], ascending=False, kind="stable")
+
+
+def overlapping(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """Neighbouring sources (in `ranked` order) whose possible rates overlap: the certain part's interval low
+    end against the other's certain plus every ambiguous game (interval high end): their order is not known."""
+    rows = list(table.itertuples())
+    return [(a.label, b.label) for a, b in zip(rows, rows[1:]) if b.ambiguous > 0 or a.ambiguous > 0
+            if b.certain + b.ambiguous_high >= a.certain_low]
 
 
 def _reading(table: pd.DataFrame, unit: str) -> str:
     """"Babur's bonus decides 9.1% of games (95% CI 8.7%-9.5%); Akbar's 5.0%; ..." in the chart's order."""
+    if (table["ambiguous"] > 0).any():  # Mohur: certain and ambiguous parts, ranked on the certain one
+        parts = [f"{row.label} {row.rate:.1%} ({row.certain:.1%} certain + {row.ambiguous:.1%} unfinished)"
+                 for row in table.itertuples()]
+        ties = overlapping(table)
+        top = table.iloc[0]
+        parts[0] = (f"{top['label'][:1].upper()}{top['label'][1:]} decides {top['rate']:.1%} of {unit} "
+                    f"({top['certain']:.1%} surely, {top['ambiguous']:.1%} left unfinished, counted as half)")
+        tail = (" Ranked by the certain part; the data cannot order " + "; ".join(f"{a} and {b}" for a, b in ties)
+                + " (each could lie anywhere from its certain part to that plus every unfinished match)."
+                if ties else " Ranked by the certain part.")
+        return "; ".join(parts) + "." + tail
     parts = [f"{row.label} {row.rate:.1%}" for row in table.itertuples()]
     top = table.iloc[0]
     parts[0] = (f"{top['label'][:1].upper()}{top['label'][1:]} decides {top['rate']:.1%} of {unit} "
@@ -226,7 +268,7 @@ def _reading(table: pd.DataFrame, unit: str) -> str:
 
 def section(summary: dict, labels: dict, outdir, unit: str = "games", with_rounds: bool = False) -> dict | None:
     """The report's "What decides games" section from the summary's decisive rates (None when it has none)."""
-    table = _table(summary, "decisive_rate", labels).sort_values("rate", ascending=False, kind="stable")
+    table = ranked(_table(summary, "decisive_rate", labels))
     if table.empty:
         return None
     rounds = _table(summary, "decisive_round_rate", labels) if with_rounds else None

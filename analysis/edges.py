@@ -15,6 +15,29 @@ import numpy as np
 from analysis import models, stats
 
 MIRROR, MODEL = "mirror", "model"
+MIN_MODEL_GAMES = models.MIN_MODEL_GAMES  # a model figure on fewer decided games: "too few games"
+
+
+def too_few(m: dict | None) -> bool:
+    """A model estimate on fewer than MIN_MODEL_GAMES games: reported as "too few games", never plotted."""
+    return bool(m) and m.get("population") == MODEL and (m.get("n") or 0) < MIN_MODEL_GAMES
+
+
+def balance(seat_rate: dict | None) -> dict:
+    """Ludii-style balance, 1 - |2 r - 1|, from r = seat 0's win rate at equal skill (one figure over every
+    mirror game pooled, or the model's; the interval is r's, folded at 1/2). The worst of several per-strategy
+    gaps would grow with the noise of the smallest group and shrink as a run grows: a pooled figure does not
+    drift with run size. `population` says which: "mirror" (equal strategies) or "model" (equal skill)."""
+    if not seat_rate or seat_rate.get("estimate") is None or not seat_rate.get("n"):
+        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
+    r, lo, hi = seat_rate["estimate"], seat_rate["ci_low"], seat_rate["ci_high"]
+    ends = sorted((abs(2 * lo - 1), abs(2 * hi - 1)))
+    if lo <= 0.5 <= hi:
+        ends[0] = 0.0
+    out = {"estimate": 1 - abs(2 * r - 1), "ci_low": 1 - ends[1], "ci_high": 1 - ends[0], "n": int(seat_rate["n"])}
+    if seat_rate.get("population"):
+        out["population"] = seat_rate["population"]
+    return out
 
 
 def is_mirror(strategy: np.ndarray) -> np.ndarray:

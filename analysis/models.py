@@ -22,6 +22,7 @@ from analysis import stats
 
 ELO = 400 / np.log(10)        # Elo points per unit of log-odds
 PRIOR_SD_ELO = 1000.0         # weak prior: a strategy's strength is N(0, 1000 Elo); data swamp it within dozens of games
+MIN_MODEL_GAMES = 100         # below this many decided games a model figure is "too few games" (analysis.edges)
 PRIOR_SD_POSITION = 10.0      # positions are always identified; the prior only keeps the algebra well posed
 
 
@@ -33,6 +34,8 @@ class LuceFit:
     names: list               # strategy names, in beta's order
     positions: int            # number of positions (their terms: beta[len(names):], position 0 fixed at 0)
     games: np.ndarray         # decided games each strategy took part in (mirror games count once)
+    design: np.ndarray | None = None   # per lineup row, seat and term: the model's design (grouped games)
+    wins: np.ndarray | None = None     # per lineup row and seat: summed win shares
 
 
 def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,27 +125,105 @@ def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.nd
     played = np.zeros(k)
     for seat_codes, n in zip(s_rows, counts):
         played[np.unique(seat_codes)] += n
-    return LuceFit(beta, cov, np.diag(data_info)[:k].copy(), list(names), positions, played)
+    return LuceFit(beta, cov, np.diag(data_info)[:k].copy(), list(names), positions, played, X, wins)
+
+
+BOUND_LEVEL = 0.05   # a one-sided bound: the strength at which the data's all-or-nothing record has this chance
 
 
 def strengths(fit: LuceFit) -> pd.DataFrame:
     """Strategy strengths on the Elo scale with 95% intervals. 0 is the average strategy, each weighted by how
     much its games tell about it (so a strategy that never wins, whose strength only its prior bounds, does not
-    widen everyone else's interval). 100 Elo = winning 64% against the other (two players)."""
+    widen everyone else's interval). 100 Elo = winning 64% against the other (two players).
+
+    A strategy that won none of its games against other strategies (or all of them) has no finite estimate:
+    the data say only that it is weaker (stronger) than some value, and the fit's number comes from the prior
+    and drifts with the run's size. Its row says so (`bound` "upper" or "lower") and carries the one-sided 95%
+    bound from the data instead (`strength_bound`): `elo` and the interval's data end are that bound, the other
+    end is NaN."""
     k = len(fit.names)
     w = fit.info / fit.info.sum() if fit.info.sum() > 0 else np.full(k, 1 / k)
     anchor = np.eye(k) - np.outer(np.ones(k), w)
     elo = anchor @ fit.beta[:k] * ELO
     se = np.sqrt(np.clip(np.diag(anchor @ fit.cov[:k, :k] @ anchor.T), 0, None)) * ELO
-    return pd.DataFrame({"elo": elo, "ci_low": elo - stats.Z95 * se, "ci_high": elo + stats.Z95 * se,
-                         "n": fit.games.astype(int)},
-                        index=pd.Index(fit.names, name="strategy")).sort_values("elo", ascending=False)
+    table = pd.DataFrame({"elo": elo, "ci_low": elo - stats.Z95 * se, "ci_high": elo + stats.Z95 * se,
+                          "n": fit.games.astype(int), "bound": None},
+                         index=pd.Index(fit.names, name="strategy"))
+    for s, name in enumerate(fit.names):
+        side = unbounded_side(fit, s)
+        if side is None:
+            continue
+        b = strength_bound(fit, s, side)
+        value = (b - w @ fit.beta[:k] + w[s] * (fit.beta[s] - b)) * ELO  # the same anchor, with s at its bound
+        table.loc[name, ["elo", "ci_low" if side == "upper" else "ci_high", "bound"]] = [value, np.nan, side]
+        table.loc[name, "ci_high" if side == "upper" else "ci_low"] = value
+    return table.sort_values("elo", ascending=False)
+
+
+def _mixed_rows(fit: LuceFit, s: int):
+    """Lineup rows where strategy s meets another strategy: (rows, seats of s per row as a mask)."""
+    k = len(fit.names)
+    mine = fit.design[:, :, s] > 0
+    others = (fit.design[:, :, :k] > 0).any(axis=2) & ~mine
+    rows = mine.any(axis=1) & others.any(axis=1)
+    return rows, mine
+
+
+def unbounded_side(fit: LuceFit, s: int) -> str | None:
+    """"upper" when strategy s won nothing against other strategies (its strength has only an upper bound),
+    "lower" when it won every such game, else None."""
+    if fit.design is None:
+        return None
+    rows, mine = _mixed_rows(fit, s)
+    if not rows.any():
+        return None
+    won = (fit.wins[rows] * mine[rows]).sum()
+    total = fit.wins[rows].sum()
+    return "upper" if won == 0 else "lower" if won == total else None
+
+
+def strength_bound(fit: LuceFit, s: int, side: str) -> float:
+    """The log-strength of s at which its all-or-nothing record against the others has probability
+    BOUND_LEVEL, the others' terms held at their fitted values (they are fixed by their own games): an upper
+    bound when it never won, a lower one when it always did."""
+    rows, mine = _mixed_rows(fit, s)
+    X, m, mine = fit.design[rows], fit.wins[rows].sum(axis=1), mine[rows]
+
+    def log_chance(b):
+        beta = fit.beta.copy()
+        beta[s] = b
+        eta = X @ beta
+        eta -= eta.max(axis=1, keepdims=True)
+        pr = np.exp(eta)
+        pr /= pr.sum(axis=1, keepdims=True)
+        p_s = np.clip((pr * mine).sum(axis=1), 1e-300, 1 - 1e-16)
+        return float((m * (np.log1p(-p_s) if side == "upper" else np.log(p_s))).sum())
+
+    target = np.log(BOUND_LEVEL)
+    lo, hi = -60.0, 60.0  # log-strength: +-26,000 Elo, far beyond any record
+    for _ in range(200):  # bisection: the record's chance falls (upper) or rises (lower) with b
+        mid = (lo + hi) / 2
+        above = log_chance(mid) > target
+        if (side == "upper") == above:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-9:
+            break
+    return (lo + hi) / 2
 
 
 def strength_metrics(table: pd.DataFrame) -> dict:
-    """summary.json entries `strength[<strategy>]` (Elo)."""
-    return {f"strength[{name}]": {"estimate": float(r.elo), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high),
-                                  "n": int(r.n)} for name, r in table.iterrows()}
+    """summary.json entries `strength[<strategy>]` (Elo); a strength the data bound on one side only carries
+    `bound` ("upper": it is below `estimate`; "lower": above), and null for the interval's other end."""
+    out = {}
+    for name, r in table.iterrows():
+        m = {"estimate": float(r.elo), "ci_low": None if pd.isna(r.ci_low) else float(r.ci_low),
+             "ci_high": None if pd.isna(r.ci_high) else float(r.ci_high), "n": int(r.n)}
+        if r.get("bound") in ("upper", "lower"):
+            m["bound"] = r.bound
+        out[f"strength[{name}]"] = m
+    return out
 
 
 def position_rates(fit: LuceFit, draws: int = 4000, seed: int = 0) -> pd.DataFrame:
@@ -192,8 +273,11 @@ def rate_from_cells(rows: list, position: int, positions: int) -> dict:
 def model_rate(table: pd.DataFrame, position: int, n: int) -> dict:
     """One row of `position_rates` as a summary.json metric, marked as the model's estimate."""
     r = table.loc[position]
-    return {"estimate": float(r.rate), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(n),
-            "population": "model"}
+    out = {"estimate": float(r.rate), "ci_low": float(r.ci_low), "ci_high": float(r.ci_high), "n": int(n),
+           "population": "model"}
+    if n < MIN_MODEL_GAMES:  # a fit to a handful of games is mostly its prior: flagged, never plotted
+        out["too_few_games"] = True
+    return out
 
 
 # ---- the meta-game ----
@@ -233,22 +317,61 @@ def _nash_lp(a: np.ndarray) -> np.ndarray:
     return x / x.sum()
 
 
+def equilibrium_ranges(payoff: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the most weight each strategy has over the whole set of symmetric equilibria of a
+    symmetric zero-sum game: the game's value is 0, so the set is {x a distribution: x' payoff >= 0 in every
+    column}, and each strategy's range is two linear programs over it (HiGHS). Equal ends for every strategy:
+    the equilibrium is unique."""
+    from scipy.optimize import linprog  # deferred like _nash_lp's
+    a = np.asarray(payoff, dtype=float)
+    k = a.shape[0]
+    low, high = np.zeros(k), np.ones(k)
+    for i in range(k):
+        for sign, out in ((1.0, low), (-1.0, high)):
+            c = np.zeros(k)
+            c[i] = sign
+            res = linprog(c, A_ub=-a.T, b_ub=np.full(k, tol), A_eq=np.ones((1, k)), b_eq=[1.0],
+                          bounds=[(0, None)] * k, method="highs")
+            if not res.success:
+                raise RuntimeError(f"equilibrium range linear program failed: {res.message}")
+            out[i] = float(np.clip(res.x[i], 0, 1))
+    return low, high
+
+
+UNIQUE_TOLERANCE = 1e-6  # weights a range narrower than this apart are one weight
+
+
+def unmeasured_pairs(games: pd.DataFrame) -> list[tuple[str, str]]:
+    """Pairs of different strategies that never met: their cell of the meta-game is unknown."""
+    names = list(games.index)
+    n = games.reindex(index=names, columns=names).fillna(0).to_numpy(dtype=float)
+    return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))
+            if n[i, j] + n[j, i] == 0]
+
+
 def nash_table(wins: pd.DataFrame, games: pd.DataFrame, reps: int = 400, seed: int = 0) -> pd.DataFrame:
     """Equilibrium weights from head-to-head records (wins[i, j]: i's win shares against j in games[i, j]
-    meetings; mirror cells ignored), with 95% bootstrap intervals (every cell resampled binomially)."""
+    meetings; mirror cells ignored), with 95% bootstrap intervals (every cell resampled binomially), and each
+    weight's range over the whole equilibrium set (`range_low`, `range_high`; equal when it is unique). Every
+    pair must have met (`unmeasured_pairs`): an unknown cell is not an even one."""
     names = list(wins.index)
+    missing = unmeasured_pairs(games)
+    if missing:
+        raise ValueError(f"the meta-game needs every pair to have met; never met: {missing}")
     w = wins.reindex(index=names, columns=names).fillna(0).to_numpy(dtype=float)
     n = games.reindex(index=names, columns=names).fillna(0).to_numpy(dtype=float)
 
     def payoff(win_matrix):
         with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.where(n > 0, win_matrix / n, 0.5)
+            rate = np.where(n > 0, win_matrix / n, 0.5)  # only the diagonal (mirrors) is unmeasured here
         a = rate - 0.5
         a = (a - a.T) / 2  # exactly zero-sum (the two orientations of a cell are the same games)
         np.fill_diagonal(a, 0.0)
         return a
 
-    est = nash_mix(payoff(w))
+    a = payoff(w)
+    est = nash_mix(a)
+    low_eq, high_eq = equilibrium_ranges(a)
     rng = np.random.default_rng(seed)
     upper = np.triu_indices(len(names), 1)
     sample = np.empty((reps, len(names)))
@@ -260,20 +383,39 @@ def nash_table(wins: pd.DataFrame, games: pd.DataFrame, reps: int = 400, seed: i
         sim[upper[1], upper[0]] = n[upper] - sim[upper]
         sample[r] = nash_mix(payoff(sim))
     low, high = np.percentile(sample, [2.5, 97.5], axis=0)
-    return pd.DataFrame({"weight": est, "ci_low": np.minimum(low, est), "ci_high": np.maximum(high, est)},
+    if (high_eq - low_eq).max() <= UNIQUE_TOLERANCE:  # unique: the solver's answer, as exact as before
+        low_eq, high_eq = est.copy(), est.copy()
+    return pd.DataFrame({"weight": est, "ci_low": np.minimum.reduce([low, est, low_eq]),
+                         "ci_high": np.maximum.reduce([high, est, high_eq]), "range_low": low_eq,
+                         "range_high": high_eq},
                         index=pd.Index(names, name="strategy")).sort_values("weight", ascending=False)
 
 
+def nash_unique(table: pd.DataFrame) -> bool:
+    return bool(((table["range_high"] - table["range_low"]) <= UNIQUE_TOLERANCE).all())
+
+
 def nash_metrics(table: pd.DataFrame, n: int) -> dict:
-    return {f"nash_weight[{name}]": {"estimate": float(r.weight), "ci_low": float(r.ci_low),
-                                     "ci_high": float(r.ci_high), "n": int(n)} for name, r in table.iterrows()}
+    """`nash_weight[<strategy>]` (the mix the solver picks, a 95% interval that also spans the equilibrium set,
+    and the set's own range `range_low`..`range_high`) and `nash_unique`."""
+    out = {f"nash_weight[{name}]": {"estimate": float(r.weight), "ci_low": float(r.ci_low),
+                                    "ci_high": float(r.ci_high), "n": int(n), "range_low": float(r.range_low),
+                                    "range_high": float(r.range_high)} for name, r in table.iterrows()}
+    out["nash_unique"] = nash_unique(table)
+    return out
 
 
-def nash_reading(table: pd.DataFrame, players: int) -> str:
-    survive = table[table["weight"] >= 0.01]
-    names = list(survive.index)
+def nash_reading(table: pd.DataFrame, players: int, unique: bool = True) -> str:
     pairwise = "" if players == 2 else (f" With {players} players the game is reduced to head-to-head records "
                                         "(who finishes ahead of whom in the same game).")
+    if not unique:  # a whole set of equilibria: each strategy's weight is a range, not a number
+        spans = [f"{n} {r.range_low:.0%}-{r.range_high:.0%}" for n, r in table.iterrows() if r.range_high >= 0.01]
+        never = [n for n, r in table.iterrows() if r.range_high < 0.01]
+        return ("The equilibrium is not unique: every mix in a whole set is one, and over that set the weights "
+                f"range as follows: {', '.join(spans)}." + (f" Never in any: {', '.join(never)}." if never else "")
+                + pairwise)
+    survive = table[table["weight"] >= 0.01]
+    names = list(survive.index)
     if len(names) == 1:
         return (f"{names[0]} is the only strategy in the equilibrium mix: against every other strategy it does at "
                 f"least as well, so a player who knew the field would always play it; whatever makes {names[0]} "

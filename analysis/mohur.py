@@ -52,8 +52,9 @@ def summarize(tables, meta) -> dict:
         out[f"tie_break_rate[{name}]"] = stats.rate((rounds["tie_break"] == TIE[name]).sum(), len(rounds))
     long = common.two_player_long(games, "match")
     out.update(common.win_rate_metrics(long))
+    out.update(common.win_rate_vs_field_metrics(long, "game"))
     out.update(common.meta_game_metrics(*common.two_seat_arrays(long)))
-    out["balance"] = _balance(games)
+    out["balance"] = edges.balance(out.get("seat0_match_win_rate"))
     out.update(_skill_metrics(games, rounds, long, meta))
     out.update(decisive.mohur_metrics(games, rounds, meta["config"]))
     return out
@@ -133,30 +134,6 @@ def _skill_section(games, summary, meta, outdir):
                          unit="match")
 
 
-def _balance(games: pd.DataFrame) -> dict:
-    """Ludii-style balance: 1 - the largest seat win-rate gap among mirror matches (equal strategies);
-    with no mirror matches, over all matches (seats are rotated, so strategies cancel)."""
-    s0, s1 = common.categorical_pair(games["strategy_0"], games["strategy_1"])
-    same = s0.codes == s1.codes
-    frame = pd.DataFrame({"winner": games["winner"].to_numpy(), "group": s0.codes})
-    pool = frame[same] if same.any() else frame.assign(group=0)
-    worst = None
-    for _, part in pool.groupby("group"):
-        won = part[part["winner"] >= 0]
-        r = stats.rate((won["winner"] == 0).sum(), len(won))
-        if r["n"] == 0:
-            continue
-        gap = abs(2 * r["estimate"] - 1)
-        interval = sorted((abs(2 * r["ci_low"] - 1), abs(2 * r["ci_high"] - 1)))
-        if r["ci_low"] <= 0.5 <= r["ci_high"]:
-            interval[0] = 0.0
-        if worst is None or gap > worst[0]:
-            worst = (gap, interval, r["n"])
-    if worst is None:
-        return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
-    return {"estimate": 1 - worst[0], "ci_low": 1 - worst[1][1], "ci_high": 1 - worst[1][0], "n": int(worst[2])}
-
-
 def _edge_sentence(m: dict | None, who: str, what: str) -> str:
     if not m or not m.get("n"):
         return f"No {what} to measure."
@@ -205,12 +182,16 @@ def _first_player(rounds, summary, outdir) -> dict:
     text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
     balance = summary.get("balance") or {}
     if balance.get("estimate") is not None:
-        text += (f" Balance, 1 minus the largest gap between the seats' match win rates in mirror matches, is "
-                 f"{balance['estimate']:.1%} (95% CI {balance['ci_low']:.1%}-{balance['ci_high']:.1%}): 100% means "
-                 "neither seat is favoured when both traders play alike (the 'balance' metric of the Ludii game "
-                 "system's analyses).")
+        where = ("mirror matches" if balance.get("population") == edges.MIRROR
+                 else "a model of the winner, as this run has no mirror matches")
+        text += (f" Balance, 1 minus the gap between the two seats' match win rates at equal skill (from "
+                 f"{where}), is {balance['estimate']:.1%} (95% CI {balance['ci_low']:.1%}-"
+                 f"{balance['ci_high']:.1%}): 100% means neither seat is favoured when both traders play alike "
+                 "(the 'balance' metric of the Ludii game system's analyses).")
     # by round number, from the headline population
     labels = [k for k in summary if k.startswith("first_player_round_win_rate[round=")]
+    too_few = [k.split("=")[1].rstrip("]") for k in labels if edges.too_few(summary[k])]
+    labels = [k for k in labels if not edges.too_few(summary[k])]  # a bar would claim what a handful can't
     table = pd.DataFrame({"rate": [summary[k]["estimate"] for k in labels],
                           "ci_low": [summary[k]["ci_low"] for k in labels],
                           "ci_high": [summary[k]["ci_high"] for k in labels]},
@@ -223,7 +204,9 @@ def _first_player(rounds, summary, outdir) -> dict:
                           "later: the previous round's loser starts)", None)
         figures.append({"file": "first_player_by_round.png",
                         "reading": "Each bar is how often the round's starter wins that round, at equal skill; "
-                                   "the dashed line is no edge."})
+                                   "the dashed line is no edge."
+                                   + (f" Round {', '.join(too_few)} left out: too few games (a model figure needs "
+                                      f"{edges.MIN_MODEL_GAMES:,})." if too_few else "")})
     mirror = {k.split("=")[1].rstrip("]"): m for k, m in summary.items()
               if k.startswith("first_player_round_win_rate[mirror=")}
     html_rows = ""

@@ -41,6 +41,7 @@ def summarize(tables, meta) -> dict:
     for seat in range(p):
         edges.put(out, f"seat_win_rate[{seat}]", seat_edges, seat)
     out.update(common.win_rate_metrics(players))
+    out.update(common.win_rate_vs_field_metrics(players, "game"))
     out.update(common.meta_game_metrics(strategy, win, names,
                                         common.head_to_head(strategy, [extra["vt_total"], win], names)))
     out["vt_total"] = stats.mean(players["vt_total"])
@@ -196,7 +197,7 @@ def _seats(tables, meta, summary, outdir) -> dict:
     p = _players_count(tables, meta)
     keys = [f"seat_win_rate[{seat}]" for seat in range(p)]
     head = [summary.get(k) for k in keys]
-    if any(m is None for m in head):
+    if any(m is None or edges.too_few(m) for m in head):
         return {"title": "Does the seat matter?", "text": "Too few games to measure seat effects."}
     table = pd.DataFrame({"rate": [m["estimate"] for m in head], "ci_low": [m["ci_low"] for m in head],
                           "ci_high": [m["ci_high"] for m in head]}, index=pd.Index(range(p), name="seat"))

@@ -40,6 +40,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     by_strategy = players.groupby("strategy", observed=True)["win_share"].agg(["sum", "size"])
     for name, row in by_strategy.iterrows():
         out[f"win_rate[{name}]"] = rate(row["sum"], row["size"])
+    out.update(common.win_rate_vs_field_metrics(players, "game"))
     out["rounds_per_game"] = mean(games["rounds"])
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
     out["round_cap_rate"] = rate(int((games["end_reason"] == END["round_cap"]).sum()), n)
@@ -251,6 +252,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     # 1. first player and seats, at equal skill (mirror games, else the model; see analysis.edges)
     def metric_bars(prefix, labels, path, title):
         ms = [summary.get(f"{prefix}[{k}]") or {} for k in range(P)]
+        ms = [{} if edges.too_few(m) else m for m in ms]  # too few games for a model figure: no bar
         est, lo, hi = (np.array([m.get(f, np.nan) for m in ms], dtype=float) for f in ("estimate", "ci_low", "ci_high"))
         fig, ax = new_figure()
         _bars(ax, labels, est * 100, lo * 100, hi * 100)

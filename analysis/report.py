@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import findings as findings_mod
+from analysis.models import MIN_MODEL_GAMES
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
@@ -150,9 +151,16 @@ def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
+    if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
+        return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
     if name.startswith("strength["):
+        if m.get("bound") in ("upper", "lower"):  # the data bound it on one side only
+            return f"{'below' if m['bound'] == 'upper' else 'above'} {est:+.0f} Elo (one-sided 95% bound)"
         return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
     if name.startswith("nash_weight["):
+        span = m.get("range_low"), m.get("range_high")
+        if None not in span and span[1] - span[0] > 1e-6:  # the equilibrium is not unique
+            return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
     is_rate = "rate" in name or name == "balance"
     if is_rate:
@@ -176,7 +184,7 @@ LABELS = {
     "minutes_per_match": "Minutes per match",
     "minutes_per_game": "Minutes per game (at the configured pace)",
     "picks_per_game": "Action steps per game",
-    "balance": "Balance (1 - largest seat gap at equal strategies)",
+    "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
     "score_margin": "Winning margin of a round (rupees)",
@@ -185,12 +193,15 @@ LABELS = {
     "round_cap_rate": "Game reaches the round cap",
     "coins_short_rate": "Game needs more coins than the box holds",
 }
-_PREFIXES = {"win_rate": "{} wins (share of its games)", "strength": "{}'s strength (Elo)",
+_PREFIXES = {"win_rate": "{} wins (share of its games, its own mirror games included)",
+             "win_rate_vs_field": "{} wins against the other strategies (its mirror games left out)",
+             "strength": "{}'s strength (Elo)",
              "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
              "position_win_rate": "Player {} seats after the round-1 first player wins",
              "decisive_rate": "Winner changes without {}"}
 _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
-             "heuristic": "in heuristic-only games", "expert": "in search-only games"}
+             "heuristic": "in heuristic-only games", "expert": "in search-only games",
+             "certain": "certain changes only", "ambiguous": "unfinished without it (counted as half)"}
 
 
 def plain_name(name: str, labels: dict | None = None) -> str:
@@ -228,7 +239,7 @@ def _in_headline_table(name: str, headlines) -> bool:
     if not headlines or name in headlines:
         return True
     base = name.partition("[")[0]
-    return name.count("[") == 1 and base in ("win_rate", "strength", "nash_weight", "seat_win_rate",
+    return name.count("[") == 1 and base in ("win_rate", "win_rate_vs_field", "strength", "nash_weight", "seat_win_rate",
                                               "position_win_rate")
 
 

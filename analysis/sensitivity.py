@@ -14,7 +14,7 @@ from analysis.report import CSS, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
-MOST = 0.6          # the leading knobs named are the fewest whose importance sums to this share of the total
+MOST = 0.6          # Sobol: the leading knobs named are the fewest whose importance sums to this share
 MAX_LEADERS = 3
 BARELY = 0.1        # a knob under this fraction of the largest importance (or under the noise) barely matters
 SOBOL_BARELY = 0.05  # total-order index under which a knob barely matters (Saltelli's rule of thumb)
@@ -33,6 +33,37 @@ def fmt_effect(metric: str, value: float) -> str:
     return f"{value * 100:.1f} points" if "rate" in metric else f"{value:.3g}"
 
 
+def fmt_signed(metric: str, value: float) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value * 100:+.1f}" if "rate" in metric else f"{value:+.3g}"
+
+
+def _interval(metric: str, row) -> str:
+    unit = " points" if "rate" in metric else ""
+    return (f"{fmt_signed(metric, row['effect_across_range'])}{unit} (95% CI {fmt_signed(metric, row['effect_ci_low'])}"
+            f" to {fmt_signed(metric, row['effect_ci_high'])})")
+
+
+def supported(row) -> bool:
+    """Whether the change across the knob's range has a sign its 95% interval supports."""
+    low, high = row.get("effect_ci_low", math.nan), row.get("effect_ci_high", math.nan)
+    return bool(math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0))
+
+
+def _effect_sentence(metric: str, row) -> str:
+    """What moving a knob from the low to the high end of its range does, only as far as the interval supports."""
+    if supported(row):
+        way = "raises" if row["effect_across_range"] > 0 else "lowers"
+        return f"raising {row['knob']} across its range ({row['range']}) {way} it: {_interval(metric, row)}"
+    return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}) but not one way we can tell: its "
+            f"change across its range ({row['range']}) is {_interval(metric, row)}")
+
+
+def _across(metric: str, row) -> str:
+    return f"{row['knob']} ({row['range']}: {_interval(metric, row)} across its range)"
+
+
 def _direction(row) -> str:
     if row["mu_star"] <= 0:
         return "none"
@@ -40,12 +71,18 @@ def _direction(row) -> str:
     return "raises" if ratio > MONOTONE else "lowers" if ratio < -MONOTONE else "mixed"
 
 
-def barely_threshold(rows: pd.DataFrame, method: str) -> float:
+def knob_noise(rows: pd.DataFrame) -> pd.Series:
+    """Each knob's noise level (its steps' mu* from the games' noise alone; 0 where unknown)."""
+    if "noise" not in rows:
+        return pd.Series(0.0, index=rows.index)
+    return rows["noise"].astype(float).fillna(0.0)
+
+
+def barely_threshold(rows: pd.DataFrame, method: str):
+    """Per knob: at or under this, it barely matters (a tenth of the largest mu*, or its own noise)."""
     if method != "morris":
         return SOBOL_BARELY
-    noise = rows["noise"].iloc[0] if "noise" in rows else math.nan
-    top = rows["mu_star"].max()
-    return max(BARELY * top, noise if math.isfinite(noise) else 0.0)
+    return np.maximum(BARELY * rows["mu_star"].max(), knob_noise(rows))
 
 
 def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
@@ -59,35 +96,35 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         return f"{metric} is undefined at too many design points to analyse."
     limit = barely_threshold(rows, method)
     low = _score(method)[1]
-    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
-    noise = noise if math.isfinite(noise) else 0.0
-    # a mover's whole interval clears the noise; one at or under the limit barely matters
+    noise = knob_noise(rows) if method == "morris" else 0.0
+    # a mover's whole interval clears its own noise; one at or under the limit barely matters
     movers = rows[(rows[score] > limit) & (rows[low] > noise)]
-    barely = rows[rows[score] <= limit]
+    # "barely matters" only where the whole interval says so (Sobol: the estimate, as SALib's rule of thumb)
+    barely = rows[rows[_score(method)[2] if method == "morris" else score] <= limit]
+    unresolved = rows[~rows.index.isin(movers.index) & ~rows.index.isin(barely.index)]
     if movers.empty:
         top = rows.head(2)
         if method == "morris":
             return (f"No knob clearly moves {metric} beyond the noise of its games (about "
-                    f"{fmt_effect(metric, noise)}): the largest, {_join(top['knob'])}, move it by about "
-                    f"{_join([fmt_effect(metric, v) for v in top[score]])} across their ranges.")
+                    f"{fmt_effect(metric, float(np.median(noise)))}); the largest: " + _join([_across(metric, r) for _, r in top.iterrows()])
+                    + ".")
         return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
     total = rows[score].clip(lower=0).sum()
+    # every knob that clearly moves it is named (up to MAX_LEADERS), however much the first explains
     leaders, share = [], 0.0
     for _, row in movers.iterrows():
         leaders.append(row)
         share += max(row[score], 0) / total if total > 0 else 0
-        if share >= MOST or len(leaders) == MAX_LEADERS:
+        if (share >= MOST and method != "morris") or len(leaders) == MAX_LEADERS:
             break
     names = _join([r["knob"] for r in leaders])
     one = len(leaders) == 1
     if method == "morris":
         lead = (f"{names} {'explains' if one else 'explain'} most of {metric}" if share >= 0.5
                 else f"{names} {'moves' if one else 'move'} {metric} most")
-        sizes = _join([fmt_effect(metric, r["mu_star"]) for r in leaders])
-        text = (f"{lead} ({share:.0%} of the summed mu*; across {'its range it moves' if one else 'their ranges they move'}"
-                f" it by about {sizes}{'' if one else ' respectively'})")
-        ways = [f"raising {r['knob']} {_direction(r)} it" for r in leaders if _direction(r) in ("raises", "lowers")]
-        text += ("; " + _join(ways) if ways else "") + "."
+        text = f"{lead} ({share:.0%} of the summed mu*): " + "; ".join(_effect_sentence(metric, r) for r in leaders)
+        more = len(movers) - len(leaders)
+        text += (f"; {more} more clearly move{'s' if more == 1 else ''} it (sensitivity.csv)" if more else "") + "."
     else:
         text = (f"{names} {'explains' if one else 'explain'} most of the variance of {metric} (total-order index "
                 f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
@@ -95,6 +132,13 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         listed = list(barely["knob"])  # in rank order
         shown = _join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
         text += f" {shown} barely matter{'s' if len(listed) == 1 else ''}."
+    if method == "morris" and not movers.empty:
+        others = [r for _, r in unresolved.iterrows() if r["knob"] not in {x["knob"] for x in leaders}]
+        if others:
+            text += (" These games cannot tell how much " + _join([r["knob"] for r in others])
+                     + f" matter{'s' if len(others) == 1 else ''} (mu* "
+                     + _join([f"{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}"
+                              for r in others]) + ").")
     return text
 
 
@@ -118,19 +162,20 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     # Morris effects are changes in the figure: rates in percentage points, as in the table beside the chart
     scale = 100.0 if method == "morris" and "rate" in metric else 1.0
     est = rows[score].to_numpy(dtype=float) * scale
-    err = np.vstack([est - rows[low].to_numpy(dtype=float) * scale, rows[high].to_numpy(dtype=float) * scale - est])
+    err = np.clip(np.vstack([est - rows[low].to_numpy(dtype=float) * scale,
+                             rows[high].to_numpy(dtype=float) * scale - est]), 0, None)
     ax.barh(y, est, color=colors, xerr=err, error_kw={"ecolor": "#323f4b", "capsize": 3, "lw": 1})
     ax.set_yticks(y, [f"{k} ({ranges[k]})" for k in rows["knob"]], fontsize=8)
-    noise = rows["noise"].iloc[0] if method == "morris" else math.nan
-    if math.isfinite(noise) and noise > 0:
-        ax.axvline(noise * scale, color="#52606d", ls="--", lw=1, label="noise level (no common random numbers)")
+    noise = knob_noise(rows).to_numpy() * scale if method == "morris" else np.zeros(0)
+    if (noise > 0).any():  # each knob's own: a one-unit step of a many-unit knob magnifies its noise
+        ax.scatter(noise, y, marker="|", s=260, color="#52606d", zorder=3, label="noise level of its steps")
     if method == "morris":
         from matplotlib.patches import Patch
         handles = [Patch(color=ACCENT, label="raising the knob raises it"),
                    Patch(color=LOWERS, label="raising the knob lowers it"),
                    Patch(color=NEUTRAL, label="both ways")]
-        if math.isfinite(noise) and noise > 0:
-            handles.append(ax.get_lines()[-1])
+        if (noise > 0).any():
+            handles.append(ax.collections[-1])
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
         unit = " (percentage points)" if scale == 100.0 else ""
@@ -142,8 +187,8 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     ax.set_xlim(left=0)
     save(fig, path)
     return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "
-            "bootstrap interval" + (", the dashed line the noise level of the games" if math.isfinite(noise)
-                                    else "") + ".")
+            "bootstrap interval" + (", the grey tick each knob's noise level (the mu* its steps would show "
+                                    "from the games' noise alone)" if (noise > 0).any() else "") + ".")
 
 
 def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[str]:
@@ -187,11 +232,15 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
                      + ".</p>")
     parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
     if method == "morris":
-        parts.append("<p class='meta'>mu* is the mean absolute elementary effect: about how much the figure "
-                     "changes when the knob moves from the low to the high end of its range (a linear reading of "
-                     "steps of 2/3 of the range, for 4 levels). mu is the same with signs (its sign says which way the "
-                     "knob pushes), sigma the spread of the effects (large: the knob interacts with others or "
-                     "bends). Intervals are SALib's 95% bootstrap intervals over the trajectories.</p>")
+        parts.append("<p class='meta'>mu* is the mean absolute elementary effect: the figure's change at one step "
+                     "of a knob, divided by the step as played (after rounding to whole numbers) as a share of its "
+                     "range, so it reads as a change across the whole range. A knob with few whole values is played "
+                     "at each of them, one unit at a time. mu is the same with signs, sigma the spread of the "
+                     "effects (large: the knob interacts with others or bends). The change across the range is "
+                     "the figure's change from the knob's lowest value to its highest (for a few-valued knob the sum "
+                     "of its units' mean changes; else mu). Every design point plays the same deals, so the 95% "
+                     "intervals resample the games (the same games at every point) and the trajectories; the "
+                     "grey tick is each knob's noise level, the mu* the games' noise alone gives its steps.</p>")
     else:
         parts.append("<p class='meta'>ST (total-order index) is the share of the figure's variance the knob "
                      "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "
@@ -214,11 +263,13 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
 
 def _table(metric, rows, method, ranges) -> str:
     if method == "morris":
-        head = "<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>mu</th><th>sigma</th></tr>"
+        head = ("<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>change across the range "
+                "(95% interval)</th><th>mu</th><th>sigma</th></tr>")
         body = "".join(
             f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td>"
             f"<td>{fmt_effect(metric, r['mu_star'])}</td>"
             f"<td>{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}</td>"
+            f"<td>{html.escape(_interval(metric, r)) if 'effect_across_range' in r else 'n/a'}</td>"
             f"<td>{fmt_effect(metric, r['mu'])}</td><td>{fmt_effect(metric, r['sigma'])}</td></tr>"
             for _, r in rows.iterrows())
     else:

@@ -64,9 +64,12 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
 
     Seats rotate game by game, so every strategy sits in every seat equally often and seat effects
     separate from strategy effects. Two players: blocks of two games play one pairing both ways round.
-    More players: seat s of game g plays choice (g // p + s) mod c, rotated by g mod p. Round-robin (-s all)
-    with more players alternates blocks of p such games with blocks of mirror games (every seat the same
-    choice, each choice in turn), so seat effects can be measured at equal skill.
+    More players: blocks of p games play one line-up of choices, rotated by g mod p. The line-ups are c
+    consecutive choices (block + s) mod c while that lets every pair of choices meet (c <= 2p - 1); with more
+    choices every p-choice combination in turn (itertools.combinations order), since consecutive windows would
+    leave the pairs c/2 apart never meeting. Round-robin (-s all) with more players alternates blocks of p such
+    games with blocks of mirror games (every seat the same choice, each choice in turn), so seat effects can be
+    measured at equal skill.
     """
     g = np.arange(start, stop, dtype=np.int64)
     p, c = plan.players, len(plan.choices)
@@ -80,10 +83,15 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
     seats = np.arange(p, dtype=np.int64)
     block = g // p
     if plan.round_robin:  # every second block of p games is a mirror game (every seat one strategy)
-        offset, mirror = (block // 2) % c, (block % 2) == 1
+        turn, mirror = block // 2, (block % 2) == 1
     else:
-        offset, mirror = block % c, np.zeros(len(g), dtype=bool)
-    base = (offset[:, None] + seats[None, :]) % c
+        turn, mirror = block, np.zeros(len(g), dtype=bool)
+    offset = turn % c
+    if c <= 2 * p - 1:  # consecutive windows already bring every pair together
+        base = (offset[:, None] + seats[None, :]) % c
+    else:
+        combos = np.array(list(itertools.combinations(range(c), p)), dtype=np.int64)
+        base = combos[turn % len(combos)]
     base[mirror] = offset[mirror][:, None]
     shift = (g % p)[:, None]
     return np.take_along_axis(base, (seats[None, :] - shift) % p, axis=1)

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from SALib.analyze import morris as morris_analyze, sobol as sobol_analyze
+from SALib.analyze import sobol as sobol_analyze
 from SALib.sample import morris as morris_sample, sobol as sobol_sample
 
+from sim import effects
 from sim.config import _suggest, set_value
 from sim.errors import ConfigError, UserError
 
@@ -44,6 +45,7 @@ RESAMPLES = 1000
 MAX_GAMES_PER_POINT = 5_000_000  # a point's games are played and summarised in memory, as a sweep variant's
 MAX_POINTS = 20_000      # design points (blocks x points a block); SALib samples SPARE_BLOCKS times as many rows
 MAX_LEVELS = 100         # Morris grid levels: 4 is usual, more than a knob has distinct values adds nothing
+GAME_BLOCKS = 20         # blocks of game ids a point's games are resampled in (each costs one summary of its games)
 
 
 def _is_number(value) -> bool:
@@ -73,6 +75,24 @@ class Factor:
         if self.scales_list:
             return [_round_half_up(v * x) if self.integer else round(v * x, 9) for v in self.default]
         return _round_half_up(x) if self.integer else round(float(x), 9)
+
+    @property
+    def whole_values(self) -> int:
+        """How many whole values a few-valued knob takes (each played, one unit at a time); 0 for other knobs."""
+        return effects.few_values(self.integer, self.scales_list, self.value(self.low), self.value(self.high))
+
+    def played(self, x: float) -> float:
+        """The knob's value as played: the number itself, or for a stack the scale its rounded tokens sum to."""
+        value = self.value(x)
+        if not self.scales_list:
+            return float(value)
+        total = sum(self.default)
+        return sum(value) / total if total else float(x)
+
+    def position(self, x: float) -> float:
+        """Where the value as played lies in the knob's range: 0 at the low end, 1 at the high end."""
+        low, high = self.played(self.low), self.played(self.high)
+        return (self.played(x) - low) / (high - low) if high != low else 0.0
 
     def describe_range(self) -> str:
         if self.scales_list:
@@ -326,6 +346,8 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     for attempt in range(MAX_SAMPLED // SPARE_BLOCKS):
         if method == "morris":
             X = morris_sample.sample(prob, blocks * SPARE_BLOCKS, num_levels=levels, seed=seed + attempt)
+            few = [(i, f.value(f.low), f.whole_values) for i, f in enumerate(factors) if f.whole_values]
+            X = effects.align_whole_levels(X, size, few, seed + attempt)
         else:  # Sobol sequences balance best in powers of two
             X = sobol_sample.sample(prob, 2 ** math.ceil(math.log2(blocks * SPARE_BLOCKS)),
                                     calc_second_order=False, seed=seed + attempt)
@@ -350,15 +372,19 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
     return design
 
 
-def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None
-            ) -> pd.DataFrame:
-    """One row per metric and knob: SALib's estimates with 95% bootstrap intervals, ranked. A metric missing
-    at some point (NaN) is analysed on the blocks where it is defined."""
+def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None,
+            blocks: dict[str, np.ndarray] | None = None, se: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """One row per metric and knob, ranked, with 95% bootstrap intervals. Morris: elementary effects with the
+    steps as played and `effect_across_range` (sim.effects), the games resampled through `blocks` (per point,
+    per block of game ids: (sum, count)) where a metric has them, else through the points' standard errors `se`
+    as independent noise; `noise` overrides the noise level computed from them. Sobol: SALib's indices. A metric
+    missing at some point (NaN) is analysed on the blocks where it is defined."""
     prob, size = problem(design.factors), design.size
     morris = design.method == "morris"
-    # SALib's estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
+    # the estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
     # half-width
     keys = ("mu_star", "mu_star_conf", "mu", "sigma") if morris else ("ST", "ST_conf", "S1", "S1_conf")
+    few = [f.whole_values for f in design.factors]
     rows = []
     for metric, y in values.items():
         y = np.asarray(y, dtype=float)
@@ -366,22 +392,43 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
         idx = np.concatenate([np.arange(b * size, (b + 1) * size) for b in whole]) if whole else np.arange(0)
         Y = y[idx]
         status = "too few points" if len(whole) < 2 else "constant" if np.ptp(Y) == 0 else "ok"
+        extra = {}
         if status != "ok":
             est = np.zeros((len(keys), len(design.factors)))
+            low, high = est[0], est[0]
+            level = np.zeros(len(design.factors))
+            extra = {"effect_across_range": est[0], "effect_ci_low": est[0], "effect_ci_high": est[0]}
+        elif morris:
+            X = design.X[idx]
+            position = np.array([[f.position(x) for f, x in zip(design.factors, row)] for row in X])
+            found = effects.analyse_metric(
+                effects.Effects(X, size, position, few), Y,
+                None if blocks is None or blocks.get(metric) is None else blocks[metric][idx],
+                None if se is None or se.get(metric) is None else np.asarray(se[metric], dtype=float)[idx], seed)
+            point, lo, hi = found["estimate"].T, found["low"].T, found["high"].T   # (4, knobs)
+            # resampled games add their noise to |effect|, so mu*'s bootstrap can sit above the estimate: the
+            # interval is widened to hold it
+            low, high = np.clip(np.fmin(lo[0], point[0]), 0, None), np.fmax(hi[0], point[0])  # mu* >= 0
+            est = [point[0], (high - low) / 2, point[1], point[2]]
+            level = found["noise"]
+            extra = {"effect_across_range": point[3], "effect_ci_low": lo[3], "effect_ci_high": hi[3]}
         else:
-            r = (morris_analyze.analyze(prob, design.X[idx], Y, num_resamples=RESAMPLES, conf_level=0.95,
-                                        num_levels=design.levels, seed=seed) if morris else
-                 sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES, conf_level=0.95,
-                                       seed=seed))
+            r = sobol_analyze.analyze(prob, Y, calc_second_order=False, num_resamples=RESAMPLES, conf_level=0.95,
+                                      seed=seed)
             est = [np.asarray(r[k]) for k in keys]
+            low, high = np.maximum(0.0, est[0] - est[1]), est[0] + est[1]
+        if morris and noise and metric in noise:
+            level = np.full(len(design.factors), noise[metric])
         for i, f in enumerate(design.factors):
             score, conf, third, fourth = (float(e[i]) for e in est)
             row = {"metric": metric, "blocks": len(whole), "knob": f.key, "range": f.describe_range(), "low": f.low,
                    "high": f.high, "whole_numbers": f.integer, "scales_list": f.scales_list, keys[0]: score,
-                   keys[1]: conf, f"{keys[0]}_low": max(0.0, score - conf), f"{keys[0]}_high": score + conf,
+                   keys[1]: conf, f"{keys[0]}_low": float(low[i]), f"{keys[0]}_high": float(high[i]),
                    keys[2]: third, keys[3]: fourth}
             if morris:
-                row["noise"] = (noise or {}).get(metric, math.nan)
+                row.update({name: float(v[i]) for name, v in extra.items()})
+                row["values_played"] = f.whole_values or None
+                row["noise"] = float(level[i])
             rows.append({**row, "status": status})
     table = pd.DataFrame(rows)
     if len(table):
@@ -423,6 +470,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
     from tqdm import tqdm
 
+    from analysis.paired import block_statistics
     from analysis.report import summary_for
     from analysis.sensitivity import build_sensitivity_report
     from sim import results
@@ -447,6 +495,7 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     results.check_output(out)
     staging = results.begin(out, meta)
     summaries: dict[str, dict] = {}
+    game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
     bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
                desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
     interrupted = False
@@ -455,9 +504,14 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
             assign = json.loads(label)
             cfg = spec.validate(assign_config(base, assign), players)
             tables, _ = execute(spec, cfg, plan, jobs=jobs, progress=False)
-            summaries[label] = summary_for(tables, _meta(spec, players, plan, cfg))
-            if len(summaries) == 1:
-                metrics = _check_metrics(metrics, summaries[label], spec.name, staging)
+            point_meta = _meta(spec, players, plan, cfg)
+            summary = summary_for(tables, point_meta)
+            if not summaries:
+                metrics = _check_metrics(metrics, summary, spec.name, staging)
+            if method == "morris":
+                found = block_statistics(tables, point_meta, summary, blocks=GAME_BLOCKS)
+                game_blocks[label] = {m: found[m] for m in metrics if m in found}
+            summaries[label] = summary
             bar.update(n_games)
             bar.set_postfix(points=f"{len(summaries)}/{len(distinct)}", refresh=False)
     except (RunInterrupted, KeyboardInterrupt):
@@ -477,9 +531,12 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
                         f"whole pair of {BLOCK_WORDS[method]}; their figures are in {staging / 'points.csv'}")
     analysed = points[points["analysed"]]
     values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
-    noise = {m: noise_level(float(analysed[f"{m}.se"].median()), design.levels) for m in metrics} \
-        if method == "morris" else {}
-    table = analyse(replace(design, X=design.X[: done * size]), values, seed, noise)
+    played = [labels[i] for i in range(done * size)]
+    # a metric is resampled game by game only where every point has its block sums; else through its errors
+    blocks = {m: np.stack([game_blocks[label][m] for label in played]) for m in metrics
+              if all(m in game_blocks.get(label, {}) for label in played)}
+    se = {m: analysed[f"{m}.se"].to_numpy(dtype=float) for m in metrics}
+    table = analyse(replace(design, X=design.X[: done * size]), values, seed, blocks=blocks, se=se)
     table.to_csv(staging / "sensitivity.csv", index=False)
     meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
             "points_finished": len(summaries), "games_played": len(summaries) * n_games}

@@ -55,8 +55,9 @@ def test_mohur_blowout_is_decided_by_nothing():
                      taken_cloth_1=3, tokens_cloth_1=3)
     games, rounds = _mohur([blowout, {**blowout, "round": 2}], 1)
     s = D.mohur_metrics(games, rounds, MOHUR_CFG)
-    assert set(s) == {f"{k}[{src}]" for k in ("decisive_rate", "decisive_round_rate")
-                      for src in ["coin_token", "bonus_tokens"] + [f"goods_{g}" for g in GOODS]}
+    sources = ["coin_token", "bonus_tokens"] + [f"goods_{g}" for g in GOODS]
+    assert set(s) == ({f"{k}[{src}]" for k in ("decisive_rate", "decisive_round_rate") for src in sources}
+                      | {f"decisive_rate[{src}][{part}]" for src in sources for part in ("certain", "ambiguous")})
     assert all(m["estimate"] == 0 for m in s.values())
     assert s["decisive_rate[coin_token]"]["n"] == 1 and s["decisive_round_rate[coin_token]"]["n"] == 2
 
@@ -104,6 +105,27 @@ def test_mohur_match_level_replays_the_seals():
     assert s["decisive_rate[coin_token]"]["estimate"] == pytest.approx(1.5 / 4)
     assert s["decisive_round_rate[coin_token]"]["estimate"] == pytest.approx(3 / 10)  # rounds 1.2, 2.1, 3.2
     assert s["decisive_rate[goods_gold]"]["estimate"] == pytest.approx(1.5 / 4)  # match 2 flips, 3 unfinished
+    # the two parts: one match surely changes (match 2), one is left unfinished (match 3); the figure lies between
+    assert s["decisive_rate[coin_token][certain]"]["estimate"] == pytest.approx(1 / 4)
+    assert s["decisive_rate[coin_token][ambiguous]"]["estimate"] == pytest.approx(1 / 4)
+
+
+def test_sources_are_ranked_on_the_certain_part_and_overlaps_are_said():
+    """The audit's case: the coin token decides 6.25% surely plus 6.64% unfinished (9.6% counting halves); bonus
+    tokens outrank it only through the half-counting. Ranked on the certain part, and the overlap is named."""
+    def fig(est, lo=None, hi=None):
+        return {"estimate": est, "ci_low": est - 0.005 if lo is None else lo, "ci_high": est + 0.005, "n": 4000}
+    summary = {"decisive_rate[coin_token]": fig(0.0957), "decisive_rate[coin_token][certain]": fig(0.0625),
+               "decisive_rate[coin_token][ambiguous]": fig(0.0664),
+               "decisive_rate[bonus_tokens]": fig(0.0990), "decisive_rate[bonus_tokens][certain]": fig(0.0500),
+               "decisive_rate[bonus_tokens][ambiguous]": fig(0.0980),
+               "decisive_rate[goods_leather]": fig(0.0010), "decisive_rate[goods_leather][certain]": fig(0.0010),
+               "decisive_rate[goods_leather][ambiguous]": fig(0.0)}
+    table = D.ranked(D._table(summary, "decisive_rate", D.mohur_labels()))
+    assert list(table["source"]) == ["coin_token", "bonus_tokens", "goods_leather"]
+    assert D.overlapping(table) == [("coin token", "bonus tokens")]
+    text = D._reading(table, "matches")
+    assert "6.2% surely" in text and "cannot order coin token and bonus tokens" in text
 
 
 def test_mohur_results_without_token_counts_have_no_decisive_figures():
@@ -303,7 +325,7 @@ def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
     a = json.loads((full / "summary.json").read_text())
     b = json.loads((agg / "summary.json").read_text())
     names = [k for k in a if k.startswith(("decisive_rate[", "decisive_round_rate["))]
-    assert len(names) == 16
+    assert len(names) == 32  # 8 sources: rounds, matches, and the matches' certain and ambiguous parts
     for name in names:
         assert b[name] == pytest.approx(a[name], rel=1e-12), name
     assert "What decides games" in (full / "report.html").read_text()

@@ -74,8 +74,9 @@ def test_strengths_recover_planted_elo_including_a_strategy_that_never_wins():
     mirror = pick[:, 0] == pick[:, 1]
     assert win[~mirror][pick[~mirror] == 3].sum() == 0  # the planted truth as described: d never wins
     table = models.strengths(models.fit_luce(pick[~mirror], win[~mirror], list("abcd"), None, 2))
-    assert np.isfinite(table.to_numpy(dtype=float)).all()
-    assert list(table.index) == ["a", "b", "c", "d"]
+    assert np.isfinite(table[["elo", "ci_high"]].to_numpy(dtype=float)).all()
+    assert np.isfinite(table.loc[["a", "b", "c"], "ci_low"]).all() and np.isnan(table.loc["d", "ci_low"])
+    assert list(table.index) == ["a", "b", "c", "d"] and table.loc["d", "bound"] == "upper"
     assert table.loc["d", "ci_high"] < table.loc["c", "elo"] - 500
     # the differences among the others lie within their intervals' reach (about 3 standard errors)
     for x, y in (("a", "b"), ("b", "c"), ("a", "c")):
@@ -239,6 +240,109 @@ def test_meta_game_metrics_on_two_player_games():
     assert out["strength[a]"]["estimate"] > out["strength[b]"]["estimate"] > out["strength[c]"]["estimate"]
 
 
+def test_a_strength_the_data_bound_on_one_side_is_flagged_with_a_bound_from_the_data():
+    """d never wins: its strength is flagged `bound: upper` and given as the Elo at which winning none of its
+    games has probability 5%: true (d is far below it) at 6,000 and 50,000 games alike, not the prior's value."""
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])
+    bounds = []
+    for n in (6000, 50000):
+        pick, win = _two_player_games(np.random.default_rng(3), elo / models.ELO, n)
+        mirror = pick[:, 0] == pick[:, 1]
+        fit = models.fit_luce(pick[~mirror], win[~mirror], list("abcd"), None, 2)
+        out = models.strength_metrics(models.strengths(fit))
+        d = out["strength[d]"]
+        assert d["bound"] == "upper" and d["ci_low"] is None and d["ci_high"] == d["estimate"]
+        assert "bound" not in out["strength[a]"] and out["strength[a]"]["ci_low"] is not None
+        assert elo[3] - elo[1] < d["estimate"] - out["strength[b]"]["estimate"]  # the truth lies below the bound
+        # the record's chance at the bound is 5%: 0 wins in n_d games against the others at their strengths
+        bounds.append(d["estimate"])
+    assert bounds[1] < bounds[0] < -1000  # more games, a tighter bound; both true statements
+    # one that always wins is bounded from below
+    pick, win = _two_player_games(np.random.default_rng(4), np.array([2500.0, 0.0, -100.0]) / models.ELO, 6000)
+    mirror = pick[:, 0] == pick[:, 1]
+    table = models.strengths(models.fit_luce(pick[~mirror], win[~mirror], list("abc"), None, 2))
+    assert table.loc["a", "bound"] == "lower" and np.isnan(table.loc["a", "ci_high"])
+    assert table.loc["a", "elo"] < 2500 + 50
+
+
+def test_one_sided_strength_bound_holds_about_95_percent_of_the_time():
+    """A planted strategy 900 Elo below b, in runs small enough that it often wins nothing: whenever it is
+    flagged, its bound lies above the truth in at least ~95% of runs."""
+    beta = np.array([0.0, -900.0]) / models.ELO
+    flagged, wrong = 0, 0
+    for rep in range(300):
+        rng = np.random.default_rng(900 + rep)
+        pick = np.tile([0, 1], (150, 1))
+        pick[1::2] = pick[1::2, ::-1]
+        p0 = expit(beta[pick[:, 0]] - beta[pick[:, 1]])
+        w0 = (rng.random(len(pick)) < p0).astype(float)
+        table = models.strengths(models.fit_luce(pick, np.stack([w0, 1 - w0], axis=1), ["b", "d"], None, 2))
+        if table.loc["d", "bound"] == "upper":
+            flagged += 1
+            wrong += (table.loc["d", "elo"] - table.loc["b", "elo"]) < -900
+    assert flagged > 100 and wrong / flagged <= 0.07
+
+
+def test_equilibrium_set_ranges_unique_and_continuum():
+    rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+    low, high = models.equilibrium_ranges(rps)
+    assert low == pytest.approx([1 / 3] * 3, abs=1e-6) and high == pytest.approx([1 / 3] * 3, abs=1e-6)
+    # c beats g, g beats r, c and r exactly even: every mix of c and r with r <= 1/3 is an equilibrium
+    a = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.4], [0.0, -0.4, 0]])
+    low, high = models.equilibrium_ranges(a)
+    assert low == pytest.approx([2 / 3, 0, 0], abs=1e-6) and high == pytest.approx([1, 0, 1 / 3], abs=1e-6)
+
+
+def _records(rate: np.ndarray, names, games=4000):
+    n = pd.DataFrame(float(games), index=names, columns=names)
+    return pd.DataFrame(rate, index=names, columns=names) * n, n
+
+
+def test_nash_weight_gives_the_range_over_a_continuum_of_equilibria_and_never_a_false_one_one():
+    names = ["condition", "greedy", "random"]
+    wins, n = _records(np.array([[0.5, 0.7, 0.5], [0.3, 0.5, 0.9], [0.5, 0.1, 0.5]]), names)
+    out = models.nash_metrics(models.nash_table(wins, n, reps=50), 12000)
+    assert out["nash_unique"] is False
+    c, r = out["nash_weight[condition]"], out["nash_weight[random]"]
+    assert (c["range_low"], c["range_high"]) == pytest.approx((2 / 3, 1), abs=1e-6)
+    assert (r["range_low"], r["range_high"]) == pytest.approx((0, 1 / 3), abs=1e-6)
+    assert c["ci_low"] <= 2 / 3 + 1e-6 and r["ci_high"] >= 1 / 3 - 1e-6  # the interval spans the set
+    # a unique answer keeps its exact interval
+    wins, n = _records(np.array([[0.5, 0.7, 0.6], [0.3, 0.5, 0.9], [0.4, 0.1, 0.5]]), names)
+    out = models.nash_metrics(models.nash_table(wins, n, reps=50), 12000)
+    assert out["nash_unique"] is True
+    c = out["nash_weight[condition]"]
+    assert c["estimate"] == c["range_low"] == c["range_high"] == c["ci_low"] == c["ci_high"] == 1.0
+
+
+def test_an_unmeasured_pair_is_unknown_not_even():
+    names = ["condition", "greedy", "random"]
+    wins, n = _records(np.array([[0.5, 0.7, 0.5], [0.3, 0.5, 0.9], [0.5, 0.1, 0.5]]), names)
+    n.loc["condition", "random"] = n.loc["random", "condition"] = 0
+    wins.loc["condition", "random"] = wins.loc["random", "condition"] = 0
+    assert models.unmeasured_pairs(n) == [("condition", "random")]
+    with pytest.raises(ValueError, match="never met"):
+        models.nash_table(wins, n)
+    # three players, every pair meets only through the line-ups: the summary says which cell is unknown
+    strategy = np.array([[0, 1, 1], [1, 2, 2], [0, 1, 1], [2, 1, 1]])
+    win = np.array([[1, 0, 0], [0, 1, 0], [0, 1, 0], [1, 0, 0]], dtype=float)
+    out = common.meta_game_metrics(strategy, win, names)
+    assert out["nash_unmeasured"] == ["condition vs random"] and not [k for k in out if k.startswith("nash_w")]
+
+
+def test_every_pair_of_strategies_meets_in_a_multi_player_round_robin():
+    import itertools
+
+    from sim.runner import Plan, lineups
+    for c, p in ((6, 3), (7, 3), (9, 4), (5, 3)):
+        seats = lineups(Plan("muziris", p, 3000, 1, tuple(range(c)), 3000, True), 0, 3000)
+        met = {pair for row in seats for pair in itertools.combinations(sorted(set(row.tolist())), 2)}
+        assert len(met) == c * (c - 1) // 2, (c, p)
+        for seat in range(p):  # and every strategy sits in every seat about equally often
+            counts = np.bincount(seats[:, seat], minlength=c)
+            assert counts.max() - counts.min() <= 0.05 * counts.mean()
+
+
 # ---- readability helpers ----
 def test_plain_names_and_clipped_histograms():
     assert plain_name("first_player_round_win_rate") == "Round starter wins the round"
@@ -332,3 +436,74 @@ def test_nash_answers_a_dominant_strategy_as_the_linear_program_does():
     never_met = np.array([[0, 0.2, 0.0], [-0.2, 0, 0.1], [0.0, -0.1, 0]])
     for a in (rps, never_met):
         assert np.array_equal(models.nash_mix(a), models._nash_lp(a))
+
+
+# ---- figures that must not drift or mix populations ----
+def _mirror_matches(rng, n, seat0=0.5085, strategies=("a", "b", "c", "d")):
+    """n decided mirror matches, strategies in turn, seat 0 winning with probability `seat0` whoever plays."""
+    names = np.array(strategies)[np.arange(n) % len(strategies)]
+    winner = (rng.random(n) >= seat0).astype(int)
+    return pd.DataFrame({"winner": winner, "strategy_0": names, "strategy_1": names})
+
+
+def test_balance_does_not_drift_with_run_size():
+    """Four strategies' mirror matches, the same planted seat gap (1.7 points: balance 0.983). The worst of the
+    four per-strategy gaps would read about 0.95 at 6,000 matches and climb towards 0.98 with more; the pooled
+    figure reads the same on average at 6,000 and 50,000, the small run's interval holds the large run's estimate
+    and the two intervals overlap."""
+    means, inside = {6000: [], 50000: []}, []
+    for rep in range(40):
+        rng = np.random.default_rng(70 + rep)
+        got = {}
+        for n in means:
+            frame = _mirror_matches(rng, n)
+            got[n] = edges.balance(edges.two_seat_edges(frame, np.zeros(n, dtype=np.int64))["rates"][0])
+            means[n].append(got[n]["estimate"])
+        small, large = got[6000], got[50000]
+        inside.append(small["ci_low"] <= large["estimate"] <= small["ci_high"])
+        assert small["ci_low"] <= large["ci_high"] and large["ci_low"] <= small["ci_high"]
+        assert small["population"] == edges.MIRROR
+    assert abs(np.mean(means[6000]) - np.mean(means[50000])) < 0.006
+    assert abs(np.mean(means[50000]) - 0.983) < 0.004
+    assert np.mean(inside) >= 0.85
+
+
+def test_balance_without_mirror_matches_is_the_models_and_says_so():
+    rng = np.random.default_rng(5)
+    n = 6000
+    frame = pd.DataFrame({"winner": (rng.random(n) >= 0.6).astype(int),
+                          "strategy_0": np.where(np.arange(n) % 2, "a", "b"),
+                          "strategy_1": np.where(np.arange(n) % 2, "b", "a")})
+    b = edges.balance(edges.two_seat_edges(frame, np.zeros(n, dtype=np.int64))["rates"][0])
+    assert b["population"] == edges.MODEL and b["estimate"] == pytest.approx(0.8, abs=0.03)
+
+
+def test_win_rate_vs_field_leaves_out_the_strategys_own_mirror_games():
+    """a beats b every time; half the games are mirrors. win_rate[a] mixes in its mirrors' 50%; against the
+    field it is 100%."""
+    rows = []
+    for g in range(400):
+        kind = g % 4  # a-b, b-a, a-a, b-b
+        s0, s1 = [("a", "b"), ("b", "a"), ("a", "a"), ("b", "b")][kind]
+        winner = 0 if s0 == "a" and s1 == "b" else 1 if s1 == "a" and s0 == "b" else g % 2
+        rows.append({"match": g, "winner": winner, "strategy_0": s0, "strategy_1": s1})
+    long = common.two_player_long(pd.DataFrame(rows), "match")
+    plain, field = common.win_rate_metrics(long), common.win_rate_vs_field_metrics(long, "game")
+    assert plain["win_rate[a]"]["estimate"] == pytest.approx(0.75)
+    assert field["win_rate_vs_field[a]"]["estimate"] == 1.0 and field["win_rate_vs_field[b]"]["estimate"] == 0.0
+    assert field["win_rate_vs_field[a]"]["n"] == 200
+    assert common.win_rate_vs_field_metrics(long[~common.mirror_rows(long, "game")], "game") == {}
+
+
+def test_a_model_figure_on_too_few_games_says_so_and_is_not_plotted(tmp_path):
+    from analysis.report import fmt_metric
+    table = pd.DataFrame({"rate": [0.094, 0.906], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]})
+    tiny, enough = models.model_rate(table, 0, 1), models.model_rate(table, 0, edges.MIN_MODEL_GAMES)
+    assert tiny["too_few_games"] and edges.too_few(tiny) and not edges.too_few(enough)
+    assert fmt_metric("first_player_round_win_rate[round=4]", tiny).startswith("too few games (n = 1")
+    summary = {"first_player_round_win_rate": {"estimate": 0.55, "ci_low": 0.5, "ci_high": 0.6, "n": 900,
+                                               "population": "model"},
+               "first_player_round_win_rate[round=1]": {**enough, "n": 500},
+               "first_player_round_win_rate[round=4]": tiny}
+    section = mohur_analysis._first_player(None, summary, tmp_path)
+    assert "Round 4 left out: too few games" in section["figures"][0]["reading"]
