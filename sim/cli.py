@@ -205,9 +205,11 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
                             "give the folder it points to")
         if not staging.is_dir():
             raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
+        if not (staging / results.META).is_file():
+            raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress (no meta.json)")
+        meta = folder_meta.read(staging)  # a damaged one is said as such
         if not results.is_ours(staging):
             raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
-        meta = folder_meta.read(staging)
         kind = folder_meta.kind_of(meta)
         if kind != "run":  # each command continues only its own kind of folder
             raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
