@@ -275,6 +275,8 @@ def report(folder, out):
     from analysis.report import build_report, build_summary_report, write_atomically
     from sim import report_folder, results
     folder = Path(folder)
+    if not folder.is_dir():  # before its lock, which would make the folders above it
+        raise UserError(f"{folder}: no such folder")
     if out is not None:
         inputs.output_folder(out, staged=False)
         if Path(out).exists() and folder.exists() and Path(out).resolve() == folder.resolve():

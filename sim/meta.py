@@ -79,10 +79,12 @@ def _field(path: Path, meta: dict, key: str, check, required: bool = True):
         if required:
             raise UserError(f"{path}: no '{key}'; this is not a complete results folder, {REMAKE}")
         return None
+    value, option = meta[key], f"{path}: '{key}'"
     try:
-        return check(meta[key], f"{path}: '{key}'")
-    except UserError as exc:
-        raise UserError(f"{exc}; {REMAKE}") from None
+        return check(value, option)
+    except UserError as exc:  # the validator's reason, after its "OPTION VALUE: "
+        reason = str(exc).partition(f"{option} {value}: ")[2] or str(exc)
+        raise UserError(f"{option} is {value!r}: {reason}; {REMAKE}") from None
 
 
 def _flag(value, option: str):

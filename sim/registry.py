@@ -291,7 +291,7 @@ def saved_choice(game: str, entry, where: str) -> StrategyChoice:
                         f"{', '.join(defs)}")
     base_id, d = defs[base]
     if not isinstance(params, list) or len(params) != len(d.params):
-        raise UserError(f"{where}: params {params!r}; '{base}' takes {len(d.params)} numbers "
+        raise UserError(f"{where}: params {params!r}; {game}'s '{base}' takes {len(d.params)} numbers "
                         f"({', '.join(d.params) or 'none'})")
     heuristics = [i for i, x in enumerate(registered(game)) if not x.search]
     for param, value in zip(d.params, params):

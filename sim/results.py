@@ -187,10 +187,9 @@ def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) 
         saved = sum(1 for _ in staging.rglob("batch-*")) + sum(1 for _ in staging.glob("variant-*/" + META))
         kind, wanted = kind_of(old), kind_of(meta)
         if not old.get("partial", True) or old.get("identity") != meta.get("identity") or "identity" not in meta:
-            what = "settings" if kind == wanted else f"kind (a {kind}, not a {wanted})"
-            raise UserError(f"-o {out}: {staging} holds an interrupted {kind} with other {what} "
-                            f"({saved} saved parts); {_continue_hint(kind, out)}, or delete {staging} to start "
-                            "again")
+            what = "with other settings" if kind == wanted else f"(not a {wanted})"
+            raise UserError(f"-o {out}: {staging} holds an interrupted {kind} {what} ({saved} saved parts); "
+                            f"{_continue_hint(kind, out)}, or delete {staging} to start again")
         if keeps_parts and (not quiet or saved):
             print(f"balance-sim: continuing the interrupted run in {staging} with the same settings "
                   f"({saved} saved parts kept)", file=sys.stderr)
