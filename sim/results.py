@@ -129,8 +129,9 @@ def check_output(out: Path, kind: str, option: str = "-o") -> None:
     if not any(out.iterdir()):
         return
     if not is_ours(out):
-        raise UserError(f"{option} {out}: exists and is not a balance-sim results folder (its files were not written "
-                        "by balance-sim); choose another path")
+        noun = {"run": "results", "compare": "comparison"}.get(kind, kind)
+        raise UserError(f"{option} {out}: exists and is not a balance-sim {noun} folder (its files were not "
+                        "written by balance-sim); choose another path")
     _listed(out, _meta_of(out) or {})
     if folder_kind(out) != kind:
         raise UserError(f"{option} {out}: holds {KINDS[folder_kind(out)]}, not {KINDS[kind]}; choose another path "
