@@ -21,7 +21,9 @@ from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.report import CSS, config_changes
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
+from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
+from sim.lock import exclusive, shared
 
 REAL, NOISE = "real change", "within noise"
 
@@ -173,13 +175,13 @@ def _norm_ppf(q: float) -> float:
 
 # ---- loading ------------------------------------------------------------------------------------------------
 def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
-    """(meta, summary, tables or None) of a results folder; one-line errors for anything else."""
+    """(meta, summary, tables or None) of a results folder, checked as `report` checks it (meta.json field by
+    field, tables against it); one-line errors for anything else."""
     from analysis.report import summary_for
-    from sim import report_folder
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(f"compare: {label} {folder}: no such folder")
-    meta = report_folder.read_meta(folder)
+    meta = folder_meta.read(folder)
     kind = next((k for k in ("sweep", "tune", "sensitivity") if k in meta), None)
     if kind:
         variants = (f" (a sweep's variants are: 'balance-sim compare {folder / 'variant-000'} "
@@ -187,21 +189,12 @@ def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
         raise UserError(f"compare: {label} {folder} is a {kind} folder, not a run's results folder; compare two "
                         f"'balance-sim run' folders{variants}")
     # the checks `report` makes: tables that agree with meta.json and are this game's, a sound summary.json
-    kind, content, meta = report_folder.load(folder)
+    kind, content, meta = report_folder.load(folder, f"compare: {label}")
     if kind == "summary":
         return meta, content, None
     if "summary" in content:  # an interrupted --summary-only run: its batches merged
         return meta, content["summary"], None
     return meta, summary_for(content, meta), content
-
-
-def _check_out(out: Path, inputs: list[Path]) -> None:
-    out = Path(out)
-    for folder in inputs:
-        if out.resolve() == Path(folder).resolve():
-            raise UserError(f"-o {out}: is one of the folders compared; choose another path")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "compare.json").exists())):
-        raise UserError(f"-o {out}: exists and is not a balance-sim comparison folder; choose another path")
 
 
 def default_out(dir_a: Path, dir_b: Path) -> Path:
@@ -210,22 +203,32 @@ def default_out(dir_a: Path, dir_b: Path) -> Path:
 
 def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
     """Check both folders and the output before any work; then write compare.json, compare.png, compare.html
-    into a staging sibling and rename it into place."""
-    from sim import results
+    and a meta.json marking the folder ours into a staging sibling and rename it into place (`results.finish`:
+    a rerun replaces only what balance-sim wrote). The two folders are read under their read locks and `out`
+    written under its write lock, so a second compare into `out` at once, or a run replacing A meanwhile, is
+    refused."""
     dir_a, dir_b = Path(dir_a), Path(dir_b)
     for label, folder in (("A", dir_a), ("B", dir_b)):
         if not folder.is_dir():
             raise UserError(f"compare: {label} {folder}: no such folder")
-        results.read_meta(folder)
-    game_a, game_b = results.read_meta(dir_a)["game"], results.read_meta(dir_b)["game"]
-    if game_a != game_b:
-        raise UserError(f"compare: A is a {game_a} run and B a {game_b} run; compare two runs of the same game")
     out = Path(out) if out else default_out(dir_a, dir_b)
-    _check_out(out, [dir_a, dir_b])
-    with phase(f"compare: reading A ({dir_a})"):
-        meta_a, summary_a, tables_a = load_run(dir_a, "A")
-    with phase(f"compare: reading B ({dir_b})"):
-        meta_b, summary_b, tables_b = load_run(dir_b, "B")
+    for folder in (dir_a, dir_b):
+        if out.exists() and out.resolve() == folder.resolve():
+            raise UserError(f"-o {out}: is one of the folders compared; choose another path")
+    with shared(dir_a, "compare: A"), shared(dir_b, "compare: B"), exclusive(out):
+        results.check_output(out, "compare")
+        game_a, game_b = folder_meta.read(dir_a).get("game"), folder_meta.read(dir_b).get("game")
+        if game_a != game_b:
+            raise UserError(f"compare: A is a {game_a} run and B a {game_b} run; compare two runs of the same game")
+        with phase(f"compare: reading A ({dir_a})"):
+            meta_a, summary_a, tables_a = load_run(dir_a, "A")
+        with phase(f"compare: reading B ({dir_b})"):
+            meta_b, summary_b, tables_b = load_run(dir_b, "B")
+        return _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, tables_b)
+
+
+def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, tables_b) -> Path:
+    game_a = meta_a["game"]
     reasons = why_not_paired(meta_a, meta_b)
     with phase("compare: the figures block by block (for the intervals)"):
         blocks_a = pairing_stats.block_statistics(tables_a, meta_a, summary_a) if tables_a is not None else {}
@@ -256,6 +259,7 @@ def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
         (staging / "compare.json").write_text(json.dumps(_clean(doc), indent=2) + "\n")
         plot_differences(rows, staging / "compare.png", "Differences, B minus A")
         (staging / "compare.html").write_text(_html(doc, staging))
+        results.write_meta(staging, {"kind": "compare", "game": game_a, "a": str(dir_a), "b": str(dir_b)})
         results.finish(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -24,6 +24,7 @@ from analysis.replay.samples import section as sample_games
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
+from sim.results import install
 
 
 @contextlib.contextmanager
@@ -94,7 +95,8 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
 
 def write_atomically(target, build):
     """Run `build(folder)` in a hidden staging folder and move what it wrote into `target` only when it
-    finished: a failure (a full disk, a damaged table) leaves `target` as it was, with nothing half-written."""
+    finished: a failure (a full disk, a damaged table) leaves `target` as it was, with nothing half-written.
+    In an existing `target` only what balance-sim wrote is replaced (`sim.results.install`)."""
     target = Path(target)
     exists = target.is_dir()
     staging = target / f".report-{os.getpid()}.tmp" if exists else \
@@ -103,9 +105,8 @@ def write_atomically(target, build):
     try:
         staging.mkdir(parents=True)
         result = build(staging)
-        if exists:
-            for path in staging.iterdir():
-                os.replace(path, target / path.name)
+        if exists:  # what is ours there is replaced (replays/ included); a user's file of the same name refused
+            install(staging, target)
             staging.rmdir()
         else:
             os.replace(staging, target)

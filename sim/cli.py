@@ -1,6 +1,7 @@
 """The `balance-sim` command line. Every mistake in a flag or configuration is one line on stderr, exit 2."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import platform
@@ -19,7 +20,7 @@ from sim.config import build, default_text, parse_value
 from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.evolve_cmd import evolve, exploit
 from sim.game import game_names, get_game
-from sim.lock import exclusive
+from sim.lock import exclusive, shared
 from sim.replay_cmd import choose_game, game_options, replay
 
 DEFAULT_SEED = 1
@@ -188,8 +189,9 @@ def _refuse_with_resume(ctx: click.Context) -> None:
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
                   scheduler, report: bool, debug: bool, quiet: bool, summary_only: bool = False) -> Path:
     from sim import results
+    from sim.runner import Plan
     meta = {
-        "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
+        "kind": "run", "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
         "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -198,39 +200,44 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
     }
     meta["identity"] = results.identity({k: meta[k] for k in RUN_IDENTITY})
     with exclusive(out):
-        results.check_output(out)
+        results.check_output(out, "run")
         with machine_errors(lambda exc: f"-o {out}: cannot write there ({exc.strerror or exc})"):
             staging = results.begin(out, meta, quiet)  # continues the same command's interrupted run, if any
-        return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+        plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
+        return _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 
 def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
-    from sim import report_folder, results
+    from sim import meta as folder_meta, results
+    from sim.runner import plan_of
     staging, out = results.partial_path(folder), results.final_path(folder)
     with exclusive(out, "--resume"):
+        if staging.is_symlink() or out.is_symlink():
+            raise UserError(f"--resume {folder}: {staging if staging.is_symlink() else out} is a symbolic link; "
+                            "give the folder it points to")
         if not staging.is_dir():
             raise UserError(f"--resume {folder}: no interrupted run there (expected {staging})")
+        if not (staging / results.META).is_file():
+            raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress (no meta.json)")
+        meta = folder_meta.read(staging)  # a damaged one is said as such
         if not results.is_ours(staging):
             raise UserError(f"--resume {folder}: {staging} is not a balance-sim run in progress")
-        meta = report_folder.read_meta(staging)
-        if "sweep" in meta or "tune" in meta or "evolve" in meta:
-            kind = "sweep" if "sweep" in meta else "tune" if "tune" in meta else \
-                ("exploit" if meta.get("command") == "exploit" else "evolve")
+        kind = folder_meta.kind_of(meta)
+        if kind != "run":  # each command continues only its own kind of folder
             raise UserError(f"--resume {folder}: that is an interrupted {kind}; run the same 'balance-sim {kind}' "
                             "command again to continue it")
-        report_folder.check_meta(staging, meta)
-        if not isinstance(meta.get("batch_size"), int) or meta["batch_size"] < 1:
-            raise UserError(f"--resume {folder}: {staging / 'meta.json'} has no valid 'batch_size'; start a new run")
-        spec = get_game(meta["game"])
-        cfg = spec.validate(meta["config"], meta["players"])
-        return _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet)
+        if not meta.get("partial"):
+            raise UserError(f"--resume {folder}: {staging / 'meta.json'} says the run finished; nothing to resume")
+        run = folder_meta.check_run(staging, meta, "--resume")
+        results.check_output(out, "run", "--resume")
+        return _complete(run["spec"], run["config"], plan_of(run), meta, staging, out, jobs, backend, scheduler,
+                         report, quiet)
 
 
-def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
+def _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:
     from sim import results
     from sim.batches import saved_batches
-    from sim.runner import execute, plan_from_meta
-    plan = plan_from_meta(meta)
+    from sim.runner import execute
     batch_dir = staging / results.BATCHES
     summary_meta = {k: meta[k] for k in ("game", "players", "config", "strategies", "seed")} \
         if meta.get("summary_only") else None
@@ -241,6 +248,9 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
 
     for stale in [staging / "report.html", staging / "summary.json", *staging.glob("*.png")]:
         stale.unlink(missing_ok=True)  # a report of the partial run ('report DIR.partial') is not this run's
+    if (staging / "replays").is_dir() and not (staging / "replays").is_symlink():
+        import shutil
+        shutil.rmtree(staging / "replays")
     with stopped_part_way(saved, f"finish with 'balance-sim run --resume {out}'",
                           f" or report them with 'balance-sim report {staging}'", workers_sep=":"):
         sink = None if summary_meta else results.ParquetSink(staging, spec, plan)
@@ -259,6 +269,8 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
             wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
             with reporting(None if quiet else _say):
                 build_report(results.read_tables(staging), meta, staging)
+        if not summary_only:  # what a reader checks the tables against (a table cut short is refused)
+            meta["tables"] = results.table_rows(staging)
         results.write_meta(staging, meta)
         results.finish(staging, out)
     if not quiet and timing["games_per_second"]:
@@ -275,25 +287,46 @@ def _complete(spec, cfg, meta, staging, out, jobs, backend, scheduler, report, q
 def report(folder, out, quiet):
     """Write report.html, the plots and summary.json for a results FOLDER."""
     from analysis.report import build_report, build_summary_report, write_atomically
-    from sim import report_folder
-    if out is not None:  # written into (an existing folder's files replaced one by one): '.' is a place too
-        inputs.output_folder(out, staged=False, own_name=False)
-    kind, content, meta = report_folder.load(Path(folder))
-    target = Path(out) if out is not None else Path(folder)
-    if meta.get("partial"):
-        click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that finished",
-                   err=True)
-    if kind == "tables" and meta.get("partial") and "summary" in content:  # an interrupted --summary-only run
-        kind, content = "summary", {**content["summary"], "partial": True}  # its batches merged
-    build = build_summary_report if kind == "summary" else build_report
-    try:
-        with machine_errors(lambda exc: f"cannot write the report in {target}: {exc.strerror}; nothing there was "
-                                        "changed"):
-            with reporting(None if quiet else _say):
-                write_atomically(target, lambda staging: build(content, meta, staging))
-    except KeyError as exc:  # a column the game's analysis needs: tables edited, or copied from another run
-        raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
-                        "another run?); make it again with 'balance-sim run'") from None
+    from sim import report_folder, results
+    folder = Path(folder)
+    if not folder.is_dir():  # before its lock, which would make the folders above it
+        raise UserError(f"{folder}: no such folder")
+    if out is not None:
+        inputs.output_folder(out, staged=False, own_name=False)  # written into: '.' is a place too
+        if Path(out).exists() and folder.exists() and Path(out).resolve() == folder.resolve():
+            out = None  # -o the folder itself: the default
+    target = Path(out) if out is not None else folder
+    with contextlib.ExitStack() as held:
+        if out is None:  # the report is written into the folder: a writer of it
+            held.enter_context(exclusive(folder, "report"))
+        else:
+            held.enter_context(shared(folder, "report"))
+            held.enter_context(exclusive(target))
+            results.check_output(target, "report")
+        kind, content, meta = report_folder.load(folder)
+        if meta.get("partial"):
+            click.echo(f"partial run: reporting the {meta['games']:,} of {meta['planned_games']:,} games that "
+                       "finished", err=True)
+        if kind == "tables" and meta.get("partial") and "summary" in content:  # an interrupted --summary-only run
+            kind, content = "summary", {**content["summary"], "partial": True}  # its batches merged
+        build = build_summary_report if kind == "summary" else build_report
+
+        def build_in(staging: Path):
+            summary = build(content, meta, staging)
+            if out is not None:  # a folder of its own: marked ours, so a later report may replace it
+                names = sorted({p.name for p in staging.iterdir()} | {results.META})
+                results.write_meta(staging, {"kind": "report", "game": meta["game"], "source": str(folder),
+                                             "partial": bool(meta.get("partial")), "files": names})
+            return summary
+
+        try:
+            with machine_errors(lambda exc: f"cannot write the report in {target}: {exc.strerror}; nothing there "
+                                            "was changed"):
+                with reporting(None if quiet else _say):
+                    write_atomically(target, build_in)
+        except KeyError as exc:  # a column the game's analysis needs: tables edited, or copied from another run
+            raise UserError(f"{folder}: its tables lack {exc} that a {meta['game']} report needs (edited, or from "
+                            "another run?); make it again with 'balance-sim run'") from None
     click.echo(str(target / "report.html"))
 
 
@@ -637,7 +670,7 @@ def main_job(out, jobs, seed, scale):
     setups = main_setups(scale)  # every game checked before the first is played
     for spec, *_ in setups:
         inputs.output_folder(Path(out) / spec.name)
-        results.check_output(Path(out) / spec.name)
+        results.check_output(Path(out) / spec.name, "run")
     # the kernels compiled in the background, a process per core, while the games are played one after another,
     # each as soon as its kernel is ready. Not started before the checks: in a fresh venv (`make run`, installed
     # without byte-compiling) the parent and the processes would byte-compile the same modules side by side.

@@ -27,6 +27,9 @@ def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
     return value
 
 
+whole = _whole  # the rule every whole-number option follows, for meta.json's fields too (sim/meta.py)
+
+
 def games(value, option: str = "--games") -> int:
     return _whole(option, value, 1, MAX_GAMES, "a number of games")
 
@@ -36,12 +39,12 @@ def game_index(value, option: str = "--game") -> int:
     return _whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
 
 
-def batch_size(value) -> int:
-    return _whole("--batch-size", value, 1, MAX_BATCH, "a number of games per batch")
+def batch_size(value, option: str = "--batch-size") -> int:
+    return _whole(option, value, 1, MAX_BATCH, "a number of games per batch")
 
 
-def seed(value) -> int:
-    return _whole("--seed", value, 0, MAX_SEED, "a whole number")
+def seed(value, option: str = "--seed") -> int:
+    return _whole(option, value, 0, MAX_SEED, "a whole number")
 
 
 def jobs(value, allow_all: bool = True) -> int:

@@ -1,9 +1,14 @@
-"""One writer per output folder: a run, a resume, a sweep or a tune takes an exclusive lock on its output path
-(which covers `<out>` and `<out>.partial`) for as long as it writes, and a second one is refused at once.
+"""Readers and writers of a folder: a command that writes a folder (`run`, `--resume`, `sweep`, `tune`,
+`sensitivity`, `compare -o`, `report` in place, `replay -o`) holds an exclusive lock on it for as long as it
+writes; one that only reads a folder (`report X -o Y`, `compare`, `replay --run`) holds a shared lock. A writer
+is refused while anyone holds the folder, a reader while a writer does, so a report never reads a folder half
+replaced by a run and a run never replaces a folder a report is reading. Refusals are immediate (one line), never
+a wait.
 
-The lock is an advisory `flock` on a hidden sibling file, `.<name>.lock`: the kernel drops it when the process
-ends however it ends (SIGKILL included), so a killed run never leaves a folder locked. The file is not
-inherited by workers (Python opens it non-inheritable), so a worker that outlives its parent cannot hold it.
+The lock of a path (which covers `<out>` and `<out>.partial`) is an advisory `flock` on a hidden sibling file,
+`.<name>.lock`: the kernel drops it when the process ends however it ends (SIGKILL included), so a killed run
+never leaves a folder locked. The file is not inherited by workers (Python opens it non-inheritable), so a worker
+that outlives its parent cannot hold it. The last holder removes the file while it holds it exclusively.
 """
 from __future__ import annotations
 
@@ -14,49 +19,100 @@ from pathlib import Path
 
 from sim.errors import UserError
 
+BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
-@contextlib.contextmanager
-def exclusive(out: Path, what: str = "-o"):
-    """Hold the output lock of `out` (a results folder or its `.partial`) for the block, or refuse."""
-    import fcntl
 
+def lock_path(out: Path) -> Path:
     name = Path(out).name[: -len(".partial")] if Path(out).name.endswith(".partial") else Path(out).name
-    path = Path(out).with_name(f".{name}.lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{what} {out}: cannot create its folder ({exc.strerror or exc})") from None
+    return Path(out).with_name(f".{name}.lock")
+
+
+def _open_locked(path: Path, mode: int) -> int | None:
+    """An fd holding `mode` on the lock file at `path` (the file still there), or None if someone holds it."""
+    import fcntl
     while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
         except OSError as exc:
-            raise UserError(f"{what} {out}: cannot write there ({exc.strerror or exc})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            pid = ""
-            with contextlib.suppress(OSError):  # the holder's pid only helps the message
-                pid = os.pread(fd, 32, 0).decode().strip()
             os.close(fd)
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise UserError(f"{what} {out}: cannot lock it ({exc.strerror or exc})") from None
-            holder = f" (process {pid})" if pid.isdigit() else ""
-            raise UserError(f"{what} {out}: another balance-sim{holder} is writing there; wait for it to finish "
-                            "or choose another folder") from None
+            if exc.errno in BUSY:
+                return None
+            raise
         # the holder before us may have removed the file after we opened it: then our lock guards nothing
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
             same = False
         if same:
-            break
+            return fd
         os.close(fd)
+
+
+def _holder(path: Path) -> str:
+    with contextlib.suppress(OSError, ValueError):  # the holder's pid only helps the message
+        pid = path.read_text()[:32].strip()
+        if pid.isdigit():
+            return f" (process {pid})"
+    return ""
+
+
+def _release(fd: int, path: Path) -> None:
+    """Drop our lock; remove the file if nobody else holds it (tried exclusively, so nobody can be)."""
+    import fcntl
     try:
-        with contextlib.suppress(OSError):  # the pid only helps the message of a refused second writer
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                path.unlink()
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive(out: Path, what: str = "-o"):
+    """Hold the write lock of `out` (a folder, its `.partial`, or a file we write) for the block, or refuse."""
+    import fcntl
+    path = lock_path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{what} {out}: cannot create its folder ({exc.strerror or exc})") from None
+    try:
+        fd = _open_locked(path, fcntl.LOCK_EX)
+    except OSError as exc:
+        raise UserError(f"{what} {out}: cannot lock it ({exc.strerror or exc})") from None
+    if fd is None:
+        raise UserError(f"{what} {out}: another balance-sim{_holder(path)} is using it; wait for it to finish "
+                        "or choose another folder")
+    try:
+        with contextlib.suppress(OSError):  # the pid only helps the message of a refused second comer
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
-        with contextlib.suppress(OSError):
-            path.unlink()  # while still locked, so nobody can be holding it
-        os.close(fd)
+        _release(fd, path)
+
+
+@contextlib.contextmanager
+def shared(folder: Path, what: str):
+    """Hold the read lock of `folder` for the block (other readers welcome), or refuse while a writer holds it.
+    A folder whose parent we cannot write in (a read-only share) cannot be written by us either, nor locked:
+    it is read without a lock."""
+    import fcntl
+    path = lock_path(folder)
+    try:
+        fd = _open_locked(path, fcntl.LOCK_SH)
+    except OSError as exc:
+        if exc.errno in READ_ONLY or exc.errno == errno.ENOENT:
+            yield  # no lock file can be made beside it: read-only for everyone we share a lock with
+            return
+        raise UserError(f"{what} {folder}: cannot lock it for reading ({exc.strerror or exc})") from None
+    if fd is None:
+        raise UserError(f"{what} {folder}: another balance-sim{_holder(path)} is writing there; wait for it to "
+                        "finish, then try again")
+    try:
+        yield
+    finally:
+        _release(fd, path)

@@ -293,6 +293,34 @@ def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
                  for param, value in {**d.params, **given}.items())
 
 
+def saved_choice(game: str, entry, where: str) -> StrategyChoice:
+    """A strategy as a results folder's meta.json records it (`{"name", "base", "params": [the vector]}`),
+    checked as a preset is: a registered base, one finite number per parameter within the base's bounds, the
+    rollout of a search player a heuristic's id. One line (UserError) naming `where` otherwise."""
+    defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
+        raise UserError(f"{where}: expected {{\"name\": ..., \"base\": ..., \"params\": [...]}}, got {entry!r}")
+    base, params = entry.get("base"), entry.get("params")
+    if not isinstance(base, str) or base not in defs:
+        raise UserError(f"{where}: base {base!r} is not a {game} strategy of this balance-sim; allowed: "
+                        f"{', '.join(defs)}")
+    base_id, d = defs[base]
+    if not isinstance(params, list) or len(params) != len(d.params):
+        raise UserError(f"{where}: params {params!r}; {game}'s '{base}' takes {len(d.params)} numbers "
+                        f"({', '.join(d.params) or 'none'})")
+    heuristics = [i for i, x in enumerate(registered(game)) if not x.search]
+    for param, value in zip(d.params, params):
+        if d.search and param == "rollout":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in heuristics:
+                raise UserError(f"{where}: rollout {value!r} is not the id of a heuristic strategy")
+            continue
+        try:
+            _check_param(game, d, f"{where} params.{param}", param, value)
+        except ConfigError as exc:
+            raise UserError(f"{where}: params.{param} is {value!r}; {exc.allowed}") from None
+    return StrategyChoice(entry["name"], base, base_id, tuple(float(v) for v in params))
+
+
 def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")

@@ -80,28 +80,28 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
 
 
 def _from_run(folder: Path, game, index: int) -> Chosen:
-    from sim import report_folder
-    if not (folder / "meta.json").is_file():
-        raise UserError(f"--run {folder}: not a results folder (no meta.json)")
-    meta = report_folder.read_meta(folder)
-    report_folder.check_meta(folder, meta)
+    from sim.lock import shared
+    from sim.meta import checked
+    with shared(folder, "--run"):  # not while a run is replacing the folder
+        meta, run = checked(folder, "--run")
     if game and game != meta["game"]:
         raise UserError(f"--run {folder}: that run played {meta['game']}, not {game}")
-    return from_meta(meta, index)
+    return from_meta(meta, index, run)
 
 
-def from_meta(meta: dict, index: int) -> Chosen:
-    """Game `index` of the run a meta.json describes."""
-    from sim.game import get_game
-    from sim.runner import plan_from_meta, seat_choices
-    planned = meta.get("planned_games", meta["games"])
+def from_meta(meta: dict, index: int, run: dict | None = None) -> Chosen:
+    """Game `index` of the run a meta.json describes (`run`: its checked settings, `sim.meta.check_run`)."""
+    from sim.meta import check_run
+    from sim.runner import plan_of, seat_choices
+    run = run or check_run(Path("."), meta)
+    planned = meta.get("planned_games", run["games"])
+    if isinstance(planned, bool) or not isinstance(planned, int) or planned < 1:
+        raise UserError(f"meta.json: 'planned_games' is {planned!r}, expected a number of games")
     if not 0 <= index < planned:
         raise UserError(f"--game {index}: that run has games 0 to {planned - 1}")
-    spec = get_game(meta["game"])
-    cfg = spec.validate(meta["config"], meta["players"])
-    plan = plan_from_meta({**meta, "games": planned})
-    seats = seat_choices(spec.name, plan.players, plan.choices, plan.round_robin, index)
-    return Chosen(spec, cfg, plan.players, seats, plan.seed, index, plan.batch_size)
+    plan = plan_of(run, planned)
+    seats = seat_choices(plan.game, plan.players, plan.choices, plan.round_robin, index)
+    return Chosen(run["spec"], run["config"], plan.players, seats, plan.seed, index, plan.batch_size)
 
 
 @click.command()
@@ -120,7 +120,12 @@ def from_meta(meta: dict, index: int) -> Chosen:
               help="A TOML file of configuration keys (see 'balance-sim config GAME').")
 def replay(out, **which):
     """Write one game as a self-contained HTML page to step through (the events of `trace`)."""
-    from analysis.replay import write_replay
+    from analysis.replay import is_replay_page, write_replay
+    from sim.lock import exclusive
+    from sim.results import check_output_file
+    if not str(out).strip():
+        raise UserError("-o '': give a file path for the page")
+    check_output_file(Path(out), "a replay page", is_replay_page)
     note = ""
     if which["strategies"] is None:
         which["strategies"] = DEFAULT_STRATEGY
@@ -128,12 +133,12 @@ def replay(out, **which):
             note = f"no -s given: every seat plays {DEFAULT_STRATEGY}"
     chosen = choose_game(**which)
     events = list(chosen.events())
-    if not str(out).strip():
-        raise UserError("-o '': give a file path for the page")
     if note:
         click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
     try:
-        write_replay(Path(out), events, game_index=chosen.game, batch_size=chosen.batch_size, note=note)
+        with exclusive(Path(out)):
+            check_output_file(Path(out), "a replay page", is_replay_page)  # again, now that we hold it
+            write_replay(Path(out), events, game_index=chosen.game, batch_size=chosen.batch_size, note=note)
     except OSError as exc:  # a folder given, a file where a folder should be, no room, no permission
         raise UserError(f"-o {out}: cannot write the page there ({exc.strerror or exc})") from None
     click.echo(str(out))

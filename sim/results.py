@@ -3,9 +3,17 @@
 A run works in `<out>.partial/` (meta.json marked partial, one file per finished batch) and renames it to
 `<out>` only when everything, report included, is written. An interrupted run leaves the `.partial` folder:
 `balance-sim run --resume <out>` completes it, and `balance-sim report <out>.partial` reports what finished.
+
+Every command's `-o` follows one rule (`check_output`, `finish`, `install`): an existing folder is replaced only
+if balance-sim wrote it, and then only the entries balance-sim can show it wrote: a name it writes (`OUR_NAMES`),
+inside the folder, not a link, and (in a folder that lists its files) listed. The folder's own list is never
+followed blindly: a listed name balance-sim would not write (a user's `thesis.tex`) stays the user's, and a
+listed path that is not a plain name (`../x`, `/etc/x`) makes the folder refused as not ours. Everything else in
+a replaced folder (a user's notes) is kept.
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -16,16 +24,19 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
-from sim.runner import assemble, batch_seed, plan_from_meta, strategy_codes
+from sim.meta import KINDS, MAX_META_BYTES, kind_of
+from sim.runner import assemble, batch_context, batch_seed, plan_of, strategy_codes
 
 META = "meta.json"
 BATCHES = "batches"
 FORMAT = "balance-sim-results"  # written into every meta.json we write: how we know a folder is ours
 FORMAT_VERSION = 1
-# what earlier versions (without the marker or the list of files) wrote into a folder, by name
-_LEGACY_NAMES = ("meta.json", "summary.json", "report.html", "*.parquet", "*.png", "sweep.csv", "sweep_report.html",
-                 "tune.json", "history.csv", "variant-[0-9][0-9][0-9]", "candidate-[0-9][0-9][0-9]", BATCHES,
-                 ".meta.json.tmp")
+# every name balance-sim writes into a folder (runs, reports, sweeps, tunes, sensitivity screenings, comparisons)
+OUR_NAMES = ("meta.json", ".meta.json.tmp", "summary.json", "report.html", "*.parquet", "*.png", "replays", BATCHES,
+             "sweep.csv", "sweep_report.html", "tune.json", "history.csv", "variant-[0-9][0-9][0-9]",
+             "candidate-[0-9][0-9][0-9]", "compare.json", "compare.html", "sensitivity.html", "sensitivity.csv",
+             "points.csv")
+COMPARE_NAMES = ("compare.json", "compare.html", "compare.png")  # a comparison folder from before its meta.json
 
 
 def partial_path(out: Path) -> Path:
@@ -39,17 +50,23 @@ def final_path(folder: Path) -> Path:
 
 
 def _meta_of(folder: Path) -> dict | None:
+    path = Path(folder) / META
     try:
-        meta = json.loads((Path(folder) / META).read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+        if path.is_symlink() or path.stat().st_size > MAX_META_BYTES:
+            return None
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     return meta if isinstance(meta, dict) else None
 
 
 def is_ours(folder: Path) -> bool:
     """A folder balance-sim wrote: its meta.json carries our format marker (or, from before the marker, the
-    balance-sim version or the sweep/tune fields we always wrote)."""
-    meta = _meta_of(folder) or {}
+    balance-sim version or the sweep/tune fields we always wrote; or it is a comparison of then)."""
+    meta = _meta_of(folder)
+    if meta is None:
+        names = {p.name for p in Path(folder).iterdir()} if Path(folder).is_dir() else set()
+        return "compare.json" in names and names <= set(COMPARE_NAMES)
     if meta.get("format") == FORMAT:
         return True
     versions = meta.get("versions")
@@ -57,27 +74,91 @@ def is_ours(folder: Path) -> bool:
             ((isinstance(versions, dict) and "balance-sim" in versions) or "sweep" in meta or "tune" in meta))
 
 
+def folder_kind(folder: Path) -> str:
+    meta = _meta_of(folder)
+    return "compare" if meta is None else kind_of(meta)
+
+
+def plain_name(name) -> bool:
+    """A name of an entry inside a folder: not a path, not `..`, not absolute."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
+            and "\x00" not in name)
+
+
+def ours_by_name(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in OUR_NAMES)
+
+
+def _listed(folder: Path, meta: dict) -> set[str] | None:
+    """The folder's own list of what we wrote (None before there was one); a list naming anything but plain
+    names inside the folder is refused: balance-sim never wrote it."""
+    files = meta.get("files")
+    if files is None:
+        return None
+    bad = next((f for f in files if not plain_name(f)), None) if isinstance(files, list) else files
+    if bad is not None or not isinstance(files, list):
+        raise UserError(f"{Path(folder) / META}: its 'files' list names {str(bad)[:80]!r}, not a name inside the "
+                        "folder, so balance-sim did not write it; move the folder away or choose another path")
+    return set(files)
+
+
 def _ours(folder: Path) -> set[str]:
-    """Names in `folder` that we wrote; anything else (a user's notes) is theirs and is kept."""
-    import fnmatch
-    meta = _meta_of(folder) or {}
-    names = {p.name for p in Path(folder).iterdir()}
-    if isinstance(meta.get("files"), list):
-        return names & {str(f) for f in meta["files"]} | {META}
-    return {n for n in names if any(fnmatch.fnmatchcase(n, pat) for pat in _LEGACY_NAMES)}
+    """Names in `folder` that we can show we wrote (see the module's docstring); anything else is the user's."""
+    folder = Path(folder)
+    listed = _listed(folder, _meta_of(folder) or {})
+    return {p.name for p in folder.iterdir()
+            if ours_by_name(p.name) and not p.is_symlink() and (listed is None or p.name in listed or p.name == META)}
 
 
-def check_output(out: Path) -> None:
-    """Refuse before any game is played: an existing folder is replaced only if balance-sim wrote it, and then
-    only what balance-sim wrote in it."""
+def check_output(out: Path, kind: str, option: str = "-o") -> None:
+    """Refuse, before anything is played or written, an `-o` that is not ours to write: a link, a name ending
+    in .partial (where runs in progress live), a file, or an existing folder balance-sim did not write, holding
+    another kind of results, or listing files outside itself."""
     out = Path(out)
+    if out.name.endswith(".partial"):
+        raise UserError(f"{option} {out}: names ending in .partial are where balance-sim keeps runs in progress; "
+                        f"choose another name (or finish that run with 'balance-sim run --resume {final_path(out)}')")
+    for path in (out, partial_path(out)):
+        if path.is_symlink():
+            raise UserError(f"{option} {out}: {path} is a symbolic link; give the folder it points to "
+                            f"({os.path.realpath(path)}) or another path")
     if not out.exists():
         return
     if not out.is_dir():
-        raise UserError(f"-o {out}: exists and is not a folder; choose another path")
-    if any(out.iterdir()) and not is_ours(out):
-        raise UserError(f"-o {out}: exists and is not a balance-sim results folder (its files were not written "
-                        "by balance-sim); choose another path")
+        raise UserError(f"{option} {out}: exists and is not a folder; choose another path")
+    if not any(out.iterdir()):
+        return
+    if not is_ours(out):
+        noun = {"run": "results", "compare": "comparison"}.get(kind, kind)
+        raise UserError(f"{option} {out}: exists and is not a balance-sim {noun} folder (its files were not "
+                        "written by balance-sim); choose another path")
+    _listed(out, _meta_of(out) or {})
+    if folder_kind(out) != kind:
+        raise UserError(f"{option} {out}: holds {KINDS[folder_kind(out)]}, not {KINDS[kind]}; choose another path "
+                        "(or delete it)")
+
+
+def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
+    """The `-o` rule for a file (a replay page): absent, or a regular file that `ours(path)` recognises as one
+    balance-sim wrote. A link, a device, a FIFO or a folder is refused (never replaced by a file), and so is a
+    user's own file, saying it would be replaced."""
+    import stat
+    out = Path(out)
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"{option} {out}: cannot look at it ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(mode):
+        raise UserError(f"{option} {out}: is a symbolic link; give the file it points to "
+                        f"({os.path.realpath(out)}) or another path")
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+        raise UserError(f"{option} {out}: is {kind}; give the path of {what} to write")
+    if not ours(out):
+        raise UserError(f"{option} {out}: exists and is not {what} balance-sim wrote; writing there would replace "
+                        "it: delete it first or choose another path")
 
 
 def identity(fields: dict) -> str:
@@ -87,26 +168,35 @@ def identity(fields: dict) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def begin(out: Path, meta: dict, quiet: bool = False) -> Path:
+def _continue_hint(kind: str, out: Path) -> str:
+    return (f"finish it with 'balance-sim run --resume {out}'" if kind == "run" else
+            f"run the same 'balance-sim {kind}' command again to continue it")
+
+
+def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) -> Path:
     """The staging folder for `out`. A `.partial` left by an interrupted run of the same command (same
     `identity` in its meta) is continued, and said so; one of another run, or not ours, is refused rather than
-    discarded with what it holds."""
+    discarded with what it holds. `keeps_parts=False`: the command plays everything again (sensitivity)."""
     staging = partial_path(out)
+    if staging.is_symlink():
+        raise UserError(f"-o {out}: {staging} is a symbolic link; move it away or choose another path")
     if staging.is_dir() and any(staging.iterdir()):
         old = _meta_of(staging) if is_ours(staging) else None
         if old is None:
             raise UserError(f"-o {out}: {staging} exists and is not a balance-sim run in progress; move it away "
                             "or choose another path")
         saved = sum(1 for _ in staging.rglob("batch-*")) + sum(1 for _ in staging.glob("variant-*/" + META))
+        kind, wanted = kind_of(old), kind_of(meta)
         if not old.get("partial", True) or old.get("identity") != meta.get("identity") or "identity" not in meta:
-            kind = "a sweep" if "sweep" in old else "a tune" if "tune" in old else "a run"
-            hint = (f"finish it with 'balance-sim run --resume {out}'" if kind == "a run" else
-                    "finish it with the command that started it")
-            raise UserError(f"-o {out}: {staging} holds {kind} with other settings that was interrupted "
-                            f"({saved} saved parts); {hint}, or delete {staging} to start again")
-        if not quiet or saved:
+            what = "with other settings" if kind == wanted else f"(not a {wanted})"
+            raise UserError(f"-o {out}: {staging} holds an interrupted {kind} {what} ({saved} saved parts); "
+                            f"{_continue_hint(kind, out)}, or delete {staging} to start again")
+        if keeps_parts and (not quiet or saved):
             print(f"balance-sim: continuing the interrupted run in {staging} with the same settings "
                   f"({saved} saved parts kept)", file=sys.stderr)
+        elif not keeps_parts and not quiet:
+            print(f"balance-sim: starting the interrupted {kind} in {staging} again with the same settings",
+                  file=sys.stderr)
         write_meta(staging, {**old, **meta, "partial": True})
         return staging
     if staging.exists() and not staging.is_dir():
@@ -123,11 +213,11 @@ def write_meta(folder: Path, meta: dict) -> None:
     os.replace(tmp, Path(folder) / META)
 
 
-def read_meta(folder: Path) -> dict:
-    folder = Path(folder)
-    if not (folder / META).is_file():
-        raise UserError(f"{folder}: not a results folder (no {META}); make one with 'balance-sim run'")
-    return json.loads((folder / META).read_text())
+def table_rows(folder: Path) -> dict[str, int]:
+    """Rows of each Parquet table in `folder` (from the files' footers), recorded in meta.json so a reader can
+    tell a table cut short or swapped."""
+    import pyarrow.parquet as pq
+    return {path.stem: pq.read_metadata(path).num_rows for path in sorted(Path(folder).glob("*.parquet"))}
 
 
 class ParquetSink:
@@ -190,6 +280,8 @@ def finish(staging: Path, out: Path) -> None:
     """Swap the finished staging folder into place: renames, never a half-written `out`. What we wrote in an
     earlier `out` is replaced; anything else in it (a user's notes) is moved into the new folder."""
     staging, out = Path(staging), Path(out)
+    if out.is_symlink():  # checked before anything was played; a link made since is not followed either
+        raise UserError(f"-o {out}: is a symbolic link (made while this ran?); the results are kept in {staging}")
     shutil.rmtree(staging / BATCHES, ignore_errors=True)
     meta = _meta_of(staging)
     if meta is not None:  # the list of what we wrote, so a later run replaces only that
@@ -198,32 +290,62 @@ def finish(staging: Path, out: Path) -> None:
     old = None
     if out.exists():
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        ours = _ours(out)
         os.replace(out, old)
-        ours = _ours(old)
         for entry in old.iterdir():
             if entry.name not in ours and not (staging / entry.name).exists():
                 os.replace(entry, staging / entry.name)
     os.replace(staging, out)
     if old is not None:
-        if any(p.name not in _ours(old) for p in old.iterdir()):
+        if any(p.name not in ours for p in old.iterdir()):
+            print(f"balance-sim: warning: kept {old}: it holds files that are not balance-sim's and share a name "
+                  f"with the new results", file=sys.stderr)
             return  # something of the user's could not be moved: keep the old folder rather than lose it
         shutil.rmtree(old, ignore_errors=True)
 
 
-def load(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
+def install(staging: Path, target: Path) -> list[str]:
+    """Move every entry of `staging` into the existing folder `target`, replacing what is ours there (a folder
+    such as replays/ included); refused, before anything is moved, where an entry of that name is not ours.
+    A folder that lists its files gets the new names added. Returns the names installed."""
+    staging, target = Path(staging), Path(target)
+    names = sorted(p.name for p in staging.iterdir())
+    ours = _ours(target)
+    theirs = [n for n in names if (os.path.lexists(target / n)) and n not in ours]
+    if theirs:
+        raise UserError(f"{target}: {theirs[0]} there is not balance-sim's (not among the files it wrote); move it "
+                        "away, or write the report elsewhere with -o")
+    trash = staging.with_name(staging.name + ".old")
+    trash.mkdir()
+    try:
+        for name in names:
+            if os.path.lexists(target / name):
+                os.replace(target / name, trash / name)  # a folder (replays/) cannot be renamed onto
+            os.replace(staging / name, target / name)
+    finally:
+        shutil.rmtree(trash, ignore_errors=True)
+    meta = _meta_of(target)
+    if meta is not None and isinstance(meta.get("files"), list):
+        write_meta(target, {**meta, "files": sorted(set(meta["files"]) | set(names))})
+    return names
+
+
+def load(folder: Path, run: dict | None = None) -> tuple[dict[str, pd.DataFrame], dict]:
     """Tables and meta of a results folder; a `.partial` folder gives the batches that finished (checked; a
-    damaged one is left out and named), marked partial. A --summary-only `.partial` gives {"summary": ...}."""
+    damaged one is left out and named, one balance-sim did not write refused), marked partial. A --summary-only
+    `.partial` gives {"summary": ...}. `run`: the meta's checked settings (`sim.meta.check_run`)."""
+    from sim.meta import check_run, read
     folder = Path(folder)
-    meta = read_meta(folder)
+    meta = read(folder)
     if not meta.get("partial"):
         return read_tables(folder), meta
     from sim.batches import load_batch, sound_batches
-    from sim.game import get_game
-    spec = get_game(meta["game"])
-    plan = plan_from_meta(meta)
-    summary_only = bool(meta.get("summary_only"))
+    run = run or check_run(folder, meta)
+    spec, plan = run["spec"], plan_of(run)
+    summary_only = run["summary_only"]
+    context = batch_context(spec, run["config"], plan, summary_only, "run")
     done, bad = sound_batches(folder / BATCHES, plan, lambda b: batch_seed(plan.seed, b), spec.id_column,
-                              summary_only)
+                              summary_only, context)
     if bad:
         print(f"balance-sim: warning: left out {len(bad)} damaged batch file(s): {', '.join(bad[:5])}",
               file=sys.stderr)

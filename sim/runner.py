@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim.batches import load_batch, save_batch, sound_batches
+from sim.batches import context_digest, load_batch, save_batch, sound_batches
 from sim.errors import UserError
 from sim.game import GameSpec, get_game
 from sim.inputs import SCHEDULER_TIMEOUT_S
@@ -312,12 +312,13 @@ class _StopOnCtrlC:
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
             batch_dir: Path | None = None, summary_meta: dict | None = None,
-            sink=None) -> tuple[dict, dict]:
+            sink=None, kind: str = "run") -> tuple[dict, dict]:
     """Play the plan and return (tables, timings). Batches are delivered in batch order whatever the scheduling.
 
     With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
-    are checked (index, games, checksum) and loaded instead of played: an interrupted run resumes where it
-    stopped with identical results; a damaged file is named and its batch played again.
+    are checked (index, games, checksum, and what they were played under: `batch_context`, with `kind` the
+    command saving them) and loaded instead of played: an interrupted run resumes where it stopped with identical
+    results; a damaged file, or one played under other settings, is named and its batch played again.
     With `summary_meta` (--summary-only) each batch is summarised in its worker and only the merged summary
     comes back: `({"summary": {...}}, timing)` instead of tables.
     With `sink` (a callable taking (batch, tables)), every batch is handed to it in batch order as soon as it
@@ -336,8 +337,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     summary_only = summary_meta is not None
     seed_of = functools.partial(batch_seed, plan.seed)
     done: set[int] = set()
+    context = batch_context(spec, cfg, plan, summary_only, kind)
     if batch_dir is not None:
-        good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only)
+        good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only, context)
         done = set(good)
         if bad:
             more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
@@ -372,7 +374,8 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
 
     def keep(b: int, tables: dict) -> None:
         if batch_dir is not None:
-            save_batch(batch_dir, b, tables, summary_only, seed=seed_of(b), bounds=plan.batch_bounds(b))
+            save_batch(batch_dir, b, tables, summary_only, seed=seed_of(b), bounds=plan.batch_bounds(b),
+                       context=context)
         waiting[b] = tables
         flush()
         bar.update(plan.batch_games(b))
@@ -463,6 +466,17 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
                     "games_per_second": played / elapsed if elapsed and played else None}
 
 
+def batch_context(spec: GameSpec, cfg, plan: Plan, summary_only: bool, kind: str) -> str:
+    """The digest of what a batch is played under, saved in its file: game, configuration, lineup (players,
+    strategies, round robin), root seed, batch size, what is kept, and the command's kind. The number of games
+    is not in it (a tune candidate extends its plan round by round); each batch's own games and seed are
+    checked beside it."""
+    return context_digest({"kind": kind, "game": spec.name, "config": getattr(cfg, "raw", None),
+                           "players": plan.players, "round_robin": plan.round_robin, "seed": plan.seed,
+                           "batch_size": plan.batch_size, "summary_only": bool(summary_only),
+                           "strategies": [[c.name, c.base, [float(v) for v in c.params]] for c in plan.choices]})
+
+
 def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.DataFrame]:
     names = batches[0].keys() if batches else []
     return {name: _to_frame(spec, plan, [b[name] for b in batches]) for name in names}
@@ -500,17 +514,10 @@ def strategy_codes(plan: Plan, columns, id_column: str) -> tuple[list[str], dict
     return categories, {f"strategy_{s}": seats[:, s] for s in range(plan.players)}
 
 
-def plan_from_meta(meta: dict) -> Plan:
-    """Rebuild a run's plan from its meta.json (for --resume and partial reports)."""
-    from sim.registry import StrategyChoice, registered
-    ids = {d.name: i for i, d in enumerate(registered(meta["game"]))}
-    missing = [s["base"] for s in meta["strategies"] if s["base"] not in ids]
-    if missing:
-        raise UserError(f"strategy '{missing[0]}' of that run is no longer registered")
-    chosen = tuple(StrategyChoice(s["name"], s["base"], ids[s["base"]], tuple(s["params"]))
-                   for s in meta["strategies"])
-    return Plan(meta["game"], meta["players"], meta["games"], meta["seed"], chosen, meta["batch_size"],
-                meta.get("round_robin", False))
+def plan_of(run: dict, games: int | None = None) -> Plan:
+    """The plan of a run's checked settings (`sim.meta.check_run`), optionally of another number of games."""
+    return Plan(run["spec"].name, run["players"], run["games"] if games is None else games, run["seed"],
+                run["choices"], run["batch_size"] or DEFAULT_BATCH, run["round_robin"])
 
 
 def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list:

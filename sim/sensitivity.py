@@ -28,6 +28,7 @@ from SALib.sample import morris as morris_sample, sobol as sobol_sample
 from sim import effects
 from sim.config import _suggest, set_value
 from sim.errors import ConfigError, UserError
+from sim.lock import exclusive
 
 METHODS = ("morris", "sobol")
 NOT_KNOBS = {"strategies", "report"}  # strategy presets and report settings are not rules of the game
@@ -468,21 +469,16 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
                     budget: int | None = None, skipped_knobs: list[str] = ()):
     """Play every design point (each distinct configuration once, all from the same seed), then analyse and
     write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
-    from tqdm import tqdm
-
-    from analysis.paired import block_statistics
-    from analysis.report import summary_for
-    from analysis.sensitivity import build_sensitivity_report
     from sim import results
-    from sim.runner import Plan, RunInterrupted, execute
-    from sim.sweep import _meta
+    from sim.runner import Plan
 
     assigns = [design.assignment(row) for row in design.X]
     labels = [json.dumps(a, sort_keys=True) for a in assigns]
     distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
     plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
     method = design.method
-    meta = {"game": spec.name, "sensitivity": True, "method": method, "players": players, "seed": seed,
+    meta = {"kind": "sensitivity", "game": spec.name, "sensitivity": True, "method": method, "players": players,
+            "seed": seed,
             "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
             "points_played": len(distinct), "games": len(distinct) * n_games, "blocks": design.blocks,
             "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
@@ -492,8 +488,26 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
             "left_out": list(skipped_knobs),
             "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
             "round_robin": round_robin, "batch_size": batch_size, "config": base}
-    results.check_output(out)
-    staging = results.begin(out, meta)
+    meta["identity"] = results.identity(meta)  # the same command again starts an interrupted one afresh
+    with exclusive(out):
+        results.check_output(out, "sensitivity")
+        staging = results.begin(out, meta, quiet, keeps_parts=False)
+        return _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels,
+                       distinct, staging, out, quiet)
+
+
+def _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels, distinct,
+            staging, out, quiet):
+    """Play the distinct design points into `staging` (held under the output's lock), analyse, finish."""
+    from tqdm import tqdm
+
+    from analysis.paired import block_statistics
+    from analysis.report import summary_for
+    from analysis.sensitivity import build_sensitivity_report
+    from sim import results
+    from sim.runner import RunInterrupted, execute
+    from sim.sweep import _meta
+    method = design.method
     summaries: dict[str, dict] = {}
     game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
     bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,

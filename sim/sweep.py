@@ -216,10 +216,15 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
         rows, summaries, blocks, metas = [], [], [], []
         for i, (assign, cfg) in enumerate(zip(variants, configs)):
             folder = staging / f"variant-{i:03d}"
-            kept = results._meta_of(folder)
-            if kept is not None and kept.get("partial") is False and (folder / "summary.json").is_file():
-                summary = json.loads((folder / "summary.json").read_text())  # finished before an interruption
-                meta, tables = kept, results.read_tables(folder)  # its games pair with the other variants'
+            # what this variant plays: a folder finished under anything else (copied from another variant, or
+            # from before a change) is played again, as a saved batch is
+            played_under = results.identity({"variant": assign, "config": cfg.raw, "games": n_games, "seed": seed,
+                                             "players": players, "round_robin": round_robin,
+                                             "batch_size": batch_size, "reports": reports,
+                                             "strategies": [[c.name, c.base, list(c.params)] for c in chosen]})
+            kept = _finished_variant(folder, played_under)
+            if kept is not None:  # finished before an interruption: its games pair with the other variants'
+                meta, summary, tables = kept
             else:
                 if not quiet:
                     print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
@@ -228,9 +233,11 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                 tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
                                          progress=not quiet)
                 folder.mkdir()
-                meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False})
+                meta = _meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False,
+                                                        "identity": played_under})
                 for name, frame in tables.items():
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
+                meta["tables"] = results.table_rows(folder)
                 with reporting(None if quiet else lambda line: print(line, file=sys.stderr, flush=True)):
                     summary = build_report(tables, meta, folder) if reports else summary_for(tables, meta)
                 if not reports:
@@ -258,12 +265,27 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
         return out, lines
 
 
+def _finished_variant(folder: Path, played_under: str):
+    """(meta, summary, tables) of a variant folder finished under `played_under`, or None: absent, cut short,
+    played under other settings, or with tables that disagree with its meta.json."""
+    kept = results._meta_of(folder)
+    if kept is None or kept.get("partial") is not False or kept.get("identity") != played_under:
+        return None
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+        if not isinstance(summary, dict) or kept.get("tables") != results.table_rows(folder):
+            return None
+        return kept, summary, results.read_tables(folder)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
 @contextlib.contextmanager
 def _staged(kind: str, out: Path, meta: dict, quiet: bool):
     """The locked staging folder of a sweep or tune. An interrupted one keeps what finished in its `.partial`
     folder; the same command continues."""
     with exclusive(out):
-        results.check_output(out)
+        results.check_output(out, kind)
         staging = results.begin(out, {**meta, "partial": True}, quiet)
         with stopped_part_way(lambda: f"what finished is kept in {staging}",
                               f"run the same 'balance-sim {kind}' command again to continue"):
@@ -346,7 +368,8 @@ def tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs
                 spent += share
                 plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
                 tables, _ = execute(spec, configs[c], plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                    progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
+                                    progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES,
+                                    kind="tune")
                 summaries[c] = summary_for(tables, _meta(spec, players, plan, configs[c]))
                 unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
                 if unknown:

@@ -85,7 +85,7 @@ REPORT = [
     ("meta a list", _write("meta.json", b"[1, 2]"), ["meta.json", "JSON object"]),
     ("meta empty object", _write("meta.json", b"{}"), ["meta.json", "'game'"]),
     ("meta binary", _write("meta.json", bytes(range(256))), ["meta.json", "not valid JSON"]),
-    ("meta of another game", _edit_meta(lambda m: m.update(game="mughal")), ["players.parquet", "mughal"]),
+    ("meta of another game", _edit_meta(lambda m: m.update(game="mughal")), ["'strategies'", "mughal"]),
     ("meta of no game", _edit_meta(lambda m: m.update(game="chess")), ["chess", ", ".join(game_names())]),
     ("meta games not a number", _edit_meta(lambda m: m.update(games="many")), ["'games'", "'many'"]),
     *[(f"meta missing {key}", _edit_meta(lambda m, key=key: m.pop(key)), [f"'{key}'"])

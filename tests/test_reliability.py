@@ -310,7 +310,8 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     tables, check = sim.batches._read(batches / "batch-0000004.npz", False)
     tables = {name: {col: arr.copy() for col, arr in cols.items()} for name, cols in tables.items()}
     tables["games"]["turns"][0] += 1
-    sim.batches.write_tables(batches / "batch-0000004.npz", tables, check["identity"], check["digest"])
+    sim.batches.write_tables(batches / "batch-0000004.npz", tables, check["identity"], check["digest"],
+                             check["context"])
     # a partial report leaves the damaged batches out, naming them, instead of a traceback
     r = cli("report", partial_path(out), "-o", tmp_path / "partial-report")
     assert r.exit_code == 0, r.output
@@ -327,20 +328,30 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
 
 def test_saved_batches_read_back_whole_in_order_in_both_formats(tmp_path):
     """A batch file gives back every column, in its order, dtype and values (labels included), whether written
-    as one buffer (now) or with an entry per column (before), and is judged sound either way."""
-    from sim.batches import CHECK, _digest_tables, load_batch, problem, save_batch
+    as one buffer (now) or with an entry per column (before), and is judged sound either way. Labels saved
+    pickled (before) are refused, never unpickled (tests/test_folder_safety.py)."""
+    from sim.batches import CHECK, ForeignBatch, _digest_tables, load_batch, problem, save_batch
     tables = {"games": {"game": np.arange(3, dtype=np.int64), "odd": np.array([1, -2, 3], dtype=np.int8),
                         "label": np.array(["a", "bb", "c"], dtype=object), "share": np.array([0.5, 1.0, 0.0])},
               "counts": {"n": np.array([7], dtype=np.int16)}}
     save_batch(tmp_path / "new", 0, tables, seed=5, bounds=(0, 3))
+    pickled = tmp_path / "pickled"
+    pickled.mkdir()
+    with open(pickled / "batch-0000000.npz", "wb") as f:
+        np.savez(f, **{f"{t}/{c}": a for t, cols in tables.items() for c, a in cols.items()},
+                 **{f"{CHECK}/identity": np.array([0, 5, 0, 3], dtype=np.int64),
+                    f"{CHECK}/digest": np.frombuffer(bytes.fromhex(_digest_tables(tables)), dtype=np.uint8)})
+    with pytest.raises(ForeignBatch, match="pickled"):
+        problem(pickled, 0, 5, (0, 3), "game")
+    plain = {"games": {k: v for k, v in tables["games"].items() if k != "label"}, "counts": tables["counts"]}
     old = tmp_path / "old"
     old.mkdir()
-    arrays = {f"{t}/{c}": a for t, cols in tables.items() for c, a in cols.items()}
+    arrays = {f"{t}/{c}": a for t, cols in plain.items() for c, a in cols.items()}
     arrays[f"{CHECK}/identity"] = np.array([0, 5, 0, 3], dtype=np.int64)
-    arrays[f"{CHECK}/digest"] = np.frombuffer(bytes.fromhex(_digest_tables(tables)), dtype=np.uint8)
+    arrays[f"{CHECK}/digest"] = np.frombuffer(bytes.fromhex(_digest_tables(plain)), dtype=np.uint8)
     with open(old / "batch-0000000.npz", "wb") as f:
         np.savez(f, **arrays)
-    for folder in (tmp_path / "new", old):
+    for folder, tables in ((tmp_path / "new", tables), (old, plain)):
         back = load_batch(folder, 0)
         assert list(back) == list(tables)
         for name, cols in tables.items():

@@ -72,6 +72,19 @@ def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size
     return path
 
 
+PAGE_MARK = '<script id="replay-data" type="application/json">'
+
+
+def is_replay_page(path: Path) -> bool:
+    """Whether the file at `path` is a replay page balance-sim wrote (so `-o` may replace it)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8 * 2**20)
+    except OSError:
+        return False
+    return PAGE_MARK.encode() in head and b"drawBoard" in head
+
+
 def embedded_data(page: str) -> dict:
     """The JSON a written page carries (for tests and tools that read replays back)."""
     start = page.index('<script id="replay-data" type="application/json">') + len(
