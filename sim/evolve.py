@@ -39,7 +39,7 @@ STATE = "evolve-state.json"
 STATE_FORMAT = 1
 SEARCH, VALIDATE, FIELD = 1, 2, 3  # seed streams: the search's deals, the held-out validation's, exploit's field
 START_GAMES = 20  # games per pool member per candidate in the first generation (rounded up to whole rotations)
-SIGMA0 = 0.3  # initial step size in the unit cube
+SIGMA0 = 0.3  # initial step size in the unit cube (`--step`): a fraction of each parameter's range
 GROWTH_SPREAD = 2.0  # games double when the fitness spread of a generation is within this many standard errors
 REPLACE_Z = 1.0  # a challenger replaces the incumbent when it beats it by more than this many paired SEs
 
@@ -101,6 +101,7 @@ class Settings:
     players: int
     popsize: int | None = None  # cma's default (4 + 3 ln d) when None
     start_games: int = START_GAMES
+    step: float = SIGMA0  # cma's initial step, a fraction of each range: smaller keeps a good start's neighbourhood
 
 
 class _Normal:
@@ -160,7 +161,7 @@ class Evolution:
             opts["popsize"] = settings.popsize
         if len(space.names) == 1:  # cma 4.5 fails capping the step size (maxstd) of a bounded 1-D search
             opts["maxstd"] = 10.0  # no cap: samples beyond the bounds are folded back into them anyway
-        self.es = cma.CMAEvolutionStrategy(list(self.start_unit), SIGMA0, opts)
+        self.es = cma.CMAEvolutionStrategy(list(self.start_unit), settings.step, opts)
         self.history: list[dict] = []
         self.incumbent = Incumbent(list(map(float, self.start_unit)))
         self.games = rotation(settings.players, settings.start_games)
@@ -396,6 +397,12 @@ SETUP_FIELDS = {"kind": str, "game": str, "players": int, "strategy": str, "agai
                 "budget": int, "seed": int, "validation_games": int, "batch_size": int, "config": dict}
 
 
+def check_step(step) -> None:
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not 0.001 <= step <= 1:
+        raise UserError(f"--step {step!r}: the initial step as a fraction of each parameter's range; allowed: "
+                        "0.001 to 1")
+
+
 def check_setup(setup) -> None:
     """A setup read back from an interrupted folder's meta.json is untrusted: every field of the right type and
     range before anything uses it."""
@@ -415,6 +422,7 @@ def check_setup(setup) -> None:
     popsize = setup.get("popsize")
     if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int) or not 2 <= popsize <= 1000):
         raise UserError(f"--popsize {popsize}: must be a whole number from 2 to 1,000")
+    check_step(setup.get("step", SIGMA0))
     inputs.seed(setup["seed"])
     inputs.batch_size(setup["batch_size"])
     inputs.positive("--budget", setup["budget"])
@@ -446,7 +454,8 @@ def prepare(setup: dict, jobs: int = 1, backend: str = "loky", scheduler: str | 
     if len(weights) != len(pool) or (weights < 0).any() or weights.sum() <= 0:
         raise UserError("evolve: the pool weights must be one non-negative number per pool member, not all 0")
     arena = Arena(spec, cfg, players, base, pool, setup["seed"], jobs, backend, scheduler, setup["batch_size"])
-    settings = Settings(setup["budget"], setup["seed"], players, setup.get("popsize"))
+    settings = Settings(setup["budget"], setup["seed"], players, setup.get("popsize"),
+                        step=float(setup.get("step", SIGMA0)))
     return Prepared(spec, arena, space, start, weights, settings)
 
 
@@ -468,7 +477,7 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
     from sim import results  # here: it imports pandas, which the workers importing this module do not need
     ident = results.identity(setup)
     with exclusive(out):
-        results.check_output(out)
+        results.check_output(out, command)
         staging = results.begin(out, {"game": setup["game"], "evolve": setup, "command": command,
                                       "identity": ident}, quiet)
         state = load_state(staging)

@@ -26,6 +26,9 @@ def _options(f):
         click.option("--budget", type=int, default=DEFAULT_BUDGET, show_default=True,
                      help="Games the search may play (validation not counted)."),
         click.option("--popsize", type=int, default=None, help="Candidates per generation (default: cma's)."),
+        click.option("--step", type=float, default=None,
+                     help="CMA-ES's initial step, a fraction of each parameter's range (default 0.3; smaller: "
+                          "search near a good start)."),
         click.option("--validation-games", type=int, default=DEFAULT_VALIDATION, show_default=True,
                      help="Held-out games per pool member and comparison."),
         click.option("--seed", type=int, default=1, show_default=True, help="Root random seed."),
@@ -50,6 +53,9 @@ def _check(o: dict) -> None:
     inputs.batch_size(o["batch_size"])
     inputs.positive("--budget", o["budget"])
     inputs.positive("--validation-games", o["validation_games"], inputs.MAX_GAMES)
+    from sim import evolve as E  # here: the CLI starts without the runner
+    o["step"] = E.SIGMA0 if o["step"] is None else o["step"]
+    E.check_step(o["step"])
     if o["popsize"] is not None and not 2 <= o["popsize"] <= 1000:
         raise UserError(f"--popsize {o['popsize']}: must be a whole number from 2 to 1,000")
     if o["scheduler"] and o["backend"] != "dask":
@@ -70,16 +76,16 @@ def _setup(kind: str, game, strategy, against, o: dict, pool_weights=None) -> di
             raise UserError("--against: give one or more strategy or preset names separated by commas")
     return {"kind": kind, "game": spec.name, "players": players, "strategy": strategy, "against": names,
             "weights": pool_weights, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
-            "popsize": o["popsize"], "validation_games": o["validation_games"], "batch_size": o["batch_size"],
+            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"], "batch_size": o["batch_size"],
             "config": cfg.raw}
 
 
 def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
-    from sim import report_folder, results
+    from sim import meta as folder_meta, results
     staging, out = results.partial_path(Path(folder)), results.final_path(Path(folder))
     if not staging.is_dir() or not results.is_ours(staging):
         raise UserError(f"--resume {folder}: no interrupted {command} there (expected {staging})")
-    meta = report_folder.read_meta(staging)
+    meta = folder_meta.read(staging)
     setup = meta.get("evolve")
     if meta.get("command") != command or not isinstance(setup, dict):
         raise UserError(f"--resume {folder}: {staging} is not an interrupted {command}")
