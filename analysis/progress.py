@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 import time
 
 _SAY = contextvars.ContextVar("balance_sim_progress", default=None)
+QUIET_BELOW = 0.5  # seconds: a phase that ends sooner says nothing, so a refusal stays the one line on stderr
 
 
 @contextlib.contextmanager
@@ -24,11 +26,29 @@ def reporting(say):
 
 @contextlib.contextmanager
 def phase(text: str):
-    """Say `text...` when a phase starts, and how long it took when it ends."""
+    """Say `text...` once a phase has run QUIET_BELOW seconds, and how long it took when it ends (only then)."""
     say = _SAY.get()
+    if not say:
+        yield
+        return
     start = time.perf_counter()
-    if say:
-        say(f"{text}...")
-    yield
-    if say:
+    lock, said = threading.Lock(), []
+
+    def announce():
+        with lock:
+            if said == []:
+                said.append(True)
+                say(f"{text}...")
+
+    timer = threading.Timer(QUIET_BELOW, announce)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            spoke = bool(said)
+            said.append(False)  # the timer, if it fires now, says nothing
+    if spoke:
         say(f"{text}: done in {time.perf_counter() - start:.1f} s")

@@ -289,16 +289,18 @@ def report(folder, out, quiet):
     from analysis.report import build_report, build_summary_report, write_atomically
     from sim import report_folder, results
     folder = Path(folder)
+    if out is not None:
+        inputs.output_folder(out, staged=False, own_name=False)  # written into: '.' is a place too
     if not folder.is_dir():  # before its lock, which would make the folders above it
         raise UserError(f"{folder}: no such folder")
     if out is not None:
-        inputs.output_folder(out, staged=False, own_name=False)  # written into: '.' is a place too
         if Path(out).exists() and folder.exists() and Path(out).resolve() == folder.resolve():
             out = None  # -o the folder itself: the default
     target = Path(out) if out is not None else folder
     with contextlib.ExitStack() as held:
         if out is None:  # the report is written into the folder: a writer of it
             held.enter_context(exclusive(folder, "report"))
+            results.check_installable(folder, ("report.html", "summary.json"))  # before minutes of building
         else:
             held.enter_context(shared(folder, "report"))
             held.enter_context(exclusive(target))

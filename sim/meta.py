@@ -23,9 +23,7 @@ KINDS = {"run": "results of 'balance-sim run'", "sweep": "a sweep ('balance-sim 
 
 def kind_of(meta: dict) -> str:
     """run, sweep, tune, sensitivity, evolve, exploit, compare or report (folders from before the `kind` field by their fields)."""
-    if meta.get("kind") in KINDS:
-        return meta["kind"]
-    if "sweep" in meta:
+    if "sweep" in meta:  # the markers first: a folder that carries one is never read as a run's
         return "sweep"
     if "tune" in meta:
         return "tune"
@@ -33,7 +31,7 @@ def kind_of(meta: dict) -> str:
         return "sensitivity"
     if "evolve" in meta:
         return "exploit" if meta.get("command") == "exploit" else "evolve"
-    return "run"
+    return meta["kind"] if meta.get("kind") in KINDS else "run"
 
 
 def read(folder: Path) -> dict:

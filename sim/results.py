@@ -305,17 +305,22 @@ def finish(staging: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def check_installable(target: Path, names) -> None:
+    """Refuse, naming it, an entry of `target` among `names` that balance-sim did not write (a user's file)."""
+    ours = _ours(target)
+    theirs = [n for n in names if os.path.lexists(Path(target) / n) and n not in ours]
+    if theirs:
+        raise UserError(f"{target}: {theirs[0]} there is not balance-sim's (not among the files it wrote); move it "
+                        "away, or write the report elsewhere with -o")
+
+
 def install(staging: Path, target: Path) -> list[str]:
     """Move every entry of `staging` into the existing folder `target`, replacing what is ours there (a folder
     such as replays/ included); refused, before anything is moved, where an entry of that name is not ours.
     A folder that lists its files gets the new names added. Returns the names installed."""
     staging, target = Path(staging), Path(target)
     names = sorted(p.name for p in staging.iterdir())
-    ours = _ours(target)
-    theirs = [n for n in names if (os.path.lexists(target / n)) and n not in ours]
-    if theirs:
-        raise UserError(f"{target}: {theirs[0]} there is not balance-sim's (not among the files it wrote); move it "
-                        "away, or write the report elsewhere with -o")
+    check_installable(target, names)
     trash = staging.with_name(staging.name + ".old")
     trash.mkdir()
     try:

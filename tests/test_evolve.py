@@ -275,7 +275,7 @@ BAD = [
     (["evolve", "--resume", "nowhere"], "no interrupted evolve"),
     (["evolve", "--resume", "nowhere", "--seed", "3"], "--seed cannot be given with --resume"),
     (["evolve", "nosuch", "--strategy", "greedy"], "unknown game 'nosuch'"),
-    (["exploit", "mohur"], "no 'weighted' strategy"),
+    (["exploit", "mohur", "--strategy", "nosuch"], "unknown strategy 'nosuch'"),
     (["exploit", "mohur", "--strategy", "greedy", "--threshold", "1.5"], "--threshold 1.5"),
     (["exploit", "mohur", "--strategy", "greedy", "--field-games", "0"], "--field-games 0"),
 ]

@@ -14,7 +14,7 @@ import sim.runner
 from sim.registry import choices, registered
 from sim.runner import Plan, batch_seeds, lineups, pairings
 
-MOHUR = [d.name for d in registered("mohur") if not d.search]  # what `-s all` plays
+MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # what `-s all` plays
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
 
 

@@ -11,6 +11,8 @@ import pytest
 from sim import warmup
 from sim.runner import Plan
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -97,7 +99,6 @@ sys.meta_path.insert(0, NotInstalledYet())
 from sim.cli import main_jobs, main_setups
 from sim.warmup import precompile
 
-pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 jobs = [job for job in main_jobs(main_setups()) if job[0] == "mughal"]
 print(precompile(jobs))
 """
