@@ -300,7 +300,7 @@ def report(folder, out, quiet):
     with contextlib.ExitStack() as held:
         if out is None:  # the report is written into the folder: a writer of it
             held.enter_context(exclusive(folder, "report"))
-            results.check_installable(folder, ("report.html", "summary.json"))  # before minutes of building
+            results.check_installable(folder, ("report.html",))  # before minutes of building
         else:
             held.enter_context(shared(folder, "report"))
             held.enter_context(exclusive(target))

@@ -102,7 +102,7 @@ REPORT = [
     ("tune folder", _write("meta.json", json.dumps({"game": "mohur", "tune": True, "seed": 1}).encode()),
      ["tune", "tune.json"]),
     ("sensitivity folder", _edit_meta(lambda m: m.update(sensitivity=True, method="morris")),
-     ["a sensitivity folder", "sensitivity.html", "'balance-sim sensitivity'"]),
+     ["a sensitivity screening", "sensitivity.html", "'balance-sim sensitivity'"]),
 ]
 
 

@@ -134,6 +134,6 @@ def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
     quiet = cli("report", out, "-q", "-o", tmp_path / "again")
     assert quiet.exit_code == 0 and quiet.stderr == ""
     compared = cli("compare", out, out, "-o", tmp_path / "cmp")
-    assert compared.exit_code == 0 and "compare: reading A" in compared.stderr
+    assert compared.exit_code == 0 and "compare: " in compared.stderr and "done in" in compared.stderr  # phases over half a second
     assert cli("compare", out, out, "-o", tmp_path / "cmp", "-q").stderr == ""
     assert np.isfinite(json.loads((out / "summary.json").read_text())["minutes_per_match"]["estimate"])
