@@ -19,11 +19,13 @@ import numpy as np
 from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.report import CSS, config_changes
+from analysis.formatting import CSS
+from analysis.report import config_changes
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
 from sim.lock import exclusive, shared
+from analysis.summary import summary_for
 
 REAL, NOISE = "real change", "within noise"
 
@@ -177,7 +179,6 @@ def _norm_ppf(q: float) -> float:
 def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
     """(meta, summary, tables or None) of a results folder, checked as `report` checks it (meta.json field by
     field, tables against it); one-line errors for anything else."""
-    from analysis.report import summary_for
     folder = Path(folder)
     if not folder.is_dir():
         raise UserError(f"compare: {label} {folder}: no such folder")

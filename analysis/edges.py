@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from analysis import models, stats
+from analysis.common import categorical_pair
 
 MIRROR, MODEL = "mirror", "model"
 MIN_MODEL_GAMES = models.MIN_MODEL_GAMES  # a model figure on fewer decided games: "too few games"
@@ -121,7 +122,6 @@ def p_text(p: float) -> str:
 def two_seat_edges(frame, lead) -> dict:
     """`position_edges` for a two-seat table (columns winner, strategy_0, strategy_1; winner -1 = undecided,
     left out): position 0 is the seat given per row by `lead` (the starter, or 0 for seat effects)."""
-    from analysis.common import categorical_pair
     decided = frame["winner"].to_numpy() >= 0
     s0, s1 = categorical_pair(frame["strategy_0"], frame["strategy_1"])
     strategy = np.stack([np.asarray(s0.codes), np.asarray(s1.codes)], axis=1)[decided]

@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
-from analysis.report import CSS
+from analysis.formatting import CSS
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 Z95 = sps.norm.ppf(0.975)

@@ -7,6 +7,7 @@ import pandas as pd
 from analysis import common, decisive, edges, skill, stats
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
+from analysis.formatting import fmt_metric
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
              "drawn_round_rate", "turns_per_round", "rounds_per_match", "coin_token_rate", "minutes_per_match",
              "balance", "close_round_rate", "decision_move_rate")
@@ -162,7 +163,6 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
 
 
 def _first_player(rounds, summary, outdir) -> dict:
-    from analysis.report import fmt_metric
     overall = summary.get("first_player_round_win_rate")
     r1, later = summary.get("first_player_round_win_rate[round=1]"), summary.get(
         "first_player_round_win_rate[later_rounds]")

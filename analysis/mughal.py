@@ -11,6 +11,8 @@ from analysis import common, decisive, edges, skill, stats
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
                             strategy_colors)
 from sim.mughal.engine import SUITS
+from analysis.formatting import fmt_metric
+from sim.registry import registered
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
 HEADLINES = ("tie_rate", "vt_total", "minutes_per_game")
 
@@ -193,7 +195,6 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
 
 
 def _seats(tables, meta, summary, outdir) -> dict:
-    from analysis.report import fmt_metric
     p = _players_count(tables, meta)
     keys = [f"seat_win_rate[{seat}]" for seat in range(p)]
     head = [summary.get(k) for k in keys]
@@ -272,7 +273,6 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
 def specialist_suits(meta: dict) -> dict[str, int]:
     """Strategy name -> the suit index a `specialist` (any preset of it) builds, read from the run's parameter
     vectors (meta.json), so the base strategy, which builds military by default, counts too."""
-    from sim.registry import registered  # the parameter order of the strategy (engine layer, read only)
     defs = {d.name: list(d.params) for d in registered("mughal")}
     out = {}
     for s in meta.get("strategies", []):

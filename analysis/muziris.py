@@ -14,6 +14,7 @@ from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_not
 
 from sim.muziris.config import parse_steps
 from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
+from analysis.formatting import fmt_metric
 
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "tie_rate", "round_cap_rate", "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
@@ -131,7 +132,6 @@ def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int, games: pd.D
 
 def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -> str:
     """The decisive rates split by the market condition drawn: a table, sources by overall rate."""
-    from analysis.report import fmt_metric
     sources = sorted((k[len("decisive_rate["):-1] for k in summary
                       if k.startswith("decisive_rate[") and k.count("[") == 1),
                      key=lambda s: -(summary[f"decisive_rate[{s}]"] or {}).get("estimate", 0) or 0)
@@ -278,7 +278,6 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
                  f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
-    from analysis.report import fmt_metric
     mirrors = sorted({k.split("mirror=")[1].rstrip("]") for k in summary
                       if k.startswith("position_win_rate[0][mirror=")})
     rows = "".join(f"<tr><td>{name}</td>" + "".join(

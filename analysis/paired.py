@@ -27,6 +27,7 @@ from scipy import stats as sps
 
 from analysis import stats
 from sim.game import get_game
+from analysis.summary import summary_for
 
 BLOCKS = 100
 MIN_BLOCK_GAMES = 20  # small runs get fewer, larger blocks (at least 2)
@@ -65,9 +66,8 @@ def block_statistics(tables: dict, meta: dict, full: dict, summarize=None, id_co
     computed on a subset chosen from the whole run, or from a table without game ids, is not a sum over games
     and is left to the unpaired fallback instead of being paired wrongly."""
     if summarize is None:
-        from analysis.report import summary_for as summarize
+        summarize = summary_for
     if id_column is None:
-        from sim.game import get_game
         id_column = get_game(meta["game"]).id_column
     edges = block_edges(int(meta.get("planned_games", meta["games"])), blocks)
     per_block = []

@@ -6,44 +6,22 @@ ci_high, n}}` and `sections(tables, meta, summary, outdir) -> [{title, text, fig
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import json
 import math
 import os
 import shutil
-import warnings
 from pathlib import Path
 
-import numpy as np
-
 from analysis import findings as findings_mod
-from analysis.models import MIN_MODEL_GAMES
+from analysis.formatting import CSS, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
+from analysis.summary import quiet_numpy, summary_for
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
 from sim.results import install
-
-
-@contextlib.contextmanager
-def quiet_numpy():
-    """Figures over no rows (a degenerate configuration, an empty subset) are NaN and reported as n/a; numpy's
-    RuntimeWarnings about them (empty means, 0/0) would only add noise to the terminal."""
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-
-
-def summary_for(tables, meta) -> dict:
-    module = get_game(meta["game"]).module("analysis")
-    summary = {"game": meta["game"], "games": int(meta["games"])}
-    with quiet_numpy():
-        summary.update(module.summarize(tables, meta))
-    if meta.get("partial"):
-        summary["partial"] = True
-    return summary
 
 
 def config_warnings(meta) -> tuple:
@@ -64,7 +42,9 @@ def findings_for(summary: dict, meta, tables=None) -> list[dict]:
     return findings_mod.findings(summary, warnings=config_warnings(meta), **context)
 
 
-def build_report(tables, meta, outdir) -> dict:
+def build_report(tables, meta, outdir, game_of_run=None) -> dict:
+    """summary.json, the plots and report.html of a run's tables in `outdir`. `game_of_run(meta, index)` (the
+    commands pass `sim.setup.from_meta`) gives the sample games to trace into replay pages."""
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
     with phase(f"{meta['game']} report: figures and intervals"):
@@ -74,7 +54,7 @@ def build_report(tables, meta, outdir) -> dict:
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
     with phase(f"{meta['game']} report: sample games to replay"):
-        sections.append(sample_games(tables, meta, outdir))  # links to replays of chosen games
+        sections.append(sample_games(tables, meta, outdir, game_of_run=game_of_run))  # replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
     return summary
 
@@ -148,90 +128,6 @@ def config_changes(meta) -> list[str]:
     return changes
 
 
-def fmt_metric(name: str, m) -> str:
-    if not isinstance(m, dict) or m.get("estimate") is None:
-        return "n/a"
-    est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
-    if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
-        return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
-    if name.startswith("strength["):
-        if m.get("bound") in ("upper", "lower"):  # the data bound it on one side only
-            return f"{'below' if m['bound'] == 'upper' else 'above'} {est:+.0f} Elo (one-sided 95% bound)"
-        return f"{est:+.0f} Elo (95% CI {lo:+.0f} to {hi:+.0f})"
-    if name.startswith("nash_weight["):
-        span = m.get("range_low"), m.get("range_high")
-        if None not in span and span[1] - span[0] > 1e-6:  # the equilibrium is not unique
-            return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
-        return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
-    is_rate = "rate" in name or name == "balance"
-    if is_rate:
-        return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
-    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
-        return f"{est:.2f}"
-    return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
-
-
-# plain names for the code names of summary.json (a game adds its own in its module's LABELS)
-LABELS = {
-    "first_player_round_win_rate": "Round starter wins the round",
-    "first_player_match_win_rate": "Match starter wins the match",
-    "first_player_win_rate": "Round-1 first player wins",
-    "seat0_match_win_rate": "Seat 0 wins the match",
-    "drawn_round_rate": "Round is drawn",
-    "turns_per_round": "Turns per round",
-    "rounds_per_match": "Rounds per match",
-    "rounds_per_game": "Rounds per game",
-    "coin_token_rate": "Coin token awarded in a round",
-    "minutes_per_match": "Minutes per match",
-    "minutes_per_game": "Minutes per game (at the configured pace)",
-    "picks_per_game": "Action steps per game",
-    "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
-    "close_round_rate": "Round decided by 3 rupees or fewer",
-    "decision_move_rate": "Turns with a real choice",
-    "score_margin": "Winning margin of a round (rupees)",
-    "tie_rate": "Game tied (shared win)",
-    "vt_total": "Final VT per player",
-    "round_cap_rate": "Game reaches the round cap",
-    "coins_short_rate": "Game needs more coins than the box holds",
-}
-_PREFIXES = {"win_rate": "{} wins (share of its games, its own mirror games included)",
-             "win_rate_vs_field": "{} wins against the other strategies (its mirror games left out)",
-             "strength": "{}'s strength (Elo)",
-             "nash_weight": "{}'s weight in the equilibrium mix", "seat_win_rate": "Seat {} wins",
-             "position_win_rate": "Player {} seats after the round-1 first player wins",
-             "decisive_rate": "Winner changes without {}"}
-_SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds": "in rounds 2 and later",
-             "heuristic": "in heuristic-only games", "expert": "in search-only games",
-             "certain": "certain changes only", "ambiguous": "unfinished without it (counted as half)"}
-
-
-def plain_name(name: str, labels: dict | None = None) -> str:
-    """A designer's words for a summary.json key: `first_player_round_win_rate[mirror=greedy]` reads "Round
-    starter wins the round, mirror games of greedy". Unknown keys come back as they are."""
-    labels = {**LABELS, **(labels or {})}
-    base, _, rest = name.partition("[")
-    parts = [p.rstrip("]") for p in rest.split("[")] if rest else []
-    if base in _PREFIXES and parts:
-        text = _PREFIXES[base].format(parts.pop(0))
-        if base == "position_win_rate" and text.startswith("Player 0 seats"):
-            text = "Round-1 first player wins"
-    elif base in labels:
-        text = labels[base]
-    else:
-        return name
-    for part in parts:
-        key, _, value = part.partition("=")
-        if key == "mirror":
-            text += f", mirror games of {value}"
-        elif key == "round":
-            text += f", round {value}"
-        elif key in _SUFFIXES:
-            text += f", {_SUFFIXES[key]}"
-        else:
-            text += f" [{part}]"
-    return text
-
-
 def _how_measured(m: dict) -> str:
     return {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}.get(m.get("population"), "")
 
@@ -243,19 +139,6 @@ def _in_headline_table(name: str, headlines) -> bool:
     return name.count("[") == 1 and base in ("win_rate", "win_rate_vs_field", "strength", "nash_weight", "seat_win_rate",
                                               "position_win_rate")
 
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:980px;margin:2em auto;
-padding:0 1em;color:#1f2933;line-height:1.5}
-h1{margin-bottom:.2em}h2{border-bottom:2px solid #e4e7eb;padding-bottom:.2em;margin-top:2em}
-.meta{color:#52606d}.fig{margin:1.2em 0}.fig img{max-width:100%;border:1px solid #e4e7eb;border-radius:4px}
-.reading{margin:.3em 0 0 0;color:#323f4b;font-style:italic}
-table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}
-td,th{padding:.3em .8em;border-bottom:1px solid #e4e7eb;text-align:left}
-th{font-size:.92em;overflow-wrap:anywhere;min-width:5em}code{color:#52606d;font-size:.85em;overflow-wrap:anywhere}
-.partial{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;border-radius:4px}
-.lead{font-size:1.08em;background:#f0f4f8;padding:.8em 1em;border-radius:4px}
-""" + findings_mod.CSS
 
 
 def _html(meta, summary, sections, outdir: Path, headlines) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.report import CSS, plain_name
+from analysis.formatting import CSS, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20

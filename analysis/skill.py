@@ -18,13 +18,13 @@ import pandas as pd
 
 from analysis import stats
 from analysis.style import ACCENT, new_figure, save
+from sim.registry import registered
 
 HEURISTIC, EXPERT, MIXED = "heuristic", "expert", "mixed"
 
 
 def search_names(meta) -> set[str]:
     """Names (strategies or presets) in this run whose base strategy searches."""
-    from sim.registry import registered
     try:
         search = {d.name for d in registered(meta["game"]) if d.search}
     except Exception:  # a game without strategies package: no search players

@@ -16,7 +16,8 @@ _AGGREGATING = contextvars.ContextVar("balance_sim_aggregating", default=False)
 @contextlib.contextmanager
 def aggregating():
     """Within this block rate() and mean() also carry their sufficient statistics (`_kind`, `_s`, `_ss`,
-    `_n`), so summaries of separate batches can be merged exactly (see merge/finalize): --summary-only."""
+    `_n`), so summaries of separate batches can be merged exactly (analysis.summary's merge and finalize):
+    --summary-only."""
     token = _AGGREGATING.set(True)
     try:
         yield
@@ -27,51 +28,6 @@ def aggregating():
 def is_aggregating() -> bool:
     """True inside `aggregating()` (in this thread): summaries must stay mergeable sums."""
     return _AGGREGATING.get()
-
-
-def merge(total: dict, part: dict) -> dict:
-    """Add one batch's aggregated summary into `total` (metrics without sufficient statistics are dropped)."""
-    for name, m in part.items():
-        if not isinstance(m, dict) or "_kind" not in m:
-            continue
-        if name in total and total[name]["_kind"] != m["_kind"]:
-            # an equal-skill figure is a mirror-game rate where a batch has mirror games and a model's cells
-            # where it has none; the mirror games of the whole run decide, as in a full run
-            if m["_kind"] == "luce":
-                continue
-            del total[name]
-        if name not in total:
-            total[name] = {"_kind": m["_kind"], "_s": 0.0, "_ss": 0.0, "_n": 0}
-            if "population" in m:
-                total[name]["population"] = m["population"]
-        for key in ("_s", "_ss", "_n"):
-            total[name][key] += m.get(key, 0)
-        if m["_kind"] == "luce":  # a model estimate: its lineup cells add up, the fit waits for finalize
-            total[name].setdefault("_cells", []).extend(m["_cells"])
-            total[name]["_position"], total[name]["_positions"] = m["_position"], m["_positions"]
-    return total
-
-
-def finalize(total: dict) -> dict:
-    """Merged sufficient statistics back into metric objects with intervals."""
-    out = {}
-    for name, m in sorted(total.items()):
-        n = int(m["_n"])
-        if m["_kind"] == "rate":
-            out[name] = rate(m["_s"], n)
-            if "population" in m:
-                out[name]["population"] = m["population"]
-        elif m["_kind"] == "luce":
-            from analysis.models import rate_from_cells
-            out[name] = rate_from_cells(m["_cells"], m["_position"], m["_positions"])
-        elif n == 0:
-            out[name] = {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
-        else:
-            est = m["_s"] / n
-            var = max(m["_ss"] - n * est * est, 0.0) / (n - 1) if n > 1 else float("nan")
-            half = Z95 * math.sqrt(var / n) if n > 1 else float("nan")
-            out[name] = {"estimate": est, "ci_low": est - half, "ci_high": est + half, "n": n}
-    return out
 
 
 def wilson(successes, n, z: float = Z95):

@@ -9,8 +9,9 @@ import pandas as pd
 
 from analysis import findings as findings_mod
 from analysis.paired import is_rate
-from analysis.report import CSS, fmt_metric, plain_name
+from analysis.formatting import CSS, fmt_metric, plain_name
 from analysis.style import ACCENT, new_figure, save
+from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
 
 MAX_PANELS = 9
@@ -25,11 +26,6 @@ def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
     return picked + [m for m in names if m.startswith("win_rate[")]
 
 
-def _axis(values):
-    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    return (np.asarray(values, dtype=float), None) if numeric else (np.arange(len(values)), [str(v) for v in values])
-
-
 def _scale(metric: str) -> tuple[float, str]:
     """Rates are plotted in %, everything else as it is."""
     return (100.0, " (%)") if is_rate(metric) else (1.0, "")
@@ -38,7 +34,7 @@ def _scale(metric: str) -> tuple[float, str]:
 def _plot_1d(table, key, metric, path, bands=()):
     """The metric against the parameter; each target band on it is drawn and kept in view (a band off the plot
     would hide how far the variants are from it)."""
-    x, labels = _axis(list(table[key]))
+    x, labels = axis(list(table[key]))
     scale, unit = _scale(metric)
     y, lo, hi = (table[metric].astype(float) * scale, table[f"{metric}.ci_low"].astype(float) * scale,
                  table[f"{metric}.ci_high"].astype(float) * scale)
@@ -150,7 +146,6 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
 def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir,
                        differences: dict | None = None, baseline: int = 0) -> list:
     """`differences`: {variant: {metric: row}} from analysis.sweep_paired, each variant against `baseline`."""
-    from analysis.sweep_paired import section_html
     keys = [k for k, _ in params]
     metrics = headline_metrics(game, table)
     targeted = [t.metric for t in targets if t.metric + ".n" in table and t.metric not in metrics]

@@ -16,6 +16,12 @@ SHOWN = 6  # metrics in the differences table (all of them are in sweep.csv)
 PANELS = 9
 
 
+def axis(values):
+    """(x positions, tick labels or None) of a parameter's values: numbers as they are, anything else evenly spaced."""
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return (np.asarray(values, dtype=float), None) if numeric else (np.arange(len(values)), [str(v) for v in values])
+
+
 def variant_differences(game: str, summaries: list[dict], blocks: list[dict], metas: list[dict],
                         baseline: int) -> dict[int, dict]:
     """{variant: {metric: row}} for every variant but the baseline, B = the variant, A = the baseline."""
@@ -47,8 +53,7 @@ def columns(rows_by_variant: dict[int, dict], variant: int, baseline: int) -> di
 def _plot(table, key, rows_by_variant, metrics, baseline, path) -> None:
     """Small multiples: each metric's paired difference from the baseline against the parameter, with the
     unpaired interval of the same variants in grey behind it."""
-    from analysis.sweep import _axis
-    x, labels = _axis(list(table[key]))
+    x, labels = axis(list(table[key]))
     cols = min(3, len(metrics))
     nrows = -(-len(metrics) // cols)
     fig, _ = new_figure(3.3 * cols, 2.6 * nrows)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from analysis import findings as findings_mod
 from analysis.paired import is_rate
-from analysis.report import CSS, fmt_metric, plain_name
+from analysis.formatting import CSS, fmt_metric, plain_name
 
 VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
                  "plausible": "plausible (the estimate is inside, the interval is not yet)",

@@ -14,6 +14,14 @@ class UserError(Exception):
     """A mistake in a flag or configuration. The CLI prints it as one line and exits with code 2."""
 
 
+class RunInterrupted(Exception):
+    """Ctrl-C: the batches finished so far are saved (with a batch folder) and the run can be resumed."""
+
+
+class WorkersFailed(Exception):
+    """Worker processes kept dying on the same batch (out of memory, killed): the batches before it are saved."""
+
+
 class ConfigError(UserError):
     def __init__(self, key: str, value, allowed: str):
         self.key, self.value, self.allowed = key, value, allowed
@@ -37,8 +45,6 @@ def stopped_part_way(kept, go_on: str, or_else: str = "", workers_sep: str = ";"
     """A run, sweep or tune stopped part-way (interrupted, its workers lost, the disk full) as one line: what is
     kept (`kept()`, asked only then) and how to go on (`go_on`; `or_else` offers another way after an
     interruption)."""
-    from sim.runner import RunInterrupted, WorkersFailed
-
     def full(exc: OSError) -> str:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write{where}: {exc.strerror or exc}; {kept()}; make room and {go_on}"

@@ -33,7 +33,7 @@ from sim.errors import UserError, stopped_part_way
 from sim.game import get_game
 from sim.lock import exclusive
 from sim.registry import StrategyChoice, StrategyDef, choices, registered
-from sim.runner import Plan, batch_seed, fan_out, lineups, run_one_batch
+from sim.runner import Plan, batch_seed, execute, fan_out, lineups, run_one_batch
 
 STATE = "evolve-state.json"
 STATE_FORMAT = 1
@@ -510,3 +510,12 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
                                          "identity": ident, "partial": False})
             results.finish(staging, out)
     return out, lines
+
+
+def play_field(spec, cfg, players: int, field: tuple, games: int, seed: int, jobs: int = 1,
+               backend: str = "loky", scheduler=None):
+    """The games table of a round-robin of `games` games of the field, on the field's own deals (`exploit`
+    weighs the field by its equilibrium mix: analysis.exploit.field_mix)."""
+    plan = Plan(spec.name, players, games, stream_seed(seed, FIELD, 0), tuple(field), min(2000, games), True)
+    tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=False)
+    return tables["games"]

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from sim.errors import UserError
+import sim
 
 MAIN_TABLE = "games"  # every results folder's table of one row per game (per match), numbered by `id_column`
 
@@ -126,7 +127,6 @@ def game_names() -> list[str]:
 
 @functools.cache  # the registry and the runner ask per call; the packages under sim/ do not change in a run
 def _game_names() -> tuple[str, ...]:
-    import sim
     names = [info.name for info in pkgutil.iter_modules(sim.__path__) if info.ispkg]
     return tuple(sorted(n for n in names if hasattr(importlib.import_module(f"sim.{n}"), "GAME")))
 

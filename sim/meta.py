@@ -10,6 +10,10 @@ import json
 from pathlib import Path
 
 from sim.errors import ConfigError, UserError
+from sim import inputs
+from sim.config import load_defaults, merge
+from sim.game import game_names, get_game
+from sim.registry import saved_choice
 
 META = "meta.json"
 REMAKE = "make it again with 'balance-sim run'"
@@ -99,10 +103,6 @@ def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
     checked settings: {"spec", "players", "config" (validated), "choices" (StrategyChoice), "games", "seed",
     "batch_size" (None for an old finished folder without one), "round_robin", "summary_only", "partial"}.
     A folder of another kind is refused by name (`require_kind`)."""
-    from sim import inputs
-    from sim.config import load_defaults, merge
-    from sim.game import game_names, get_game
-    from sim.registry import saved_choice
     folder = Path(folder)
     path = folder / META
     require_kind(folder, meta, "run", doing or "")

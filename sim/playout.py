@@ -14,6 +14,7 @@ import numpy as np  # in the globals every binding extends
 
 from sim.jit import njit
 from sim.registry import kernel_mode
+from sim.rng import game_origin
 
 
 @njit(cache=True)
@@ -67,7 +68,6 @@ def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log,
 def start_game(G, cfg, players, seed, game, batch_size):
     """The state after setup of game `game` of `run --seed S --batch-size B` (game 0: `run -n 1`): the trace
     drivers replay a run's game from here."""
-    from sim.runner import game_origin  # sim.runner pulls in pandas, which the kernels do not need
     root, local = game_origin(seed, game, batch_size)
     s = G.new_state()
     G.new_game(s, cfg, players, np.uint32(root), local)

@@ -19,6 +19,7 @@ import numpy as np
 from sim import SOURCE_HASH, cache_root
 from sim.errors import ConfigError, UserError
 from sim.interface import STRATEGY_ARGS
+from sim.game import get_game
 
 MAX_PARAMS = 32  # a `weighted` strategy has one weight per feature (10-30)
 MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
@@ -103,7 +104,6 @@ def strategy(game: str, name: str, params: dict | None = None, search: bool = Fa
 
 def registered(game: str) -> list[StrategyDef]:
     """Registered strategies of a game, in id order (sorted by name, so ids are stable)."""
-    from sim.game import get_game
     package = get_game(game).module("strategies")
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if not info.name.startswith("_"):
@@ -171,7 +171,6 @@ def observer(game: str):
 
 
 def _listings(game: str) -> dict:
-    from sim.game import get_game
     return getattr(get_game(game).module("engine"), "LISTINGS", {})
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from sim.errors import UserError
 from sim.game import MAIN_TABLE
 from sim.meta import META, REMAKE, check_run, read
+from sim import results
 
 DAMAGED = f"the folder is damaged (or its files come from another run); {REMAKE}"
 
@@ -73,16 +74,16 @@ def _check_tables(folder: Path, spec, meta: dict, tables: dict) -> None:
             raise UserError(f"{folder / (name + '.parquet')}: holds games outside 0-{games - 1}; {DAMAGED}")
 
 
-def load(folder: Path, doing: str = "report"):
-    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one."""
+def load(folder: Path, doing: str = "report", summariser=None):
+    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one
+    (`summariser` merges an interrupted one's batches: `sim.results.load`)."""
     folder = Path(folder)
     meta = read(folder)
     run = check_run(folder, meta, doing)
     spec = run["spec"]
     if run["partial"]:
-        from sim import results
         try:
-            return "tables", *results.load(folder, run)
+            return "tables", *results.load(folder, run, summariser)
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             raise UserError(f"{folder}: a saved batch cannot be read ({type(exc).__name__}: {exc}); "
                             f"finish the run with 'balance-sim run --resume {folder}' instead") from None

@@ -26,6 +26,8 @@ import pandas as pd
 from sim.errors import UserError
 from sim.meta import KINDS, MAX_META_BYTES, kind_of
 from sim.runner import assemble, batch_context, batch_seed, plan_of, strategy_codes
+from sim.meta import check_run, read
+from sim.batches import load_batch, sound_batches
 
 META = "meta.json"
 BATCHES = "batches"
@@ -336,16 +338,15 @@ def install(staging: Path, target: Path) -> list[str]:
     return names
 
 
-def load(folder: Path, run: dict | None = None) -> tuple[dict[str, pd.DataFrame], dict]:
+def load(folder: Path, run: dict | None = None, summariser=None) -> tuple[dict[str, pd.DataFrame], dict]:
     """Tables and meta of a results folder; a `.partial` folder gives the batches that finished (checked; a
     damaged one is left out and named, one balance-sim did not write refused), marked partial. A --summary-only
-    `.partial` gives {"summary": ...}. `run`: the meta's checked settings (`sim.meta.check_run`)."""
-    from sim.meta import check_run, read
+    `.partial` gives {"summary": ...}, its batches merged by `summariser` (the analysis' Summariser). `run`: the
+    meta's checked settings (`sim.meta.check_run`)."""
     folder = Path(folder)
     meta = read(folder)
     if not meta.get("partial"):
         return read_tables(folder), meta
-    from sim.batches import load_batch, sound_batches
     run = run or check_run(folder, meta)
     spec, plan = run["spec"], plan_of(run)
     summary_only = run["summary_only"]
@@ -360,9 +361,8 @@ def load(folder: Path, run: dict | None = None) -> tuple[dict[str, pd.DataFrame]
     games = sum(plan.batch_games(b) for b in done)
     meta = {**meta, "games": games, "planned_games": meta["games"], "partial": True}
     if summary_only:
-        from analysis import stats
         merged: dict = {}
         for b in done:
-            stats.merge(merged, load_batch(folder / BATCHES, b, True))
-        return {"summary": stats.finalize(merged)}, meta
+            summariser.merge(merged, load_batch(folder / BATCHES, b, True))
+        return {"summary": summariser.finalize(merged)}, meta
     return assemble(spec, plan, [load_batch(folder / BATCHES, b) for b in done]), meta

@@ -7,6 +7,27 @@ game whose length differs.
 import numpy as np
 from sim.jit import njit
 
+DEFAULT_BATCH = 2000  # games per batch: a batch is the unit of work, of saving and of its own seed
+
+
+def batch_seed(root: int, b: int) -> int:
+    """Seed of batch b: child b of SeedSequence(root), made on its own so a plan of any size needs no list."""
+    child = np.random.SeedSequence(root, spawn_key=(b,))  # what SeedSequence(root).spawn(n)[b] is
+    return int(child.generate_state(1, dtype=np.uint32)[0])
+
+
+def batch_seeds(root: int, n_batches: int) -> list[int]:
+    return [batch_seed(root, b) for b in range(n_batches)]
+
+
+def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[int, int]:
+    """(batch seed, index within its batch) of game `game` of a run with this root seed and batch size: what a
+    trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
+    so game 0 is the same for every batch size."""
+    b, local = divmod(int(game), int(batch_size))
+    return batch_seed(seed, b), local  # made on its own: no list of the b seeds before it
+
+
 
 @njit(cache=True)
 def game_seed(batch_seed, game, part):

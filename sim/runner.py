@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim.batches import context_digest, load_batch, save_batch, sound_batches
-from sim.errors import UserError
+from sim.errors import RunInterrupted, WorkersFailed
 from sim.game import GameSpec, get_game
 from sim.inputs import SCHEDULER_TIMEOUT_S
+from sim.rng import DEFAULT_BATCH, batch_seed
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -97,24 +97,6 @@ def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
     return np.take_along_axis(base, (seats[None, :] - shift) % p, axis=1)
 
 
-def batch_seed(root: int, b: int) -> int:
-    """Seed of batch b: child b of SeedSequence(root), made on its own so a plan of any size needs no list."""
-    child = np.random.SeedSequence(root, spawn_key=(b,))  # what SeedSequence(root).spawn(n)[b] is
-    return int(child.generate_state(1, dtype=np.uint32)[0])
-
-
-def batch_seeds(root: int, n_batches: int) -> list[int]:
-    return [batch_seed(root, b) for b in range(n_batches)]
-
-
-def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[int, int]:
-    """(batch seed, index within its batch) of game `game` of a run with this root seed and batch size: what a
-    trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
-    so game 0 is the same for every batch size."""
-    b, local = divmod(int(game), int(batch_size))
-    return batch_seed(seed, b), local  # made on its own: no list of the b seeds before it
-
-
 def seat_choices(game: str, players: int, choices: tuple, round_robin: bool, index: int) -> tuple:
     """The strategy choice at each seat of game `index` of a run, as `lineups` seats them."""
     plan = Plan(game, players, index + 1, 0, tuple(choices), 1, round_robin)
@@ -134,18 +116,13 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
     return tables
 
 
-def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool, meta: dict) -> dict:
-    """--summary-only: play batch b and return only its mergeable summary (counts and sums), so memory stays
-    flat however many games are played."""
-    import json
-
-    from analysis import stats
-    from analysis.report import summary_for
+def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool, meta: dict,
+                        summariser) -> dict:
+    """--summary-only: play batch b and return only its mergeable summary (counts and sums, `summariser.batch`),
+    so memory stays flat however many games are played."""
     spec = get_game(game)
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
-    with stats.aggregating():
-        summary = summary_for(tables, {**meta, "games": plan.batch_games(b)})
-    return json.loads(json.dumps(stats.merge({}, summary)))  # plain floats: small to ship back and to save
+    return summariser.batch(tables, {**meta, "games": plan.batch_games(b)})
 
 
 def _warn(message: str) -> None:
@@ -262,20 +239,18 @@ def _close(client, stopped: bool) -> None:
         cluster.close()
 
 
-class RunInterrupted(Exception):
-    """Ctrl-C: the batches finished so far are saved (with a batch folder) and the run can be resumed."""
-
-
-class WorkersFailed(Exception):
-    """Worker processes kept dying on the same batch (out of memory, killed): the batches before it are saved."""
-
-
 WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played again, this many times in a row
 
 
 # Set by the command-line program (not when a test or a notebook calls us): once a run has stopped on a signal
 # the process is about to exit, and a further Ctrl-C would only turn its clean exit into a traceback.
 IGNORE_SIGNALS_ONCE_STOPPED = False
+
+
+def stop_quietly_once_interrupted() -> None:
+    """The installed program's choice (sim.cli): see IGNORE_SIGNALS_ONCE_STOPPED."""
+    global IGNORE_SIGNALS_ONCE_STOPPED
+    IGNORE_SIGNALS_ONCE_STOPPED = True
 
 
 class _StopOnCtrlC:
@@ -311,7 +286,7 @@ class _StopOnCtrlC:
 
 def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "loky",
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
-            batch_dir: Path | None = None, summary_meta: dict | None = None,
+            batch_dir: Path | None = None, summary_meta: dict | None = None, summariser=None,
             sink=None, kind: str = "run") -> tuple[dict, dict]:
     """Play the plan and return (tables, timings). Batches are delivered in batch order whatever the scheduling.
 
@@ -319,8 +294,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     are checked (index, games, checksum, and what they were played under: `batch_context`, with `kind` the
     command saving them) and loaded instead of played: an interrupted run resumes where it stopped with identical
     results; a damaged file, or one played under other settings, is named and its batch played again.
-    With `summary_meta` (--summary-only) each batch is summarised in its worker and only the merged summary
-    comes back: `({"summary": {...}}, timing)` instead of tables.
+    With `summary_meta` (--summary-only) each batch is summarised in its worker by `summariser` (the analysis'
+    `Summariser`: the core does not import the analysis) and only the merged summary comes back:
+    `({"summary": {...}}, timing)` instead of tables.
     With `sink` (a callable taking (batch, tables)), every batch is handed to it in batch order as soon as it
     and all batches before it are in, and nothing is kept: `({}, timing)` comes back. This is how `run` streams
     its tables to Parquet with flat memory.
@@ -331,10 +307,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     from joblib.externals.loky.process_executor import BrokenProcessPool
     from tqdm import tqdm
 
-    from analysis import stats
-    from sim.warmup import wait
-    wait(spec.name)  # its kernel, if `main` is compiling it in the background
     summary_only = summary_meta is not None
+    if summary_only and summariser is None:
+        raise ValueError("--summary-only needs a summariser")
     seed_of = functools.partial(batch_seed, plan.seed)
     done: set[int] = set()
     context = batch_context(spec, cfg, plan, summary_only, kind)
@@ -357,7 +332,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     merged, collected, waiting = {}, [], {}  # --summary-only's sums; batches' tables; batches ahead of their turn
     next_out = [0]
     # in batch order, so a resumed run sums (--summary-only) exactly as an uninterrupted one
-    deliver = ((lambda b, tables: stats.merge(merged, tables)) if summary_only else
+    deliver = ((lambda b, tables: summariser.merge(merged, tables)) if summary_only else
                sink or (lambda b, tables: collected.append(tables)))
 
     def flush() -> None:
@@ -380,7 +355,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
         flush()
         bar.update(plan.batch_games(b))
 
-    work, extra = (summarize_one_batch, (summary_meta,)) if summary_only else (run_one_batch, ())
+    work, extra = (summarize_one_batch, (summary_meta, summariser)) if summary_only else (run_one_batch, ())
 
     client = None
     stop = _StopOnCtrlC()
@@ -456,7 +431,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     elapsed = time.perf_counter() - started
     flush()  # saved batches after the last one played
     if summary_only:
-        tables = {"summary": stats.finalize(merged)}
+        tables = {"summary": summariser.finalize(merged)}
     elif sink is not None:
         tables = {}
     else:

@@ -6,13 +6,17 @@ over. The processes (`compile_kernels`) compile first every game's batch kernel 
 first (`GameSpec.compile_weight`), then every game's trace (one game traced, as the report's sample games are), each
 after its own game's kernel, whose compiled engine functions it then loads rather than compiles again. `main`
 plays next whichever game's kernel is compiled first (`first_ready`); each run waits only for its own kernel
-(`wait`, in sim.runner.execute) and its report for its own trace: a game plays while its trace and the later
+(`wait`, in sim/commands/run_cmd.py) and its report for its own trace: a game plays while its trace and the later
 games compile, and a trace no longer delays the next game's kernel.
 
 Every compile holds a lock per (game, step) in numba's cache folder (`compiling`), so processes that want the same
 kernel at once compile it once: the others wait and then load it. `make run` on a fresh clone uses this: while pip
 installs the reports' dependencies (one core), `python -m sim.warmup` compiles main's kernels on the other core,
 taking only what no one else is compiling (`precompile`), and `main`'s own compile processes pick up the rest.
+
+This module imports only the standard library at its top: `python -m sim.warmup --requirements` runs before numpy,
+numba and click are installed, and the compile processes start faster without pandas; what it uses of the project
+is imported inside the functions that need it (each marked "deferred").
 """
 from __future__ import annotations
 
@@ -32,14 +36,14 @@ _PENDING: dict = {}
 
 def play_one(game: str, cfg, plan) -> None:
     """Play one game of `plan`'s lineup: the batch kernel's specialisation a run uses."""
-    from sim.runner import Plan, run_one_batch
+    from sim.runner import Plan, run_one_batch  # deferred (module docstring)
     run_one_batch(game, cfg, Plan(game, plan.players, 1, 0, plan.choices, 1, plan.round_robin), 0, 0, False)
 
 
 def trace_one(game: str, cfg, plan) -> None:
     """Trace one game of `plan`'s lineup: the play loop the report's sample games use."""
-    from sim.game import get_game
-    from sim.runner import DEFAULT_BATCH, seat_choices
+    from sim.game import get_game  # deferred (module docstring)
+    from sim.runner import DEFAULT_BATCH, seat_choices  # deferred (module docstring)
     seats = list(seat_choices(game, plan.players, plan.choices, plan.round_robin, 0))
     for _ in get_game(game).trace(cfg, plan.players, seats, 0, game=0, batch_size=DEFAULT_BATCH):
         pass
@@ -56,7 +60,7 @@ _DO = {"kernel": play_one, "trace": trace_one}
 
 
 def _compile(todo, events, parent: int) -> None:
-    from sim.runner import exit_with_parent
+    from sim.runner import exit_with_parent  # deferred (module docstring)
     exit_with_parent(parent)
     for step, game, cfg, plan in iter(todo.get, None):  # the jobs in order, then one None per process
         if step != STEPS[0]:
@@ -96,8 +100,8 @@ def _heaviest_first(jobs: list[tuple]) -> list[tuple]:
 
 
 def _weight(game: str) -> float:
-    from sim.errors import UserError
-    from sim.game import get_game
+    from sim.errors import UserError  # deferred (module docstring)
+    from sim.game import get_game  # deferred (module docstring)
     try:
         return get_game(game).compile_weight
     except UserError:
@@ -127,7 +131,7 @@ def wait(game: str, step: str = STEPS[0]) -> None:
 
 
 def _lock_path(game: str, step: str) -> Path:
-    from sim import cache_root
+    from sim import cache_root  # deferred (module docstring)
     folder = Path(os.environ.get("NUMBA_CACHE_DIR") or cache_root())  # set by `import sim`: per source hash
     return folder / f".compiling-{game}-{step}.lock"
 
@@ -190,7 +194,7 @@ def _precompile_main() -> None:
     # part of the install, like sim.bytecode: where PYTHONDONTWRITEBYTECODE is set, `main` and each of its
     # processes would otherwise compile numba's and numpy's modules from source again (~0.6 CPU-s a process)
     sys.dont_write_bytecode = False
-    from sim.cli import main_jobs, main_setups
+    from sim.setup import main_jobs, main_setups  # deferred (module docstring)
     try:
         precompile(main_jobs(main_setups()))
     except KeyboardInterrupt:

@@ -64,6 +64,8 @@ from sim.jit import njit
 
 from sim.interface import bind
 from sim.playout import play
+from sim.registry import MAX_DETERMINIZATIONS, MAX_ITERATIONS
+from sim.registry import registered, rollout_defaults, rollout_dispatcher, strategy
 
 PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determinizations": 0.0,
           "tree_depth": 0.0, "rollout_depth": 0.0, "widening": 0.0, "race": 0.0, "race_rounds": 4.0,
@@ -74,7 +76,6 @@ PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determin
 
 def bounds():
     """Each parameter's (lowest, highest, whole number?) for the registry, which refuses presets outside."""
-    from sim.registry import MAX_DETERMINIZATIONS, MAX_ITERATIONS
     return {"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
             "exploration": (0, 1000, False), "tree_depth": (0, 1000, True), "rollout_depth": (0, 1_000_000, True),
             "widening": (0, 1000, False), "race": (0, 1000, False), "race_rounds": (2, 1000, True),
@@ -469,7 +470,6 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
     rollout policies; `own_rollout`: (a heuristic's name, the game's own rollout of it: see `connect_rollouts`).
     Returns (player, search)."""
-    from sim.registry import registered, rollout_defaults, rollout_dispatcher, strategy
 
     defaults, extra = dict(defaults or {}), dict(extra or {})
     if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis import common, stats
+from analysis import summary as summaries
 from analysis import mohur as mohur_analysis
 from sim.cli import main
 
@@ -58,8 +59,8 @@ def test_merge_of_aggregated_summaries_is_exact():
                  {"m": stats.mean(values[7:]), "r": stats.rate(9, 13)}]
     total = {}
     for p in parts:
-        stats.merge(total, p)
-    merged = stats.finalize(total)
+        summaries.merge(total, p)
+    merged = summaries.finalize(total)
     whole = stats.mean(values)
     assert merged["m"]["estimate"] == pytest.approx(whole["estimate"])
     assert merged["m"]["ci_low"] == pytest.approx(whole["ci_low"])

@@ -154,12 +154,12 @@ def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
 
 
 def test_run_on_a_full_disk_is_one_line_and_keeps_the_saved_batches(tmp_path, monkeypatch):
-    import analysis.report
+    from sim.commands import run_cmd
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "report.html")
 
-    monkeypatch.setattr(analysis.report, "build_report", full)
+    monkeypatch.setattr(run_cmd, "build_report", full)  # where `run` calls it
     monkeypatch.chdir(tmp_path)
     result = _invoke("run", "mohur", "-n", 40, "--batch-size", 20, "-s", "greedy,greedy", "-q", "-o", "out")
     assert result.exit_code == 2, result.output
@@ -382,7 +382,7 @@ def test_compare_refuses_a_damaged_or_foreign_folder(folders, tmp_path, monkeypa
 
 # ---------------------------------------------------------------- a game of a run, however far in (issue 27)
 def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
-    from sim.runner import batch_seeds, game_origin
+    from sim.rng import batch_seeds, game_origin
     for seed, size in ((1, 2000), (7, 3), (2**40, 1)):
         for game in (0, 1, 2, 1999, 2000, 2001, 12_345):
             b, local = divmod(game, size)
@@ -390,19 +390,19 @@ def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
 
 
 def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
-    import sim.runner
+    import sim.rng
     from sim.inputs import MAX_GAMES
 
     def no_lists(root, n):
         raise AssertionError(f"a list of {n:,} batch seeds was made")
 
-    monkeypatch.setattr(sim.runner, "batch_seeds", no_lists)
-    root, local = sim.runner.game_origin(1, MAX_GAMES - 1, 1)
+    monkeypatch.setattr(sim.rng, "batch_seeds", no_lists)
+    root, local = sim.rng.game_origin(1, MAX_GAMES - 1, 1)
     assert local == 0 and 0 <= root < 2**32
 
 
 def test_ranges_and_targets_next_to_the_refused_ones_still_work():
-    from sim.sweep import Target, parse_range, parse_target
+    from sim.variants import Target, parse_range, parse_target
     assert len(parse_range("0:9999")) == 10_000 and parse_range("0:1:0.25") == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert parse_range("-3:-1") == [-3, -2, -1] and parse_range("5:5") == [5]
     assert parse_target("m=0.5:0") == Target("m", 0.5, 0.5) == parse_target("m=0.5") == parse_target("m=0.5..0.5")

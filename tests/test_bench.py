@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from sim.bench import _strength
+from sim.commands.bench_cmd import _strength
 from sim.config import build
 from sim.game import get_game
 

@@ -271,7 +271,7 @@ def test_sweep_unknown_baseline_writes_nothing(tmp_path):
 
 def test_baseline_resolution():
     from sim.errors import UserError
-    from sim.sweep import grid, resolve_baseline
+    from sim.variants import grid, resolve_baseline
     one = [("rules.coin_token", [0, 5, 10])]
     assert resolve_baseline(one, grid(one), []) == 0
     assert resolve_baseline(one, grid(one), ["10"]) == 2

@@ -290,7 +290,7 @@ def test_muziris_kernel_books_every_coin_by_source(muziris_run):
 
 
 def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, muziris_run):
-    from analysis.report import summary_for
+    from analysis.summary import summary_for
     for game, players, (tables, cfg) in (("mohur", 2, mohur_run), ("mughal", 4, mughal_run),
                                          ("muziris", 3, muziris_run)):
         s = summary_for(tables, {"game": game, "games": len(tables["games"]), "players": players, "config": cfg.raw})

@@ -281,6 +281,7 @@ SENS = ["sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules
 
 def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatch):
     from sim import runner
+    from sim.commands import sensitivity_cmd
     real, calls = runner.execute, []
 
     def stop_at_the_ninth_point(*args, **kwargs):
@@ -289,7 +290,7 @@ def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatc
             raise runner.RunInterrupted()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "execute", stop_at_the_ninth_point)
+    monkeypatch.setattr(sensitivity_cmd, "execute", stop_at_the_ninth_point)  # where the command calls it
     out = tmp_path / "S"
     one_line_error(cli(*SENS, "-o", out), "interrupted")
     monkeypatch.undo()

@@ -6,7 +6,7 @@ from scipy.special import expit, logit
 
 from analysis import common, edges, models
 from analysis import mohur as mohur_analysis
-from analysis.report import plain_name
+from analysis.formatting import plain_name
 from analysis.style import clip_upper, overflow_note
 
 
@@ -359,6 +359,7 @@ def test_plain_names_and_clipped_histograms():
 # ---- --summary-only: model estimates merge as lineup cells ----
 def test_model_estimate_merges_across_batches_exactly():
     from analysis import stats
+    from analysis import summary as summaries
     rng = np.random.default_rng(9)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 4000, 0.53, mirrors=False)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
@@ -366,8 +367,8 @@ def test_model_estimate_merges_across_batches_exactly():
     total = {}
     with stats.aggregating():
         for part in (r.iloc[:3000], r.iloc[3000:]):
-            stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
-    merged = stats.finalize(total)["x"]
+            summaries.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+    merged = summaries.finalize(total)["x"]
     assert merged["population"] == "model" and merged["n"] == whole["n"]
     for key in ("estimate", "ci_low", "ci_high"):
         assert merged[key] == pytest.approx(whole[key], rel=1e-9)
@@ -383,8 +384,8 @@ def test_mirror_rate_wins_over_a_batch_without_mirror_games():
         total = {}
         with stats.aggregating():
             for part in order:
-                stats.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
-        merged = stats.finalize(total)["x"]
+                summaries.merge(total, {"x": edges.two_seat_edges(part, part["starter"])["rates"][0]})
+        merged = summaries.finalize(total)["x"]
         assert merged == edges.two_seat_edges(r, r["starter"])["rates"][0]
 
 
@@ -496,7 +497,7 @@ def test_win_rate_vs_field_leaves_out_the_strategys_own_mirror_games():
 
 
 def test_a_model_figure_on_too_few_games_says_so_and_is_not_plotted(tmp_path):
-    from analysis.report import fmt_metric
+    from analysis.formatting import fmt_metric
     table = pd.DataFrame({"rate": [0.094, 0.906], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]})
     tiny, enough = models.model_rate(table, 0, 1), models.model_rate(table, 0, edges.MIN_MODEL_GAMES)
     assert tiny["too_few_games"] and edges.too_few(tiny) and not edges.too_few(enough)

@@ -8,7 +8,7 @@ import pytest
 
 from analysis import sensitivity, sweep
 from analysis.tune import build_tune_report, tune_findings
-from sim.sweep import Target
+from sim.variants import Target
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_another_games_configuration_is_named_in_one_line(cli, tmp_path):
 
 
 def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
-    from sim.cli import load_setup
+    from sim.setup import load_setup
     from sim.registry import alias_of, registered
     names = [d.name for d in registered("muziris")]
     assert "endgame" in names and "condition" not in names

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import sim.batches
+import sim.rng
 import sim.runner
 from sim.cli import main
 from sim.game import game_names, get_game
@@ -199,7 +200,7 @@ def test_results_folders_of_earlier_versions_are_still_ours(tmp_path):
 def test_batch_seeds_are_made_one_by_one():
     children = np.random.SeedSequence(9).spawn(40)
     expected = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in children]
-    assert [sim.runner.batch_seed(9, b) for b in range(40)] == expected == sim.runner.batch_seeds(9, 40)
+    assert [sim.runner.batch_seed(9, b) for b in range(40)] == expected == sim.rng.batch_seeds(9, 40)
 
 
 def test_a_huge_plan_costs_nothing_before_its_first_games(monkeypatch):
@@ -213,7 +214,7 @@ def test_a_huge_plan_costs_nothing_before_its_first_games(monkeypatch):
     def no_lists(root, n):
         raise AssertionError(f"the plan was materialised: batch_seeds({root}, {n})")
 
-    monkeypatch.setattr(sim.runner, "batch_seeds", no_lists)
+    monkeypatch.setattr(sim.rng, "batch_seeds", no_lists)
     spec = get_game("mohur")
     cfg = spec.validate(build(spec.package), 2)
     plan = sim.runner.Plan("mohur", 2, 10**12, 3, tuple(choices("mohur", cfg.presets, ["greedy"])), 200)
@@ -282,7 +283,7 @@ def test_grids_and_budgets_beyond_the_stated_maxima_are_refused(tmp_path, args, 
 
 def test_tune_samples_a_huge_grid_without_building_it(tmp_path):
     """Two parameters of 10,000 values each (10**8 cells): the 64 candidates are drawn by index."""
-    from sim.sweep import grid, grid_cell
+    from sim.variants import grid, grid_cell
     params = [("a", [1, 2, 3]), ("b", ["x", "y"]), ("c", [0.5, 1.5])]
     assert [grid_cell(params, i) for i in range(12)] == grid(params)
     r = cli("tune", "mohur", "--param", "rules.coin_token", "--range", "0:9999:1", "--param", "rules.hand_limit",

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from analysis.replay import build_page, embedded_data, mohur, mughal, muziris
 from analysis.replay.samples import command, pick
-from sim.cli import load_setup, main
+from sim.cli import main
+from sim.setup import load_setup
 from sim.game import game_names, get_game
 from sim.registry import registered
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.replay import write_replay
-from sim.cli import load_setup
+from sim.setup import load_setup
 from sim.game import game_names
 from test_replay import lineup, traced_winners
 

@@ -67,7 +67,7 @@ def test_findings_fill_the_first_screen_of_compare_sweep_and_tune_pages(screen, 
 
     from analysis.sweep import build_sweep_report
     from analysis.tune import build_tune_report
-    from sim.sweep import Target
+    from sim.variants import Target
     from test_reading import _tune_doc
 
     runs = []

@@ -12,7 +12,8 @@ import pytest
 import sim.results
 import sim.runner
 from sim.registry import choices, registered
-from sim.runner import Plan, batch_seeds, lineups, pairings
+from sim.rng import batch_seeds
+from sim.runner import Plan, lineups, pairings
 
 MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # what `-s all` plays
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow

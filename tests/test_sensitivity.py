@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.sensitivity import reading
-from sim import sensitivity as S
+from sim import sensitivity_design as S
 from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
@@ -311,6 +311,7 @@ def test_unknown_metric_stops_with_nothing_written(tmp_path):
 
 def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tmp_path, monkeypatch):
     from sim import runner
+    from sim.commands import sensitivity_cmd
     real, calls = runner.execute, []
 
     def interrupted_at_the_ninth_point(*args, **kwargs):
@@ -319,7 +320,7 @@ def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tm
             raise runner.RunInterrupted()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "execute", interrupted_at_the_ninth_point)
+    monkeypatch.setattr(sensitivity_cmd, "execute", interrupted_at_the_ninth_point)  # where the command calls it
     out = tmp_path / "out"
     result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules.hand_limit",
                     "-n", "50", "-s", "greedy,greedy", "-q", "--metric", "turns_per_round", "-o", out)

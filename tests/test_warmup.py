@@ -96,7 +96,7 @@ class NotInstalledYet:
             raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
 
 sys.meta_path.insert(0, NotInstalledYet())
-from sim.cli import main_jobs, main_setups
+from sim.setup import main_jobs, main_setups
 from sim.warmup import precompile
 
 jobs = [job for job in main_jobs(main_setups()) if job[0] == "mughal"]

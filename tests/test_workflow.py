@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from sim.cli import main
-from sim.sweep import Target, parse_range, parse_target
+from sim.variants import Target, parse_range, parse_target
 
 SMALL = ["-s", "greedy,racer", "--seed", "5"]
 

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.replay.samples import formatted, plural
+from sim.mohur.engine import END, END_NAMES
+from analysis.common import names_of
 
 SCORE_NAME = "rupees this round"  # what the running score counts, under the board
 
@@ -149,7 +151,6 @@ def frames(events: list[dict]) -> list[dict]:
 
 def games_frame(tables, meta):
     """The report's sample-game figures (analysis.replay.samples.games_frame)."""
-    from sim.mohur.engine import END, END_NAMES
     games, rounds = tables["games"], tables["rounds"]
     last = rounds.sort_values(["match", "round"]).groupby("match").tail(1).set_index("match")
     gap = (last["rupees_0"].astype(int) - last["rupees_1"].astype(int)).abs().reindex(games["match"]).to_numpy()
@@ -174,7 +175,6 @@ def games_frame(tables, meta):
         "length_words": formatted(lambda t, r: f"{t} turns over {r} rounds", games["turns"], games["rounds"]),
         "safety": safety,
     })
-    from analysis.common import names_of
     seats = pd.concat([pd.DataFrame({"game": ids, "strategy": names_of(games[f"strategy_{s}"]).to_numpy(),
                                      "share": (winner == s).astype(float)}) for s in (0, 1)], ignore_index=True)
     return frame, seats

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.replay.samples import formatted, margins, plural, seats_frame
+from sim.muziris.engine import END
 
 SCORE_NAME = "coins"  # what the running score counts, under the board
 
@@ -132,7 +133,6 @@ def frames(events: list[dict]) -> list[dict]:
 
 def games_frame(tables, meta):
     """The report's sample-game figures (analysis.replay.samples.games_frame)."""
-    from sim.muziris.engine import END
     games = tables["games"]
     ids = games["game"].astype(int).to_numpy()
     margin = margins(tables["players"], "coins").reindex(ids).to_numpy()

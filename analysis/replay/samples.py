@@ -2,7 +2,7 @@
 rule, each with the command that replays it and (heuristic players only) its replay page beside the report.
 
 Every game's index in the tables is its index in the run, which with the run's seed and batch size is all a
-trace needs (`balance-sim replay --game K`, sim.replay_cmd).
+trace needs (`balance-sim replay --game K`, sim.setup).
 """
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ import pandas as pd
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
+from analysis.models import unique_rows
+from analysis.common import names_of
+from analysis.replay import write_replay
+from sim.registry import registered
 
 REPLAY_DIR = "replays"
 
@@ -48,7 +52,6 @@ def formatted(fmt, *columns) -> pd.Categorical:
     rows, and words for every one of a run's games cost the report a quarter of a second."""
     import numpy as np
 
-    from analysis.models import unique_rows
     values = [np.asarray(c) for c in columns]
     # integers int64 holds exactly (a uint64 may not) and booleans; anything else is formatted row by row
     if not all(v.dtype == bool or v.dtype == np.int64 or (np.issubdtype(v.dtype, np.integer) and v.dtype.itemsize < 8)
@@ -73,7 +76,6 @@ def margins(players: pd.DataFrame, score: str) -> pd.Series:
 
 
 def seats_frame(players: pd.DataFrame) -> pd.DataFrame:
-    from analysis.common import names_of
     return pd.DataFrame({"game": players["game"].astype(int).to_numpy(),
                          "strategy": names_of(players["strategy"]).to_numpy(),
                          "share": players["win_share"].astype(float).to_numpy()})
@@ -154,13 +156,11 @@ def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True) -> dict:
+def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, game_of_run=None) -> dict:
     """The report section; writes `replays/<key>.html` beside the report unless a seat of that game is a search
-    player (seconds a move) or `write_pages` is false."""
-    from sim.errors import UserError
-    from sim.replay_cmd import from_meta
+    player (seconds a move) or `write_pages` is false. `game_of_run(meta, index)` gives a game to trace
+    (`sim.setup.from_meta`: the analysis plays no games itself); without it only the replay commands are listed."""
 
-    from analysis.replay import write_replay
     outdir = Path(outdir)
     samples = pick(*games_frame(tables, meta))
     search = _search_names(meta)
@@ -170,7 +170,7 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True) ->
         cmd = command(meta, sample.game, results_dir)
         link = ""
         try:
-            chosen = from_meta(meta, sample.game)
+            chosen = game_of_run(meta, sample.game) if game_of_run is not None else None
         except UserError:
             chosen = None
         if write_pages and chosen is not None and not any(c.name in search for c in chosen.seats):
@@ -187,6 +187,5 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True) ->
 
 
 def _search_names(meta: dict) -> set[str]:
-    from sim.registry import registered
     search = {d.name for d in registered(meta["game"]) if d.search}
     return {s["name"] for s in meta.get("strategies", []) if s.get("base") in search}

@@ -12,7 +12,7 @@ from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.mohur.engine import GOODS, KINDS
 from sim.playout import recorded, start_game
-from sim.runner import DEFAULT_BATCH
+from sim.rng import DEFAULT_BATCH
 
 CHUNK = 256  # actions recorded per call of the play loop (a match may run to turn_cap x round_cap actions)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.runner import DEFAULT_BATCH
+from sim.rng import DEFAULT_BATCH
 
 from sim.mughal import engine as E
 from sim.mughal import kernel as K

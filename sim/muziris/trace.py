@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.playout import recorded, start_game
-from sim.runner import DEFAULT_BATCH
+from sim.rng import DEFAULT_BATCH
 
 from sim.muziris import engine as E
 from sim.muziris.kernel import play

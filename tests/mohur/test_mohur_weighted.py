@@ -307,6 +307,6 @@ def test_runs_through_run_and_trace(cli, tmp_path):
 
 
 def test_not_in_round_robin():
-    from sim.cli import load_setup
+    from sim.setup import load_setup
     _, _, _, chosen, round_robin = load_setup("mohur", None, (), None, "all")
     assert round_robin and "weighted" not in [c.name for c in chosen] and "greedy" in [c.name for c in chosen]

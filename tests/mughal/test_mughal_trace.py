@@ -5,7 +5,7 @@ import numpy as np
 from sim.game import get_game
 from sim.mughal import kernel as K
 from sim.registry import choices
-from sim.runner import batch_seeds
+from sim.rng import batch_seeds
 from mughal_helpers import make_cfg
 
 

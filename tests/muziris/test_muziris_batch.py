@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from sim.runner import batch_seeds
+from sim.rng import batch_seeds
 import pytest
 
 from sim.config import build

@@ -1,24 +1,25 @@
-"""The `balance-sim evolve` and `balance-sim exploit` commands: flags to a setup (sim.evolve.prepare checks it),
-the search (sim.evolve), the pages (analysis.evolve_page, analysis.exploit). Registered by sim/cli.py.
-The commands import what they run inside their functions, as sim/cli.py does: `balance-sim --help` and every
-other command stay free of cma, pandas and matplotlib."""
+"""`balance-sim evolve`: flags to a setup (sim.evolve.prepare checks it), the search (sim.evolve), the page
+(analysis.evolve_page). `exploit_cmd` shares its options and steps."""
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
-from sim import inputs
+from analysis.evolve_page import publish
+from sim import evolve as E, inputs, meta as folder_meta, results
+from sim.commands.options import quiet_warnings
 from sim.errors import UserError
+from sim.registry import registered
+from sim.setup import DEFAULT_SEED, load_setup
 
 DEFAULT_BUDGET = 20_000
 DEFAULT_VALIDATION = 2_000
-DEFAULT_FIELD = 4_000
 EVOLVE_BATCH = 1_000  # games per batch: a candidate's games against one member rarely fill one
 
 
-def _options(f):
+def options(f):
     for decorator in reversed([
         click.option("-p", "--players", type=int, default=None, help="Players (games that allow a choice)."),
         click.option("--param", "params", multiple=True, metavar="NAME",
@@ -31,7 +32,7 @@ def _options(f):
                           "search near a good start)."),
         click.option("--validation-games", type=int, default=DEFAULT_VALIDATION, show_default=True,
                      help="Held-out games per pool member and comparison."),
-        click.option("--seed", type=int, default=1, show_default=True, help="Root random seed."),
+        click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed."),
         click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Parallel workers (-1: all cores)."),
         click.option("--backend", type=click.Choice(["loky", "dask", "threading"]), default="loky", show_default=True),
         click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask)."),
@@ -47,13 +48,12 @@ def _options(f):
     return f
 
 
-def _check(o: dict) -> None:
+def check(o: dict) -> None:
     inputs.jobs(o["jobs"])
     inputs.seed(o["seed"])
     inputs.batch_size(o["batch_size"])
     inputs.positive("--budget", o["budget"])
     inputs.positive("--validation-games", o["validation_games"], inputs.MAX_GAMES)
-    from sim import evolve as E  # here: the CLI starts without the runner
     o["step"] = E.SIGMA0 if o["step"] is None else o["step"]
     E.check_step(o["step"])
     if o["popsize"] is not None and not 2 <= o["popsize"] <= 1000:
@@ -61,12 +61,10 @@ def _check(o: dict) -> None:
     if o["scheduler"] and o["backend"] != "dask":
         raise UserError("--scheduler goes with --backend dask")
     if o["quiet"]:
-        warnings.filterwarnings("ignore", category=UserWarning, module=r"(joblib|loky)(\.|$)")
+        quiet_warnings()
 
 
-def _setup(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
-    from sim.cli import load_setup
-    from sim.registry import registered
+def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
     spec, players, cfg, _, _ = load_setup(game, o["config_file"], o["sets"], o["players"], strategy)
     if against is None:
         names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
@@ -81,7 +79,6 @@ def _setup(kind: str, game, strategy, against, o: dict, pool_weights=None) -> di
 
 
 def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
-    from sim import meta as folder_meta, results
     staging, out = results.partial_path(Path(folder)), results.final_path(Path(folder))
     if not staging.is_dir() or not results.is_ours(staging):
         raise UserError(f"--resume {folder}: no interrupted {command} there (expected {staging})")
@@ -93,7 +90,6 @@ def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
 
 
 def _refuse_with_resume(ctx) -> None:
-    from click.core import ParameterSource
     allowed = {"resume", "jobs", "backend", "scheduler", "quiet"}
     given = [p for p in ctx.command.params if p.name not in allowed
              and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
@@ -103,8 +99,7 @@ def _refuse_with_resume(ctx) -> None:
                         "(only -j, --backend, --scheduler and -q apply)")
 
 
-def _go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
-    from sim import evolve as E
+def go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
     prepared = E.prepare(setup, o["jobs"], o["backend"], o["scheduler"])
     E.check_budget(prepared)
     inputs.dask_scheduler(o["backend"], o["scheduler"])
@@ -124,7 +119,7 @@ def _go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
 @click.argument("game", required=False)
 @click.option("--strategy", "strategy", default=None, help="The registered strategy or preset to evolve.")
 @click.option("--against", default=None, help="Pool, comma-separated (default: every heuristic of -s all).")
-@_options
+@options
 def evolve(game, strategy, against, **o):
     """Tune a strategy's parameters with CMA-ES against a pool (common random numbers), validate on fresh deals.
 
@@ -132,8 +127,7 @@ def evolve(game, strategy, against, **o):
     balance-sim evolve GAME --strategy NAME [--against A,B,...] [-p N] [--budget GAMES] [--seed S] [-o DIR]
     Writes DIR/evolve.html, history.csv, preset.toml (a preset `run --config` accepts) and evolve.json.
     """
-    from analysis.evolve_page import publish
-    _check(o)
+    check(o)
     if o["resume"]:
         _refuse_with_resume(click.get_current_context())
         setup, out = _resume_setup(o["resume"], "evolve")
@@ -145,54 +139,6 @@ def evolve(game, strategy, against, **o):
                             f"'balance-sim strategies {game}' lists them)")
         if o["out"] is not None:
             inputs.output_folder(o["out"])
-        setup = _setup("evolve", game, strategy, against, o)
+        setup = setup_of("evolve", game, strategy, against, o)
         out = Path(o["out"]) if o["out"] else inputs.output_folder(Path("reports") / f"{setup['game']}-evolve")
-    _go(setup, o, out, publish, "evolve")
-
-
-@click.command()
-@click.argument("game", required=False)
-@click.option("--strategy", "strategy", default=None,
-              help="The strategy whose parameters are searched (default: 'weighted' where registered).")
-@click.option("--threshold", type=float, default=0.6, show_default=True,
-              help="An exploit beats the field's mix by more than this win share.")
-@click.option("--field-games", type=int, default=DEFAULT_FIELD, show_default=True,
-              help="Round-robin games that measure the field's equilibrium mix.")
-@_options
-def exploit(game, strategy, threshold, field_games, **o):
-    """Is there a line of play that beats the current field (every heuristic, weighted by its equilibrium mix)?
-
-    \b
-    balance-sim exploit GAME [--strategy NAME] [--budget GAMES] [--threshold 0.6] [-o DIR]
-    Writes DIR/exploit.html and exploit.json (the verdict), and evolve's files.
-    """
-    from analysis import exploit as X
-    from sim.cli import load_setup
-    from sim.evolve import check_budget, prepare
-    from sim.registry import registered
-    _check(o)
-    if o["resume"]:
-        raise UserError("exploit: run the same command again to continue an interrupted search")
-    if not game:
-        raise UserError("exploit: missing GAME; e.g. 'balance-sim exploit mohur'")
-    if not 0 < threshold < 1:
-        raise UserError(f"--threshold {threshold}: must be a win share between 0 and 1 (0.6 = 60%)")
-    inputs.positive("--field-games", field_games)
-    if strategy is None:
-        names = [d.name for d in registered(game)] if game else []
-        if "weighted" not in names:
-            raise UserError(f"exploit: {game} has no 'weighted' strategy registered; name one with --strategy")
-        strategy = "weighted"
-    if o["out"] is not None:
-        inputs.output_folder(o["out"])
-    setup = _setup("exploit", game, strategy, None, o)
-    spec, players, cfg, field, _ = load_setup(game, o["config_file"], o["sets"], o["players"], "all")
-    prepared = prepare({**setup, "weights": None}, o["jobs"], o["backend"], o["scheduler"])  # refuse before playing
-    check_budget(prepared)
-    if not o["quiet"]:
-        click.echo(f"measuring the field's equilibrium mix ({field_games:,} games)", err=True)
-    mix = X.field_mix(spec, cfg, players, field, field_games, o["seed"], o["jobs"], o["backend"], o["scheduler"])
-    names, weights = X.pool_of(mix)
-    setup = {**setup, "against": names, "weights": weights, "threshold": threshold, "field_games": field_games}
-    out = Path(o["out"]) if o["out"] else inputs.output_folder(Path("reports") / f"{setup['game']}-exploit")
-    _go(setup, o, out, X.publish_for(mix, threshold), "exploit")
+    go(setup, o, out, publish, "evolve")

@@ -14,11 +14,8 @@ import copy
 import functools
 import json
 import math
-import shutil
-import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,7 +25,6 @@ from SALib.sample import morris as morris_sample, sobol as sobol_sample
 from sim import effects
 from sim.config import _suggest, set_value
 from sim.errors import ConfigError, UserError
-from sim.lock import exclusive
 
 METHODS = ("morris", "sobol")
 NOT_KNOBS = {"strategies", "report"}  # strategy presets and report settings are not rules of the game
@@ -462,132 +458,3 @@ def resolve_metric(name: str, summary: dict) -> str | None:
     """A figure of the summary; `family.member` also names `family[member]` (decisive_rate.coin_token)."""
     names, (family, dot, member) = metric_names(summary), name.partition(".")
     return name if name in names else f"{family}[{member}]" if dot and f"{family}[{member}]" in names else None
-
-
-def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,
-                    n_games: int, seed: int, jobs: int, batch_size: int, out: Path, quiet: bool = False,
-                    budget: int | None = None, skipped_knobs: list[str] = ()):
-    """Play every design point (each distinct configuration once, all from the same seed), then analyse and
-    write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
-    from sim import results
-    from sim.runner import Plan
-
-    assigns = [design.assignment(row) for row in design.X]
-    labels = [json.dumps(a, sort_keys=True) for a in assigns]
-    distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
-    plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
-    method = design.method
-    meta = {"kind": "sensitivity", "game": spec.name, "sensitivity": True, "method": method, "players": players,
-            "seed": seed,
-            "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
-            "points_played": len(distinct), "games": len(distinct) * n_games, "blocks": design.blocks,
-            "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
-            "skipped_reasons": dict(design.skipped), "levels": design.levels,
-            "knobs": [{"key": f.key, "low": f.low, "high": f.high, "whole_numbers": f.integer,
-                       "scales_list": f.scales_list, "range": f.describe_range()} for f in design.factors],
-            "left_out": list(skipped_knobs),
-            "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
-            "round_robin": round_robin, "batch_size": batch_size, "config": base}
-    meta["identity"] = results.identity(meta)  # the same command again starts an interrupted one afresh
-    with exclusive(out):
-        results.check_output(out, "sensitivity")
-        staging = results.begin(out, meta, quiet, keeps_parts=False)
-        return _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels,
-                       distinct, staging, out, quiet)
-
-
-def _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels, distinct,
-            staging, out, quiet):
-    """Play the distinct design points into `staging` (held under the output's lock), analyse, finish."""
-    from tqdm import tqdm
-
-    from analysis.paired import block_statistics
-    from analysis.report import summary_for
-    from analysis.sensitivity import build_sensitivity_report
-    from sim import results
-    from sim.runner import RunInterrupted, execute
-    from sim.sweep import _meta
-    method = design.method
-    summaries: dict[str, dict] = {}
-    game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
-    bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
-               desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
-    interrupted = False
-    try:
-        for label in distinct:
-            assign = json.loads(label)
-            cfg = spec.validate(assign_config(base, assign), players)
-            tables, _ = execute(spec, cfg, plan, jobs=jobs, progress=False)
-            point_meta = _meta(spec, players, plan, cfg)
-            summary = summary_for(tables, point_meta)
-            if not summaries:
-                metrics = _check_metrics(metrics, summary, spec.name, staging)
-            if method == "morris":
-                found = block_statistics(tables, point_meta, summary, blocks=GAME_BLOCKS)
-                game_blocks[label] = {m: found[m] for m in metrics if m in found}
-            summaries[label] = summary
-            bar.update(n_games)
-            bar.set_postfix(points=f"{len(summaries)}/{len(distinct)}", refresh=False)
-    except (RunInterrupted, KeyboardInterrupt):
-        interrupted = True
-    finally:
-        bar.close()
-    if interrupted and not summaries:
-        raise UserError(f"interrupted before the first design point finished; nothing is saved ({staging})")
-    size = design.size
-    done = 0  # whole blocks played, in order
-    while done < design.blocks and all(labels[i] in summaries for i in range(done * size, (done + 1) * size)):
-        done += 1
-    points = _points_table(design, assigns, labels, summaries, metrics, done * size)
-    points.to_csv(staging / "points.csv", index=False)
-    if done < 2:
-        raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
-                        f"whole pair of {BLOCK_WORDS[method]}; their figures are in {staging / 'points.csv'}")
-    analysed = points[points["analysed"]]
-    values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
-    played = [labels[i] for i in range(done * size)]
-    # a metric is resampled game by game only where every point has its block sums; else through its errors
-    blocks = {m: np.stack([game_blocks[label][m] for label in played]) for m in metrics
-              if all(m in game_blocks.get(label, {}) for label in played)}
-    se = {m: analysed[f"{m}.se"].to_numpy(dtype=float) for m in metrics}
-    table = analyse(replace(design, X=design.X[: done * size]), values, seed, blocks=blocks, se=se)
-    table.to_csv(staging / "sensitivity.csv", index=False)
-    meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
-            "points_finished": len(summaries), "games_played": len(summaries) * n_games}
-    lines = build_sensitivity_report(table, meta, staging)
-    results.write_meta(staging, meta)
-    if interrupted:
-        raise UserError(f"interrupted: {done} of {design.blocks} {BLOCK_WORDS[method]} finished; their analysis "
-                        f"is in {staging / 'sensitivity.html'} (marked partial)")
-    results.finish(staging, out)
-    return table, lines, out
-
-
-def _check_metrics(wanted: list[str], summary: dict, game: str, staging: Path) -> list[str]:
-    if not wanted:
-        return default_metrics(summary)
-    unknown = [name for name in wanted if resolve_metric(name, summary) is None]
-    if unknown:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UserError(f"--metric {unknown[0]}: not a figure of {game}; allowed: {', '.join(metric_names(summary))}")
-    return list(dict.fromkeys(resolve_metric(name, summary) for name in wanted))
-
-
-def _points_table(design: Design, assigns, labels, summaries, metrics, n_rows: int) -> pd.DataFrame:
-    rows = []
-    for i in range(len(assigns)):
-        s = summaries.get(labels[i])
-        if s is None:
-            continue
-        row = {"point": i, "block": i // design.size, "analysed": i < n_rows,
-               **{f.key: json.dumps(assigns[i][f.key]) if f.scales_list else assigns[i][f.key]
-                  for f in design.factors}}
-        for m in metrics:
-            fig = s.get(m) or {}
-            est = fig.get("estimate")
-            row[m] = math.nan if est is None else est
-            lo, hi = row[f"{m}.ci_low"], row[f"{m}.ci_high"] = fig.get("ci_low"), fig.get("ci_high")
-            finite = lo is not None and hi is not None and np.isfinite([lo, hi]).all()
-            row[f"{m}.se"] = (hi - lo) / (2 * 1.959964) if finite else math.nan  # from the 95% interval
-        rows.append(row)
-    return pd.DataFrame(rows)

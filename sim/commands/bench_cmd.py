@@ -122,3 +122,20 @@ def _decisions(tables) -> float | None:
         if table and "decisions" in table:
             return float(np.sum(table["decisions"]))
     return None
+
+
+@click.command()
+@click.argument("games", nargs=-1)
+@click.option("-n", "--games-per-run", "n_games", type=int, default=20_000, show_default=True)
+@click.option("-j", "--jobs", type=int, default=2, show_default=True, help="Workers for the parallel figure.")
+@click.option("--strength-games", "n_strength", type=int, default=40, show_default=True,
+              help="Games of each search preset against greedy, for its win rate; 0 skips them.")
+def bench(games, n_games, jobs, n_strength):
+    """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
+    CPU-second beside their win rate against greedy."""
+    inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
+    inputs.jobs(jobs, allow_all=False)
+    strength_games(n_strength)
+    for name in games:
+        get_game(name)
+    run_bench(list(games), n_games, jobs, n_strength)

@@ -1,0 +1,41 @@
+"""What the commands share: the configuration options, progress lines on stderr, -q's silencing."""
+from __future__ import annotations
+
+import warnings
+
+import click
+
+QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
+
+
+def config_options(f):
+    f = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                     help="Override one configuration key (dotted, TOML value); repeatable.")(f)
+    f = click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+                     help="A TOML file of configuration keys (see 'balance-sim config GAME').")(f)
+    return f
+
+
+def say(line: str) -> None:
+    """A progress line (analysis.progress): on stderr, so stdout keeps only the paths a command prints."""
+    click.echo(line, err=True)
+
+
+def quiet_warnings() -> None:
+    """-q: no joblib or loky UserWarnings either (worker restarts and the like), only errors."""
+    warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
+
+
+def game_options(f):
+    """--game/--batch-size/--round-robin/--run, shared by `trace` and `replay` (sim.setup.choose_game)."""
+    f = click.option("--run", "run_dir", type=click.Path(file_okay=False), default=None,
+                     help="Take seed, strategies, players, configuration and batch size from this results "
+                          "folder's meta.json (pick the game with --game K).")(f)
+    f = click.option("--round-robin", is_flag=True,
+                     help="With --game: the run was played with --round-robin (or -s all).")(f)
+    f = click.option("--batch-size", type=int, default=None,
+                     help="With --game: the run's batch size (default 2000).")(f)
+    f = click.option("--game", "game_index", type=int, default=None,
+                     help="Game K of `run --seed S -s ...` (0-based, as in games.parquet): -s, --batch-size "
+                          "and --round-robin are then that run's options.")(f)
+    return f
