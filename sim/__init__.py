@@ -1,7 +1,7 @@
 """balance-sim: Monte Carlo balance simulator for tabletop card games.
 
-Importing this package points numba's on-disk cache at a folder keyed by a hash of every source file of
-the project. numba does not invalidate a cached kernel when a function it calls changes (another module, a
+Importing this package points numba's on-disk cache at a folder keyed by a hash of the source files of the
+engines and the foundation (every module numba compiles or its kernels could depend on). numba does not invalidate a cached kernel when a function it calls changes (another module, a
 new strategy), so a key over all sources is what keeps `cache=True` both fast and correct.
 """
 from __future__ import annotations
@@ -16,11 +16,23 @@ __version__ = "0.1.0"
 _ROOT = Path(__file__).resolve().parent.parent
 
 
+# Modules above the engines (commands, simulation core): numba compiles none of them and, by the layers'
+# contract (pyproject.toml), no engine imports them, so editing them cannot change a kernel and does not key the
+# cache. tests/test_layers.py checks that each is in a layer above the engines.
+NOT_COMPILED = ("sim/cli.py", "sim/commands/", "sim/bytecode.py", "sim/setup.py", "sim/runner.py", "sim/batches.py",
+                "sim/results.py", "sim/report_folder.py", "sim/meta.py", "sim/lock.py", "sim/inputs.py",
+                "sim/warmup.py", "sim/variants.py", "sim/sensitivity_design.py", "sim/effects.py", "sim/evolve.py")
+
+
 def _source_hash() -> str:
+    """A hash over the sources of the engines and the foundation (sim/ and strategies/ less NOT_COMPILED)."""
     digest = hashlib.sha256(__version__.encode())
     for package in ("sim", "strategies"):
         for path in sorted((_ROOT / package).rglob("*.py")):
-            digest.update(str(path.relative_to(_ROOT)).encode())
+            name = path.relative_to(_ROOT).as_posix()
+            if name.startswith(NOT_COMPILED):
+                continue
+            digest.update(name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

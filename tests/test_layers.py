@@ -125,3 +125,16 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
                                                                               "PATH": "/usr/bin:/bin"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "sim.rng -> analysis.report" in done.stdout, done.stdout
+
+
+def test_modules_left_out_of_the_compile_cache_key_sit_above_the_engines():
+    """numba's cache folder is keyed by the engines' and the foundation's sources only (sim.NOT_COMPILED lists
+    what is left out): a module left out must be one no engine can import, i.e. in a layer above them."""
+    import sim
+    above = [m for layer in _layer_modules()[:3] for m in layer]
+    for path in sim.NOT_COMPILED:
+        module = path.removesuffix(".py").removesuffix("/").replace("/", ".")
+        assert any(module == top or module.startswith(top + ".") for top in above), path
+    compiled = [p for p in sorted((ROOT / "sim").rglob("*.py")) if not p.relative_to(ROOT).as_posix().startswith(
+        sim.NOT_COMPILED)]
+    assert ROOT / "sim" / "mohur" / "engine.py" in compiled and ROOT / "sim" / "registry.py" in compiled
