@@ -4,6 +4,7 @@ Every game's `sim/<game>/engine.py` exposes these `@njit(cache=True)` functions 
 and its configuration vector `cfg` (OpenSpiel's vocabulary, pgx's arrays, TAG's split of parameters, state,
 forward model and agents):
 
+    new_state() -> s                       a zeroed int32 state of STATE_SIZE
     new_game(s, cfg, players, seed, game)  deal game `game` of a batch seeded `seed` (uint64): every chance
                                            event draws from streams seeded from (seed, game, ...), kept in `s`
     current_player(s) -> seat              the seat that decides next (simultaneous moves: the engine asks each
@@ -14,11 +15,12 @@ forward model and agents):
                                            or the end (refills, re-deals, scoring at the end of a round or turn)
     is_over(s) -> bool
     returns(s, cfg, out)                   out[seat] = win share (shares of a tied win split it; they sum to 1
-                                           unless the configuration says nobody wins a tie)
+                                           unless the configuration says nobody wins a tie); returns nothing
     observe(s, cfg, seat, obs)             what `seat` may know, into `obs` (OBS_SIZE); strategies see only this
     check_invariants(s, cfg)               raises if cards or tokens are not conserved (debug mode)
 
-and the constants MAX_ACTIONS, ACOLS, STATE_SIZE, OBS_SIZE, declared with `Layout` below.
+and the constants MAX_ACTIONS, ACOLS, STATE_SIZE, OBS_SIZE, declared with `Layout` below. `check_engine` checks
+a game's engine module against this list (`sim.setup.load_setup` before any game is played; the generic tests).
 
 Every strategy is an `@njit` function `f(obs, actions, n_actions, params, cfg) -> row` (STRATEGY_ARGS), registered
 with `sim.registry.strategy`; the registry's generated dispatchers take the same arguments after the strategy id.
@@ -28,6 +30,9 @@ Shared algorithms (the play-out, the search player) are written once as plain Py
 """
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 import types
 
 import numpy as np
@@ -35,6 +40,56 @@ from sim.jit import njit
 
 
 STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strategy's arguments, in order
+
+# Every engine function, with its arguments in order (an engine may name them its own way, not count them so).
+ENGINE_FUNCTIONS = {
+    "new_state": (),
+    "new_game": ("s", "cfg", "players", "seed", "game"),
+    "current_player": ("s",),
+    "legal_actions": ("s", "cfg", "actions"),
+    "apply_action": ("s", "cfg", "actions", "a"),
+    "is_over": ("s",),
+    "returns": ("s", "cfg", "out"),
+    "observe": ("s", "cfg", "seat", "obs"),
+    "check_invariants": ("s", "cfg"),
+}
+ENGINE_CONSTANTS = {"MAX_ACTIONS": None, "ACOLS": "ACTION", "STATE_SIZE": "STATE", "OBS_SIZE": "OBS"}  # -> layout
+
+
+class EngineError(Exception):
+    """A game's engine module does not speak the engine interface (a programming error, not a user's)."""
+
+
+def check_engine(engine: types.ModuleType, game: str) -> None:
+    """Raise EngineError naming every way `engine` departs from the interface above: a function missing, not
+    compiled with numba, taking other arguments, or `returns` returning a value; a constant missing, not a
+    positive whole number, or other than its layout's size."""
+    problems = []
+    for name, args in ENGINE_FUNCTIONS.items():
+        fn = getattr(engine, name, None)
+        if fn is None:
+            problems.append(f"no {name}")
+            continue
+        py = getattr(fn, "py_func", None)
+        if py is None:
+            problems.append(f"{name} is not numba-compiled (@njit)")
+            continue
+        given = list(inspect.signature(py).parameters)
+        if len(given) != len(args):
+            problems.append(f"{name}({', '.join(given)}): expected {len(args)} arguments ({', '.join(args)})")
+    returns = getattr(getattr(engine, "returns", None), "py_func", None)
+    if returns is not None:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(returns)))
+        if any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(tree)):
+            problems.append("returns gives back a value: it fills `out` and returns nothing")
+    for name, layout in ENGINE_CONSTANTS.items():
+        value = getattr(engine, name, None)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+            problems.append(f"{name} is {value!r}, expected a positive whole number")
+        elif layout and isinstance(getattr(engine, layout, None), Layout) and getattr(engine, layout).size != value:
+            problems.append(f"{name} is {value} but {layout}.size is {getattr(engine, layout).size}")
+    if problems:
+        raise EngineError(f"{game}'s engine ({engine.__name__}): " + "; ".join(problems))
 
 
 class Layout:

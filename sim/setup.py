@@ -16,6 +16,7 @@ from sim import inputs
 from sim.config import build
 from sim.errors import UserError
 from sim.game import game_names, get_game
+from sim.interface import check_engine
 from sim.lock import shared
 from sim.meta import check_run, checked
 from sim.registry import alias_of, all_names, choices, registered
@@ -33,6 +34,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     """Everything validated before any game is played: game, players, configuration, strategies. Returns
     (spec, players, config, strategy choices, round robin); `-s all` is every heuristic, seats rotated."""
     spec = get_game(game)
+    check_engine(spec.module("engine"), spec.name)  # a game that departs from the interface fails here, named
     players = spec.check_players(players if players is not None else spec.default_players)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
     for line in getattr(cfg, "warnings", ()):

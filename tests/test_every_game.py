@@ -18,6 +18,7 @@ from sim.cli import main
 from sim.config import build, load_defaults
 from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
+from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
 from sim.registry import all_names, choices, registered
 from sim.runner import Plan, execute
 
@@ -90,6 +91,36 @@ def test_every_room_is_where_the_spec_says(game):
 
 
 # ------------------------------------------------------------------ command line
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_engine_speaks_the_engine_interface(game):
+    spec = get_game(game)
+    engine = spec.module("engine")
+    check_engine(engine, game)
+    s = engine.new_state()
+    assert s.dtype == np.int32 and s.shape == (engine.STATE_SIZE,) and not s.any()
+
+
+def test_an_engine_that_departs_from_the_interface_is_named_with_each_problem():
+    import types
+
+    from sim.mohur import engine as good
+    broken = types.ModuleType("broken_engine")
+    for name in ENGINE_FUNCTIONS:
+        setattr(broken, name, getattr(good, name))
+    for name in ENGINE_CONSTANTS:
+        setattr(broken, name, getattr(good, name))
+    broken.STATE = good.STATE
+    del broken.observe                                      # missing
+    broken.is_over = good.is_over.py_func                   # not compiled
+    broken.STATE_SIZE = good.STATE_SIZE + 1                 # not its layout's size
+    broken.ACOLS = 0                                        # not positive
+    with pytest.raises(EngineError) as caught:
+        check_engine(broken, "broken")
+    said = str(caught.value)
+    for problem in ("no observe", "is_over is not numba-compiled", "STATE_SIZE is", "ACOLS is 0"):
+        assert problem in said, said
 
 
 @pytest.mark.parametrize("game", GAMES)

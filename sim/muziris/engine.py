@@ -505,8 +505,8 @@ def end_game(s, cfg, reason):
 
 
 @njit(cache=True)
-def returns(s, cfg, share):
-    """share[p] = 1/k for each of k winners (most coins, then most condition coins), else 0. Returns k."""
+def returns(s, cfg, out):
+    """out[p] = 1/k for each of k winners (most coins, then most condition coins), else 0."""
     np_ = s[S_NP]
     best_c, best_m, k = -1, -1, 0
     for p in range(np_):
@@ -516,8 +516,7 @@ def returns(s, cfg, share):
         elif c == best_c and m == best_m:
             k += 1
     for p in range(np_):
-        share[p] = 1.0 / k if (s[S_COINS + p] == best_c and s[S_C_COND + p] == best_m) else 0.0
-    return k
+        out[p] = 1.0 / k if (s[S_COINS + p] == best_c and s[S_C_COND + p] == best_m) else 0.0
 
 
 @njit(cache=True)

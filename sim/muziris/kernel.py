@@ -64,7 +64,11 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
         if debug:
             E.check_invariants(s, cfg)
         play(s, cfg, sids, params, obs, actions, mover, mode, debug, -1, no_log, no_states)
-        k = E.returns(s, cfg, sh)
+        E.returns(s, cfg, sh)
+        k = 0  # winners: a shared win gives each of them 1/k
+        for p in range(players):
+            if sh[p] > 0:
+                k += 1
         winner = -1
         mask = 0
         for p in range(players):

@@ -116,7 +116,8 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
                    "next_first_player": int(s[E.S_FP]), "state": _state(cfg, s)}
     s = states[-1]
     share = np.zeros(E.MAX_P)
-    k = E.returns(s, v, share)
+    E.returns(s, v, share)
+    k = int(np.count_nonzero(share[:players]))
     yield {"event": "game_end", "rounds": int(s[E.S_ROUND]), "end_reason": E.END_NAMES[s[E.S_END]],
            "trigger_seat": int(s[E.S_TRIG_SEAT]) if s[E.S_TRIG_SEAT] >= 0 else None,
            "coins": [int(s[E.S_COINS + p]) for p in range(players)],
