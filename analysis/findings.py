@@ -132,10 +132,12 @@ def seat_finding(summary: dict) -> dict | None:
 
 
 # ---- strategies ----------------------------------------------------------------------------------------------
-def _loose(strengths: dict[str, dict]) -> list[str]:
-    """Strategies whose strength the data bound only one way: `bound` when the summary says so; otherwise (older
-    summaries) an interval many times wider than the others', the report's long-standing reading."""
-    if any("bound" in m for m in strengths.values()):
+def _loose(strengths: dict[str, dict], summary: dict) -> list[str]:
+    """Strategies whose strength the data bound only one way: `bound` when the summary says so, or when it is of
+    the kind that would (it says whether its equilibrium is unique or unmeasured: a wide two-sided interval there
+    comes from a few wins, not from the prior); otherwise (older summaries) an interval many times wider than the
+    others', the report's long-standing reading."""
+    if any("bound" in m for m in strengths.values()) or "nash_unique" in summary or "nash_unmeasured" in summary:
         return [s for s, m in strengths.items() if m.get("bound") in ("upper", "lower")]
     half = {s: (m["ci_high"] - m["ci_low"]) / 2 for s, m in strengths.items()}
     median = statistics.median(half.values())
@@ -149,7 +151,7 @@ def strategy_findings(summary: dict) -> list[dict]:
     if len(strengths) >= 2:
         ranked = sorted(strengths.items(), key=lambda kv: -kv[1]["estimate"])
         (best, m), (second, m2) = ranked[0], ranked[1]
-        loose = _loose(strengths)
+        loose = _loose(strengths, summary)
         top_weight = weights.get(best)
         one_mix = summary.get("nash_unique") is not False
         if m["ci_low"] <= m2["ci_high"]:
