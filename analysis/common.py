@@ -263,8 +263,8 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
             never = r.bound == "upper"
             reading += (f". {name} {'never beat' if never else 'beat every time'} another strategy, so its games "
                         f"bound its strength on one side only: {'below' if never else 'above'} {r.elo:+.0f} Elo "
-                        f"(one-sided 95%, from its record; a longer run may tighten it, by about "
-                        f"{models.ELO * np.log(2):.0f} Elo each time the games double, but not contradict it)")
+                        f"(one-sided 95%, from its record, not the prior: each doubling of the games tightens it "
+                        f"by about {models.ELO * np.log(2):.0f} Elo while it keeps {'losing' if never else 'winning'})")
         out.append({"file": "strength.png", "reading": reading + "."})
     nash = table_from_summary(summary, "nash_weight", "weight")
     sections = []

@@ -361,6 +361,18 @@ def test_a_strength_bound_does_not_come_from_the_prior(monkeypatch):
             for col in ("elo", "ci_high"):
                 assert t.loc["d", col] == pytest.approx(tables[1].loc["d", col], abs=5)
 
+
+def test_the_strength_reading_gives_a_bound_as_one_from_the_record(tmp_path):
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])
+    pairs, wins, games = _grouped_mixed_games(np.random.default_rng(13), elo, 6000)
+    summary = models.strength_metrics(models.strengths(models.fit_luce(pairs, wins, list("abcd"), None, 2,
+                                                                       weights=games)))
+    sections, _ = common.meta_game_section(summary, tmp_path, {}, 2)
+    reading = sections[0]["reading"]
+    bound = summary["strength[d]"]["estimate"]
+    assert "d never beat another strategy" in reading and f"below {bound:+.0f} Elo" in reading
+    assert "not the prior" in reading and "about 120 Elo" in reading
+
 def test_equilibrium_set_ranges_unique_and_continuum():
     rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
     low, high = models.equilibrium_ranges(rps)
