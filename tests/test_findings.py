@@ -107,6 +107,23 @@ def test_flags_rank_first_and_the_top_lever_is_named():
     assert by_id(findings({"round_cap_rate": rate(0.0, 0.0, 0.001)})) == {}
 
 
+def test_the_top_lever_is_ranked_on_what_it_surely_decides_and_says_both_parts():
+    """The bonus tokens' half-counted rate (10.6%) tops the coin token's (9.6%) only through their unfinished
+    matches: the coin token surely decides more (7.0% against 6.3%); the lever is the coin token, both parts said."""
+    summary = {"decisive_rate[coin_token]": rate(0.096, 0.093, 0.098),
+               "decisive_rate[coin_token][certain]": rate(0.070, 0.068, 0.072),
+               "decisive_rate[coin_token][ambiguous]": rate(0.052, 0.050, 0.054),
+               "decisive_rate[bonus_tokens]": rate(0.106, 0.103, 0.109),
+               "decisive_rate[bonus_tokens][certain]": rate(0.063, 0.061, 0.065),
+               "decisive_rate[bonus_tokens][ambiguous]": rate(0.086, 0.083, 0.088)}
+    text = by_id(findings(summary))["top_lever"]["text"]
+    assert "the coin token: taking those points away surely changes the winner of 7.0%" in text
+    assert "5.2% more unfinished (9.6% with those counted as half)" in text
+    assert "next the bonus tokens at 6.3% surely (not told apart)" in text  # 6.3% + up to 8.8% reaches 6.8%
+    summary["decisive_rate[bonus_tokens][ambiguous]"] = rate(0.0, 0.0, 0.001)
+    assert "(not told apart)" not in by_id(findings(summary))["top_lever"]["text"]
+
+
 def test_no_figures_no_findings_and_at_most_seven():
     assert findings({}) == []
     many = {f"strength[s{i}]": rate(100 - 200 * (i > 0) - 10 * i, 95 - 200 * (i > 0) - 10 * i,
