@@ -344,6 +344,23 @@ def test_strength_bounds_at_6000_and_50000_games_hold_and_never_contradict_each_
     assert h6 - h50 == pytest.approx(models.ELO * np.log(d_games[1] / d_games[0]), abs=30)
 
 
+
+def test_a_strategy_that_almost_always_wins_is_bounded_from_below_and_its_few_losses_counted():
+    """d planted 1300 Elo above a: in 6,000 games it loses none (a lower bound) or a few (an interval counted
+    from its losses); either statement holds the truth, one side at a time, in ~95% of runs or more."""
+    elo = np.array([0.0, -100.0, -250.0, 1300.0])
+    reps, kinds, misses = 150, {"lower": 0, None: 0}, [0, 0]
+    for rep in range(reps):
+        pairs, wins, games = _grouped_mixed_games(np.random.default_rng(300 + rep), elo, 6000)
+        fit = models.fit_luce(pairs, wins, list("abcd"), None, 2, weights=games)
+        low, high, bound = _statement(fit, "d")
+        kinds[bound] += 1
+        truth = elo[3] - fit.info / fit.info.sum() @ elo
+        misses[0] += truth < low
+        misses[1] += truth > high
+    assert kinds["lower"] > 20 and kinds[None] > 20  # both kinds of statement are tested
+    assert misses[0] / reps <= 0.05 and misses[1] / reps <= 0.05
+
 def test_a_strength_bound_does_not_come_from_the_prior(monkeypatch):
     """The bound (d never wins) and a rare record's interval (e wins a few games) barely move when the prior
     is three times narrower or ten times wider: they come from the games."""
