@@ -250,7 +250,7 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         plot_strength(bt, outdir / "strength.png", "Which strategy is strongest (Elo; Bradley-Terry model)", colors)
         bounded = bt["bound"].isin(["upper", "lower"])
         half = ((bt["ci_high"] - bt["ci_low"]) / 2)[~bounded]
-        loose = half > 5 * half.median()  # strategies that rarely win: mostly the prior bounds them
+        loose = half > 5 * half.median()  # strategies that rarely win: their few wins fix them loosely
         reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
                    f"points means winning about 64% of two-player games against the other. Fitted to every game "
                    f"with a weak prior")
@@ -258,13 +258,13 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
             reading += f"; intervals are +/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo"
         if loose.any():
             reading += (f", except {', '.join(half[loose].index)} (+/-{half[loose].max():.0f}): it rarely "
-                        "beats the others, so its games say only that it is much weaker")
+                        "beats the others, and its few wins place it less precisely")
         for name, r in bt[bounded].iterrows():
             never = r.bound == "upper"
             reading += (f". {name} {'never beat' if never else 'beat every time'} another strategy, so its games "
                         f"bound its strength on one side only: {'below' if never else 'above'} {r.elo:+.0f} Elo "
-                        f"(one-sided 95%; the fit's own number would come from the prior and drift with the "
-                        "run's size)")
+                        f"(one-sided 95%, from its record, not the prior: each doubling of the games tightens it "
+                        f"by about {models.ELO * np.log(2):.0f} Elo while it keeps {'losing' if never else 'winning'})")
         out.append({"file": "strength.png", "reading": reading + "."})
     nash = table_from_summary(summary, "nash_weight", "weight")
     sections = []

@@ -132,10 +132,12 @@ def seat_finding(summary: dict) -> dict | None:
 
 
 # ---- strategies ----------------------------------------------------------------------------------------------
-def _loose(strengths: dict[str, dict]) -> list[str]:
-    """Strategies whose strength the data bound only one way: `bound` when the summary says so; otherwise (older
-    summaries) an interval many times wider than the others', the report's long-standing reading."""
-    if any("bound" in m for m in strengths.values()):
+def _loose(strengths: dict[str, dict], summary: dict) -> list[str]:
+    """Strategies whose strength the data bound only one way: `bound` when the summary says so, or when it is of
+    the kind that would (it says whether its equilibrium is unique or unmeasured: a wide two-sided interval there
+    comes from a few wins, not from the prior); otherwise (older summaries) an interval many times wider than the
+    others', the report's long-standing reading."""
+    if any("bound" in m for m in strengths.values()) or "nash_unique" in summary or "nash_unmeasured" in summary:
         return [s for s, m in strengths.items() if m.get("bound") in ("upper", "lower")]
     half = {s: (m["ci_high"] - m["ci_low"]) / 2 for s, m in strengths.items()}
     median = statistics.median(half.values())
@@ -149,7 +151,7 @@ def strategy_findings(summary: dict) -> list[dict]:
     if len(strengths) >= 2:
         ranked = sorted(strengths.items(), key=lambda kv: -kv[1]["estimate"])
         (best, m), (second, m2) = ranked[0], ranked[1]
-        loose = _loose(strengths)
+        loose = _loose(strengths, summary)
         top_weight = weights.get(best)
         one_mix = summary.get("nash_unique") is not False
         if m["ci_low"] <= m2["ci_high"]:
@@ -250,17 +252,40 @@ def source_label(source: str, labels: dict | None = None) -> str:
 
 
 def lever_finding(summary: dict, labels: dict | None = None, unit: str = "games") -> dict | None:
+    """The source whose points decide most games. Where the summary splits a rate into the games it surely
+    decides and those its rescoring leaves unfinished (`[certain]`, `[ambiguous]`: Mohur's matches), sources
+    are ranked on the certain part, as the report's section ranks them, and the sentence gives both parts: the
+    half-counted total is a convention, not something the games measured."""
     rates = _indexed(summary, "decisive_rate")
     if not rates:
         return None
-    ranked = sorted(rates.items(), key=lambda kv: -kv[1]["estimate"])
+    parts = {s: (_metric(summary, f"decisive_rate[{s}][certain]"), _metric(summary, f"decisive_rate[{s}][ambiguous]"))
+             for s in rates}
+    split = any(a for _, a in parts.values())
+    if split:
+        certain = {s: parts[s][0] or rates[s] for s in rates}
+        ambiguous = {s: a["estimate"] if a else 0.0 for s, (_, a) in parts.items()}
+        high = {s: a["ci_high"] if a else 0.0 for s, (_, a) in parts.items()}
+        ranked = sorted(rates.items(), key=lambda kv: (-certain[kv[0]]["estimate"], -kv[1]["estimate"]))
+    else:
+        ranked = sorted(rates.items(), key=lambda kv: -kv[1]["estimate"])
     source, m = ranked[0]
-    text = (f"The strongest lever on who wins is {source_label(source, labels)}: taking those points away changes "
-            f"the winner of {_pct(m['estimate'])} of {unit} ({_ci(m)})")
+    if split:
+        c = certain[source]
+        text = (f"The strongest lever on who wins is {source_label(source, labels)}: taking those points away surely "
+                f"changes the winner of {_pct(c['estimate'])} of {unit} ({_ci(c)}), and leaves "
+                f"{_pct(ambiguous[source])} more unfinished ({_pct(m['estimate'])} with those counted as half)")
+    else:
+        text = (f"The strongest lever on who wins is {source_label(source, labels)}: taking those points away changes "
+                f"the winner of {_pct(m['estimate'])} of {unit} ({_ci(m)})")
     if len(ranked) > 1:
         other, m2 = ranked[1]
-        tie = " (not told apart)" if m["ci_low"] <= m2["ci_high"] else ""
-        text += f"; next {source_label(other, labels)} at {_pct(m2['estimate'])}{tie}"
+        if split:  # ordered only if the next one's certain part plus every unfinished game stays under this one
+            tie = " (not told apart)" if certain[other]["estimate"] + high[other] >= certain[source]["ci_low"] else ""
+            text += f"; next {source_label(other, labels)} at {_pct(certain[other]['estimate'])} surely{tie}"
+        else:
+            tie = " (not told apart)" if m["ci_low"] <= m2["ci_high"] else ""
+            text += f"; next {source_label(other, labels)} at {_pct(m2['estimate'])}{tie}"
     return _finding("top_lever", 55, text + ".", f"decisive_rate[{source}]", "decisive", m)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
+from scipy.special import expit, gammainccinv, gammaincinv
 
 from analysis import stats
 
@@ -129,6 +129,8 @@ def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.nd
 
 
 BOUND_LEVEL = 0.05   # a one-sided bound: the strength at which the data's all-or-nothing record has this chance
+RARE_RECORD = 20     # fewer wins (or losses) than this against the others: the interval counts them exactly
+RARE_SHARE = 0.1     # ... when they are at most this share of its games (rare outcomes: Poisson counts)
 
 
 def strengths(fit: LuceFit) -> pd.DataFrame:
@@ -140,7 +142,13 @@ def strengths(fit: LuceFit) -> pd.DataFrame:
     the data say only that it is weaker (stronger) than some value, and the fit's number comes from the prior
     and drifts with the run's size. Its row says so (`bound` "upper" or "lower") and carries the one-sided 95%
     bound from the data instead (`strength_bound`): `elo` and the interval's data end are that bound, the other
-    end is NaN."""
+    end is NaN. A longer run tightens such a bound (by about ELO * ln(games ratio): the record's chance), but a
+    true bound is never contradicted by more games.
+
+    A strategy with only a few wins (or losses) against the others (`rare_record_interval`) gets an interval
+    that counts them exactly rather than the posterior's normal approximation, whose end on the side of the
+    few outcomes is far too tight there (and would be contradicted by a longer run). Both are fitted with the
+    other strategies' terms held at their values, so neither depends on the prior."""
     k = len(fit.names)
     w = fit.info / fit.info.sum() if fit.info.sum() > 0 else np.full(k, 1 / k)
     anchor = np.eye(k) - np.outer(np.ones(k), w)
@@ -149,14 +157,20 @@ def strengths(fit: LuceFit) -> pd.DataFrame:
     table = pd.DataFrame({"elo": elo, "ci_low": elo - stats.Z95 * se, "ci_high": elo + stats.Z95 * se,
                           "n": fit.games.astype(int), "bound": None},
                          index=pd.Index(fit.names, name="strategy"))
+
+    def anchored(s, b):  # the same anchor, with s's term at b
+        return (b - w @ fit.beta[:k] + w[s] * (fit.beta[s] - b)) * ELO
+
     for s, name in enumerate(fit.names):
         side = unbounded_side(fit, s)
-        if side is None:
+        if side is not None:
+            value = anchored(s, strength_bound(fit, s, side))
+            table.loc[name, ["elo", "ci_low" if side == "upper" else "ci_high", "bound"]] = [value, np.nan, side]
+            table.loc[name, "ci_high" if side == "upper" else "ci_low"] = value
             continue
-        b = strength_bound(fit, s, side)
-        value = (b - w @ fit.beta[:k] + w[s] * (fit.beta[s] - b)) * ELO  # the same anchor, with s at its bound
-        table.loc[name, ["elo", "ci_low" if side == "upper" else "ci_high", "bound"]] = [value, np.nan, side]
-        table.loc[name, "ci_high" if side == "upper" else "ci_low"] = value
+        rare = rare_record_interval(fit, s)
+        if rare is not None:
+            table.loc[name, ["elo", "ci_low", "ci_high"]] = [anchored(s, b) for b in rare]
     return table.sort_values("elo", ascending=False)
 
 
@@ -169,16 +183,52 @@ def _mixed_rows(fit: LuceFit, s: int):
     return rows, mine
 
 
+def _record(fit: LuceFit, s: int) -> tuple[float, float]:
+    """(s's summed win shares, games) in its lineups with other strategies."""
+    rows, mine = _mixed_rows(fit, s)
+    return float((fit.wins[rows] * mine[rows]).sum()), float(fit.wins[rows].sum())
+
+
+def _win_chances(fit: LuceFit, s: int):
+    """A function of b: per mixed lineup row, the chance that one of s's seats wins with s's term at b and the
+    others' terms at their fitted values (fixed by their own games); and the rows' game counts."""
+    rows, mine = _mixed_rows(fit, s)
+    X, m, mine = fit.design[rows], fit.wins[rows].sum(axis=1), mine[rows]
+
+    def chance(b):
+        beta = fit.beta.copy()
+        beta[s] = b
+        eta = X @ beta
+        eta -= eta.max(axis=1, keepdims=True)
+        pr = np.exp(eta)
+        pr /= pr.sum(axis=1, keepdims=True)
+        return np.clip((pr * mine).sum(axis=1), 1e-300, 1 - 1e-16)
+    return chance, m
+
+
+def _solve_increasing(f, target: float) -> float:
+    """The log-strength b at which f(b), increasing in b, reaches target (bisection)."""
+    lo, hi = -60.0, 60.0  # log-strength: +-26,000 Elo, far beyond any record
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-9:
+            break
+    return (lo + hi) / 2
+
+
 def unbounded_side(fit: LuceFit, s: int) -> str | None:
     """"upper" when strategy s won nothing against other strategies (its strength has only an upper bound),
     "lower" when it won every such game, else None."""
     if fit.design is None:
         return None
-    rows, mine = _mixed_rows(fit, s)
+    rows, _ = _mixed_rows(fit, s)
     if not rows.any():
         return None
-    won = (fit.wins[rows] * mine[rows]).sum()
-    total = fit.wins[rows].sum()
+    won, total = _record(fit, s)
     return "upper" if won == 0 else "lower" if won == total else None
 
 
@@ -186,31 +236,33 @@ def strength_bound(fit: LuceFit, s: int, side: str) -> float:
     """The log-strength of s at which its all-or-nothing record against the others has probability
     BOUND_LEVEL, the others' terms held at their fitted values (they are fixed by their own games): an upper
     bound when it never won, a lower one when it always did."""
-    rows, mine = _mixed_rows(fit, s)
-    X, m, mine = fit.design[rows], fit.wins[rows].sum(axis=1), mine[rows]
+    chance, m = _win_chances(fit, s)
+    if side == "upper":  # the chance of no win falls as b rises
+        return _solve_increasing(lambda b: -float((m * np.log1p(-chance(b))).sum()), -np.log(BOUND_LEVEL))
+    return _solve_increasing(lambda b: float((m * np.log(chance(b))).sum()), np.log(BOUND_LEVEL))
 
-    def log_chance(b):
-        beta = fit.beta.copy()
-        beta[s] = b
-        eta = X @ beta
-        eta -= eta.max(axis=1, keepdims=True)
-        pr = np.exp(eta)
-        pr /= pr.sum(axis=1, keepdims=True)
-        p_s = np.clip((pr * mine).sum(axis=1), 1e-300, 1 - 1e-16)
-        return float((m * (np.log1p(-p_s) if side == "upper" else np.log(p_s))).sum())
 
-    target = np.log(BOUND_LEVEL)
-    lo, hi = -60.0, 60.0  # log-strength: +-26,000 Elo, far beyond any record
-    for _ in range(200):  # bisection: the record's chance falls (upper) or rises (lower) with b
-        mid = (lo + hi) / 2
-        above = log_chance(mid) > target
-        if (side == "upper") == above:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-9:
-            break
-    return (lo + hi) / 2
+def rare_record_interval(fit: LuceFit, s: int) -> tuple[float, float, float] | None:
+    """(estimate, low, high) log-strength of a strategy with few wins (or few losses) against the others,
+    RARE_RECORD at most and RARE_SHARE of its games; None otherwise (or with no such games). The rare count
+    is Poisson with mean the expected count at strength b, the others' terms fixed: the interval is where
+    that count's exact (Garwood) 95% interval puts the mean, the estimate where the mean equals the count
+    (the maximum likelihood with the others fixed). Rarer outcomes than a binomial's: a little conservative."""
+    if fit.design is None or not _mixed_rows(fit, s)[0].any():
+        return None
+    won, total = _record(fit, s)
+    lost = total - won
+    rare = min(won, lost)
+    if rare <= 0 or rare >= RARE_RECORD or rare > RARE_SHARE * total:
+        return None
+    chance, m = _win_chances(fit, s)
+    count = (lambda b: float((m * chance(b)).sum())) if won <= lost else \
+        (lambda b: -float((m * (1 - chance(b))).sum()))  # losses fall as b rises: negated, to rise
+    sign = 1.0 if won <= lost else -1.0
+    alpha = (1 - 0.95) / 2
+    means = sign * np.array([rare, gammaincinv(rare, alpha), gammainccinv(rare + 1, alpha)])
+    est, a, b = (_solve_increasing(count, t) for t in means)
+    return est, min(a, b), max(a, b)
 
 
 def strength_metrics(table: pd.DataFrame) -> dict:

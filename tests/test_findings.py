@@ -87,6 +87,11 @@ def test_a_one_sided_strength_is_flagged_with_or_without_the_bound_key():
     new = by_id(findings({**base, "strength[r]": rate(-2000, -2700, -1300, bound="upper")}))
     assert "at most -1300 Elo" in new["strength_bound[r]"]["text"]
     assert not any(k.startswith("strength_bound") for k in by_id(findings(base)))
+    # a summary that flags bounds but flags none here: a wide interval from a few wins is two-sided, not a bound
+    # (Muziris -s all: random at -695 Elo +-36 from its 88 wins, the others +-6, read as "bounded one way")
+    wide = {**base, "strength[r]": rate(-695, -800, -590)}
+    assert "strength_bound[r]" in by_id(findings(wide))  # an older summary: the width is the only sign
+    assert not any(k.startswith("strength_bound") for k in by_id(findings({**wide, "nash_unique": True})))
 
 
 def test_flags_rank_first_and_the_top_lever_is_named():
@@ -100,6 +105,23 @@ def test_flags_rank_first_and_the_top_lever_is_named():
     lever = by_id(items)["top_lever"]
     assert "diamond tokens" in lever["text"] and "22.6%" in lever["text"] and "next the coin token" in lever["text"]
     assert by_id(findings({"round_cap_rate": rate(0.0, 0.0, 0.001)})) == {}
+
+
+def test_the_top_lever_is_ranked_on_what_it_surely_decides_and_says_both_parts():
+    """The bonus tokens' half-counted rate (10.6%) tops the coin token's (9.6%) only through their unfinished
+    matches: the coin token surely decides more (7.0% against 6.3%); the lever is the coin token, both parts said."""
+    summary = {"decisive_rate[coin_token]": rate(0.096, 0.093, 0.098),
+               "decisive_rate[coin_token][certain]": rate(0.070, 0.068, 0.072),
+               "decisive_rate[coin_token][ambiguous]": rate(0.052, 0.050, 0.054),
+               "decisive_rate[bonus_tokens]": rate(0.106, 0.103, 0.109),
+               "decisive_rate[bonus_tokens][certain]": rate(0.063, 0.061, 0.065),
+               "decisive_rate[bonus_tokens][ambiguous]": rate(0.086, 0.083, 0.088)}
+    text = by_id(findings(summary))["top_lever"]["text"]
+    assert "the coin token: taking those points away surely changes the winner of 7.0%" in text
+    assert "5.2% more unfinished (9.6% with those counted as half)" in text
+    assert "next the bonus tokens at 6.3% surely (not told apart)" in text  # 6.3% + up to 8.8% reaches 6.8%
+    summary["decisive_rate[bonus_tokens][ambiguous]"] = rate(0.0, 0.0, 0.001)
+    assert "(not told apart)" not in by_id(findings(summary))["top_lever"]["text"]
 
 
 def test_no_figures_no_findings_and_at_most_seven():

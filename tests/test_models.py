@@ -283,6 +283,113 @@ def test_one_sided_strength_bound_holds_about_95_percent_of_the_time():
     assert flagged > 100 and wrong / flagged <= 0.07
 
 
+def _grouped_mixed_games(rng, elo, n):
+    """n games between different strategies of the planted Elo strengths, the ordered pair drawn uniformly,
+    grouped by pair (fit_luce's `weights`): (pairs, summed win shares, games per pair)."""
+    k = len(elo)
+    pairs = np.array([(i, j) for i in range(k) for j in range(k) if i != j])
+    games = rng.multinomial(n, np.full(len(pairs), 1 / len(pairs))).astype(float)
+    w0 = rng.binomial(games.astype(int), expit((elo[pairs[:, 0]] - elo[pairs[:, 1]]) / models.ELO))
+    return pairs, np.stack([w0, games - w0], axis=1).astype(float), games
+
+
+def _statement(fit, name):
+    """What a run says about `name`'s strength: (low, high) on the table's Elo scale (a one-sided bound leaves
+    one end open) and the bound's side (None: two-sided)."""
+    row = models.strengths(fit).loc[name]
+    low = -np.inf if np.isnan(row.ci_low) else row.ci_low
+    high = np.inf if np.isnan(row.ci_high) else row.ci_high
+    return low, high, row.bound
+
+
+def test_strength_bounds_at_6000_and_50000_games_hold_and_never_contradict_each_other():
+    """What 'stable across run sizes' means for a strength the data bound on one side: d (planted 1550 Elo
+    below b) wins none of its games in about 64% of 6,000-game runs (it expects half a win), and a handful in
+    50,000 (the posterior's normal interval, used before, put its lower end above the truth whenever d won
+    twice: 7% of runs). The 50,000-game run extends the 6,000-game one (same seed, more batches). Each run's
+    statement (a one-sided bound, or an interval) holds the
+    truth ~95% of the time, one side at a time; the larger run's statement overlaps the smaller's (more games
+    may tighten a bound, never contradict it); where both runs bound d, the larger run's bound is the lower,
+    by about ELO * ln(games ratio), the record's chance and not a drift."""
+    elo = np.array([200.0, 0.0, -150.0, -1550.0])
+    reps, misses, disjoint = 200, {6000: [0, 0], 50000: [0, 0]}, 0
+    for rep in range(reps):
+        rng = np.random.default_rng(7000 + rep)
+        small = _grouped_mixed_games(rng, elo, 6000)
+        more = _grouped_mixed_games(rng, elo, 44000)
+        said = {}
+        for n, (pairs, wins, games) in ((6000, small), (50000, (small[0], small[1] + more[1], small[2] + more[2]))):
+            fit = models.fit_luce(pairs, wins, list("abcd"), None, 2, weights=games)
+            truth = elo[3] - fit.info / fit.info.sum() @ elo  # the table's anchor: weighted by information
+            low, high, bound = said[n] = _statement(fit, "d")
+            misses[n][0] += truth < low
+            misses[n][1] += truth > high
+        (l6, h6, b6), (l50, h50, b50) = said[6000], said[50000]
+        disjoint += l50 > h6 or h50 < l6
+        if b6 == b50 == "upper":
+            assert h50 < h6
+    for n, (low_misses, high_misses) in misses.items():
+        assert low_misses / reps <= 0.05 and high_misses / reps <= 0.05, (n, misses)
+    assert disjoint / reps <= 0.05
+    # d planted far below: always bounded; the bound tightens as the record lengthens, by its chance alone
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])
+    rng = np.random.default_rng(11)
+    small = _grouped_mixed_games(rng, elo, 6000)
+    more = _grouped_mixed_games(rng, elo, 44000)
+    big = (small[0], small[1] + more[1], small[2] + more[2])
+    fits = [models.fit_luce(p, w, list("abcd"), None, 2, weights=g) for p, w, g in (small, big)]
+    (_, h6, b6), (_, h50, b50) = (_statement(f, "d") for f in fits)
+    assert b6 == b50 == "upper" and -2500 < h50 < h6
+    d_games = [g[(p == 3).any(axis=1)].sum() for p, _, g in (small, big)]
+    assert h6 - h50 == pytest.approx(models.ELO * np.log(d_games[1] / d_games[0]), abs=30)
+
+
+
+def test_a_strategy_that_almost_always_wins_is_bounded_from_below_and_its_few_losses_counted():
+    """d planted 1300 Elo above a: in 6,000 games it loses none (a lower bound) or a few (an interval counted
+    from its losses); either statement holds the truth, one side at a time, in ~95% of runs or more."""
+    elo = np.array([0.0, -100.0, -250.0, 1300.0])
+    reps, kinds, misses = 150, {"lower": 0, None: 0}, [0, 0]
+    for rep in range(reps):
+        pairs, wins, games = _grouped_mixed_games(np.random.default_rng(300 + rep), elo, 6000)
+        fit = models.fit_luce(pairs, wins, list("abcd"), None, 2, weights=games)
+        low, high, bound = _statement(fit, "d")
+        kinds[bound] += 1
+        truth = elo[3] - fit.info / fit.info.sum() @ elo
+        misses[0] += truth < low
+        misses[1] += truth > high
+    assert kinds["lower"] > 20 and kinds[None] > 20  # both kinds of statement are tested
+    assert misses[0] / reps <= 0.05 and misses[1] / reps <= 0.05
+
+def test_a_strength_bound_does_not_come_from_the_prior(monkeypatch):
+    """The bound (d never wins) and a rare record's interval (e wins a few games) barely move when the prior
+    is three times narrower or ten times wider: they come from the games."""
+    for weakest, bound in ((-2500.0, "upper"), (-1300.0, None)):
+        elo = np.array([200.0, 0.0, -150.0, weakest])
+        pairs, wins, games = _grouped_mixed_games(np.random.default_rng(12), elo, 20000)
+        won = wins[pairs[:, 0] == 3, 0].sum() + wins[pairs[:, 1] == 3, 1].sum()
+        assert won == 0 if bound else 0 < won < models.RARE_RECORD
+        tables = []
+        for sd in (models.PRIOR_SD_ELO / 3, models.PRIOR_SD_ELO, models.PRIOR_SD_ELO * 10):
+            monkeypatch.setattr(models, "PRIOR_SD_ELO", sd)
+            tables.append(models.strengths(models.fit_luce(pairs, wins, list("abcd"), None, 2, weights=games)))
+        assert tables[1].loc["d", "bound"] == bound
+        for t in (tables[0], tables[2]):
+            for col in ("elo", "ci_high"):
+                assert t.loc["d", col] == pytest.approx(tables[1].loc["d", col], abs=5)
+
+
+def test_the_strength_reading_gives_a_bound_as_one_from_the_record(tmp_path):
+    elo = np.array([200.0, 0.0, -150.0, -2500.0])
+    pairs, wins, games = _grouped_mixed_games(np.random.default_rng(13), elo, 6000)
+    summary = models.strength_metrics(models.strengths(models.fit_luce(pairs, wins, list("abcd"), None, 2,
+                                                                       weights=games)))
+    sections, _ = common.meta_game_section(summary, tmp_path, {}, 2)
+    reading = sections[0]["reading"]
+    bound = summary["strength[d]"]["estimate"]
+    assert "d never beat another strategy" in reading and f"below {bound:+.0f} Elo" in reading
+    assert "not the prior" in reading and "about 120 Elo" in reading
+
 def test_equilibrium_set_ranges_unique_and_continuum():
     rps = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
     low, high = models.equilibrium_ranges(rps)
