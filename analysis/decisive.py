@@ -14,20 +14,20 @@ by the accounting above. The match goes to the first trader to win `seals_to_win
 their starter and play). A match the played rounds leave unfinished (1-1 after a 2-0 match lost a round) would
 have needed a deciding round that was never played; it counts as half a change (the decider taken as a toss-up),
 so the rate lies between the matches that surely change and those plus every unfinished one.
+
+The rule for where code sits: this module holds what every game shares (winners worked out again, the rates, the
+report's section); each game's sources and their accounting are in its own `analysis/<game>.py`
+(`decisive_metrics`, `decisive_labels` or `decisive_columns`).
 """
 from __future__ import annotations
 
 import re
-from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from analysis import stats
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
-
-GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
-
 
 def slug(name: str) -> str:
     """A source key usable in `--target METRIC=...`: lower case, words joined by underscores."""
@@ -66,83 +66,7 @@ def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
 
 
 # ---- Mohur ---------------------------------------------------------------------------------------------------
-def _pair(rounds: pd.DataFrame, fmt: str) -> np.ndarray:
-    """Columns `fmt.format(0)` and `fmt.format(1)` as one [round, seat] array."""
-    return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
-
-
-def mohur_sources(rounds: pd.DataFrame, coin_token: int) -> dict:
-    """source -> (rupees taken away [n, 2], bonus tokens taken away [n, 2], goods tokens taken away [n, 2])."""
-    pair = partial(_pair, rounds)
-    zero = np.zeros((len(rounds), 2), dtype=np.int64)
-    holder = rounds["coin_token"].to_numpy()
-    coin = np.stack([np.where(holder == p, coin_token, 0) for p in (0, 1)], axis=1)
-    out = {"coin_token": (coin, zero, zero),
-           "bonus_tokens": (pair("bonus_rupees_{}"), pair("bonus_tokens_{}"), zero)}
-    for g in GOODS:
-        out[f"goods_{g}"] = (pair(f"taken_{g}_{{}}"), zero, pair(f"tokens_{g}_{{}}"))
-    return out
-
-
-def mohur_round_winners(rounds: pd.DataFrame, coin_token: int) -> tuple[np.ndarray, dict]:
-    """Each round's winner as played (-1 drawn) and without each source."""
-    pair = partial(_pair, rounds)
-    rupees, bonus, goods = pair("rupees_{}"), pair("bonus_tokens_{}"), pair("goods_tokens_{}")
-    actual = sole_winner(winner_mask([rupees, bonus, goods]))
-    without = {source: sole_winner(winner_mask([rupees - r, bonus - b, goods - g]))
-               for source, (r, b, g) in mohur_sources(rounds, coin_token).items()}
-    return actual, without
-
-
-def match_winners(match_row: np.ndarray, position: np.ndarray, round_winner: np.ndarray, n_matches: int,
-                  seals: int) -> np.ndarray:
-    """The match winner from its rounds in order: the first seat to win `seals` of them (-1: nobody does)."""
-    width = int(position.max()) + 1 if len(position) else 1
-    grid = np.full((n_matches, width), -1, dtype=np.int64)
-    grid[match_row, position] = round_winner
-    first = []
-    for seat in (0, 1):
-        done = np.cumsum(grid == seat, axis=1) >= seals
-        first.append(np.where(done.any(axis=1), done.argmax(axis=1), width))
-    return np.where(first[0] < first[1], 0, np.where(first[1] < first[0], 1, -1))
-
-
-def mohur_metrics(games: pd.DataFrame, rounds: pd.DataFrame, cfg: dict) -> dict:
-    """decisive_round_rate and decisive_rate (matches) per source; {} for results written before the rounds
-    table had its goods tokens per good (`tokens_<good>_<seat>`), which the tie-break on token counts needs."""
-    if any(f"tokens_{g}_{p}" not in rounds for g in GOODS for p in (0, 1)):
-        return {}
-    rules = cfg["rules"]
-    actual, without = mohur_round_winners(rounds, int(rules["coin_token"]))
-    out = rates({s: w != actual for s, w in without.items()}, "decisive_round_rate")
-    match_row = pd.Index(games["match"].to_numpy()).get_indexer(rounds["match"].to_numpy())
-    position = rounds["round"].to_numpy(np.int64) - 1
-    seals = int(rules["seals_to_win"])
-    played = match_winners(match_row, position, actual, len(games), seals)
-    changes = {s: match_change(played, match_winners(match_row, position, w, len(games), seals))
-               for s, w in without.items()}
-    out.update(rates(changes))
-    # its two parts: the matches that surely change, and those left unfinished (between 0 and 1 change each)
-    for source, change in changes.items():
-        out[f"decisive_rate[{source}][certain]"] = stats.rate(float(np.sum(change == 1.0)), len(change))
-        out[f"decisive_rate[{source}][ambiguous]"] = stats.rate(float(np.sum(change == 0.5)), len(change))
-    return out
-
-
-def match_change(played: np.ndarray, without: np.ndarray) -> np.ndarray:
-    """1 where the match winner changes, 1/2 where the rounds as played no longer finish a match that had a
-    winner (its deciding round was never played: a toss-up), 0 where it stays."""
-    unfinished = (without < 0) & (played >= 0)
-    return np.where(unfinished, 0.5, (without != played).astype(float))
-
-
-def mohur_labels() -> dict:
-    labels = {"coin_token": "coin token", "bonus_tokens": "bonus tokens"}
-    labels.update({f"goods_{g}": f"{g} tokens" for g in GOODS})
-    return labels
-
-
-# ---- seat-per-row games (Mughal here; Muziris in analysis.muziris) ------------------------------------------
+# ---- seat-per-row games (each game's sources are in its own analysis/<game>.py) ---------------------------
 def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarray | None = None) -> np.ndarray:
     """A players-table column as [game, seat] (rows in game order, then seat order); `order` is seat_order's
     result, to sort a large table once for many columns."""
@@ -152,34 +76,6 @@ def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarra
 
 def seat_order(players: pd.DataFrame) -> np.ndarray:
     return np.lexsort((players["seat"].to_numpy(), players["game"].to_numpy()))
-
-
-def emperor_columns(cfg: dict, players: pd.DataFrame) -> dict:
-    """Emperor source key -> (display name, the per-turn `emp_vt_<t>` columns it scored in)."""
-    out: dict = {}
-    for t, emperor in enumerate(cfg.get("emperors", []), start=1):
-        column = f"emp_vt_{t}"
-        if column in players:
-            key = f"emperor_{slug(emperor['name'])}"
-            out.setdefault(key, (emperor["name"], []))[1].append(column)
-    return out
-
-
-def mughal_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
-    tie = "none" if cfg.get("rules", {}).get("final_tie") == "none" else "share"
-    grid = partial(seat_grid, players, n_seats, order=seat_order(players))
-    total = grid("vt_total")
-    actual = winner_mask([total], tie)
-    parts = {key: sum(grid(c) for c in cols) for key, (_, cols) in emperor_columns(cfg, players).items()}
-    parts.update({"majorities": grid("vt_majority"), "all_suits": grid("vt_all_suits"),
-                  "disasters": grid("vt_disaster")})
-    return rates({key: changed(actual, winner_mask([total - part], tie)) for key, part in parts.items()})
-
-
-def mughal_labels(cfg: dict, players: pd.DataFrame) -> dict:
-    labels = {key: f"{name}'s bonus" for key, (name, _) in emperor_columns(cfg, players).items()}
-    labels.update({"majorities": "suit majorities", "all_suits": "all-suits award", "disasters": "Disasters"})
-    return labels
 
 
 # ---- report ---------------------------------------------------------------------------------------------------

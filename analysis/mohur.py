@@ -1,6 +1,8 @@
 """Mohur report: who wins, first-player advantage, round length, tokens and scores, what decides matches."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -29,7 +31,7 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
 def finding_context(meta, tables=None) -> dict:
     """What analysis.findings needs beyond the summary: the decisive sources' names, the unit, the pace."""
     seconds = (meta.get("config") or {}).get("report", {}).get("seconds_per_turn")
-    return {"labels": decisive.mohur_labels(), "unit": "matches", "seconds_per_turn": seconds}
+    return {"labels": decisive_labels(), "unit": "matches", "seconds_per_turn": seconds}
 
 
 def summarize(tables, meta) -> dict:
@@ -57,7 +59,7 @@ def summarize(tables, meta) -> dict:
     out.update(common.meta_game_metrics(*common.two_seat_arrays(long)))
     out["balance"] = edges.balance(out.get("seat0_match_win_rate"))
     out.update(_skill_metrics(games, rounds, long, meta))
-    out.update(decisive.mohur_metrics(games, rounds, meta["config"]))
+    out.update(decisive_metrics(games, rounds, meta["config"]))
     return out
 
 
@@ -153,7 +155,7 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))
     out.append(_scores(rounds, cfg, outdir))
-    what_decides = decisive.section(summary, decisive.mohur_labels(), outdir, unit="matches", with_rounds=True)
+    what_decides = decisive.section(summary, decisive_labels(), outdir, unit="matches", with_rounds=True)
     if what_decides is not None:
         out.append(what_decides)
     extra = _skill_section(games, summary, meta, outdir)
@@ -356,3 +358,80 @@ def _scores(rounds, cfg, outdir) -> dict:
         {"file": "score_margin.png",
          "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
                     "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")}]}
+
+
+# ---- what decides matches (analysis.decisive): Mohur's sources, by round and by match -------------------
+def _pair(rounds: pd.DataFrame, fmt: str) -> np.ndarray:
+    """Columns `fmt.format(0)` and `fmt.format(1)` as one [round, seat] array."""
+    return np.stack([rounds[fmt.format(p)].to_numpy(np.int64) for p in (0, 1)], axis=1)
+
+
+def decisive_sources(rounds: pd.DataFrame, coin_token: int) -> dict:
+    """source -> (rupees taken away [n, 2], bonus tokens taken away [n, 2], goods tokens taken away [n, 2])."""
+    pair = partial(_pair, rounds)
+    zero = np.zeros((len(rounds), 2), dtype=np.int64)
+    holder = rounds["coin_token"].to_numpy()
+    coin = np.stack([np.where(holder == p, coin_token, 0) for p in (0, 1)], axis=1)
+    out = {"coin_token": (coin, zero, zero),
+           "bonus_tokens": (pair("bonus_rupees_{}"), pair("bonus_tokens_{}"), zero)}
+    for g in GOODS:
+        out[f"goods_{g}"] = (pair(f"taken_{g}_{{}}"), zero, pair(f"tokens_{g}_{{}}"))
+    return out
+
+
+def round_winners_without(rounds: pd.DataFrame, coin_token: int) -> tuple[np.ndarray, dict]:
+    """Each round's winner as played (-1 drawn) and without each source."""
+    pair = partial(_pair, rounds)
+    rupees, bonus, goods = pair("rupees_{}"), pair("bonus_tokens_{}"), pair("goods_tokens_{}")
+    actual = decisive.sole_winner(decisive.winner_mask([rupees, bonus, goods]))
+    without = {source: decisive.sole_winner(decisive.winner_mask([rupees - r, bonus - b, goods - g]))
+               for source, (r, b, g) in decisive_sources(rounds, coin_token).items()}
+    return actual, without
+
+
+def match_winners(match_row: np.ndarray, position: np.ndarray, round_winner: np.ndarray, n_matches: int,
+                  seals: int) -> np.ndarray:
+    """The match winner from its rounds in order: the first seat to win `seals` of them (-1: nobody does)."""
+    width = int(position.max()) + 1 if len(position) else 1
+    grid = np.full((n_matches, width), -1, dtype=np.int64)
+    grid[match_row, position] = round_winner
+    first = []
+    for seat in (0, 1):
+        done = np.cumsum(grid == seat, axis=1) >= seals
+        first.append(np.where(done.any(axis=1), done.argmax(axis=1), width))
+    return np.where(first[0] < first[1], 0, np.where(first[1] < first[0], 1, -1))
+
+
+def decisive_metrics(games: pd.DataFrame, rounds: pd.DataFrame, cfg: dict) -> dict:
+    """decisive_round_rate and decisive_rate (matches) per source; {} for results written before the rounds
+    table had its goods tokens per good (`tokens_<good>_<seat>`), which the tie-break on token counts needs."""
+    if any(f"tokens_{g}_{p}" not in rounds for g in GOODS for p in (0, 1)):
+        return {}
+    rules = cfg["rules"]
+    actual, without = round_winners_without(rounds, int(rules["coin_token"]))
+    out = decisive.rates({s: w != actual for s, w in without.items()}, "decisive_round_rate")
+    match_row = pd.Index(games["match"].to_numpy()).get_indexer(rounds["match"].to_numpy())
+    position = rounds["round"].to_numpy(np.int64) - 1
+    seals = int(rules["seals_to_win"])
+    played = match_winners(match_row, position, actual, len(games), seals)
+    changes = {s: match_change(played, match_winners(match_row, position, w, len(games), seals))
+               for s, w in without.items()}
+    out.update(decisive.rates(changes))
+    # its two parts: the matches that surely change, and those left unfinished (between 0 and 1 change each)
+    for source, change in changes.items():
+        out[f"decisive_rate[{source}][certain]"] = stats.rate(float(np.sum(change == 1.0)), len(change))
+        out[f"decisive_rate[{source}][ambiguous]"] = stats.rate(float(np.sum(change == 0.5)), len(change))
+    return out
+
+
+def match_change(played: np.ndarray, without: np.ndarray) -> np.ndarray:
+    """1 where the match winner changes, 1/2 where the rounds as played no longer finish a match that had a
+    winner (its deciding round was never played: a toss-up), 0 where it stays."""
+    unfinished = (without < 0) & (played >= 0)
+    return np.where(unfinished, 0.5, (without != played).astype(float))
+
+
+def decisive_labels() -> dict:
+    labels = {"coin_token": "coin token", "bonus_tokens": "bonus tokens"}
+    labels.update({f"goods_{g}": f"{g} tokens" for g in GOODS})
+    return labels

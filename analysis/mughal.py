@@ -3,6 +3,7 @@ suit majority margins, Disasters, and the order cards are drafted in."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -54,7 +55,7 @@ def summarize(tables, meta) -> dict:
     out.update(_length_metrics(games, meta))
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
-    out.update(decisive.mughal_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
+    out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
     return out
 
 
@@ -185,7 +186,7 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_disasters(players, strategy, outdir))
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
-    what_decides = decisive.section(summary, decisive.mughal_labels(cfg, players), outdir)
+    what_decides = decisive.section(summary, decisive_labels(cfg, players), outdir)
     if what_decides is not None:
         out.append(what_decides)
     extra = _skill_section(tables, meta, summary, outdir)
@@ -433,3 +434,32 @@ def _picks(picks, outdir) -> dict:
             "figures": [{"file": "mughal_picks.png",
                          "reading": "Each bar is how often a card kind is chosen when it sits in the hand being "
                                     "picked from (forced last picks left out); longer bars are drafted earlier."}]}
+
+
+# ---- what decides games (analysis.decisive): Mughal's sources --------------------------------------------
+def emperor_columns(cfg: dict, players: pd.DataFrame) -> dict:
+    """Emperor source key -> (display name, the per-turn `emp_vt_<t>` columns it scored in)."""
+    out: dict = {}
+    for t, emperor in enumerate(cfg.get("emperors", []), start=1):
+        column = f"emp_vt_{t}"
+        if column in players:
+            key = f"emperor_{decisive.slug(emperor['name'])}"
+            out.setdefault(key, (emperor["name"], []))[1].append(column)
+    return out
+
+
+def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int) -> dict:
+    tie = "none" if cfg.get("rules", {}).get("final_tie") == "none" else "share"
+    grid = partial(decisive.seat_grid, players, n_seats, order=decisive.seat_order(players))
+    total = grid("vt_total")
+    actual = decisive.winner_mask([total], tie)
+    parts = {key: sum(grid(c) for c in cols) for key, (_, cols) in emperor_columns(cfg, players).items()}
+    parts.update({"majorities": grid("vt_majority"), "all_suits": grid("vt_all_suits"),
+                  "disasters": grid("vt_disaster")})
+    return decisive.rates({key: decisive.changed(actual, decisive.winner_mask([total - part], tie)) for key, part in parts.items()})
+
+
+def decisive_labels(cfg: dict, players: pd.DataFrame) -> dict:
+    labels = {key: f"{name}'s bonus" for key, (name, _) in emperor_columns(cfg, players).items()}
+    labels.update({"majorities": "suit majorities", "all_suits": "all-suits award", "disasters": "Disasters"})
+    return labels

@@ -94,8 +94,8 @@ def check_engine(engine: types.ModuleType, game: str) -> None:
 
 class Layout:
     """Named fields of a flat vector, declared once as (name, size) or (name, (rows, cols)) entries; the
-    offsets are computed from the sizes, in order. Modules copy the offsets they use into module-level ints
-    (`S_HAND = STATE.offset("hand")`), which numba compiles as constants; `view(vec)` gives named access
+    offsets are computed from the sizes, in order. `export` defines them as module-level ints (`S_HAND`), which
+    numba compiles as constants; `view(vec)` gives named access
     (reshaped per its declared shape) for traces, tests and debugging."""
 
     def __init__(self, name: str, fields):
@@ -114,6 +114,16 @@ class Layout:
 
     def offset(self, field: str) -> int:
         return self.fields[field][0]
+
+    def export(self, namespace: dict, prefix: str, short: dict | None = None) -> None:
+        """Define `prefix + FIELD` = the field's offset in `namespace` (a module's globals(), which numba compiles
+        as constants), for every field, so an offset is defined by its layout alone; `short` names a field whose
+        name is no identifier (`{"bonus_pile{}_count": "PCNT"}`)."""
+        for field, (at, _) in self.fields.items():
+            name = prefix + (short or {}).get(field, field.upper())
+            if not name.isidentifier():
+                raise ValueError(f"{self.name}: field {field!r} needs a short name to be exported")
+            namespace[name] = at
 
     def view(self, vec) -> dict:
         """{field: the field's values as an array of its declared shape} (views, not copies)."""

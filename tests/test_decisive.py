@@ -5,13 +5,15 @@ import pandas as pd
 import pytest
 
 from analysis import decisive as D
+from analysis import mohur as M
+from analysis import mughal as G
 from analysis import muziris as muziris_analysis
 from sim.config import build
 from sim.game import get_game
 from sim.registry import choices
 from sim.runner import Plan, execute
 
-GOODS = D.GOODS
+GOODS = M.GOODS
 
 
 # ---- Mohur: hand-built rounds ---------------------------------------------------------------------------------
@@ -41,7 +43,7 @@ def test_mohur_round_won_by_exactly_the_coin_token_is_decided_by_it():
     # seat 0: 20 rupees of diamonds (one token) + the coin token = 25; seat 1: 20 of gold (two tokens). Won by
     # exactly the token's 5: without it 20 and 20, no bonus tokens, and seat 1's two goods tokens win the round
     close = _round(0, 1, coin_token=0, taken_diamond_0=20, tokens_diamond_0=1, taken_gold_1=20, tokens_gold_1=2)
-    actual, without = D.mohur_round_winners(pd.DataFrame([close]), 5)
+    actual, without = M.round_winners_without(pd.DataFrame([close]), 5)
     assert actual.tolist() == [0]
     assert without["coin_token"].tolist() == [1]
     assert without["goods_gold"].tolist() == [0]          # seat 1 loses its gold: 25 against 0
@@ -54,7 +56,7 @@ def test_mohur_blowout_is_decided_by_nothing():
                      tokens_diamond_0=5, tokens_gold_0=5, tokens_silver_0=5, bonus_rupees_0=8, bonus_tokens_0=1,
                      taken_cloth_1=3, tokens_cloth_1=3)
     games, rounds = _mohur([blowout, {**blowout, "round": 2}], 1)
-    s = D.mohur_metrics(games, rounds, MOHUR_CFG)
+    s = M.decisive_metrics(games, rounds, MOHUR_CFG)
     sources = ["coin_token", "bonus_tokens"] + [f"goods_{g}" for g in GOODS]
     assert set(s) == ({f"{k}[{src}]" for k in ("decisive_rate", "decisive_round_rate") for src in sources}
                       | {f"decisive_rate[{src}][{part}]" for src in sources for part in ("certain", "ambiguous")})
@@ -67,7 +69,7 @@ def test_mohur_token_count_tie_breaks_lose_the_removed_tokens():
     # wins on bonus-token count. Without bonus tokens the goods-token count decides: seat 1 has 3 against 1.
     tie = _round(0, 1, taken_diamond_0=10, tokens_diamond_0=1, bonus_tokens_0=1,
                  taken_cloth_1=10, tokens_cloth_1=3)
-    actual, without = D.mohur_round_winners(pd.DataFrame([tie]), 5)
+    actual, without = M.round_winners_without(pd.DataFrame([tie]), 5)
     assert actual.tolist() == [0]
     assert without["bonus_tokens"].tolist() == [1]
     # without cloth, seat 1 has 0 rupees: seat 0 wins anyway; without diamonds seat 1 wins on rupees
@@ -75,7 +77,7 @@ def test_mohur_token_count_tie_breaks_lose_the_removed_tokens():
     # level on rupees and bonus tokens: the goods-token count decides, and removing spice (the good that made
     # seat 0's count larger, worth nothing in rupees here) leaves the round drawn
     level = _round(0, 1, taken_gold_0=6, tokens_gold_0=1, tokens_spice_0=1, taken_gold_1=6, tokens_gold_1=1)
-    actual, without = D.mohur_round_winners(pd.DataFrame([level]), 5)
+    actual, without = M.round_winners_without(pd.DataFrame([level]), 5)
     assert actual.tolist() == [0] and without["goods_spice"].tolist() == [-1]
 
 
@@ -95,13 +97,13 @@ def test_mohur_match_level_replays_the_seals():
         _round(3, 1, coin_token=1, taken_gold_1=40, tokens_gold_1=1), _round(3, 2, **coin1),
     ]
     games, rounds = _mohur(rows, 4)
-    actual, without = D.mohur_round_winners(rounds, 5)
+    actual, without = M.round_winners_without(rounds, 5)
     match_row, position = rounds["match"].to_numpy(), rounds["round"].to_numpy() - 1
-    assert D.match_winners(match_row, position, actual, 4, 2).tolist() == [0, 0, 1, 1]
-    assert D.match_winners(match_row, position, without["coin_token"], 4, 2).tolist() == [0, 0, 0, -1]
-    s = D.mohur_metrics(games, rounds, MOHUR_CFG)
-    assert D.match_change(np.array([0, 0, 1, 1]), np.array([0, 0, 0, -1])).tolist() == [0, 0, 1, 0.5]
-    assert D.match_change(np.array([-1, -1]), np.array([1, -1])).tolist() == [1, 0]  # a round-cap match
+    assert M.match_winners(match_row, position, actual, 4, 2).tolist() == [0, 0, 1, 1]
+    assert M.match_winners(match_row, position, without["coin_token"], 4, 2).tolist() == [0, 0, 0, -1]
+    s = M.decisive_metrics(games, rounds, MOHUR_CFG)
+    assert M.match_change(np.array([0, 0, 1, 1]), np.array([0, 0, 0, -1])).tolist() == [0, 0, 1, 0.5]
+    assert M.match_change(np.array([-1, -1]), np.array([1, -1])).tolist() == [1, 0]  # a round-cap match
     assert s["decisive_rate[coin_token]"]["estimate"] == pytest.approx(1.5 / 4)
     assert s["decisive_round_rate[coin_token]"]["estimate"] == pytest.approx(3 / 10)  # rounds 1.2, 2.1, 3.2
     assert s["decisive_rate[goods_gold]"]["estimate"] == pytest.approx(1.5 / 4)  # match 2 flips, 3 unfinished
@@ -121,7 +123,7 @@ def test_sources_are_ranked_on_the_certain_part_and_overlaps_are_said():
                "decisive_rate[bonus_tokens][ambiguous]": fig(0.0980),
                "decisive_rate[goods_leather]": fig(0.0010), "decisive_rate[goods_leather][certain]": fig(0.0010),
                "decisive_rate[goods_leather][ambiguous]": fig(0.0)}
-    table = D.ranked(D._table(summary, "decisive_rate", D.mohur_labels()))
+    table = D.ranked(D._table(summary, "decisive_rate", M.decisive_labels()))
     assert list(table["source"]) == ["coin_token", "bonus_tokens", "goods_leather"]
     assert D.overlapping(table) == [("coin token", "bonus tokens")]
     text = D._reading(table, "matches")
@@ -130,7 +132,7 @@ def test_sources_are_ranked_on_the_certain_part_and_overlaps_are_said():
 
 def test_mohur_results_without_token_counts_have_no_decisive_figures():
     games, rounds = _mohur([_round(0, 1)], 1)
-    assert D.mohur_metrics(games, rounds.drop(columns=["tokens_gold_1"]), MOHUR_CFG) == {}
+    assert M.decisive_metrics(games, rounds.drop(columns=["tokens_gold_1"]), MOHUR_CFG) == {}
 
 
 # ---- Mughal and Muziris: hand-built player rows --------------------------------------------------------------
@@ -154,7 +156,7 @@ def test_mughal_emperor_bonus_decides_a_close_game_and_not_a_blowout():
         [(30, 4, 0, 7, 3), (6, 0, -2, 0, 0), (4, 0, 0, 0, 0)],    # blowout: nothing decides it
         [(10, 0, 0, 3, 0), (12, 0, -1, 0, 2), (2, 0, 0, 0, 0)],   # 13 and 13 shared; without Disasters seat 1
     ])
-    s = D.mughal_metrics(players, MUGHAL_CFG, 3)
+    s = G.decisive_metrics(players, MUGHAL_CFG, 3)
     rate = {k[len("decisive_rate["):-1]: v["estimate"] for k, v in s.items()}
     # game 0: 19, 16, 4; without Babur 12 against 16. Game 2: 13 and 13 shared: any source that only one of
     # the two scored breaks the tie (Babur, Humayun, majorities 3 against 1, Disasters 13 against 14)
@@ -166,10 +168,10 @@ def test_mughal_emperor_bonus_decides_a_close_game_and_not_a_blowout():
 def test_mughal_emperor_named_twice_is_one_source_and_no_winner_rule_counts():
     players = _mughal([[(10, 0, 0, 2, 2), (11, 0, 0, 0, 0)]])  # 14 against 11: the two turns' 4 VT decide
     cfg = {"rules": {"final_tie": "none"}, "emperors": [{"name": "Akbar"}, {"name": "Akbar"}]}
-    s = D.mughal_metrics(players, cfg, 2)
+    s = G.decisive_metrics(players, cfg, 2)
     assert s["decisive_rate[emperor_akbar]"]["estimate"] == 1.0
     tie = _mughal([[(10, 0, -1, 0, 0), (9, 0, 0, 0, 0)]])  # 9 and 9: nobody wins under "none"; without
-    s = D.mughal_metrics(tie, {"rules": {"final_tie": "none"}, "emperors": []}, 2)  # Disasters seat 0 does
+    s = G.decisive_metrics(tie, {"rules": {"final_tie": "none"}, "emperors": []}, 2)  # Disasters seat 0 does
     assert s["decisive_rate[disasters]"]["estimate"] == 1.0
 
 
@@ -250,10 +252,10 @@ def test_mohur_kernel_books_every_rupee_and_token_by_source(mohur_run):
         total = rounds[f"goods_rupees_{p}"] + rounds[f"bonus_rupees_{p}"] + np.where(rounds["coin_token"] == p, coin, 0)
         assert (total == rounds[f"rupees_{p}"]).all()
     assert all(rounds[f"tokens_{g}_0"].sum() > 0 for g in GOODS)
-    actual, without = D.mohur_round_winners(rounds, coin)
+    actual, without = M.round_winners_without(rounds, coin)
     assert (actual == rounds["winner"].to_numpy()).all()
     match_row = pd.Index(games["match"]).get_indexer(rounds["match"])
-    played = D.match_winners(match_row, rounds["round"].to_numpy() - 1, actual, len(games),
+    played = M.match_winners(match_row, rounds["round"].to_numpy() - 1, actual, len(games),
                              cfg.raw["rules"]["seals_to_win"])
     assert (played == games["winner"].to_numpy()).all()
     assert any((w != actual).any() for w in without.values())

@@ -555,12 +555,12 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
         assert any(np.isclose(t, 1.0) for t in totals)
 
 
-# The search player (strategies/_search.py), bound per game: what every game's binding must provide. The
+# The search player (strategies/search.py), bound per game: what every game's binding must provide. The
 # game-specific checks (determinization, information hygiene, strength) stay in tests/<game>/test_<game>_expert.py.
 
 @pytest.mark.parametrize("game", GAMES)
 def test_search_player_is_registered_with_its_presets(game):
-    from strategies._search import PARAMS as SEARCH_PARAMS
+    from strategies.search import PARAMS as SEARCH_PARAMS
     spec, cfg = _setup(game, get_game(game).default_players)
     search = [d for d in registered(game) if d.search]
     assert [d.name for d in search] == ["ismcts"]

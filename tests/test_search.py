@@ -1,4 +1,4 @@
-"""The shared search player (strategies/_search.py) bound to the toy game (tests/toy_game.py): it finds a
+"""The shared search player (strategies/search.py) bound to the toy game (tests/toy_game.py): it finds a
 winning move, beats random play, repeats for a seed, keeps to its node budget, and its levers (flat search,
 rounds, progressive widening, truncated rollouts with `evaluate`) do what they say."""
 import numpy as np
@@ -9,7 +9,7 @@ import toy_game as T
 from sim.interface import bind
 from sim.playout import play
 from sim.registry import MAX_PARAMS
-from strategies import _search as S
+from strategies import search as S
 
 CFG = T.config()
 RANDOM, LARGEST, SEARCHER = 0, 1, 2

@@ -47,7 +47,7 @@ def validate(raw: dict, players: int = 2) -> MohurConfig:
         stack = C.need_int_list(raw, f"tokens.{good}", 0, E.MAX_TOK, descending=True, hi=MAX_RUPEES)
         v[E.CFG_NTOK + g] = len(stack)
         v[E.CFG_TOK + g * E.MAX_TOK: E.CFG_TOK + g * E.MAX_TOK + len(stack)] = stack
-        v[E.CFG_MINSALE + g] = C.need_int(raw, f"min_sale.{good}", 1, 50)
+        v[E.CFG_MIN_SALE + g] = C.need_int(raw, f"min_sale.{good}", 1, 50)
     extra = set(raw["bonus"]) - set(PILES)
     if extra:
         raise ConfigError(f"bonus.{sorted(extra)[0]}", None, "unknown pile; allowed: \"3\", \"4\", \"5\"")

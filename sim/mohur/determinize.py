@@ -71,7 +71,7 @@ def determinize(obs, cfg, s):
         for i in range(pos):
             taken += cfg[E.CFG_TOK + g * E.MAX_TOK + i]
         s[E.S_TAKEN + E.NG * p + g] = taken  # per-seat split is not public; only the total is checked
-        s[E.S_FIRSTSALE + g] = -1 if pos == 0 and obs[E.O_SOLD + g] == 0 else 0
+        s[E.S_FIRST_SALE + g] = -1 if pos == 0 and obs[E.O_SOLD + g] == 0 else 0
         s[E.S_KNOWN + E.NG * p + g] = obs[E.O_MY_KNOWN + g]
         s[E.S_KNOWN + E.NG * q + g] = obs[E.O_OPP_KNOWN + g]
     # bonus piles: reshuffle each; the drawn prefix is dealt between the traders by their public counts

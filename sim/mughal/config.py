@@ -173,11 +173,11 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
     c = 0
     for kind, (_, mask, level, age, unique, count) in enumerate(kinds):
         for _ in range(count):
-            v[E.CFG_CMASK + c] = mask
-            v[E.CFG_CLEVEL + c] = level
-            v[E.CFG_CAGE + c] = age
-            v[E.CFG_CUNIQUE + c] = unique
-            v[E.CFG_CKIND + c] = kind
+            v[E.CFG_CARD_MASK + c] = mask
+            v[E.CFG_CARD_LEVEL + c] = level
+            v[E.CFG_CARD_AGE + c] = age
+            v[E.CFG_CARD_UNIQUE + c] = unique
+            v[E.CFG_CARD_KIND + c] = kind
             c += 1
     v[E.CFG_NCARDS] = c
     v[E.CFG_NKINDS] = len(kinds)

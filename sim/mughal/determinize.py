@@ -67,7 +67,7 @@ def sample_state(obs, cfg, s, whole):
     n, word, bit = 0, obs[E.O_GONE], 0
     for c in range(nc):  # not on a table, not gone (the public bit set, word by word), of an age in play
         s[POOL + n] = c  # written always, kept when it counts: no branch on which cards are left
-        n += (s[USED + c] == 0) & (word & 1 == 0) & ((inplay >> cfg[E.CFG_CAGE + c]) & 1 == 1)
+        n += (s[USED + c] == 0) & (word & 1 == 0) & ((inplay >> cfg[E.CFG_CARD_AGE + c]) & 1 == 1)
         word >>= 1
         bit += 1
         if bit == E.GONE_BITS:
@@ -97,12 +97,12 @@ def sample_state(obs, cfg, s, whole):
                     if whole:
                         for j in range(k, n):
                             c = s[POOL + j]
-                            r += (cfg[E.CFG_CMASK + c] == mask) & (cfg[E.CFG_CLEVEL + c] == level)
+                            r += (cfg[E.CFG_CARD_MASK + c] == mask) & (cfg[E.CFG_CARD_LEVEL + c] == level)
                         r = np.random.randint(0, r) if r > 0 else 0
                     j = k
                     while j < n:
                         c = s[POOL + j]
-                        if cfg[E.CFG_CMASK + c] == mask and cfg[E.CFG_CLEVEL + c] == level:
+                        if cfg[E.CFG_CARD_MASK + c] == mask and cfg[E.CFG_CARD_LEVEL + c] == level:
                             if r == 0:
                                 break
                             r -= 1

@@ -61,10 +61,7 @@ CONFIG = Layout("mughal config", [
     ("card_mask", MAX_CARDS), ("card_level", MAX_CARDS), ("card_age", MAX_CARDS), ("card_unique", MAX_CARDS),
     ("card_kind", MAX_CARDS),   # the deck row the card comes from
 ])
-(CFG_MAX_PLAYERS, CFG_DESTINY, CFG_HAND, CFG_MAJ_VT, CFG_MAJ_TIE_VT, CFG_ZERO_SCORES, CFG_ALL_VT, CFG_DIS_VT,
- CFG_EMP_TIE, CFG_EMP_ZERO, CFG_FINAL_TIE, CFG_PASS_MODE, CFG_RESHUFFLE, CFG_NTURNS, CFG_NCARDS, CFG_NKINDS,
- CFG_SKIPPED_AGES, CFG_EMP_BONUS, CFG_EMP_MASK, CFG_EMP_AGE, CFG_CMASK, CFG_CLEVEL, CFG_CAGE, CFG_CUNIQUE,
- CFG_CKIND) = (CONFIG.offset(f) for f in CONFIG.fields)
+CONFIG.export(globals(), "CFG_")
 CFG_SIZE = CONFIG.size
 
 # --- one turn's scoring detail (score_turn) ---
@@ -77,8 +74,7 @@ SCORE = Layout("mughal turn score", [
     ("emp_winners", 1),          # players who took (a share of) the emperor contest; 0 none
     ("fav", MAX_PLAYERS),        # working space: each seat's favoured total
 ])
-(SC_MAJ, SC_ALL, SC_EMP, SC_DIS, SC_MAJ_SOLE, SC_MAJ_TIED, SC_MARGIN, SC_TOPN, SC_EMP_WINNERS,
- SC_FAV) = (SCORE.offset(f) for f in SCORE.fields)
+SCORE.export(globals(), "SC_")
 SC_SIZE = SCORE.size
 
 # --- state vector ---
@@ -126,11 +122,7 @@ STATE = Layout("mughal state", [
     ("gone", GONE_WORDS),     # bit set of the cards in disc and rem, kept as they move (observe copies it)
     ("scratch", MAX_HAND),    # working space for passing hands
 ])
-(S_NP, S_TURN, S_STEP, S_OPENED, S_DECKLEN, S_DISCLEN, S_REMLEN, S_RESHUFFLES, S_CUR, S_NLEGAL, S_OVER,
- S_STOP_AT_TURN_END, S_DECISIONS, S_PEND_SLOT, S_PEND_SUIT, S_VT, S_VT_MAJ, S_VT_ALL, S_VT_EMP, S_VT_DIS,
- S_DIS_DESTINY, S_DIS_PICKED, S_MAJ_SOLE, S_MAJ_TIED, S_ALL_SUITS_TURNS, S_EMP_WINS, S_HIST_EMP_WINNERS,
- S_HIST_MARGIN, S_HIST_EMP_VT, S_SCORE, S_TOT, S_CNT, S_TDIS, S_UNDECL, S_TLEN, S_TABLE, S_TSUIT, S_HLEN, S_HAND,
- S_HORIG, S_SEEN, S_DECK, S_DISC, S_REM, S_GONE, S_SCRATCH) = (STATE.offset(f) for f in STATE.fields)
+STATE.export(globals(), "S_")
 STATE_SIZE = STATE.size
 OVER_LIVE, OVER_GAME, OVER_TURN_END = OVER["live"], OVER["game_over"], OVER["turn_end"]
 
@@ -141,7 +133,7 @@ ACTION = Layout("mughal action", [
     ("card", 1),
     ("suit", 1),    # -1: a Disaster
     ("level", 1), ("mask", 1)])
-(A_TYPE, A_SLOT, A_CARD, A_SUIT, A_LEVEL, A_MASK) = (ACTION.offset(f) for f in ACTION.fields)
+ACTION.export(globals(), "A_")
 ACOLS = ACTION.size
 ACTION_TYPE = codes("place", "declare")
 T_PLACE, T_DECLARE = ACTION_TYPE["place"], ACTION_TYPE["declare"]
@@ -155,7 +147,7 @@ SEAT = Layout("mughal observed seat", [
     ("hmask", MAX_HAND),  # suit masks of that hand (when known)
     ("hlevel", MAX_HAND),
 ])
-(B_UNDECL, B_VT, B_HLEN, B_KNOWN, B_HMASK, B_HLEVEL) = (SEAT.offset(f) for f in SEAT.fields)
+SEAT.export(globals(), "B_")
 SB = SEAT.size
 OBS = Layout("mughal observation", [
     ("seat", 1), ("np", 1), ("turn", 1), ("step", 1),
@@ -172,8 +164,7 @@ OBS = Layout("mughal observation", [
     ("table_suit", (MAX_PLAYERS, MAX_TABLE)),   # and its declared suit (UNDECLARED, DISASTER or a suit)
     ("gone", GONE_WORDS),   # bit set of card ids in the discard or removed
 ])
-(O_SEAT, O_NP, O_TURN, O_STEP, O_DIR, O_NEXT, O_DECK, O_DISC, O_TOT, O_CNT, O_DIS, O_SEATS, O_TABLE_CARD,
- O_TABLE_SUIT, O_GONE) = (OBS.offset(f) for f in OBS.fields)
+OBS.export(globals(), "O_")
 OBS_SIZE = OBS.size
 OBS_TALLIES = O_SEATS   # the observation's header and the tables' tallies only (observe)
 
@@ -224,7 +215,7 @@ def open_ages(s, cfg, upto):
     """Open age `upto` (the Early cards too at the start): its cards and the discard shuffled into the deck."""
     n = s[S_DECKLEN]
     for c in range(cfg[CFG_NCARDS]):
-        a = cfg[CFG_CAGE + c]
+        a = cfg[CFG_CARD_AGE + c]
         if s[S_OPENED] < a <= upto and (a == 0 or a == upto or cfg[CFG_SKIPPED_AGES] == SKIPPED_IN):
             s[S_DECK + n] = c
             n += 1
@@ -290,7 +281,7 @@ def _count_card(s, cfg, p, c, suit, sign):
     elif suit == UNDECLARED:
         s[S_UNDECL + p] += sign
     else:
-        s[S_TOT + NSUITS * p + suit] += sign * cfg[CFG_CLEVEL + c]
+        s[S_TOT + NSUITS * p + suit] += sign * cfg[CFG_CARD_LEVEL + c]
         s[S_CNT + NSUITS * p + suit] += sign
 
 
@@ -326,7 +317,7 @@ def begin_turn(s, cfg):
     for p in range(P):  # Destiny: face up, straight to the table (empty since reset or the last end phase)
         for _ in range(cfg[CFG_DESTINY]):
             c = draw(s, cfg)
-            mask = cfg[CFG_CMASK + c]
+            mask = cfg[CFG_CARD_MASK + c]
             if mask == 0:
                 s[S_DIS_DESTINY + p] += 1
             to_table(s, cfg, p, c, UNDECLARED if mask & (mask - 1) else only_suit(mask))  # two suits: declared later
@@ -377,7 +368,7 @@ def start_turn(s, cfg):
 def _card_rows(cfg, actions, n, kind, slot, c):
     """Rows n.. get card c in each of its suits, lowest first (a Disaster: one row with suit DISASTER); returns the
     next row. Walks the mask's set bits: a test per suit would be a branch the predictor cannot learn."""
-    mask = cfg[CFG_CMASK + c]
+    mask = cfg[CFG_CARD_MASK + c]
     rest = mask
     while True:
         low = rest & -rest   # the lowest suit left (0: a Disaster)
@@ -385,7 +376,7 @@ def _card_rows(cfg, actions, n, kind, slot, c):
         actions[n, A_SLOT] = slot
         actions[n, A_CARD] = c
         actions[n, A_SUIT] = (low > 1) + (low > 2) + (low > 4) - (low == 0)   # its index; DISASTER for 0
-        actions[n, A_LEVEL] = cfg[CFG_CLEVEL + c]
+        actions[n, A_LEVEL] = cfg[CFG_CARD_LEVEL + c]
         actions[n, A_MASK] = mask
         n += 1
         rest ^= low
@@ -632,7 +623,7 @@ def close_turn(s, cfg):
 @njit(cache=True, _nrt=False)
 def put_gone(s, cfg, c):
     """Card c leaves a table: to the discard, or out of the game when it is unique."""
-    if cfg[CFG_CUNIQUE + c] == 1:
+    if cfg[CFG_CARD_UNIQUE + c] == 1:
         s[S_REM + s[S_REMLEN]] = c
         s[S_REMLEN] += 1
     else:
@@ -727,8 +718,8 @@ def observe(s, cfg, p, obs):
         shown = s[S_HLEN + q] if known else 0
         for i in range(shown):
             c = s[S_HAND + MAX_HAND * q + i]
-            obs[b + B_HMASK + i] = cfg[CFG_CMASK + c]
-            obs[b + B_HLEVEL + i] = cfg[CFG_CLEVEL + c]
+            obs[b + B_HMASK + i] = cfg[CFG_CARD_MASK + c]
+            obs[b + B_HLEVEL + i] = cfg[CFG_CARD_LEVEL + c]
         for i in range(shown, hand):
             obs[b + B_HMASK + i] = 0
             obs[b + B_HLEVEL + i] = 0
@@ -757,7 +748,7 @@ def check_invariants(s, cfg):
             c = s[pile + i]
             seen[c] += 1
             gone[c // GONE_BITS] |= 1 << (c % GONE_BITS)
-            if pile == S_REM and cfg[CFG_CUNIQUE + c] != 1:
+            if pile == S_REM and cfg[CFG_CARD_UNIQUE + c] != 1:
                 raise AssertionError("invariant: a card that is not unique left the game")
     for w in range(GONE_WORDS):
         if gone[w] != s[S_GONE + w]:
@@ -777,7 +768,7 @@ def check_invariants(s, cfg):
             c = s[S_TABLE + MAX_TABLE * p + i]
             seen[c] += 1
             k = s[S_TSUIT + MAX_TABLE * p + i]
-            mask = cfg[CFG_CMASK + c]
+            mask = cfg[CFG_CARD_MASK + c]
             if k == DISASTER:
                 dis += 1
                 if mask != 0:
@@ -787,7 +778,7 @@ def check_invariants(s, cfg):
             else:
                 if not mask & (1 << k):
                     raise AssertionError("invariant: a card declared in a suit it does not have")
-                tot[k] += cfg[CFG_CLEVEL + c]
+                tot[k] += cfg[CFG_CARD_LEVEL + c]
                 cnt[k] += 1
         for k in range(NSUITS):
             if tot[k] != s[S_TOT + NSUITS * p + k] or cnt[k] != s[S_CNT + NSUITS * p + k]:
@@ -798,6 +789,6 @@ def check_invariants(s, cfg):
                 and s[S_TLEN + p] > 0:
             raise AssertionError("invariant: table + hand is not destiny + hand size")
     for c in range(nc):
-        want = 1 if age_in_play(s, cfg, cfg[CFG_CAGE + c]) else 0
+        want = 1 if age_in_play(s, cfg, cfg[CFG_CARD_AGE + c]) else 0
         if seen[c] != want:
             raise AssertionError("invariant: a card is missing or in two places")

@@ -60,7 +60,7 @@ def tally_picks(cfg, players, log, steps, picks):
     step, left = 0, players   # counted, not divided out of the place's index: two divisions a place
     for i in range(steps):
         if log[i, LOG_ACTION + E.A_TYPE] == E.T_PLACE:
-            picks[cfg[E.CFG_CKIND + log[i, LOG_ACTION + E.A_CARD]], step, PICK_PICKED] += 1
+            picks[cfg[E.CFG_CARD_KIND + log[i, LOG_ACTION + E.A_CARD]], step, PICK_PICKED] += 1
             left -= 1
             if left == 0:
                 step, left = (step + 1) % cfg[E.CFG_HAND], players

@@ -21,7 +21,7 @@ SUIT_NAMES = {E.UNDECLARED: "undeclared", E.DISASTER: "disaster", **dict(enumera
 
 
 def _card(cfg, c, suit=None):
-    return {"id": int(c), "kind": cfg.kinds[int(cfg.vector[E.CFG_CKIND + c])][0],
+    return {"id": int(c), "kind": cfg.kinds[int(cfg.vector[E.CFG_CARD_KIND + c])][0],
             **({} if suit is None else {"suit": SUIT_NAMES[int(suit)]})}
 
 

@@ -99,12 +99,12 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         v[E.CFG.offset(key)] = int(value)
     for key, allowed in CHOICE_RULES.items():
         v[E.CFG.offset(key)] = allowed.index(C.need_choice(raw, r + key, allowed))
-    max_order = int(v[E.CFG_MAXORD])
+    max_order = int(v[E.CFG_MAX_ORDER])
     first = C.lookup(raw, r + "first_player")
     if first == "random":
-        v[E.CFG_FIRST] = -1
+        v[E.CFG_FIRST_PLAYER] = -1
     elif isinstance(first, int) and not isinstance(first, bool) and 0 <= first < players:
-        v[E.CFG_FIRST] = first
+        v[E.CFG_FIRST_PLAYER] = first
     else:
         raise ConfigError(r + "first_player", first, f"allowed: \"random\" or a seat from 0 to {players - 1}")
 
@@ -124,7 +124,7 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     deck = int(cv["count"].sum())
     if deck > E.MAX_DECK:
         raise ConfigError("produce", deck, f"at most {E.MAX_DECK} produce cards in all")
-    need = E.MAX_P * v[E.CFG_START_HAND] + v[E.CFG_MARKET_SIZE]
+    need = E.MAX_P * v[E.CFG_STARTING_HAND] + v[E.CFG_MARKET_SIZE]
     if deck < need:
         raise ConfigError("produce", deck, f"the deck must hold at least {E.MAX_P} x rules.starting_hand + "
                                            f"rules.market_size = {need} cards to set up the largest game")
@@ -144,8 +144,8 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
             cv["cstep"][c, i] = step
     n_special = len(characters) - n_std
     # checked for the player count played (a 2-player design may lack specials)
-    drawn = players - int(v[E.CFG_SPECIALS_FEWER])
-    markers = int(v[E.CFG_FIRST_MARKERS] + (players - 1) * v[E.CFG_OTHER_MARKERS])
+    drawn = players - int(v[E.CFG_SPECIALS_FEWER_THAN_PLAYERS])
+    markers = int(v[E.CFG_FIRST_PLAYER_MARKERS] + (players - 1) * v[E.CFG_OTHER_PLAYER_MARKERS])
     if drawn > n_special:
         raise ConfigError("characters", n_special, f"{players} players draw {drawn} special characters "
                                                    "(rules.specials_fewer_than_players); add specials")
@@ -166,9 +166,9 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         cv["atleast"][i] = C.need_int(raw, key + ".at_least", 0, 10**4)
     cond = C.lookup(raw, r + "condition")
     if cond == "random":
-        v[E.CFG_COND_FIXED] = -1
+        v[E.CFG_CONDITION] = -1
     elif cond in conditions:
-        v[E.CFG_COND_FIXED] = list(conditions).index(cond)
+        v[E.CFG_CONDITION] = list(conditions).index(cond)
     else:
         raise ConfigError(r + "condition", cond, f"allowed: \"random\" or one of {', '.join(conditions)}")
 

@@ -35,7 +35,7 @@ def _offsets(layout):
 
 # --- an action row: the decision it answers, and two numbers (a character slot or produce type; a count) ---
 ACTION = Layout("muziris action", [("decision", 1), ("x", 1), ("y", 1)])
-A_D, A_X, A_Y = _offsets(ACTION)
+ACTION.export(globals(), "A_")
 ACOLS = ACTION.size
 MAX_ACTIONS = MAX_T * MAX_ORD + MAX_C + 2
 
@@ -52,7 +52,7 @@ TR_ORDERS, TR_RESHUFFLES, TR_COINS, TR_ROUNDS, TR_NEVER = TRIGGER.values()
 SCORING = codes("none", "per_distinct_type", "per_hand_card", "most_orders", "most_of_each_type")
 SC_NONE, SC_PER_TYPE, SC_PER_HAND, SC_MOST_ORDERS, SC_MOST_EACH = SCORING.values()
 
-# --- decisions (column A_D of an action row) ---
+# --- decisions (column A_DECISION of an action row) ---
 DECISION = codes("character", "take", "take_type", "fulfil", "cycle", "hand_ability", "market_ability",
                  "discard")
 DECISION_NAMES = tuple(DECISION)
@@ -83,15 +83,12 @@ CFG = Layout("muziris cfg", [  # a rule's field is named by its key in [rules] (
     ("cstd", MAX_C), ("cstep", (MAX_C, MAX_STEPS, STEP_W)),
     ("trig", MAX_COND), ("thr", MAX_COND), ("score", MAX_COND), ("amt", MAX_COND), ("atleast", MAX_COND),
 ])
-(CFG_NT, CFG_NC, CFG_NCOND, CFG_MAXORD, CFG_HAND_LIMIT, CFG_START_HAND, CFG_MARKET_SIZE, CFG_SETUP_COINS,
- CFG_UNUSED_COINS, CFG_ROUND_CAP, CFG_FIRST, CFG_FIRST_MARKERS, CFG_OTHER_MARKERS, CFG_SPECIALS_FEWER, CFG_REUSE,
- CFG_COND_FIXED, CFG_BOXED, CFG_RESHUFFLE_NOW, CFG_TAKE_CHOICE, CFG_BONUS_NO_ORDER, CFG_COUNT, CFG_VAL, CFG_PSTEP,
- CFG_CSTD, CFG_CSTEP, CFG_TRIG, CFG_THR, CFG_SCORE, CFG_AMT, CFG_ATLEAST) = _offsets(CFG)
+CFG.export(globals(), "CFG_")
 CFG_SIZE = CFG.size
 
 # --- an open effect frame: which character or produce ability, at which step, how far into it ---
 FRAME = Layout("muziris frame", [("src", 1), ("id", 1), ("step", 1), ("count", 1)])
-F_SRC, F_ID, F_STEP, F_COUNT = _offsets(FRAME)
+FRAME.export(globals(), "F_")
 F_SIZE = FRAME.size
 MAX_DEPTH = 2    # effect frames open at once (a character using a card's ability)
 ABIL_BY = MAX_C + MAX_T  # ability coins by what gave them: a character's action (config index), or MAX_C + type
@@ -133,10 +130,7 @@ STATE = Layout("muziris state", [
     ("picks", (MAX_C, PICK_COINS + 1)),
     ("stamp", 2),
 ])
-(S_NP, S_ROUND, S_FP, S_FP0, S_COND, S_PHASE, S_CUR, S_TURN_IDX, S_MARKERS, S_FINAL, S_TRIG_SEAT, S_END, S_RESHUF,
- S_DECKPOS, S_DECKLEN, S_NCH, S_ISSUED, S_PLACED, S_DEPTH, S_DECISIONS, S_MARKS_USED, S_NUSES, S_FRAME, S_CH_ID,
- S_CH_COINS, S_CH_MARK, S_MARKET, S_DISCARD, S_HAND, S_PLAY, S_COINS, S_C_ORD, S_C_CHAR, S_C_ABIL, S_C_SETUP,
- S_C_COND, S_ORDSIZE, S_DECK, S_C_ABIL_BY, S_PICKS, S_STAMP) = _offsets(STATE)
+STATE.export(globals(), "S_")
 STATE_SIZE = STATE.size
 
 # --- observation (int32): the static part is written once per game, the rest at every decision ---
@@ -165,10 +159,7 @@ OBS = Layout("muziris obs", [
     ("cond", 1), ("fp0", 1), ("trig_seat", 1), ("depth", 1), ("frame", (MAX_DEPTH, F_SIZE)), ("c_char", MAX_P),
     ("stamp", 2),            # the game whose static part this holds (the state's stamp)
 ])
-(O_NT, O_NP, O_NCH, O_MAXORD, O_HAND_LIMIT, O_MARKET_SIZE, O_TRIG, O_THR, O_SCORE, O_AMT, O_ATLEAST, O_ROUND_CAP,
- O_COUNT, O_VAL, O_PSTEP, O_CSTEP, O_CID, O_POT, O_SEAT, O_ROUND, O_FP, O_TURN_IDX, O_MARKERS, O_FINAL, O_DECK, O_DISCARD_N,
- O_RESHUF, O_DKIND, O_STEP, O_SCOUNT, O_HAND, O_MARKET, O_PLAY, O_COINS, O_HANDN, O_CH_COINS, O_CH_MARK, O_COND,
- O_FP0, O_TRIG_SEAT, O_DEPTH, O_FRAME, O_C_CHAR, O_STAMP) = _offsets(OBS)
+OBS.export(globals(), "O_")
 O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
@@ -243,7 +234,7 @@ def draw_card(s, cfg):
         return -1
     t = s[S_DECK + s[S_DECKPOS]]
     s[S_DECKPOS] += 1
-    if cfg[CFG_RESHUFFLE_NOW] == 1 and s[S_DECKPOS] >= s[S_DECKLEN]:
+    if cfg[CFG_RESHUFFLE] == 1 and s[S_DECKPOS] >= s[S_DECKLEN]:
         _reshuffle(s)
     return t
 
@@ -292,7 +283,7 @@ def new_game(s, cfg, players, seed, game):
                 k += 1
                 n_std += std
     _shuffle(s, S_CH_ID + n_std, k - n_std)  # the first (players - specials_fewer_than_players) stay in play
-    s[S_NCH] = n_std + max(0, players - cfg[CFG_SPECIALS_FEWER])
+    s[S_NCH] = n_std + max(0, players - cfg[CFG_SPECIALS_FEWER_THAN_PLAYERS])
     for i in range(S_CH_ID + s[S_NCH], S_CH_ID + MAX_C):
         s[i] = 0
     for t in range(cfg[CFG_NT]):  # every card starts in the discard pile, whose first shuffle is the deck's
@@ -300,11 +291,11 @@ def new_game(s, cfg, players, seed, game):
     _reshuffle(s)
     s[S_RESHUF] = 0
     for p in range(players):
-        draw_to(s, cfg, S_HAND + p * MAX_T, cfg[CFG_START_HAND])
+        draw_to(s, cfg, S_HAND + p * MAX_T, cfg[CFG_STARTING_HAND])
     refill_market(s, cfg)
-    fixed = cfg[CFG_COND_FIXED]
+    fixed = cfg[CFG_CONDITION]
     s[S_COND] = np.random.randint(0, cfg[CFG_NCOND]) if fixed < 0 else fixed
-    fp = np.random.randint(0, players) if cfg[CFG_FIRST] < 0 else cfg[CFG_FIRST]
+    fp = np.random.randint(0, players) if cfg[CFG_FIRST_PLAYER] < 0 else cfg[CFG_FIRST_PLAYER]
     s[S_FP] = fp
     s[S_FP0] = fp
     for p in range(players):
@@ -319,7 +310,7 @@ def new_game(s, cfg, players, seed, game):
 def _start_turn(s, cfg, idx):
     s[S_TURN_IDX] = idx
     s[S_CUR] = (s[S_FP] + idx) % s[S_NP]
-    s[S_MARKERS] = cfg[CFG_FIRST_MARKERS] if idx == 0 else cfg[CFG_OTHER_MARKERS]
+    s[S_MARKERS] = cfg[CFG_FIRST_PLAYER_MARKERS] if idx == 0 else cfg[CFG_OTHER_PLAYER_MARKERS]
     s[S_PHASE] = PH_CHAR if s[S_MARKERS] > 0 else PH_DISCARD
 
 
@@ -396,7 +387,7 @@ def advance(s, cfg):
             elif kind == K_FULFIL or kind == K_HAND_AB or kind == K_CYCLE:
                 if hand_size(s, p) > 0 and (kind != K_CYCLE or count < a0):
                     return  # the player chooses a card of their hand
-                if kind == K_FULFIL and cfg[CFG_BONUS_NO_ORDER] == 1 and a0 > 0:
+                if kind == K_FULFIL and cfg[CFG_BONUS_WITHOUT_ORDER] == 1 and a0 > 0:
                     _gain(s, p, a0, S_C_ABIL)  # no order to fulfil: the extra coins still come (rules page)
                 elif kind == K_CYCLE:
                     draw_to(s, cfg, S_HAND + p * MAX_T, count)  # as many as were discarded
@@ -446,9 +437,9 @@ def end_round(s, cfg):
         return
     for k in range(s[S_NCH]):
         if s[S_CH_MARK + k] == 0:
-            s[S_CH_COINS + k] += cfg[CFG_UNUSED_COINS]
-            s[S_PLACED] += cfg[CFG_UNUSED_COINS]
-            s[S_ISSUED] += cfg[CFG_UNUSED_COINS]
+            s[S_CH_COINS + k] += cfg[CFG_UNUSED_CHARACTER_COINS]
+            s[S_PLACED] += cfg[CFG_UNUSED_CHARACTER_COINS]
+            s[S_ISSUED] += cfg[CFG_UNUSED_CHARACTER_COINS]
         s[S_CH_MARK + k] = 0
     s[S_MARKS_USED] = 0
     s[S_FP] = (s[S_FP] + 1) % s[S_NP]  # to the left = next clockwise
@@ -531,7 +522,7 @@ def current_player(s):
 
 @njit(cache=True, int64=True)
 def _emit(actions, n, d, x, y):
-    actions[n, A_D] = d
+    actions[n, A_DECISION] = d
     actions[n, A_X] = x
     actions[n, A_Y] = y
     return n + 1
@@ -546,7 +537,7 @@ def legal_actions(s, cfg, actions):
     h = S_HAND + p * MAX_T
     n = 0
     if ph == PH_CHAR:
-        reuse = s[S_FINAL] == 1 and cfg[CFG_REUSE] == 1  # final round: marked characters may be chosen again
+        reuse = s[S_FINAL] == 1 and cfg[CFG_FINAL_ROUND_REUSE] == 1  # final round: marked characters may be chosen again
         for k in range(s[S_NCH]):
             if s[S_CH_MARK + k] == 0 or reuse:
                 n = _emit(actions, n, D_CHAR, k, 0)
@@ -557,7 +548,7 @@ def legal_actions(s, cfg, actions):
     elif ph == PH_STEP:
         kind, a0, a1 = _step_of(s, cfg, s[S_DEPTH] - 1)
         if kind == K_TAKE_TYPE:  # y: how many cards of type x, or 0 when the count is not a choice
-            choice = a0 > 0 and cfg[CFG_TAKE_CHOICE] == 1
+            choice = a0 > 0 and cfg[CFG_TAKE_UP_TO] == 1
             for t in range(nt):
                 m = s[S_MARKET + t]
                 if m > 0 and choice:
@@ -571,7 +562,7 @@ def legal_actions(s, cfg, actions):
                     n = _emit(actions, n, DECISION_OF[kind], t, 0)
         elif kind == K_FULFIL:
             for t in range(nt):
-                for size in range(1, min(s[h + t], cfg[CFG_MAXORD]) + 1):
+                for size in range(1, min(s[h + t], cfg[CFG_MAX_ORDER]) + 1):
                     n = _emit(actions, n, D_FULFIL, t, size)
         elif kind == K_HAND_AB or kind == K_CYCLE:
             for t in range(nt):
@@ -585,7 +576,7 @@ def legal_actions(s, cfg, actions):
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def apply_action(s, cfg, actions, a):
     """Apply row `a` of the pending decision's options, then run on to the next decision."""
-    d, x, y = actions[a, A_D], actions[a, A_X], actions[a, A_Y]
+    d, x, y = actions[a, A_DECISION], actions[a, A_X], actions[a, A_Y]
     p = s[S_CUR]
     h = S_HAND + p * MAX_T
     if d == D_CHAR:
@@ -647,7 +638,7 @@ def observe(s, cfg, seat, obs):
         obs[O_NT] = cfg[CFG_NT]
         obs[O_NP] = s[S_NP]
         obs[O_NCH] = s[S_NCH]
-        obs[O_MAXORD] = cfg[CFG_MAXORD]
+        obs[O_MAXORD] = cfg[CFG_MAX_ORDER]
         obs[O_HAND_LIMIT] = cfg[CFG_HAND_LIMIT]
         obs[O_MARKET_SIZE] = cfg[CFG_MARKET_SIZE]
         c = s[S_COND]
@@ -661,7 +652,7 @@ def observe(s, cfg, seat, obs):
             obs[O_CID + k] = cid
             for i in range(MAX_STEPS * STEP_W):
                 obs[O_CSTEP + k * MAX_STEPS * STEP_W + i] = cfg[CFG_CSTEP + cid * MAX_STEPS * STEP_W + i]
-        m = cfg[CFG_MAXORD]
+        m = cfg[CFG_MAX_ORDER]
         for t in range(cfg[CFG_NT]):  # counted up without a division: q full orders and r copies left
             q = r = 0
             for k in range(1, POT_K):

@@ -127,7 +127,7 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
     gt = {"game": np.arange(n, dtype=np.int32)}
     for name, (at, _) in GAME_ROW.fields.items():
         gt[name] = games[:, at].astype(np.int8 if name in SMALL_GAME_COLUMNS else np.int32)
-    gt["coins_short"] = games[:, G_PEAK_COINS] > cfg.vector[E.CFG_BOXED]
+    gt["coins_short"] = games[:, G_PEAK_COINS] > cfg.vector[E.CFG_BOXED_COINS]
     for p in range(players):  # the main table carries every seat's win share (docs/trace.md: game_end)
         gt[f"win_share_{p}"] = share.reshape(n, players)[:, p]
     pt = {"game": np.repeat(np.arange(n, dtype=np.int32), players),
@@ -156,7 +156,7 @@ def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
                        "picks": picks[:nc].sum(axis=1)},
     }
     nt = len(cfg.produce)
-    t_idx, z_idx = np.indices((nt, cfg.vector[E.CFG_MAXORD])).reshape(2, -1)
+    t_idx, z_idx = np.indices((nt, cfg.vector[E.CFG_MAX_ORDER])).reshape(2, -1)
     tables["orders"] = {"produce": t_idx.astype(np.int8), "name": np.array(cfg.produce, dtype=object)[t_idx],
                         "size": (z_idx + 1).astype(np.int8), "count": ordsize[t_idx, z_idx]}
     return tables

@@ -82,7 +82,7 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
     for step, row in enumerate(log):
         s, after = states[step], states[step + 1]
         p, n = int(row[0]), int(row[1])
-        d, x, y = (int(row[3 + c]) for c in (E.A_D, E.A_X, E.A_Y))
+        d, x, y = (int(row[3 + c]) for c in (E.A_DECISION, E.A_X, E.A_Y))
         option = {**_option(cfg, s, d, x, y), "options": n}
         rnd, final = int(s[E.S_ROUND]), int(s[E.S_FINAL])
         coins_on = [int(s[E.S_CH_COINS + k]) for k in range(int(s[E.S_NCH]))]
@@ -124,5 +124,5 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
            "coins_by_source": [_sources(cfg, s, p) for p in range(players)],
            "winners": [p for p in range(players) if share[p] > 0], "n_winners": int(k),
            "win_share": [float(share[p]) for p in range(players)],
-           "peak_coins": int(s[E.S_ISSUED]), "coins_short": bool(s[E.S_ISSUED] > v[E.CFG_BOXED]),
+           "peak_coins": int(s[E.S_ISSUED]), "coins_short": bool(s[E.S_ISSUED] > v[E.CFG_BOXED_COINS]),
            "state": _state(cfg, s)}

@@ -39,7 +39,7 @@ def held_change(obs, g, held, after):
     else:
         hand_value = -tokens_from(obs, g, after, held - after)
     bonus = sale_bonus(obs, after) - sale_bonus(obs, held)
-    precious = float(after - held) if obs[E.O_MINSALE + g] >= 2 else 0.0
+    precious = float(after - held) if obs[E.O_MIN_SALE + g] >= 2 else 0.0
     kinds = (1.0 if after > 0 else 0.0) - (1.0 if held > 0 else 0.0)
     return hand_value, bonus, precious, kinds
 

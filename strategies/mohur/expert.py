@@ -1,4 +1,4 @@
-"""`ismcts`, Mohur's search player: the shared information-set MCTS (strategies/_search.py) over Mohur's engine.
+"""`ismcts`, Mohur's search player: the shared information-set MCTS (strategies/search.py) over Mohur's engine.
 
 Mohur supplies its determinization (sim.mohur.determinize: the rival's hand from the unseen cards, holding the
 cards known to be in it; the deck order; the bonus piles and hidden bonus values). A sampled world ends with
@@ -10,7 +10,7 @@ from sim.jit import njit
 
 from sim.mohur import engine as E
 from sim.mohur.determinize import determinize
-from strategies._search import registered_player
+from strategies.search import registered_player
 
 
 @njit(cache=True)
@@ -31,7 +31,7 @@ def hand_rupees(s, cfg, p):
     v = 0
     for g in range(E.NG):
         c = s[E.S_HAND + E.NK * p + g]
-        if c >= max(1, cfg[E.CFG_MINSALE + g]):
+        if c >= max(1, cfg[E.CFG_MIN_SALE + g]):
             pos = s[E.S_TOKPOS + g]
             for i in range(pos, min(pos + c, cfg[E.CFG_NTOK + g])):
                 v += cfg[E.CFG_TOK + g * E.MAX_TOK + i]

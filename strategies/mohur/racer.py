@@ -48,4 +48,4 @@ def _precious(obs, bias):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def _bias(obs, g, bias):
-    return bias * (1.0 if obs[E.O_HAND + g] > 0 else 0.5) if obs[E.O_MINSALE + g] >= 2 else 0.0
+    return bias * (1.0 if obs[E.O_HAND + g] > 0 else 0.5) if obs[E.O_MIN_SALE + g] >= 2 else 0.0

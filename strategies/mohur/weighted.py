@@ -188,7 +188,7 @@ def card_steps(obs, params, g, hand_weight):
     if held == 0 and obs[E.O_MARKET + g] == 0:
         return 0.0, 0.0  # neither taken nor given: never read
     bonus = sale_bonus(obs, held)
-    precious = params[P_PRECIOUS_HELD] if obs[E.O_MINSALE + g] >= 2 else 0.0  # noqa: F821
+    precious = params[P_PRECIOUS_HELD] if obs[E.O_MIN_SALE + g] >= 2 else 0.0  # noqa: F821
     gift = params[P_MARKET_GIFT] * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])  # noqa: F821
     per_card = params[P_HAND_CARDS] + precious - gift  # noqa: F821
     gain = (per_card + params[P_EXCHANGE_SIZE] + hand_weight * card_worth(obs, g, held)  # noqa: F821

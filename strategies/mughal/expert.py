@@ -1,4 +1,4 @@
-"""`ismcts`, Mughal's search player: the shared information-set MCTS (strategies/_search.py) over Mughal's engine.
+"""`ismcts`, Mughal's search player: the shared information-set MCTS (strategies/search.py) over Mughal's engine.
 
 Mughal supplies its determinization (sim.mughal.determinize: the hands this seat has not seen drawn from the
 unseen cards, the deck shuffled; the seats choosing before it in this simultaneous round choose by the rollout
@@ -17,7 +17,7 @@ from sim.jit import njit
 from sim.mughal import engine as E
 from sim.mughal.determinize import sample_state
 from strategies._choice import consider
-from strategies._search import registered_player
+from strategies.search import registered_player
 from strategies.mughal import greedy
 from strategies.mughal._features import masked_claims, pick_terms, pick_vt
 
@@ -222,7 +222,7 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
         else:  # placing: every hand card in each of its suits (a Disaster: one choice)
             i, cards, count = 0, E.S_HAND + E.MAX_HAND * p, s[E.S_HLEN + p]
         best, ties, n, slot, suit = -1e18, 0, 0, i, 0
-        one = cfg[E.CFG_CMASK + s[cards]]
+        one = cfg[E.CFG_CARD_MASK + s[cards]]
         if count == 1 and one & (one - 1) == 0:  # one row (a card of one suit, a Disaster): the loop asks nobody
             count, n, suit = 0, 1, (one > 1) + (one > 2) + (one > 4) - (one == 0)
         else:
@@ -230,8 +230,8 @@ def greedy_rollout(s, cfg, params, max_steps, obs, actions):
             seat = pick_terms(tallies, cfg, p, omax, ofav, sole, tied, mask, actions)   # seat_now(obs, cfg, p) and rows
         for j in range(count):  # rows in legal_actions' order: by slot, then suit, lowest first
             c = s[cards + j]
-            level = cfg[E.CFG_CLEVEL + c]
-            rest = cfg[E.CFG_CMASK + c]
+            level = cfg[E.CFG_CARD_LEVEL + c]
+            rest = cfg[E.CFG_CARD_MASK + c]
             while True:
                 low = rest & -rest
                 k = (low > 1) + (low > 2) + (low > 4) - (low == 0)

@@ -162,7 +162,7 @@ def char_value(obs, slot, w, tb, cb, ad):
 def option_score(obs, actions, i, w, tb, cb, a0, ad):
     """Score of option i of any decision but the character choice (the strategies differ there); a0 is
     obs[O_SA0] and ad avg_draw(obs, -1), computed once per decision."""
-    d, t, y = actions[i, E.A_D], actions[i, E.A_X], actions[i, E.A_Y]
+    d, t, y = actions[i, E.A_DECISION], actions[i, E.A_X], actions[i, E.A_Y]
     if d == E.D_TAKE:
         return take_type_score(obs, t, 1, w, cb, -1, -1)
     if d == E.D_TAKE_TYPE:  # y: how many of the type this option takes (rules.take_up_to), 0: as many as a0 allows

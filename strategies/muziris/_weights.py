@@ -307,7 +307,7 @@ def basic_step_score(obs, w, cfg, x, kind, a0, a1, hm, mm):
     if kind == E.K_DRAW:
         return draw_score(obs, w, x, hm, a0)
     if kind == E.K_TAKE or kind == E.K_TAKE_TYPE:
-        choice = kind == E.K_TAKE_TYPE and a0 > 0 and cfg[E.CFG_TAKE_CHOICE] == 1
+        choice = kind == E.K_TAKE_TYPE and a0 > 0 and cfg[E.CFG_TAKE_UP_TO] == 1
         best = -1e300
         for t in range(nt):
             if in_market(obs, t, mm) > 0:
@@ -322,7 +322,7 @@ def basic_step_score(obs, w, cfg, x, kind, a0, a1, hm, mm):
                 best = max(best, order_score(obs, w, x, t, size, a0, hm))
         if best > -1e300:
             return best
-        return coins_score(w, x, a0) if cfg[E.CFG_BONUS_NO_ORDER] == 1 else 0.0
+        return coins_score(w, x, a0) if cfg[E.CFG_BONUS_WITHOUT_ORDER] == 1 else 0.0
     if kind == E.K_CYCLE:
         gain = 0.0
         for t in range(nt):
@@ -377,7 +377,7 @@ def character_score(obs, w, cfg, x, slot):
 @njit(cache=True, _nrt=False, inline="always")
 def option_score(obs, w, cfg, x, actions, i):
     """Option i of any decision but the character choice."""
-    d, t, y = actions[i, E.A_D], actions[i, E.A_X], actions[i, E.A_Y]
+    d, t, y = actions[i, E.A_DECISION], actions[i, E.A_X], actions[i, E.A_Y]
     a0 = obs[E.O_SA0]
     if d == E.D_TAKE:
         return hand_score(obs, w, x, t, -1, 1)
@@ -402,7 +402,7 @@ def option_score(obs, w, cfg, x, actions, i):
 @njit(cache=True, _nrt=False, int64=True, readonly=True)
 def denial(obs, cfg):
     """Seat q of the next player still to act this round, or -1 (none, or characters may be chosen again)."""
-    if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP] or (obs[E.O_FINAL] == 1 and cfg[E.CFG_REUSE] == 1):
+    if obs[E.O_TURN_IDX] + 1 >= obs[E.O_NP] or (obs[E.O_FINAL] == 1 and cfg[E.CFG_FINAL_ROUND_REUSE] == 1):
         return -1
     return (obs[E.O_SEAT] + 1) % obs[E.O_NP]
 

@@ -1,4 +1,4 @@
-"""`ismcts`, Muziris's search player: the shared information-set MCTS (strategies/_search.py) over Muziris's
+"""`ismcts`, Muziris's search player: the shared information-set MCTS (strategies/search.py) over Muziris's
 engine.
 
 Muziris supplies its determinization (sim.muziris.determinize: the other players' hands, the discard pile and
@@ -13,7 +13,7 @@ import numpy as np
 
 from sim.muziris import engine as E
 from sim.muziris.determinize import determinize
-from strategies._search import registered_player
+from strategies.search import registered_player
 
 
 @njit(cache=True)
@@ -52,7 +52,7 @@ def evaluate(s, cfg, params, out):
 def action_key(actions, a):
     """An option row [decision, x, y] as one integer, the same in every world (y < 64: an order size, or the
     cards a take_type option takes, at most the Market's size; 0 when the count is not a choice)."""
-    return (np.int64(actions[a, E.A_D]) * 64 + actions[a, E.A_X] + 1) * 64 + actions[a, E.A_Y]
+    return (np.int64(actions[a, E.A_DECISION]) * 64 + actions[a, E.A_X] + 1) * 64 + actions[a, E.A_Y]
 
 
 ismcts, search = registered_player("muziris", E, determinize, E.MAX_P, __name__, evaluate=evaluate,

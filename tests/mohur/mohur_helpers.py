@@ -61,7 +61,7 @@ def build_state(v, *, market_cards=(0,) * 7, hands=((0,) * 7, (0,) * 7), deck=()
     s[E.S_DECKLEN] = len(deck)
     for g in range(6):
         s[E.S_TOKPOS + g] = tokpos[g]
-        s[E.S_FIRSTSALE + g] = -1
+        s[E.S_FIRST_SALE + g] = -1
     for b in range(3):
         for i in range(int(v[E.CFG_NBONUS + b])):
             s[E.S_BONUS + b * E.MAX_BONUS + i] = v[E.CFG_BONUS + b * E.MAX_BONUS + i]
@@ -142,7 +142,7 @@ def brute_force(s, v, p):
     held = sum(h[:6])
     out = Counter()
     for g in range(6):
-        for c in range(max(1, int(v[E.CFG_MINSALE + g])), h[g] + 1):
+        for c in range(max(1, int(v[E.CFG_MIN_SALE + g])), h[g] + 1):
             d = [0] * 7
             d[g] = -c
             out[tuple(d)] += 1

@@ -20,7 +20,7 @@ def test_defaults_validate_to_rulebook_numbers():
     assert list(v[E.CFG_CARDS:E.CFG_CARDS + 7]) == [6, 6, 6, 8, 8, 10, 11]
     assert sum(v[E.CFG_CARDS:E.CFG_CARDS + 7]) == 55
     assert sum(v[E.CFG_NTOK:E.CFG_NTOK + 6]) == 38
-    assert list(v[E.CFG_MINSALE:E.CFG_MINSALE + 6]) == [2, 2, 2, 1, 1, 1]
+    assert list(v[E.CFG_MIN_SALE:E.CFG_MIN_SALE + 6]) == [2, 2, 2, 1, 1, 1]
     assert list(v[E.CFG_NBONUS:E.CFG_NBONUS + 3]) == [7, 6, 5]
     assert (v[E.CFG_HAND_LIMIT], v[E.CFG_MARKET_SIZE], v[E.CFG_HAND_SIZE], v[E.CFG_MARKET_COINS],
             v[E.CFG_COIN_TOKEN], v[E.CFG_SEALS], v[E.CFG_STACKS_END], v[E.CFG_MIN_EXCHANGE]) == (7, 5, 5, 3, 5, 2,

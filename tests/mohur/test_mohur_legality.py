@@ -39,7 +39,7 @@ def check_line_worth_knowing(s, cfg, p):
             assert gave[g] == sold[g] and sum(gave) == sold[g]
             if g in PRECIOUS and cfg is DEFAULT:
                 assert sold[g] >= 2, f"single {('diamond', 'gold', 'silver')[g]} sale is legal: {rows[i]}"
-            assert sold[g] >= max(1, int(v[E.CFG_MINSALE + g]))
+            assert sold[g] >= max(1, int(v[E.CFG_MIN_SALE + g]))
             continue
         # a take of some shape
         assert all(-md[k] == hd[k] for k in range(7)), "cards of a take must come from / go to the market"

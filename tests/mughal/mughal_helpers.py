@@ -17,13 +17,13 @@ def card(cfg, mask, level=None, unique=None, age=None, skip=()):
     """Id of the first card with these attributes (not in `skip`)."""
     v = cfg.vector
     for c in range(int(v[E.CFG_NCARDS])):
-        if c in skip or v[E.CFG_CMASK + c] != mask:
+        if c in skip or v[E.CFG_CARD_MASK + c] != mask:
             continue
-        if level is not None and v[E.CFG_CLEVEL + c] != level:
+        if level is not None and v[E.CFG_CARD_LEVEL + c] != level:
             continue
-        if unique is not None and v[E.CFG_CUNIQUE + c] != unique:
+        if unique is not None and v[E.CFG_CARD_UNIQUE + c] != unique:
             continue
-        if age is not None and v[E.CFG_CAGE + c] != age:
+        if age is not None and v[E.CFG_CARD_AGE + c] != age:
             continue
         return c
     raise LookupError("no such card")

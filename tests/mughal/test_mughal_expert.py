@@ -117,7 +117,7 @@ def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, s
         for _ in range(1500):
             sample_state(obs, v, w, whole)
             for c in w[E.S_HAND + E.MAX_HAND * q: E.S_HAND + E.MAX_HAND * q + w[E.S_HLEN + q]]:
-                key = (v[E.CFG_CMASK + c], v[E.CFG_CLEVEL + c])
+                key = (v[E.CFG_CARD_MASK + c], v[E.CFG_CARD_LEVEL + c])
                 counts[row, kinds.setdefault(key, len(kinds))] += 1
     counts = counts[:, :len(kinds)]
     assert len(kinds) >= 5
@@ -140,7 +140,7 @@ def plant(cfg, s, p, rng):
         c = t[h + i]
         for j in range(int(t[E.S_DECKLEN])):
             d = t[E.S_DECK + j]
-            if v[E.CFG_CMASK + d] != v[E.CFG_CMASK + c] or v[E.CFG_CLEVEL + d] != v[E.CFG_CLEVEL + c]:
+            if v[E.CFG_CARD_MASK + d] != v[E.CFG_CARD_MASK + c] or v[E.CFG_CARD_LEVEL + d] != v[E.CFG_CARD_LEVEL + c]:
                 t[h + i], t[E.S_DECK + j] = d, c
                 deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
                 rng.shuffle(deck)

@@ -49,13 +49,13 @@ def _play_turns(cfg, s, n, players):
         for p in range(players):  # place every hand card as-is, to reach the end phase
             while s[E.S_HLEN + p] > 0:
                 c = s[E.S_HAND + E.MAX_HAND * p]
-                mask = cfg.vector[E.CFG_CMASK + c]
+                mask = cfg.vector[E.CFG_CARD_MASK + c]
                 E.place(s, cfg.vector, p, 0, E.only_suit(mask))
         for p in range(players):
             for i in range(s[E.S_TLEN + p]):
                 if s[E.S_TSUIT + E.MAX_TABLE * p + i] == E.UNDECLARED:
                     c = s[E.S_TABLE + E.MAX_TABLE * p + i]
-                    E.declare(s, cfg.vector, p, i, E.only_suit(cfg.vector[E.CFG_CMASK + c]))
+                    E.declare(s, cfg.vector, p, i, E.only_suit(cfg.vector[E.CFG_CARD_MASK + c]))
         E.check_invariants(s, cfg.vector)
         E.end_turn(s, cfg.vector)
 
@@ -68,7 +68,7 @@ def test_ages_open_with_the_discard(cfg4):
     _play_turns(cfg4, s, 2, 4)
     assert s[E.S_OPENED] == 0
     in_deck = {int(s[E.S_DECK + i]) for i in range(s[E.S_DECKLEN])}
-    assert all(v[E.CFG_CAGE + c] == 0 for c in in_deck)          # turns 1-2: Early cards only
+    assert all(v[E.CFG_CARD_AGE + c] == 0 for c in in_deck)          # turns 1-2: Early cards only
     assert s[E.S_DISCLEN] == 56 - s[E.S_DECKLEN]
     E.begin_turn(s, v)                                             # turn 3 opens Middle
     assert s[E.S_OPENED] == 1 and s[E.S_DISCLEN] == 0
@@ -99,7 +99,7 @@ def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
     E.seed(3)
     _play_turns(cfg, s, 2, 4)
     E.begin_turn(s, v)                                             # turn 3 opens Late
-    ages = [int(v[E.CFG_CAGE + c]) for c in range(v[E.CFG_NCARDS])]
+    ages = [int(v[E.CFG_CARD_AGE + c]) for c in range(v[E.CFG_NCARDS])]
     dealt = {int(s[E.S_DECK + i]) for i in range(s[E.S_DECKLEN])}
     dealt |= {int(s[E.S_TABLE + E.MAX_TABLE * p + i]) for p in range(4) for i in range(s[E.S_TLEN + p])}
     dealt |= {int(s[E.S_HAND + E.MAX_HAND * p + i]) for p in range(4) for i in range(s[E.S_HLEN + p])}
@@ -308,7 +308,7 @@ def test_memory_of_passed_hands_and_hidden_hands(cfg4):
     known = [obs[E.O_SEATS + E.SB * q + E.B_KNOWN] for q in range(4)]
     assert known == [1, 1, 0, 0]
     c = s[E.S_HAND + E.MAX_HAND * 1]
-    assert obs[E.O_SEATS + E.SB * 1 + E.B_HMASK] == v[E.CFG_CMASK + c]
+    assert obs[E.O_SEATS + E.SB * 1 + E.B_HMASK] == v[E.CFG_CARD_MASK + c]
 
 
 def test_choices_are_simultaneous(cfg4):

@@ -242,7 +242,7 @@ def plant(cfg, s, p, rng):
         c = t[h + i]
         for j in range(int(t[E.S_DECKLEN])):
             d = t[E.S_DECK + j]
-            if v[E.CFG_CMASK + d] != v[E.CFG_CMASK + c] or v[E.CFG_CLEVEL + d] != v[E.CFG_CLEVEL + c]:
+            if v[E.CFG_CARD_MASK + d] != v[E.CFG_CARD_MASK + c] or v[E.CFG_CARD_LEVEL + d] != v[E.CFG_CARD_LEVEL + c]:
                 t[h + i], t[E.S_DECK + j] = d, c
                 deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
                 rng.shuffle(deck)

@@ -89,7 +89,7 @@ def test_unused_character_gains_coin_only_unused(cfg):
             act(cfg, s, *legal(cfg, s)[0])
     coins = [int(s[E.S_CH_COINS + k]) for k in range(5)]
     assert coins == [0, 1, 0, 0, 0]  # only the Customer went unused
-    assert cfg_with(3, rules__unused_character_coins=0).vector[E.CFG_UNUSED_COINS] == 0
+    assert cfg_with(3, rules__unused_character_coins=0).vector[E.CFG_UNUSED_CHARACTER_COINS] == 0
 
 
 def test_market_refilled_only_at_end_of_round(cfg):
