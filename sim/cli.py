@@ -21,7 +21,7 @@ from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.evolve_cmd import evolve, exploit
 from sim.game import game_names, get_game
 from sim.lock import exclusive, shared
-from sim.replay_cmd import choose_game, game_options, replay
+from sim.replay_cmd import DEFAULT_STRATEGY, choose_game, default_lineup, game_options, replay, say_default_lineup
 
 DEFAULT_SEED = 1
 QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
@@ -352,14 +352,18 @@ def compare(dir_a, dir_b, out, quiet):
 @main.command()
 @click.argument("game", required=False)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
-@click.option("-s", "--strategies", default="greedy", show_default=True,
-              help="Strategies by seat, comma-separated (one name: every seat plays it).")
+@click.option("-s", "--strategies", default=None,
+              help="Strategies by seat, comma-separated (one name: every seat plays it). "
+                   f"Default: every seat plays {DEFAULT_STRATEGY} (said on stderr).")
 @click.option("-p", "--players", type=int, default=None)
 @game_options
 @_config_options
 def trace(**which):
     """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
-    for event in choose_game(**which).events():
+    note = default_lineup(which)
+    chosen = choose_game(**which)
+    say_default_lineup(note)
+    for event in chosen.events():
         click.echo(json.dumps(event, separators=(",", ":")))
 
 

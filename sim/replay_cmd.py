@@ -104,6 +104,22 @@ def from_meta(meta: dict, index: int, run: dict | None = None) -> Chosen:
     return Chosen(run["spec"], run["config"], plan.players, seats, plan.seed, index, plan.batch_size)
 
 
+def default_lineup(which: dict) -> str:
+    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so:
+    a designer who forgot -s must not read greedy against greedy as the game they meant. Empty when -s or --run
+    decides the strategies."""
+    if which["strategies"] is not None:
+        return ""
+    which["strategies"] = DEFAULT_STRATEGY
+    return "" if which.get("run_dir") else f"no -s given: every seat plays {DEFAULT_STRATEGY}"
+
+
+def say_default_lineup(note: str) -> None:
+    """The note on stderr (once the game is chosen, so that a refusal stays the one line there)."""
+    if note:
+        click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
+
+
 @click.command()
 @click.argument("game", required=False)
 @click.option("--seed", type=int, default=1, show_default=True)
@@ -126,15 +142,10 @@ def replay(out, **which):
     if not str(out).strip():
         raise UserError("-o '': give a file path for the page")
     check_output_file(Path(out), "a replay page", is_replay_page)
-    note = ""
-    if which["strategies"] is None:
-        which["strategies"] = DEFAULT_STRATEGY
-        if not which.get("run_dir"):
-            note = f"no -s given: every seat plays {DEFAULT_STRATEGY}"
+    note = default_lineup(which)
     chosen = choose_game(**which)
     events = list(chosen.events())
-    if note:
-        click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
+    say_default_lineup(note)
     try:
         with exclusive(Path(out)):
             check_output_file(Path(out), "a replay page", is_replay_page)  # again, now that we hold it

@@ -34,6 +34,37 @@ def test_a_sweep_plot_draws_the_target_band_in_percent_and_keeps_it_in_view(draw
     assert "rules.coin_token=0" in line and "3.5 points above the band" in line and "49.0% to 51.0%" in line
 
 
+def _grid(estimates):
+    """A 2x2 sweep table over coin_token x hand_limit, intervals one point either side of each estimate."""
+    est = np.asarray(estimates, dtype=float)
+    return pd.DataFrame({"rules.coin_token": [0, 0, 5, 5], "rules.hand_limit": [6, 7, 6, 7],
+                         "first_player_match_win_rate": est, "first_player_match_win_rate.ci_low": est - 0.01,
+                         "first_player_match_win_rate.ci_high": est + 0.01, "first_player_match_win_rate.n": 99})
+
+
+def _green_outlines(ax) -> list[str]:
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+    return [p.get_linestyle() for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()
+            and to_hex(p.get_edgecolor()) == "#3a9d5d"]
+
+
+def test_a_two_parameter_sweep_heatmap_draws_the_target_band_and_marks_the_cells_in_it(drawn):
+    keys = ["rules.coin_token", "rules.hand_limit"]
+    band = Target("first_player_match_win_rate", 0.49, 0.51)
+    sweep._plot_2d(_grid([0.545, 0.55, 0.50, 0.515]), keys, "first_player_match_win_rate", "x.png", [band])
+    ax, bar = drawn[0].axes
+    low, high = bar.get_ylim()
+    assert low <= 49 and high >= 54.9  # the colour bar holds the band (49-51%) and the estimates, in %
+    assert any(abs(p.get_y() - 49) < 1e-9 for p in bar.patches)  # the band's stripe on the colour bar
+    assert _green_outlines(ax) == ["-"]  # only the 50.0% cell (interval 49-51%) is inside, and surely so
+    assert "49.0% to 51.0%" in ax.get_title()
+    sweep._plot_2d(_grid([0.545, 0.55, 0.56, 0.535]), keys, "first_player_match_win_rate", "y.png", [band])
+    assert _green_outlines(drawn[1].axes[0]) == [":"]  # none inside: the closest cell, dotted
+    line = sweep.closest_line(_grid([0.545, 0.55, 0.56, 0.535]), keys, band)
+    assert "rules.coin_token=5, rules.hand_limit=7 at 53.5%" in line and "2.5 points above the band" in line
+
+
 def test_the_sensitivity_tornado_reads_rates_in_points(drawn):
     rows = pd.DataFrame({"knob": ["a", "b"], "mu_star": [0.015, 0.002], "mu_star_low": [0.01, 0.0],
                          "mu_star_high": [0.02, 0.004], "mu": [0.015, -0.002], "noise": [0.001, 0.001]})
