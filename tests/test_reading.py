@@ -168,3 +168,16 @@ def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
     assert compared.exit_code == 0 and "compare: " in compared.stderr and "done in" in compared.stderr  # phases over half a second
     assert cli("compare", out, out, "-o", tmp_path / "cmp", "-q").stderr == ""
     assert np.isfinite(json.loads((out / "summary.json").read_text())["minutes_per_match"]["estimate"])
+
+
+def test_the_sensitivity_findings_name_each_figure_plainly_with_its_top_knob_in_one_sentence():
+    rows = pd.DataFrame({"metric": "first_player_round_win_rate", "knob": ["a", "b", "c"], "range": "1..5",
+                         "mu_star": [0.04, 0.02, 0.0001], "mu_star_low": [0.03, 0.015, 0.0],
+                         "mu_star_high": [0.05, 0.025, 0.0002], "mu": [0.04, -0.02, 0.0], "sigma": 0.001,
+                         "effect_across_range": [0.04, -0.02, 0.0], "effect_ci_low": [0.03, -0.025, -0.001],
+                         "effect_ci_high": [0.05, -0.015, 0.001], "noise": 0.001, "status": "ok"})
+    line = sensitivity.finding_line("first_player_round_win_rate", rows, "morris")
+    assert line.startswith("Round starter wins the round: raising a across its range (1..5) raises it: +4.0 points")
+    assert line.endswith("; 1 more knob clearly moves it.") and len(line) < 200
+    assert sensitivity.finding_line("x", rows.assign(status="constant"), "morris").endswith("none of these knobs "
+                                                                                            "moves it.")
