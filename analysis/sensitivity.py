@@ -56,11 +56,20 @@ def _effect_sentence(metric: str, row) -> str:
     if supported(row):
         way = "raises" if row["effect_across_range"] > 0 else "lowers"
         return f"raising {row['knob']} across its range ({row['range']}) {way} it: {_interval(metric, row)}"
+    effect = row.get("effect_across_range", math.nan)
+    if effect is None or not math.isfinite(effect):
+        return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}, 95% CI "
+                f"{fmt_effect(metric, row['mu_star_low'])} to {fmt_effect(metric, row['mu_star_high'])}); too few "
+                f"steps to measure its change across its range ({row['range']})")
     return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}) but not one way we can tell: its "
             f"change across its range ({row['range']}) is {_interval(metric, row)}")
 
 
 def _across(metric: str, row) -> str:
+    effect = row.get("effect_across_range", math.nan)
+    if effect is None or not math.isfinite(effect):  # too few trajectories reached every value of the knob
+        return (f"{row['knob']} ({row['range']}: mu* {fmt_effect(metric, row['mu_star'])}; too few steps to "
+                "measure its change across the range)")
     return f"{row['knob']} ({row['range']}: {_interval(metric, row)} across its range)"
 
 

@@ -181,3 +181,16 @@ def test_the_sensitivity_findings_name_each_figure_plainly_with_its_top_knob_in_
     assert line.endswith("; 1 more knob clearly moves it.") and len(line) < 200
     assert sensitivity.finding_line("x", rows.assign(status="constant"), "morris").endswith("none of these knobs "
                                                                                             "moves it.")
+
+
+def test_a_knob_whose_change_across_the_range_was_not_measured_reads_no_n_a():
+    rows = pd.DataFrame({"metric": "score_margin", "knob": ["a", "b"], "range": ["4..6", "5..7"],
+                         "mu_star": [1.8, 0.6], "mu_star_low": [0.0, 0.0], "mu_star_high": [3.8, 1.3],
+                         "mu": [1.8, 0.6], "sigma": 0.03, "effect_across_range": [np.nan, np.nan],
+                         "effect_ci_low": np.nan, "effect_ci_high": np.nan, "noise": 0.6, "status": "ok"})
+    text = sensitivity.reading("score_margin", rows, "morris")
+    assert "n/a" not in text and "a (4..6: mu* 1.8; too few steps to measure its change across the range)" in text
+    movers = rows.assign(mu_star_low=[1.2, 0.0])  # a clears its noise: it leads the reading and the finding
+    for line in (sensitivity.reading("score_margin", movers, "morris"),
+                 sensitivity.finding_line("score_margin", movers, "morris")):
+        assert "n/a" not in line and "a moves it (mu* 1.8, 95% CI 1.2 to 3.8); too few steps" in line, line
