@@ -15,6 +15,7 @@ from analysis.style import ACCENT, new_figure, save
 from sim.game import get_game
 
 MAX_PANELS = 9
+BAND_MARK = "#d62728"  # a target on a heatmap: red, which the viridis colour map never uses
 
 
 def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
@@ -61,9 +62,9 @@ def _plot_1d(table, key, metric, path, bands=()):
 
 def _plot_2d(table, keys, metric, path, bands=()):
     """A heatmap of the metric over the grid of two parameters. Each target band is drawn where a heatmap can
-    show it: as a green stripe on the colour bar (whose range is widened to hold it, as the 1-parameter plot
-    keeps its band in view) and as a green outline round every cell inside it (solid: the 95% interval is
-    inside; dashed: only the estimate); with no cell inside, the closest cell is outlined dotted."""
+    show it: as a hatched stripe on the colour bar (whose range is widened to hold it, as the 1-parameter plot
+    keeps its band in view) and as an outline round every cell inside it (solid: the 95% interval is inside;
+    dashed: only the estimate); with no cell inside, the closest cell is outlined dotted. Both in BAND_MARK."""
     k1, k2 = keys
     scale, unit = _scale(metric)
     grids = {part: table.pivot_table(index=k1, columns=k2, values=metric + part, aggfunc="first")
@@ -79,18 +80,20 @@ def _plot_2d(table, keys, metric, path, bands=()):
     ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=20)
     ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
     for (r, c), v in np.ndenumerate(values):
-        ax.text(c, r, f"{v:.3g}", ha="center", va="center", color="white", fontsize=8)
+        bright = high > low and (v - low) / (high - low) > 0.6  # viridis turns yellow: dark text reads there
+        ax.text(c, r, f"{v:.3g}", ha="center", va="center", color="black" if bright else "white", fontsize=8)
     bar = fig.colorbar(im, ax=ax)
     bar.set_label(plain_name(metric) + unit, fontsize=8)
     for band in bands:
-        bar.ax.axhspan(band.low * scale, band.high * scale, color="#3a9d5d", alpha=0.5)
+        bar.ax.axhspan(band.low * scale, band.high * scale, facecolor="none", edgecolor=BAND_MARK, hatch="///",
+                       lw=1.5)
         _outline_band_cells(ax, grids, band, scale)
     ax.set_xlabel(k2)
     ax.set_ylabel(k1)
     title = plain_name(metric) + unit
     if bands:
         title += "; target " + ", ".join(f"{_band_value(metric, b.low)} to {_band_value(metric, b.high)}"
-                                         for b in bands) + " outlined in green"
+                                         for b in bands) + " outlined in red"
     ax.set_title(title, fontsize=9)
     save(fig, path)
 
@@ -105,7 +108,8 @@ def _outline_band_cells(ax, grids, band, scale) -> None:
         r, c = np.unravel_index(np.nanargmin(miss), miss.shape)
         cells = [(r, c, ":")]
     for r, c, style in cells:
-        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#3a9d5d", lw=2.5, ls=style))
+        # inset, so that the outlines of neighbouring cells and of the plot's edge do not hide one another
+        ax.add_patch(Rectangle((c - 0.45, r - 0.45), 0.9, 0.9, fill=False, edgecolor=BAND_MARK, lw=2.5, ls=style))
 
 
 def _label(table, i, keys) -> str:
@@ -222,7 +226,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
                    + (", the green band the target." if any(t.metric == metric for t in targets) else ".")
                    if len(keys) == 1 else
                    f"{plain_name(metric)} for each combination of {keys[0]} (rows) and {keys[1]} (columns)"
-                   + (": the target is the green stripe on the colour bar; a solid green outline marks a cell whose "
+                   + (": the target is the red hatched stripe on the colour bar; a solid red outline marks a cell whose "
                       "95% interval lies inside it, a dashed one a cell whose estimate does, a dotted one the "
                       "closest cell when none is inside." if any(t.metric == metric for t in targets) else "."))
         parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"

@@ -42,11 +42,11 @@ def _grid(estimates):
                          "first_player_match_win_rate.ci_high": est + 0.01, "first_player_match_win_rate.n": 99})
 
 
-def _green_outlines(ax) -> list[str]:
+def _band_outlines(ax) -> list[str]:
     from matplotlib.colors import to_hex
     from matplotlib.patches import Rectangle
     return [p.get_linestyle() for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()
-            and to_hex(p.get_edgecolor()) == "#3a9d5d"]
+            and to_hex(p.get_edgecolor()) == sweep.BAND_MARK]
 
 
 def test_a_two_parameter_sweep_heatmap_draws_the_target_band_and_marks_the_cells_in_it(drawn):
@@ -56,11 +56,11 @@ def test_a_two_parameter_sweep_heatmap_draws_the_target_band_and_marks_the_cells
     ax, bar = drawn[0].axes
     low, high = bar.get_ylim()
     assert low <= 49 and high >= 54.9  # the colour bar holds the band (49-51%) and the estimates, in %
-    assert any(abs(p.get_y() - 49) < 1e-9 for p in bar.patches)  # the band's stripe on the colour bar
-    assert _green_outlines(ax) == ["-"]  # only the 50.0% cell (interval 49-51%) is inside, and surely so
+    assert any(abs(p.get_y() - 49) < 1e-9 and abs(p.get_height() - 2) < 1e-9 for p in bar.patches)  # its stripe
+    assert _band_outlines(ax) == ["-"]  # only the 50.0% cell (interval 49-51%) is inside, and surely so
     assert "49.0% to 51.0%" in ax.get_title()
     sweep._plot_2d(_grid([0.545, 0.55, 0.56, 0.535]), keys, "first_player_match_win_rate", "y.png", [band])
-    assert _green_outlines(drawn[1].axes[0]) == [":"]  # none inside: the closest cell, dotted
+    assert _band_outlines(drawn[1].axes[0]) == [":"]  # none inside: the closest cell, dotted
     line = sweep.closest_line(_grid([0.545, 0.55, 0.56, 0.535]), keys, band)
     assert "rules.coin_token=5, rules.hand_limit=7 at 53.5%" in line and "2.5 points above the band" in line
 
