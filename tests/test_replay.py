@@ -150,7 +150,7 @@ def run_folder(tmp_path, game, n=12, batch=5):
 def trace_cli(*args):
     result = CliRunner().invoke(main, ["trace", *[str(a) for a in args]])
     assert result.exit_code == 0, result.output
-    return [json.loads(line) for line in result.output.splitlines()]
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
