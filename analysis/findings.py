@@ -208,32 +208,42 @@ def strategy_findings(summary: dict) -> list[dict]:
 
 
 # ---- length, levers, flags -----------------------------------------------------------------------------------
+def assumed_pace(seconds, per: str, key: str, source: str = "the rulebook gives no playing time") -> str | None:
+    """How a report turns counts into minutes, said as the assumption it is, with the key that sets it:
+    "at an assumed 10 seconds an action step (the rulebook gives no playing time: set report.seconds_per_pick
+    for your table)". None when no pace is configured."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None
+    return f"at an assumed {seconds:g} seconds {per} ({source}: set {key} for your table)"
+
+
 def length_finding(summary: dict, seconds_per_turn: float | None = None, pace: str | None = None) -> dict | None:
-    """`pace`: how the minutes were reckoned ("at 8 seconds a turn"; default from `seconds_per_turn`)."""
+    """`pace`: how the minutes were reckoned (`assumed_pace`; default "at 8 seconds a turn" from
+    `seconds_per_turn`)."""
     for key, unit in (("minutes_per_match", "match"), ("minutes_per_game", "game")):
         m = _metric(summary, key)
         if m:
-            pace = f" {pace}" if pace else f" at {seconds_per_turn:g} seconds a turn" if seconds_per_turn else ""
+            pace = f", {pace}" if pace else f", at {seconds_per_turn:g} seconds a turn" if seconds_per_turn else ""
             spread = (f" (95% CI {m['ci_low']:.1f}-{m['ci_high']:.1f})" if m["ci_high"] > m["ci_low"]
                       else " (every game the same length)")
-            text = f"A {unit} lasts about {m['estimate']:.1f} minutes{pace}{spread}"
+            text = f"A {unit} lasts about {m['estimate']:.1f} minutes{spread}"
             rounds, turns = _metric(summary, "rounds_per_match") or _metric(summary, "rounds_per_game"), \
                 _metric(summary, "turns_per_round")
             if rounds and turns:
                 text += f": {rounds['estimate']:.2f} rounds of {turns['estimate']:.1f} turns"
             elif rounds:
                 text += f": {rounds['estimate']:.2f} rounds"
-            return _finding("length", 45, text + ".", key, "length", m)
+            return _finding("length", 45, text + pace + ".", key, "length", m)
     m = _metric(summary, "picks_per_game")
     if m and not _metric(summary, "rounds_per_game"):
         text = (f"A game is {m['estimate']:.0f} action steps for every player; no playing time per step is "
-                "configured (report.seconds_per_pick), so there is no figure in minutes.")
+                "configured (set report.seconds_per_pick), so there is no figure in minutes.")
         return _finding("length", 45, text, "picks_per_game", "length", m)
     m = _metric(summary, "rounds_per_game") or _metric(summary, "rounds_per_match")
     if m:
         key = "rounds_per_game" if _metric(summary, "rounds_per_game") else "rounds_per_match"
         text = (f"A game lasts {m['estimate']:.2f} rounds on average (95% CI {m['ci_low']:.2f}-{m['ci_high']:.2f}); "
-                "no playing time per turn is configured, so there is no figure in minutes.")
+                "no playing time is configured, so there is no figure in minutes.")
         return _finding("length", 45, text, key, "length", m)
     return None
 

@@ -43,7 +43,7 @@ LABELS = {
     "rounds_per_game": "Rounds per game",
     "coin_token_rate": "Coin token awarded in a round",
     "minutes_per_match": "Minutes per match",
-    "minutes_per_game": "Minutes per game (at the configured pace)",
+    "minutes_per_game": "Minutes per game (at an assumed pace)",
     "picks_per_game": "Action steps per game",
     "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
     "close_round_rate": "Round decided by 3 rupees or fewer",

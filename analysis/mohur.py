@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import common, decisive, edges, skill, stats
+from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
 from analysis.formatting import fmt_metric
@@ -30,8 +31,10 @@ def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
 
 def finding_context(meta, tables=None) -> dict:
     """What analysis.findings needs beyond the summary: the decisive sources' names, the unit, the pace."""
-    seconds = (meta.get("config") or {}).get("report", {}).get("seconds_per_turn")
-    return {"labels": decisive_labels(), "unit": "matches", "seconds_per_turn": seconds}
+    seconds = ((meta.get("config") or {}).get("report") or {}).get("seconds_per_turn")
+    pace = assumed_pace(seconds, "a turn", "report.seconds_per_turn",
+                        "the rulebook gives 10 to 15 minutes a match, not a pace per turn")
+    return {"labels": decisive_labels(), "unit": "matches", "seconds_per_turn": seconds, "pace": pace}
 
 
 def summarize(tables, meta) -> dict:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import common, decisive, edges, skill, stats
+from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
                             strategy_colors)
 from sim.mughal.engine import SUITS
@@ -32,7 +33,7 @@ def finding_context(meta, tables=None) -> dict:
     for emperor in (meta.get("config") or {}).get("emperors", []):
         labels[f"emperor_{decisive.slug(emperor.get('name', ''))}"] = f"{emperor.get('name')}'s bonus"
     seconds = ((meta.get("config") or {}).get("report") or {}).get("seconds_per_pick")
-    return {"labels": labels, "pace": f"at an assumed {seconds:g} seconds an action step" if seconds else None}
+    return {"labels": labels, "pace": assumed_pace(seconds, "an action step", "report.seconds_per_pick")}
 
 
 def summarize(tables, meta) -> dict:
@@ -405,8 +406,8 @@ def _length(games, summary, cfg) -> dict:
             "time, all players at once" + (f": {steps['estimate']:.0f} action steps" if steps else "") + ".")
     if minutes:
         seconds = (cfg.get("report") or {}).get("seconds_per_pick")
-        text += (f" At {seconds:g} seconds a step (report.seconds_per_pick, an assumption to set for your table) "
-                 f"that is about {minutes['estimate']:.0f} minutes a game.")
+        text += (f" At {seconds:g} seconds a step that is about {minutes['estimate']:.0f} minutes a game: an "
+                 "assumption, as the rulebook gives no playing time; set report.seconds_per_pick for your table.")
     return {"title": "Game length", "text": text}
 
 

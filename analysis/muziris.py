@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import common, decisive, edges, skill
+from analysis.findings import assumed_pace
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
 from analysis.stats import binomial_test, mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
@@ -16,7 +17,8 @@ from sim.muziris.config import parse_steps
 from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
 from analysis.formatting import fmt_metric
 
-HEADLINES = ("first_player_win_rate", "rounds_per_game", "tie_rate", "round_cap_rate", "coins_short_rate")
+HEADLINES = ("first_player_win_rate", "rounds_per_game", "minutes_per_game", "tie_rate", "round_cap_rate",
+             "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
 
 
@@ -27,10 +29,24 @@ def _condition_names(meta: dict, n: int) -> list[str]:
 
 def finding_context(meta, tables=None) -> dict:
     """The decisive sources' names for analysis.findings (a summary-only run has no players table: key names)."""
+    pace = assumed_pace(_seconds_per_action(meta), "a character action", "report.seconds_per_action")
     if not tables or "players" not in tables:
+        return {"pace": pace}
+    return {"pace": pace, "labels": {key: label for key, (label, _) in
+                                     decisive_columns(meta.get("config") or {}, tables["players"]).items()}}
+
+
+def _seconds_per_action(meta: dict):
+    return ((meta.get("config") or {}).get("report") or {}).get("seconds_per_action")
+
+
+def _minutes_metrics(games: pd.DataFrame, meta: dict) -> dict:
+    """Playing time at `report.seconds_per_action` (an assumption the configuration states) for every character
+    use of a game (the games table counts them: `uses`)."""
+    seconds = _seconds_per_action(meta)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or "uses" not in games or not len(games):
         return {}
-    return {"labels": {key: label for key, (label, _) in
-                       decisive_columns(meta.get("config") or {}, tables["players"]).items()}}
+    return {"minutes_per_game": mean(games["uses"].astype(float) * float(seconds) / 60.0)}
 
 
 def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
@@ -43,6 +59,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
         out[f"win_rate[{name}]"] = rate(row["sum"], row["size"])
     out.update(common.win_rate_vs_field_metrics(players, "game"))
     out["rounds_per_game"] = mean(games["rounds"])
+    out.update(_minutes_metrics(games, meta))
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
     out["round_cap_rate"] = rate(int((games["end_reason"] == END["round_cap"]).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
@@ -54,6 +71,14 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
                                 int(meta.get("players") or players["seat"].max() + 1),
                                 games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
     return out
+
+
+def _minutes_words(summary: dict, meta: dict) -> str:
+    m = summary.get("minutes_per_game")
+    if not m:
+        return ""
+    return (f", about {m['estimate']:.0f} minutes at {_seconds_per_action(meta):g} seconds a character action (an "
+            "assumption, as the rulebook gives no playing time; set report.seconds_per_action for your table)")
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
@@ -355,7 +380,8 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     rpg = summary["rounds_per_game"]
     cap = int((games["end_reason"] == END["round_cap"]).sum())
     out.append({"title": "Rounds per game and what ended it",
-                "text": (f"Games last {rpg['estimate']:.2f} rounds on average. {n - cap:,} games ended by the "
+                "text": (f"Games last {rpg['estimate']:.2f} rounds on average{_minutes_words(summary, meta)}. "
+                         f"{n - cap:,} games ended by the "
                          f"market condition's trigger and {cap:,} by the simulator's round cap "
                          f"({cap / max(1, n):.2%})."),
                 "figures": [{"file": "muziris_rounds.png",

@@ -56,11 +56,20 @@ def _effect_sentence(metric: str, row) -> str:
     if supported(row):
         way = "raises" if row["effect_across_range"] > 0 else "lowers"
         return f"raising {row['knob']} across its range ({row['range']}) {way} it: {_interval(metric, row)}"
+    effect = row.get("effect_across_range", math.nan)
+    if effect is None or not math.isfinite(effect):
+        return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}, 95% CI "
+                f"{fmt_effect(metric, row['mu_star_low'])} to {fmt_effect(metric, row['mu_star_high'])}); too few "
+                f"steps to measure its change across its range ({row['range']})")
     return (f"{row['knob']} moves it (mu* {fmt_effect(metric, row['mu_star'])}) but not one way we can tell: its "
             f"change across its range ({row['range']}) is {_interval(metric, row)}")
 
 
 def _across(metric: str, row) -> str:
+    effect = row.get("effect_across_range", math.nan)
+    if effect is None or not math.isfinite(effect):  # too few trajectories reached every value of the knob
+        return (f"{row['knob']} ({row['range']}: mu* {fmt_effect(metric, row['mu_star'])}; too few steps to "
+                "measure its change across the range)")
     return f"{row['knob']} ({row['range']}: {_interval(metric, row)} across its range)"
 
 
@@ -94,14 +103,7 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         return f"{metric} is the same at every design point: none of these knobs moves it."
     if status != "ok":
         return f"{metric} is undefined at too many design points to analyse."
-    limit = barely_threshold(rows, method)
-    low = _score(method)[1]
-    noise = knob_noise(rows) if method == "morris" else 0.0
-    # a mover's whole interval clears its own noise; one at or under the limit barely matters
-    movers = rows[(rows[score] > limit) & (rows[low] > noise)]
-    # "barely matters" only where the whole interval says so (Sobol: the estimate, as SALib's rule of thumb)
-    barely = rows[rows[_score(method)[2] if method == "morris" else score] <= limit]
-    unresolved = rows[~rows.index.isin(movers.index) & ~rows.index.isin(barely.index)]
+    movers, barely, unresolved, noise = _classify(rows, method)
     if movers.empty:
         top = rows.head(2)
         if method == "morris":
@@ -140,6 +142,41 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
                      + _join([f"{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}"
                               for r in others]) + ").")
     return text
+
+
+def _classify(rows: pd.DataFrame, method: str) -> tuple:
+    """(movers, barely, unresolved, noise) of rows sorted by score: a mover's whole interval clears its own
+    noise; a knob whose interval (Sobol: estimate, SALib's rule of thumb) is at or under the limit barely matters;
+    the others these games cannot place."""
+    score, low, high = _score(method)
+    limit = barely_threshold(rows, method)
+    noise = knob_noise(rows) if method == "morris" else 0.0
+    movers = rows[(rows[score] > limit) & (rows[low] > noise)]
+    barely = rows[rows[high if method == "morris" else score] <= limit]
+    unresolved = rows[~rows.index.isin(movers.index) & ~rows.index.isin(barely.index)]
+    return movers, barely, unresolved, noise
+
+
+def finding_line(metric: str, rows: pd.DataFrame, method: str) -> str:
+    """The Findings box's one sentence for a figure: its plain name and the knob that moves it most, with the
+    change and its interval (the Reading section has the rest), so that a box of seven fits the first screen."""
+    name = plain_name(metric)
+    status = rows["status"].iloc[0]
+    if status == "constant":
+        return f"{name}: the same at every design point; none of these knobs moves it."
+    if status != "ok":
+        return f"{name}: undefined at too many design points to analyse."
+    rows = rows.sort_values(_score(method)[0], ascending=False)
+    movers = _classify(rows, method)[0]
+    if movers.empty:
+        return f"{name}: no knob clearly moves it beyond the noise of its games."
+    top, more = movers.iloc[0], len(movers) - 1
+    if method == "morris":
+        text = f"{name}: {_effect_sentence(metric, top)}"
+    else:
+        text = f"{name}: {top['knob']} explains most of its variance (total-order index {top['ST']:.2f})"
+    return text + (f"; {more} more knob{'s' if more > 1 else ''} clearly move{'' if more > 1 else 's'} it."
+                   if more else ".")
 
 
 def _join(items) -> str:
@@ -216,8 +253,8 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
              + (f" of a budget of {meta['budget']:,}" if meta.get("budget") else "")
              + f"; seed {meta['seed']}, strategies {html.escape(strategies)}. Every point is played from the same "
              "seed, so neighbouring points differ by the knobs, not by the cards dealt.</p>"]
-    items = [{"id": f"reading[{metric}]", "text": line, "figure": metric, "section": findings_mod.anchor(metric)}
-             for (metric, *_), line in zip(figures, lines)]
+    items = [{"id": f"reading[{metric}]", "text": finding_line(metric, rows, method), "figure": metric,
+              "section": findings_mod.anchor(metric)} for metric, *_, rows in figures]
     parts.insert(1, findings_mod.box(items[:7]))
     if meta.get("partial"):
         parts.append("<p class='partial'>This analysis is <b>partial</b>: the run was interrupted, and only the "

@@ -6,6 +6,7 @@ import html
 
 import numpy as np
 import pandas as pd
+from matplotlib.patches import Rectangle
 
 from analysis import findings as findings_mod
 from analysis.paired import is_rate
@@ -15,6 +16,7 @@ from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
 
 MAX_PANELS = 9
+BAND_MARK = "#d62728"  # a target on a heatmap: red, which the viridis colour map never uses
 
 
 def headline_metrics(game: str, table: pd.DataFrame) -> list[str]:
@@ -54,22 +56,56 @@ def _plot_1d(table, key, metric, path, bands=()):
     save(fig, path)
 
 
-def _plot_2d(table, keys, metric, path):
+def _plot_2d(table, keys, metric, path, bands=()):
+    """A heatmap of the metric over the grid of two parameters. Each target band is drawn where a heatmap can
+    show it: as a hatched stripe on the colour bar (whose range is widened to hold it, as the 1-parameter plot
+    keeps its band in view) and as an outline round every cell inside it (solid: the 95% interval is inside;
+    dashed: only the estimate); with no cell inside, the closest cell is outlined dotted. Both in BAND_MARK."""
     k1, k2 = keys
-    grid = table.pivot_table(index=k1, columns=k2, values=metric, aggfunc="first")
     scale, unit = _scale(metric)
+    grids = {part: table.pivot_table(index=k1, columns=k2, values=metric + part, aggfunc="first")
+             for part in ("", ".ci_low", ".ci_high")}
+    grid = grids[""]
+    values = grid.to_numpy(dtype=float) * scale
+    low, high = np.nanmin(values), np.nanmax(values)
+    for band in bands:
+        low, high = min(low, band.low * scale), max(high, band.high * scale)
     fig, ax = new_figure(6.2, 4.8)
     ax.grid(False)
-    im = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+    im = ax.imshow(values, cmap="viridis", aspect="auto", vmin=low, vmax=high)
     ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns], rotation=20)
     ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
-    for (r, c), v in np.ndenumerate(grid.to_numpy(dtype=float)):
-        ax.text(c, r, f"{v * scale:.3g}", ha="center", va="center", color="white", fontsize=8)
+    for (r, c), v in np.ndenumerate(values):
+        bright = high > low and (v - low) / (high - low) > 0.6  # viridis turns yellow: dark text reads there
+        ax.text(c, r, f"{v:.3g}", ha="center", va="center", color="black" if bright else "white", fontsize=8)
+    bar = fig.colorbar(im, ax=ax)
+    bar.set_label(plain_name(metric) + unit, fontsize=8)
+    for band in bands:
+        bar.ax.axhspan(band.low * scale, band.high * scale, facecolor="none", edgecolor=BAND_MARK, hatch="///",
+                       lw=1.5)
+        _outline_band_cells(ax, grids, band, scale)
     ax.set_xlabel(k2)
     ax.set_ylabel(k1)
-    ax.set_title(plain_name(metric) + unit, fontsize=10)
-    fig.colorbar(im, ax=ax, format=(lambda v, _: f"{v * scale:.3g}"))
+    title = plain_name(metric) + unit
+    if bands:
+        title += "; target " + ", ".join(f"{_band_value(metric, b.low)} to {_band_value(metric, b.high)}"
+                                         for b in bands) + " outlined in red"
+    ax.set_title(title, fontsize=9)
     save(fig, path)
+
+
+def _outline_band_cells(ax, grids, band, scale) -> None:
+    est, lo, hi = (grids[p].to_numpy(dtype=float) for p in ("", ".ci_low", ".ci_high"))
+    miss = np.maximum(0.0, np.maximum(band.low - est, est - band.high))
+    inside = miss == 0
+    cells = [(r, c, "-" if band.low <= lo[r, c] and hi[r, c] <= band.high else "--")
+             for r, c in zip(*np.nonzero(inside))]
+    if not cells and not np.isnan(miss).all():
+        r, c = np.unravel_index(np.nanargmin(miss), miss.shape)
+        cells = [(r, c, ":")]
+    for r, c, style in cells:
+        # inset, so that the outlines of neighbouring cells and of the plot's edge do not hide one another
+        ax.add_patch(Rectangle((c - 0.45, r - 0.45), 0.9, 0.9, fill=False, edgecolor=BAND_MARK, lw=2.5, ls=style))
 
 
 def _label(table, i, keys) -> str:
@@ -156,7 +192,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         if len(keys) == 1:
             _plot_1d(table, keys[0], metric, path, [t for t in targets if t.metric == metric])
         else:
-            _plot_2d(table, keys[:2], metric, path)
+            _plot_2d(table, keys[:2], metric, path, [t for t in targets if t.metric == metric])
         figures.append((metric, path.name))
     lines = target_lines(table, keys, targets)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{game} sweep</title><style>{CSS}</style>"
@@ -184,7 +220,10 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         reading = (f"How {plain_name(metric)} moves as {keys[0]} changes; the blue band is the 95% interval"
                    + (", the green band the target." if any(t.metric == metric for t in targets) else ".")
                    if len(keys) == 1 else
-                   f"{plain_name(metric)} for each combination of {keys[0]} (rows) and {keys[1]} (columns).")
+                   f"{plain_name(metric)} for each combination of {keys[0]} (rows) and {keys[1]} (columns)"
+                   + (": the target is the red hatched stripe on the colour bar; a solid red outline marks a cell whose "
+                      "95% interval lies inside it, a dashed one a cell whose estimate does, a dotted one the "
+                      "closest cell when none is inside." if any(t.metric == metric for t in targets) else "."))
         parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"
                      f"<p class='reading'>{html.escape(reading)}</p></div>")
     parts.append("</body></html>")

@@ -191,6 +191,8 @@ CLI = [
      ["strategies.setbuilder-patient.min_set", "'abc'", "number"]),
     ("--set seconds_per_turn=nan", RUN + ["--set", "report.seconds_per_turn=nan"], None,
      ["report.seconds_per_turn", "nan"]),
+    ("--set seconds_per_action=0", ["run", "muziris", "-n", "10", "-q", "--no-report", "-o", "out", "--set",
+                                    "report.seconds_per_action=0"], None, ["report.seconds_per_action", "0.1 to 600"]),
     ("--set iterations=-5", RUN + ["--set", "strategies.expert-fast.iterations=-5"], None,
      ["strategies.expert-fast.iterations", "1 to 100,000"]),
     ("--set iterations=1e12", RUN + ["-s", "expert-fast,greedy", "--set", "strategies.expert-fast.iterations=1e12"],

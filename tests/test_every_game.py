@@ -261,7 +261,7 @@ def test_game_k_of_a_run_is_traced_exactly(run_folder):
     def trace(*args):
         result = _invoke("trace", *args)
         assert result.exit_code == 0, result.output
-        return [json.loads(line) for line in result.output.splitlines()]
+        return [json.loads(line) for line in result.stdout.splitlines()]  # stdout: a note may go to stderr
 
     for k in (7, 131):  # in the first and the second batch of 120
         events = trace(game, "--seed", 4, "-s", "all", "-p", players, "--game", k,

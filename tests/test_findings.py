@@ -144,3 +144,30 @@ def test_the_box_links_each_finding_to_its_section():
     html = box(items, section_links(["Who wins", "First-player advantage", "What decides games"]))
     assert "href='#first-player-advantage'" in html and "href='#what-decides-games'" in html
     assert box([]) == ""
+
+
+def test_minutes_from_an_assumed_pace_say_so_and_name_the_key_a_designer_sets():
+    """Mughal's and Muziris' rulebooks give no playing time: their minutes rest on a configured assumption, and
+    the finding says so and names the key; Mohur's on its pace per turn, with the rulebook's 10 to 15 minutes."""
+    from analysis import mohur, mughal, muziris
+    cases = [(mughal, {"report": {"seconds_per_pick": 10.0}}, "minutes_per_game", "report.seconds_per_pick",
+              "the rulebook gives no playing time"),
+             (muziris, {"report": {"seconds_per_action": 12.0}}, "minutes_per_game", "report.seconds_per_action",
+              "the rulebook gives no playing time"),
+             (mohur, {"report": {"seconds_per_turn": 8.0}}, "minutes_per_match", "report.seconds_per_turn",
+              "10 to 15 minutes a match")]
+    for module, config, key, setting, source in cases:
+        context = module.finding_context({"config": config})
+        text = by_id(findings({key: rate(5.8, 5.8, 5.8)}, **context))["length"]["text"]
+        assert "5.8 minutes" in text and "assumed" in text and setting in text and source in text, text
+    assert mughal.finding_context({"config": {}})["pace"] is None
+
+
+def test_muziris_minutes_count_every_character_use_at_the_configured_pace():
+    import pandas as pd
+
+    from analysis.muziris import _minutes_metrics
+    games = pd.DataFrame({"uses": [40, 60]})  # 50 character uses a game on average
+    m = _minutes_metrics(games, {"config": {"report": {"seconds_per_action": 12.0}}})["minutes_per_game"]
+    assert m["estimate"] == 10.0 and m["ci_low"] < 10.0 < m["ci_high"]
+    assert _minutes_metrics(games, {"config": {}}) == {}

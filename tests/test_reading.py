@@ -34,6 +34,37 @@ def test_a_sweep_plot_draws_the_target_band_in_percent_and_keeps_it_in_view(draw
     assert "rules.coin_token=0" in line and "3.5 points above the band" in line and "49.0% to 51.0%" in line
 
 
+def _grid(estimates):
+    """A 2x2 sweep table over coin_token x hand_limit, intervals one point either side of each estimate."""
+    est = np.asarray(estimates, dtype=float)
+    return pd.DataFrame({"rules.coin_token": [0, 0, 5, 5], "rules.hand_limit": [6, 7, 6, 7],
+                         "first_player_match_win_rate": est, "first_player_match_win_rate.ci_low": est - 0.01,
+                         "first_player_match_win_rate.ci_high": est + 0.01, "first_player_match_win_rate.n": 99})
+
+
+def _band_outlines(ax) -> list[str]:
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import Rectangle
+    return [p.get_linestyle() for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()
+            and to_hex(p.get_edgecolor()) == sweep.BAND_MARK]
+
+
+def test_a_two_parameter_sweep_heatmap_draws_the_target_band_and_marks_the_cells_in_it(drawn):
+    keys = ["rules.coin_token", "rules.hand_limit"]
+    band = Target("first_player_match_win_rate", 0.49, 0.51)
+    sweep._plot_2d(_grid([0.545, 0.55, 0.50, 0.515]), keys, "first_player_match_win_rate", "x.png", [band])
+    ax, bar = drawn[0].axes
+    low, high = bar.get_ylim()
+    assert low <= 49 and high >= 54.9  # the colour bar holds the band (49-51%) and the estimates, in %
+    assert any(abs(p.get_y() - 49) < 1e-9 and abs(p.get_height() - 2) < 1e-9 for p in bar.patches)  # its stripe
+    assert _band_outlines(ax) == ["-"]  # only the 50.0% cell (interval 49-51%) is inside, and surely so
+    assert "49.0% to 51.0%" in ax.get_title()
+    sweep._plot_2d(_grid([0.545, 0.55, 0.56, 0.535]), keys, "first_player_match_win_rate", "y.png", [band])
+    assert _band_outlines(drawn[1].axes[0]) == [":"]  # none inside: the closest cell, dotted
+    line = sweep.closest_line(_grid([0.545, 0.55, 0.56, 0.535]), keys, band)
+    assert "rules.coin_token=5, rules.hand_limit=7 at 53.5%" in line and "2.5 points above the band" in line
+
+
 def test_the_sensitivity_tornado_reads_rates_in_points(drawn):
     rows = pd.DataFrame({"knob": ["a", "b"], "mu_star": [0.015, 0.002], "mu_star_low": [0.01, 0.0],
                          "mu_star_high": [0.02, 0.004], "mu": [0.015, -0.002], "noise": [0.001, 0.001]})
@@ -137,3 +168,29 @@ def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
     assert compared.exit_code == 0 and "compare: " in compared.stderr and "done in" in compared.stderr  # phases over half a second
     assert cli("compare", out, out, "-o", tmp_path / "cmp", "-q").stderr == ""
     assert np.isfinite(json.loads((out / "summary.json").read_text())["minutes_per_match"]["estimate"])
+
+
+def test_the_sensitivity_findings_name_each_figure_plainly_with_its_top_knob_in_one_sentence():
+    rows = pd.DataFrame({"metric": "first_player_round_win_rate", "knob": ["a", "b", "c"], "range": "1..5",
+                         "mu_star": [0.04, 0.02, 0.0001], "mu_star_low": [0.03, 0.015, 0.0],
+                         "mu_star_high": [0.05, 0.025, 0.0002], "mu": [0.04, -0.02, 0.0], "sigma": 0.001,
+                         "effect_across_range": [0.04, -0.02, 0.0], "effect_ci_low": [0.03, -0.025, -0.001],
+                         "effect_ci_high": [0.05, -0.015, 0.001], "noise": 0.001, "status": "ok"})
+    line = sensitivity.finding_line("first_player_round_win_rate", rows, "morris")
+    assert line.startswith("Round starter wins the round: raising a across its range (1..5) raises it: +4.0 points")
+    assert line.endswith("; 1 more knob clearly moves it.") and len(line) < 200
+    assert sensitivity.finding_line("x", rows.assign(status="constant"), "morris").endswith("none of these knobs "
+                                                                                            "moves it.")
+
+
+def test_a_knob_whose_change_across_the_range_was_not_measured_reads_no_n_a():
+    rows = pd.DataFrame({"metric": "score_margin", "knob": ["a", "b"], "range": ["4..6", "5..7"],
+                         "mu_star": [1.8, 0.6], "mu_star_low": [0.0, 0.0], "mu_star_high": [3.8, 1.3],
+                         "mu": [1.8, 0.6], "sigma": 0.03, "effect_across_range": [np.nan, np.nan],
+                         "effect_ci_low": np.nan, "effect_ci_high": np.nan, "noise": 0.6, "status": "ok"})
+    text = sensitivity.reading("score_margin", rows, "morris")
+    assert "n/a" not in text and "a (4..6: mu* 1.8; too few steps to measure its change across the range)" in text
+    movers = rows.assign(mu_star_low=[1.2, 0.0])  # a clears its noise: it leads the reading and the finding
+    for line in (sensitivity.reading("score_margin", movers, "morris"),
+                 sensitivity.finding_line("score_margin", movers, "morris")):
+        assert "n/a" not in line and "a moves it (mu* 1.8, 95% CI 1.2 to 3.8); too few steps" in line, line

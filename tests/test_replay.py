@@ -151,7 +151,7 @@ def run_folder(tmp_path, game, n=12, batch=5):
 def trace_cli(*args):
     result = CliRunner().invoke(main, ["trace", *[str(a) for a in args]])
     assert result.exit_code == 0, result.output
-    return [json.loads(line) for line in result.output.splitlines()]
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
@@ -171,6 +171,23 @@ def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
         assert result.exit_code == 2, (args, result.output)
         assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
         assert not (tmp_path / "x.html").exists()
+
+
+def test_trace_and_replay_without_s_say_they_seat_greedy_everywhere(tmp_path):
+    """Issue 29: a designer who forgot -s must not take greedy against greedy for the game they meant."""
+    runner, note = CliRunner(), "no -s given: every seat plays greedy"
+    traced = runner.invoke(main, ["trace", "mohur", "--seed", "3"])
+    assert traced.exit_code == 0 and note in traced.stderr and note not in traced.stdout
+    assert [json.loads(line) for line in traced.stdout.splitlines()] == trace_cli("mohur", "--seed", 3, "-s", "greedy")
+    page = tmp_path / "r.html"
+    made = runner.invoke(main, ["replay", "mohur", "--seed", "3", "-o", str(page)])
+    assert made.exit_code == 0 and note in made.stderr and embedded_data(page.read_text())["note"] == note
+    for command in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
+        chosen = runner.invoke(main, command)
+        assert chosen.exit_code == 0 and "note" not in chosen.stderr, command
+    assert embedded_data(page.read_text())["note"] == ""
+    refused = runner.invoke(main, ["trace", "mohur", "--seed", "-1"])  # a refusal stays the one line
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1 and note not in refused.stderr
 
 
 def test_sample_games_are_picked_from_planted_tables():

@@ -97,3 +97,19 @@ def test_replay_steps_through_the_game_in_a_browser(game, browser, tmp_path):
     assert browser.find_elements(By.CSS_SELECTOR, "#chart polyline")
     errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
     assert errors == []
+
+
+def test_a_replay_of_the_default_lineup_says_so_where_the_designer_looks(browser, tmp_path):
+    """Issue 29: without -s every seat plays greedy; the page says so in a line of its own under the title (and
+    a page made with -s shows no such line)."""
+    from selenium.webdriver.common.by import By
+    spec, players, cfg, chosen, _ = load_setup("mohur", None, (), 2, "greedy")
+    events = list(spec.trace(cfg, players, list(chosen) * 2, 3))
+    note = "no -s given: every seat plays greedy"
+    for name, given in (("default.html", note), ("chosen.html", "")):
+        path = write_replay(tmp_path / name, events, note=given)
+        browser.get(path.resolve().as_uri())
+        shown = browser.find_element(By.ID, "note")
+        assert shown.is_displayed() == bool(given)
+        if given:
+            assert note in shown.text and "-s A,B" in shown.text and shown.location["y"] < 150

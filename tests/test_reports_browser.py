@@ -93,3 +93,40 @@ def test_findings_fill_the_first_screen_of_compare_sweep_and_tune_pages(screen, 
         box = first_screen_box(screen, page)
         assert box is not None and box["visible"], page
         assert 0 <= box["top"] and box["bottom"] <= box["view"] <= HEIGHT, (page, box)
+
+
+def _planted_sensitivity(metrics, knobs) -> tuple:
+    """A Morris screening's table and meta.json as sim.sensitivity writes them: knob k moves every figure by
+    (k + 1) units of its scale, so the first-screen box has a reading per figure to show."""
+    import pandas as pd
+    rows = []
+    for metric in metrics:
+        scale = 0.01 if "rate" in metric else 1.0
+        for k, knob in enumerate(knobs):
+            effect = (k + 1) * scale
+            rows.append({"metric": metric, "knob": knob, "range": "1..5", "mu_star": effect,
+                         "mu_star_low": 0.8 * effect, "mu_star_high": 1.2 * effect, "mu": effect, "sigma": 0.1 * effect,
+                         "effect_across_range": effect, "effect_ci_low": 0.7 * effect,
+                         "effect_ci_high": 1.3 * effect, "noise": 0.1 * scale, "status": "ok"})
+    meta = {"game": "mohur", "method": "morris", "knobs": [{"key": k, "range": "1..5"} for k in knobs],
+            "strategies": [{"name": "greedy"}, {"name": "greedy"}], "blocks_analysed": 10, "sampled_blocks": 10,
+            "blocks": 10, "design_points": 10 * (len(knobs) + 1), "points_played": 40, "games_per_point": 1000,
+            "games": 10_000 * (len(knobs) + 1), "budget": 100_000, "seed": 1, "skipped_points": 0}
+    return pd.DataFrame(rows), meta
+
+
+def test_findings_fill_the_first_screen_of_the_sensitivity_page(screen, tmp_path):
+    """Issue 29: the sensitivity page opens with its Findings box in the first screen, as the other pages do,
+    with one linked reading per figure (the most a page shows: seven)."""
+    from analysis.sensitivity import build_sensitivity_report
+    metrics = ["first_player_round_win_rate", "first_player_match_win_rate", "turns_per_round", "score_margin",
+               "rounds_per_match", "minutes_per_match", "drawn_round_rate", "coin_token_rate"]
+    table, meta = _planted_sensitivity(metrics, ["rules.coin_token", "rules.hand_limit", "tokens.diamond.1",
+                                                 "rules.empty_stacks_to_end"])
+    build_sensitivity_report(table, meta, tmp_path)
+    box = first_screen_box(screen, tmp_path / "sensitivity.html")
+    assert box is not None and box["visible"], "no Findings box on the sensitivity page"
+    assert 0 <= box["top"] and box["bottom"] <= box["view"] <= HEIGHT, box
+    assert box["items"] == 7
+    for href in box["links"]:
+        assert screen.execute_script(f"return document.getElementById('{href[1:]}') !== null"), href

@@ -6,6 +6,7 @@ import warnings
 import click
 
 QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
+DEFAULT_STRATEGY = "greedy"  # what a trace or replay without -s seats everywhere (every game registers it)
 
 
 def config_options(f):
@@ -39,3 +40,19 @@ def game_options(f):
                      help="Game K of `run --seed S -s ...` (0-based, as in games.parquet): -s, --batch-size "
                           "and --round-robin are then that run's options.")(f)
     return f
+
+
+def default_lineup(which: dict) -> str:
+    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so:
+    a designer who forgot -s must not read greedy against greedy as the game they meant. Empty when -s or --run
+    decides the strategies."""
+    if which["strategies"] is not None:
+        return ""
+    which["strategies"] = DEFAULT_STRATEGY
+    return "" if which.get("run_dir") else f"no -s given: every seat plays {DEFAULT_STRATEGY}"
+
+
+def say_default_lineup(note: str) -> None:
+    """The note on stderr (once the game is chosen, so that a refusal stays the one line there)."""
+    if note:
+        click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)

@@ -8,13 +8,11 @@ from pathlib import Path
 import click
 
 from analysis.replay import is_replay_page, write_replay
-from sim.commands.options import game_options
+from sim.commands.options import DEFAULT_STRATEGY, default_lineup, game_options, say_default_lineup
 from sim.errors import UserError
 from sim.lock import exclusive
 from sim.results import check_output_file
 from sim.setup import choose_game
-
-DEFAULT_STRATEGY = "greedy"  # what a replay without -s seats everywhere (every game registers it)
 
 
 @click.command()
@@ -36,15 +34,10 @@ def replay(out, **which):
     if not str(out).strip():
         raise UserError("-o '': give a file path for the page")
     check_output_file(Path(out), "a replay page", is_replay_page)
-    note = ""
-    if which["strategies"] is None:
-        which["strategies"] = DEFAULT_STRATEGY
-        if not which.get("run_dir"):
-            note = f"no -s given: every seat plays {DEFAULT_STRATEGY}"
+    note = default_lineup(which)
     chosen = choose_game(**which)
     events = list(chosen.events())
-    if note:
-        click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
+    say_default_lineup(note)
     try:
         with exclusive(Path(out)):
             check_output_file(Path(out), "a replay page", is_replay_page)  # again, now that we hold it

@@ -88,6 +88,8 @@ def parse_steps(key: str, value, nesting_ok: bool) -> list[tuple[int, int, int]]
 def validate(raw: dict, players: int = 3) -> MuzirisConfig:
     v = np.zeros(E.CFG_SIZE, dtype=np.int64)
     _only(raw, "rules", RULE_KEYS)
+    if "report" in raw:  # read by the report only: minutes per game
+        C.need_number(raw, "report.seconds_per_action", 0.1, 600)
     cv = E.CFG.view(v)  # named views into v for the per-entry arrays
     r = "rules."
     for key, (lo, hi) in INT_RULES.items():
