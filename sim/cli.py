@@ -87,7 +87,7 @@ def _say(line: str) -> None:
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
     """Everything validated before any game is played: game, players, configuration, strategies."""
-    from sim.registry import all_names, choices, registered
+    from sim.registry import all_names, choices, round_robin_names
     spec = get_game(game)
     players = spec.check_players(players if players is not None else spec.default_players)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
@@ -100,7 +100,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
                    "still works as an alias", err=True)
     round_robin = names == ["all"]
     if round_robin:  # search players cost milliseconds a move: they play only when named
-        names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
+        names = round_robin_names(spec.name, cfg.presets)
     if not names:
         raise UserError("--strategies: give one or more names separated by commas, or 'all'; allowed: "
                         + ", ".join(all_names(spec.name, cfg.presets)))
@@ -112,7 +112,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
 @click.option("-n", "--games", "n_games", type=int, default=None, help="Games (matches) to play.")
 @click.option("-s", "--strategies", default="all", show_default=True,
               help="Strategies or presets by seat, comma-separated; 'all' = every registered heuristic "
-                   "(search players only when named).")
+                   "and every preset with round_robin = true (search players only when named).")
 @click.option("-p", "--players", type=int, default=None, help="Players (games that allow a choice).")
 @click.option("--round-robin", is_flag=True,
               help="Two players: every pairing of the listed strategies, mirror matches included "

@@ -66,10 +66,10 @@ def _check(o: dict) -> None:
 
 def _setup(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
     from sim.cli import load_setup
-    from sim.registry import registered
+    from sim.registry import round_robin_names
     spec, players, cfg, _, _ = load_setup(game, o["config_file"], o["sets"], o["players"], strategy)
     if against is None:
-        names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
+        names = round_robin_names(spec.name, cfg.presets)
     else:
         names = [s.strip() for s in against.split(",") if s.strip()]
         if not names:

@@ -18,7 +18,7 @@ from sim.cli import main
 from sim.config import build, load_defaults
 from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
-from sim.registry import all_names, choices, registered
+from sim.registry import all_names, choices, registered, round_robin_names
 from sim.runner import Plan, execute
 
 GAMES = game_names()
@@ -161,7 +161,8 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
         if spec.id_column in table:
             assert table[spec.id_column].between(0, 239).all(), name
     summary = json.loads((out / "summary.json").read_text())
-    heuristics = [d.name for d in registered(game) if not d.search and d.round_robin]  # the ones `-s all` plays
+    heuristics = [s["name"] for s in meta["strategies"]]  # the ones `-s all` played
+    assert heuristics == round_robin_names(game, spec.validate(meta["config"], meta["players"]).presets)
     assert summary["game"] == game and summary["games"] == 240
     for name in heuristics:
         assert summary[f"win_rate[{name}]"]["n"] > 0, name
