@@ -119,6 +119,9 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)
+    # nothing stronger to compare with: only the hand-written edge (cheap), which marks the baseline as present,
+    # so the report can say what is missing without paying for the mix and the decisive sources again
+    compared = bool(np.isin(level, STRONGER).any())
     out, chosen = {}, None
     for pop in (HAND, TUNED, SEARCH):
         mask = level == pop
@@ -129,11 +132,11 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
             chosen = chosen if chosen is not None else int(np.argmax([abs(m["estimate"] - fair) for m in rates]))
             if chosen < len(rates):
                 out[f"skill_edge[{pop}]"] = {**rates[chosen], "fair": fair, "what": what(chosen)}
-        for key, m in decisive(mask).items():
+        for key, m in (decisive(mask) if compared else {}).items():
             source = _DECISIVE.fullmatch(key)
             if source and m.get("estimate") is not None:
                 out[f"skill_decisive[{pop}][{source.group(1)}]"] = m
-    for pop, mask in mix_fields(strategy, names, kind).items():
+    for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
         for name, m in nash_weights(strategy, keys, names, mask).items():
             out[f"skill_mix[{pop}][{name}]"] = m
     return out
@@ -300,6 +303,8 @@ def section(summary: dict, labels: dict | None = None) -> dict:
     rows = compare(summary)
     read = readings(summary)
     pops = [HAND] + [p for p in STRONGER if present(summary, p)]
+    if len(pops) == 1:
+        return {"title": "Conclusions across skill", "text": missing_words(summary)}
     head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)
     body = ""
     for conclusion, what in CONCLUSIONS.items():

@@ -174,6 +174,13 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
     assert set(getattr(spec.module("analysis"), "HEADLINES", ())) <= set(summary)
     html = (out / "report.html").read_text()
     assert f"{spec.title} balance report" in html and "data:image/png;base64," in html
+    # conclusions across skill: read among hand-written heuristics, and in tuned mirror games where `-s all` has
+    # `tuned`; without it the section says so
+    assert "Conclusions across skill" in html and "skill_edge[hand-written]" in summary
+    if "tuned" in heuristics:
+        assert "skill_edge[tuned]" in summary and "tuned mirror play" in html
+    else:
+        assert "skill_edge[tuned]" not in summary and "no tuned mirror games" in html
     assert "src='http" not in html and 'src="http' not in html
     again = _invoke("report", out, "-o", tmp_path / "again")
     assert again.exit_code == 0, again.output
