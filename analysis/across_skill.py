@@ -336,6 +336,8 @@ def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False
     if conclusion == "edge":
         return _pct(m["estimate"]) + interval
     name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
+    if not ci:  # the Findings' short form: the name alone
+        return name
     if conclusion == "leader":
         text = f"{name} at {m['estimate']:.0%} of the mix{interval}"
     else:
@@ -350,8 +352,10 @@ def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False
 def _phrase(row: dict, labels: dict | None, detail: bool, ci: bool = False) -> str:
     what = CONCLUSIONS[row["conclusion"]]
     if not detail:
-        return f"{what} {_where(row)}"
+        return what
     a, b = _short(row["conclusion"], row["base"], labels, ci), _short(row["conclusion"], row["other"], labels, ci)
+    if not ci:  # the Findings' short form
+        return f"{what} ({a} {_base_where(row)}, {b} {_where(row)})"
     if row["conclusion"] == "edge":
         what = f"{what} ({row['base']['metric'].get('what', 'the position')}, fair {_pct(row['base']['metric'].get('fair', .5))})"
         verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
@@ -378,16 +382,17 @@ def finding(summary: dict, labels: dict | None = None) -> dict | None:
     def listed(part, detail):
         return "; ".join(_phrase(r, labels, detail) for r in part)
 
-    if changed:
-        text, rank = f"Stronger play changes {listed(changed, True)}.", 70
+    if changed:  # short enough for the Findings box: the changes in detail, the rest by name
+        text, rank = f"Stronger play changes {listed(changed, True)}", 70
         if held:
-            text += f" Unchanged: {listed(held, True)}."
+            text += f"; it leaves {listed(held, False)} unchanged"
     elif held:
-        text, rank = f"Stronger play leaves these conclusions unchanged: {listed(held, True)}.", 52
+        text, rank = f"Stronger play leaves {listed(held, True)} unchanged", 52
     else:
-        text, rank = "With stronger play, no headline conclusion can be called either way by these games.", 40
+        text, rank = "With stronger play, these games settle none of the headline conclusions either way", 40
     if unclear and (changed or held):
-        text += f" Not settled by these games: {listed(unclear, False)}."
+        text += f"; not settled: {listed(unclear, False)}"
+    text += "."
     first = (changed or held or unclear)[0]
     pop, other = first["population"], first["other"]
     figure = {"edge": f"skill_edge[{pop}]", "leader": f"skill_mix[{pop}][{other.get('name')}]",
