@@ -8,8 +8,9 @@ compares three conclusions between populations of games, each at one level of sk
 - `SEARCH`: every seat a search player (`analysis.skill.search_names`), when the run has such games.
 
 The conclusions, each with its interval:
-- the edge: the game's headline position figure (Mohur: the round's starter; Muziris: the round-1 first player;
-  Mughal: the seat furthest from a fair share among hand-written play), at equal skill as the headline is
+- the edge: the game's headline position figure (Mohur: the round's starter; Muziris: the position after the
+  round-1 first player, Mughal: the seat, furthest from a fair share among hand-written play), at equal skill as
+  the headline is
   (`analysis.edges`: mirror games where the population has them);
 - the dominant strategy: the leader of the equilibrium mix (`models.nash_table`, bootstrap intervals). A mirror
   population has one strategy and no mix, so the mix is taken over the field that population joins: `HAND`

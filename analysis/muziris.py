@@ -58,22 +58,25 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
 
 
 def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys) -> dict:
-    """The round-1 first player's edge, the equilibrium mix and the decisive sources per level of skill
-    (`analysis.across_skill`); the arrays are `common.wide_players`' (one row per game, increasing id order)."""
+    """The edge of the position (counted from the round-1 first player) furthest from a fair share, the
+    equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`); the arrays are
+    `common.wide_players`' (one row per game, increasing id order)."""
     p = strategy.shape[1]
     first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
     position = (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p
 
     def edge(mask):
-        rates = edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
-        return None if rates is None else rates[:1]
+        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
+
+    def what(k):
+        return ("the round-1 first player wins" if k == 0 else
+                f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins")
 
     def decided(mask):
         part = players[players["game"].isin(ids[mask])]
         return decisive_metrics(part, meta.get("config") or {}, p)
 
-    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, keys,
-                                        lambda k: "the round-1 first player wins", 1 / p)
+    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, keys, what, 1 / p)
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
