@@ -277,7 +277,10 @@ def _base_where(row: dict) -> str:
 def _row_sentence(row: dict, labels: dict | None) -> str:
     what = CONCLUSIONS[row["conclusion"]]
     if row["status"] == MISSING:
-        return f"{what}: no comparison {_where(row)} (no such games)"
+        why = ("no such games" if row["other"] is None and row["base"] is not None else
+               "fewer than two hand-written strategies met" if row["conclusion"] == "leader" else
+               "no reading among hand-written heuristics")
+        return f"{what}: no comparison {_where(row)} ({why})"
     said = _phrase(row, labels, True, ci=True)
     if row["status"] == HOLDS:
         return f"{said}: it holds"
@@ -381,7 +384,20 @@ def finding(summary: dict, labels: dict | None = None) -> dict | None:
     unclear = [r for r in rows if r["status"] == UNCLEAR]
 
     def listed(part, detail):
-        return "; ".join(_phrase(r, labels, detail) for r in part)
+        """By conclusion, each with its populations: by name, or with the readings (detail)."""
+        out = []
+        for conclusion in CONCLUSIONS:
+            mine = [r for r in part if r["conclusion"] == conclusion]
+            if not mine:
+                continue
+            if detail:  # the hand-written reading once, then each stronger population's
+                first = mine[0]
+                parts = [f"{_short(conclusion, first['base'], labels)} {_base_where(first)}"]
+                parts += [f"{_short(conclusion, r['other'], labels)} {_where(r)}" for r in mine]
+                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(parts)})")
+            else:
+                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(WORDS[r['population']] for r in mine)})")
+        return "; ".join(out)
 
     if changed:  # short enough for the Findings box: the changes in detail, the rest by name
         text, rank = f"Stronger play changes {listed(changed, True)}", 70

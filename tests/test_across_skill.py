@@ -78,7 +78,7 @@ def test_a_conclusion_that_holds_and_one_that_changes():
     assert "No search-player games" in text
     found = A.finding(summary, {"coin": "coin token"})
     assert found["rank"] == 70 and found["text"].startswith("Stronger play changes the dominant strategy")
-    assert "it leaves the edge unchanged" in found["text"] and len(found["text"]) < 300
+    assert "it leaves the edge (tuned mirror play) unchanged" in found["text"] and len(found["text"]) < 300
     assert found["ci_low"] <= found["estimate"] <= found["ci_high"]
     assert any(f["id"] == "across_skill" for f in findings.findings(summary))
 
@@ -126,6 +126,18 @@ def test_holds_and_changes_are_rare_calls_where_the_truth_says_otherwise():
     flipped = [status(edges_only(0.57, 0.43), "edge") for _ in range(300)]
     assert A.HOLDS not in flipped and flipped.count(A.CHANGES) / len(flipped) >= 0.8
     assert status(planted(rng, 400, {A.HAND: 0.57, A.TUNED: 0.43}, {}), "edge") == A.CHANGES  # the full path too
+
+
+def test_search_play_is_a_third_population_read_the_same_way():
+    """Planted edges at three levels: the same 56% edge among heuristics and tuned players, none (50%) among
+    search players: it holds with tuned play and changes with search play, and the sentence names both."""
+    rng = np.random.default_rng(5)
+    summary = {f"skill_edge[{pop}]": {**stats.rate(int(rng.binomial(n, p)), n), "fair": 0.5, "what": "starter wins"}
+               for pop, n, p in ((A.HAND, 20000, 0.56), (A.TUNED, 5000, 0.56), (A.SEARCH, 5000, 0.50))}
+    assert status(summary, "edge", A.TUNED) == A.HOLDS and status(summary, "edge", A.SEARCH) == A.CHANGES
+    found = A.finding(summary)["text"]
+    assert "changes the edge" in found and "in search-player play" in found and "(tuned mirror play) unchanged" in found
+    assert "search-player play" in A.section(summary)["html"]
 
 
 @pytest.mark.parametrize("bad", [{"skill_edge[hand-written]": {"estimate": float("nan"), "ci_low": 0, "ci_high": 1}},
