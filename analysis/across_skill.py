@@ -361,7 +361,8 @@ def _phrase(row: dict, labels: dict | None, detail: bool, ci: bool = False) -> s
     if not ci:  # the Findings' short form
         return f"{what} ({a} {_base_where(row)}, {b} {_where(row)})"
     if row["conclusion"] == "edge":
-        what = f"{what} ({row['base']['metric'].get('what', 'the position')}, fair {_pct(row['base']['metric'].get('fair', .5))})"
+        m = row["base"]["metric"]
+        what = f"{what} ({m.get('what', 'the position')}, fair {_pct(m.get('fair', .5))})"
         verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
         a += f", {verdict[row['base']['verdict']]}"
         b += f", {verdict[row['other']['verdict']]}"

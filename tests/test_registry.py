@@ -141,8 +141,8 @@ def test_a_preset_with_round_robin_plays_in_all(game):
                                    "named": {"base": base.name}}, 2)
     assert round_robin_names(game, presets) == heuristics + ["in"]
     assert choices(game, presets, ["in"])[0].params == choices(game, presets, ["named"])[0].params
-    _, _, cfg, chosen, everyone = load_setup(game, None, (f"strategies.probe={{base=\"{base.name}\", round_robin=true}}",),
-                                             None, "all")
+    probe = f"strategies.probe={{base=\"{base.name}\", round_robin=true}}"
+    _, _, cfg, chosen, everyone = load_setup(game, None, (probe,), None, "all")
     assert everyone and [c.name for c in chosen] == round_robin_names(game, cfg.presets)
     assert "probe" in [c.name for c in chosen] and base.name not in [c.name for c in chosen]
     assert not any(registered(game)[c.base_id].search for c in chosen)
