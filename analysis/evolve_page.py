@@ -106,7 +106,8 @@ def preset_toml(result: dict) -> str:
     """A [strategies.<name>] preset that `run --config` accepts: the starting preset's own values (if it was
     one) with the evolved parameters over them."""
     given = dict(result["setup"]["config"].get("strategies", {}).get(result["setup"]["strategy"], {}))
-    given = {k: v for k, v in given.items() if k not in ("base", "players") and not isinstance(v, dict)}
+    # round_robin: the evolved preset plays only when named, whatever its start did
+    given = {k: v for k, v in given.items() if k not in ("base", "players", "round_robin") and not isinstance(v, dict)}
     given.update(result["winner"])
     lines = [f"# evolved by balance-sim {result['setup']['kind']} {result['setup']['game']} "
              f"--strategy {result['setup']['strategy']} --seed {result['setup']['seed']} "

@@ -17,6 +17,8 @@ import math
 import re
 import statistics
 
+from analysis import across_skill
+
 MAX_FINDINGS = 7
 DOMINANT_WEIGHT = 0.99  # an equilibrium weight this close to 1: one strategy takes the whole mix
 LOOSE_FACTOR = 5  # a strength interval this many times the median width: the prior, not the games, bounds it
@@ -24,7 +26,7 @@ LOOSE_FACTOR = 5  # a strength interval this many times the median width: the pr
 # section topics -> words a report section's title contains (report.py links the first that matches)
 TOPICS = {"seats": r"first-player|seat", "strategies": r"who wins|strategies", "meta": r"meta-game",
           "length": r"length|rounds per game", "decisive": r"what decides",
-          "flags": r"rounds per game|length", "supply": r"boxed coin"}
+          "flags": r"rounds per game|length", "supply": r"boxed coin", "skill": r"across skill"}
 
 
 def _metric(summary: dict, key: str) -> dict | None:
@@ -331,7 +333,8 @@ def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str =
     """The ranked findings of a game's summary (at most MAX_FINDINGS); `warnings`: the configuration's
     degenerate-setting lines, `labels`: plain names of decisive sources, `unit`: what a game is called."""
     found = [seat_finding(summary), *strategy_findings(summary), lever_finding(summary, labels, unit),
-             length_finding(summary, seconds_per_turn, pace), *flag_findings(summary, warnings)]
+             length_finding(summary, seconds_per_turn, pace), *flag_findings(summary, warnings),
+             across_skill.finding(summary, labels)]
     found = sorted((f for f in found if f), key=lambda f: -f["rank"])[:MAX_FINDINGS]
     return [{k: v for k, v in f.items() if k != "rank"} for f in found]
 

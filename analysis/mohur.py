@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import common, decisive, edges, skill, stats
+from analysis import across_skill, common, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
@@ -63,7 +63,26 @@ def summarize(tables, meta) -> dict:
     out["balance"] = edges.balance(out.get("seat0_match_win_rate"))
     out.update(_skill_metrics(games, rounds, long, meta))
     out.update(decisive_metrics(games, rounds, meta["config"]))
+    out.update(_across_skill_metrics(games, rounds, long, meta))
     return out
+
+
+def _across_skill_metrics(games, rounds, long, meta) -> dict:
+    """The round starter's edge, the equilibrium mix and the decisive sources per level of skill
+    (`analysis.across_skill`); masks are over matches, a match's rounds follow it."""
+    strategy, win, names = common.two_seat_arrays(long)  # one row per match, in the games table's order
+    round_match = pd.Index(games["match"].to_numpy()).get_indexer(rounds["match"].to_numpy())
+
+    def edge(mask):
+        part = rounds[mask[round_match]]
+        found = edges.two_seat_edges(part, part["starter"])
+        return None if found["rates"] is None else found["rates"][:1]
+
+    def decided(mask):
+        return decisive_metrics(games[mask], rounds[mask[round_match]], meta["config"])
+
+    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [win],
+                                        lambda k: "the round's starter wins the round", 0.5)
 
 
 def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
@@ -164,6 +183,8 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     extra = _skill_section(games, summary, meta, outdir)
     if extra is not None:
         out.append(extra)
+    if across_skill.present(summary, across_skill.HAND):
+        out.append(across_skill.section(summary, decisive_labels()))
     return out
 
 

@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import common, decisive, edges, skill, stats
+from analysis import across_skill, common, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
                             strategy_colors)
@@ -39,7 +39,7 @@ def finding_context(meta, tables=None) -> dict:
 def summarize(tables, meta) -> dict:
     games, players = tables["games"], tables["players"]
     out = {}
-    _, strategy, win, names, extra = common.wide_players(players, ["vt_total"])
+    ids, strategy, win, names, extra = common.wide_players(players, ["vt_total"])
     p = strategy.shape[1]
     seat_edges = edges.position_edges(strategy, np.tile(np.arange(p), (len(strategy), 1)), win, names, p)
     for seat in range(p):
@@ -57,7 +57,25 @@ def summarize(tables, meta) -> dict:
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
     out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
+    out.update(_across_skill_metrics(players, meta, ids, strategy, win, names, extra["vt_total"]))
     return out
+
+
+def _across_skill_metrics(players, meta, ids, strategy, win, names, vt_total) -> dict:
+    """Seat edges, the equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`);
+    the arrays are `common.wide_players`' (one row per game, in increasing id order)."""
+    p = strategy.shape[1]
+    seat = np.tile(np.arange(p), (len(strategy), 1))
+
+    def edge(mask):
+        return edges.position_edges(strategy[mask], seat[mask], win[mask], names, p)["rates"]
+
+    def decided(mask):
+        part = players[players["game"].isin(ids[mask])]
+        return decisive_metrics(part, meta.get("config") or {}, p)
+
+    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [vt_total, win],
+                                        lambda k: f"seat {k} wins", 1 / p)
 
 
 def _length_metrics(games: pd.DataFrame, meta: dict) -> dict:
@@ -193,6 +211,8 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     extra = _skill_section(tables, meta, summary, outdir)
     if extra is not None:
         out.append(extra)
+    if across_skill.present(summary, across_skill.HAND):
+        out.append(across_skill.section(summary, decisive_labels(cfg, players)))
     return out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import common, decisive, edges, skill
+from analysis import across_skill, common, decisive, edges, skill
 from analysis.findings import assumed_pace
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
 from analysis.stats import binomial_test, mean, rate, wilson
@@ -63,13 +63,15 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out["tie_rate"] = rate(int((games["n_winners"] > 1).sum()), n)
     out["round_cap_rate"] = rate(int((games["end_reason"] == END["round_cap"]).sum()), n)
     out["coins_short_rate"] = rate(int(games["coins_short"].sum()), n)
-    _, strategy, win, names, extra = common.wide_players(players, ["coins", "coins_condition"])
+    ids, strategy, win, names, extra = common.wide_players(players, ["coins", "coins_condition"])
     out.update(common.meta_game_metrics(strategy, win, names, common.head_to_head(
         strategy, [extra["coins"], extra["coins_condition"]], names)))
     out.update(_skill_metrics(games, players, meta))
     out.update(decisive_metrics(players, meta.get("config") or {},
                                 int(meta.get("players") or players["seat"].max() + 1),
                                 games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
+    out.update(_across_skill_metrics(games, players, meta, ids, strategy, win, names,
+                                     [extra["coins"], extra["coins_condition"]]))
     return out
 
 
@@ -79,6 +81,28 @@ def _minutes_words(summary: dict, meta: dict) -> str:
         return ""
     return (f", about {m['estimate']:.0f} minutes at {_seconds_per_action(meta):g} seconds a character action (an "
             "assumption, as the rulebook gives no playing time; set report.seconds_per_action for your table)")
+
+
+def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys) -> dict:
+    """The edge of the position (counted from the round-1 first player) furthest from a fair share, the
+    equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`); the arrays are
+    `common.wide_players`' (one row per game, increasing id order)."""
+    p = strategy.shape[1]
+    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
+    position = (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p
+
+    def edge(mask):
+        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
+
+    def what(k):
+        return ("the round-1 first player wins" if k == 0 else
+                f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins")
+
+    def decided(mask):
+        part = players[players["game"].isin(ids[mask])]
+        return decisive_metrics(part, meta.get("config") or {}, p)
+
+    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, keys, what, 1 / p)
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
@@ -492,4 +516,6 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     extra = _skill_section(tables, summary, meta, outdir)
     if extra is not None:
         out.append(extra)
+    if across_skill.present(summary, across_skill.HAND):
+        out.append(across_skill.section(summary, labels))
     return out

@@ -227,6 +227,7 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
             raise UserError(f"unknown strategy '{name}' for {game}; allowed: {', '.join(sorted({*defs, *presets}))}")
         preset = dict(presets.get(name, {"base": name}))
         base = preset.pop("base")
+        preset.pop(ROUND_ROBIN, None)
         base_id, d = defs[base]
         out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset)))
     return out
@@ -245,6 +246,14 @@ def check_presets(game: str, presets, players: int) -> dict:
 
 
 PER_PLAYERS = "players"  # a preset's sub-table of values for some player counts
+ROUND_ROBIN = "round_robin"  # a preset's flag: true plays it in `-s all` (a preset plays only when named otherwise)
+
+
+def round_robin_names(game: str, presets: dict) -> list[str]:
+    """What `-s all` plays: every registered strategy with round_robin (never a search player), then the presets
+    that declare `round_robin = true` (e.g. the evolved `tuned`, whose base `weighted` plays only when named)."""
+    names = [d.name for d in registered(game) if not d.search and d.round_robin]
+    return names + sorted(name for name, preset in presets.items() if preset.get(ROUND_ROBIN) is True)
 
 
 def _check_presets(game: str, presets) -> None:
@@ -267,6 +276,12 @@ def _check_presets(game: str, presets) -> None:
         for param, value in preset.items():
             if param == PER_PLAYERS:
                 _check_per_players(game, defs[base], f"{key}.{param}", value)
+            elif param == ROUND_ROBIN:
+                if not isinstance(value, bool):
+                    raise ConfigError(f"{key}.{param}", value, "allowed: true (the preset plays in -s all) or false")
+                if value and defs[base].search:
+                    raise ConfigError(f"{key}.{param}", value, "allowed: false for a search player's preset "
+                                                               "(search players play only when named)")
             elif param != "base":
                 _check_param(game, defs[base], f"{key}.{param}", param, value)
 
@@ -279,7 +294,7 @@ def _check_per_players(game: str, d: StrategyDef, key: str, table) -> None:
         if not count.isdigit():
             raise ConfigError(f"{key}.{count}", values, "expected a player count, e.g. " + key + ".2")
         for param, value in values.items():
-            if param in ("base", PER_PLAYERS):
+            if param in ("base", PER_PLAYERS, ROUND_ROBIN):
                 raise ConfigError(f"{key}.{count}.{param}", value, "allowed: the base strategy's parameters")
             _check_param(game, d, f"{key}.{count}.{param}", param, value)
 

@@ -19,7 +19,7 @@ from sim.game import game_names, get_game
 from sim.interface import check_engine
 from sim.lock import shared
 from sim.meta import check_run, checked
-from sim.registry import alias_of, all_names, choices, registered
+from sim.registry import alias_of, all_names, choices, round_robin_names
 from sim.rng import DEFAULT_BATCH
 from sim.runner import Plan, plan_of, seat_choices
 
@@ -32,7 +32,8 @@ def _note(line: str) -> None:
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
     """Everything validated before any game is played: game, players, configuration, strategies. Returns
-    (spec, players, config, strategy choices, round robin); `-s all` is every heuristic, seats rotated."""
+    (spec, players, config, strategy choices, round robin); `-s all` is every heuristic and every preset with
+    round_robin = true, seats rotated."""
     spec = get_game(game)
     check_engine(spec.module("engine"), spec.name)  # a game that departs from the interface fails here, named
     players = spec.check_players(players if players is not None else spec.default_players)
@@ -45,7 +46,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
               "alias")
     round_robin = names == ["all"]
     if round_robin:  # search players cost milliseconds a move: they play only when named
-        names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
+        names = round_robin_names(spec.name, cfg.presets)
     if not names:
         raise UserError("--strategies: give one or more names separated by commas, or 'all'; allowed: "
                         + ", ".join(all_names(spec.name, cfg.presets)))

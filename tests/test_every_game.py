@@ -19,7 +19,7 @@ from sim.config import build, load_defaults
 from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
 from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
-from sim.registry import all_names, choices, registered
+from sim.registry import all_names, choices, registered, round_robin_names
 from sim.runner import Plan, execute
 
 GAMES = game_names()
@@ -192,7 +192,8 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
         if spec.id_column in table:
             assert table[spec.id_column].between(0, 239).all(), name
     summary = json.loads((out / "summary.json").read_text())
-    heuristics = [d.name for d in registered(game) if not d.search and d.round_robin]  # the ones `-s all` plays
+    heuristics = [s["name"] for s in meta["strategies"]]  # the ones `-s all` played
+    assert heuristics == round_robin_names(game, spec.validate(meta["config"], meta["players"]).presets)
     assert summary["game"] == game and summary["games"] == 240
     for name in heuristics:
         assert summary[f"win_rate[{name}]"]["n"] > 0, name
@@ -200,10 +201,20 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
     assert sum(summary[f"nash_weight[{name}]"]["estimate"] for name in heuristics) == pytest.approx(1.0)
     for key, m in summary.items():
         if isinstance(m, dict) and m.get("estimate") is not None and m.get("ci_low") is not None:
+            if m.get("bound") == "lower":  # e.g. `tuned` winning every game of a small run: no upper end
+                assert m["ci_high"] is None and m["ci_low"] <= m["estimate"] + 1e-9, key
+                continue
             assert m["ci_low"] <= m["estimate"] + 1e-9 <= m["ci_high"] + 2e-9, key
     assert set(getattr(spec.module("analysis"), "HEADLINES", ())) <= set(summary)
     html = (out / "report.html").read_text()
     assert f"{spec.title} balance report" in html and "data:image/png;base64," in html
+    # conclusions across skill: read among hand-written heuristics, and in tuned mirror games where `-s all` has
+    # `tuned`; without it the section says so
+    assert "Conclusions across skill" in html and "skill_edge[hand-written]" in summary
+    if "tuned" in heuristics:
+        assert "skill_edge[tuned]" in summary and "tuned mirror play" in html
+    else:
+        assert "skill_edge[tuned]" not in summary and "no tuned mirror games" in html
     assert "src='http" not in html and 'src="http' not in html
     again = _invoke("report", out, "-o", tmp_path / "again")
     assert again.exit_code == 0, again.output

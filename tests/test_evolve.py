@@ -227,6 +227,8 @@ def test_exploit_finds_the_planted_coin_hoarding_line(tmp_path):
     doc = json.loads((tmp_path / "x" / "exploit.json").read_text())
     assert doc["verdict"] == "exploit found", doc["answer"]
     assert doc["winner"]["coin_value"] > 2.0, "values coins above greedy's default (1)"
+    assert set(doc["field_mix"]) == {"greedy", "hoarder", "racer", "random", "setbuilder", "tuned"}, \
+        "the field is `-s all`: every heuristic and the evolved `tuned`"
     assert (tmp_path / "x" / "exploit.html").is_file() and (tmp_path / "x" / "evolve.html").is_file()
     control = invoke("exploit", "mohur", "--strategy", "greedy", "--budget", "800", "--field-games", "300",
                      "--validation-games", "100", "-j", "1", "-q", "-o", tmp_path / "control")

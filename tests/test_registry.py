@@ -126,6 +126,36 @@ def test_a_preset_may_hold_values_for_some_player_counts(game):
         assert key in str(refused.value)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_preset_with_round_robin_plays_in_all(game):
+    """`round_robin = true` puts a preset in `-s all` (after the registered heuristics), whatever its base's own
+    flag; false, or no flag, leaves it to be named. Only a bool is accepted, and never on a search player's
+    preset. The flag is no parameter: the preset's vector is the same with or without it."""
+    from sim.cli import load_setup
+    from sim.errors import ConfigError
+    from sim.registry import check_presets, choices, round_robin_names
+    base = next(d for d in registered(game) if not d.search and not d.round_robin)  # `weighted` in every game
+    heuristics = [d.name for d in registered(game) if not d.search and d.round_robin]
+    presets = check_presets(game, {"in": {"base": base.name, "round_robin": True},
+                                   "out": {"base": base.name, "round_robin": False},
+                                   "named": {"base": base.name}}, 2)
+    assert round_robin_names(game, presets) == heuristics + ["in"]
+    assert choices(game, presets, ["in"])[0].params == choices(game, presets, ["named"])[0].params
+    probe = f"strategies.probe={{base=\"{base.name}\", round_robin=true}}"
+    _, _, cfg, chosen, everyone = load_setup(game, None, (probe,), None, "all")
+    assert everyone and [c.name for c in chosen] == round_robin_names(game, cfg.presets)
+    assert "probe" in [c.name for c in chosen] and base.name not in [c.name for c in chosen]
+    assert not any(registered(game)[c.base_id].search for c in chosen)
+    search = next(d for d in registered(game) if d.search)
+    for bad in ("yes", 1, 0.0, [True]):
+        with pytest.raises(ConfigError) as refused:
+            check_presets(game, {"mine": {"base": base.name, "round_robin": bad}}, 2)
+        assert "strategies.mine.round_robin" in str(refused.value) and "true" in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        check_presets(game, {"mine": {"base": search.name, "round_robin": True}}, 2)
+    assert "search player" in str(refused.value)
+
+
 def spec_allows(spec, players: int) -> bool:
     from sim.errors import UserError
     try:

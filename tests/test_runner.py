@@ -15,7 +15,7 @@ from sim.registry import choices, registered
 from sim.rng import batch_seeds
 from sim.runner import Plan, lineups, pairings
 
-MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # what `-s all` plays
+MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # the registered heuristics
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
 
 
@@ -176,15 +176,18 @@ def test_seat_rotation_in_results(cli, tmp_path):
     assert g["strategy_0"].value_counts().to_dict() == {"greedy": 100, "random": 100}
     assert g["strategy_1"].value_counts().to_dict() == {"greedy": 100, "random": 100}
 
-    n_pairs = len(MOHUR) * (len(MOHUR) + 1) // 2
+    from sim.cli import load_setup
+    every = [c.name for c in load_setup("mohur", None, (), None, "all")[3]]  # what `-s all` plays
+    assert every == MOHUR + ["tuned"], "the registered heuristics, then the presets with round_robin = true"
+    n_pairs = len(every) * (len(every) + 1) // 2
     run_ok(cli, "-n", 2 * n_pairs * 2, "-s", "all", "-o", tmp_path / "all")
     g = tables(tmp_path / "all")["games"]
     counts = g.groupby(["strategy_0", "strategy_1"], observed=True).size()
-    assert len(counts) == len(MOHUR) ** 2, "every ordered pairing, mirrors included"
+    assert len(counts) == len(every) ** 2, "every ordered pairing, mirrors included"
     for (a, b), n in counts.items():
         assert n == (4 if a == b else 2)
-    for name in MOHUR:
-        assert (g["strategy_0"] == name).sum() == (g["strategy_1"] == name).sum() == 4 + 2 * (len(MOHUR) - 1)
+    for name in every:
+        assert (g["strategy_0"] == name).sum() == (g["strategy_1"] == name).sum() == 4 + 2 * (len(every) - 1)
 
 
 # ------------------------------------------------------------------ results folders

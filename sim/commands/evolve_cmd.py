@@ -11,7 +11,7 @@ from analysis.evolve_page import publish
 from sim import evolve as E, inputs, meta as folder_meta, results
 from sim.commands.options import quiet_warnings
 from sim.errors import UserError
-from sim.registry import registered
+from sim.registry import round_robin_names
 from sim.setup import DEFAULT_SEED, load_setup
 
 DEFAULT_BUDGET = 20_000
@@ -67,7 +67,7 @@ def check(o: dict) -> None:
 def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
     spec, players, cfg, _, _ = load_setup(game, o["config_file"], o["sets"], o["players"], strategy)
     if against is None:
-        names = [d.name for d in registered(spec.name) if not d.search and d.round_robin]
+        names = round_robin_names(spec.name, cfg.presets)
     else:
         names = [s.strip() for s in against.split(",") if s.strip()]
         if not names:

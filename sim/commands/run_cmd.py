@@ -31,7 +31,7 @@ from sim.setup import DEFAULT_SEED, from_meta, load_setup
 @click.option("-n", "--games", "n_games", type=int, default=None, help="Games (matches) to play.")
 @click.option("-s", "--strategies", default="all", show_default=True,
               help="Strategies or presets by seat, comma-separated; 'all' = every registered heuristic "
-                   "(search players only when named).")
+                   "and every preset with round_robin = true (search players only when named).")
 @click.option("-p", "--players", type=int, default=None, help="Players (games that allow a choice).")
 @click.option("--round-robin", is_flag=True,
               help="Two players: every pairing of the listed strategies, mirror matches included "

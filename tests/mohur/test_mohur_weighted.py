@@ -310,3 +310,7 @@ def test_not_in_round_robin():
     from sim.setup import load_setup
     _, _, _, chosen, round_robin = load_setup("mohur", None, (), None, "all")
     assert round_robin and "weighted" not in [c.name for c in chosen] and "greedy" in [c.name for c in chosen]
+    # its evolved preset `tuned` says round_robin = true in defaults.toml: it plays in `-s all`, at its weights
+    tuned = next(c for c in chosen if c.name == "tuned")
+    assert tuned.base == "weighted" and tuned.params != next(c for c in load_setup(
+        "mohur", None, (), None, "weighted")[3]).params

@@ -1,0 +1,420 @@
+"""Conclusions checked across skill: do a report's headline conclusions survive stronger play?
+
+Every headline is measured among the strategies a run played, and hand-written heuristics are weak players. This
+compares three conclusions between populations of games, each at one level of skill:
+- `HAND`: every seat a hand-written heuristic (the registered ones, and presets of them);
+- `TUNED`: every seat an evolved strategy (`tuned_names`: the `tuned` preset, any preset of `weighted`, and
+  `evolve`'s `<strategy>-evolved` presets): `tuned` mirror play;
+- `SEARCH`: every seat a search player (`analysis.skill.search_names`), when the run has such games.
+
+The conclusions, each with its interval:
+- the edge: the game's headline position figure (Mohur: the round's starter; Muziris: the position after the
+  round-1 first player, Mughal: the seat, furthest from a fair share among hand-written play), at equal skill as
+  the headline is
+  (`analysis.edges`: mirror games where the population has them);
+- the dominant strategy: the leader of the equilibrium mix (`models.nash_table`, bootstrap intervals). A mirror
+  population has one strategy and no mix, so the mix is taken over the field that population joins: `HAND`
+  among hand-written heuristics only, `TUNED` over every game of hand-written and evolved seats (does `tuned`, or
+  a heuristic, take the mix once it is in the field?), `SEARCH` over every game of the run;
+- the top decisive source (`analysis.decisive`): the scoring source whose removal changes the most winners.
+
+Each is read in `HAND` and in each stronger population, and compared (`compare`): *holds* only when both
+readings are definite and agree (an edge: the same verdict against the fair share, or both intervals holding it;
+a leader or source: the same one, its interval clear of the runner-up's in both); *changes* when both are
+definite and differ (an edge: the verdicts differ and so do the two estimates, by more than their combined 95%
+margin); *unclear* otherwise; *missing* when the run has no games of the population. summary.json keys:
+`skill_edge[<population>]` (with `fair` and `what`), `skill_mix[<population>][<strategy>]`,
+`skill_decisive[<population>][<source>]`. The analysis layer only reads tables; nothing here plays a game.
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+
+import numpy as np
+
+from analysis import models, stats
+from analysis.common import head_to_head
+from analysis.skill import search_names
+
+HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
+STRONGER = (TUNED, SEARCH)
+HOLDS, CHANGES, UNCLEAR, MISSING = "holds", "changes", "unclear", "missing"
+EVOLVABLE = "weighted"  # the strategy `evolve` tunes into `tuned`: its presets are evolved weights
+WORDS = {HAND: "hand-written heuristics", TUNED: "tuned mirror play", SEARCH: "search-player play"}
+JOIN = {TUNED: "tuned players", SEARCH: "search players"}  # the mix: the field they join
+HEADERS = {HAND: "hand-written heuristics", TUNED: "tuned: mirror games (the mix: the field with tuned)",
+           SEARCH: "search players: search-only games (the mix: every game)"}
+CONCLUSIONS = {"edge": "the edge", "leader": "the dominant strategy", "source": "the top decisive source"}
+_DECISIVE = re.compile(r"decisive_rate\[([^\[\]]+)\]")
+
+
+# ---- who is which skill ---------------------------------------------------------------------------------------
+def tuned_names(meta: dict) -> set[str]:
+    """The run's evolved strategies: the `tuned` preset, any other preset of `weighted` (weights set by a search
+    or by hand, not `weighted`'s own defaults) and `evolve`'s `<strategy>-evolved` presets."""
+    out = set()
+    for s in meta.get("strategies", []):
+        name, base = s.get("name", ""), s.get("base", s.get("name", ""))
+        if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved"):
+            out.add(name)
+    return out
+
+
+def kinds(meta: dict) -> dict[str, str]:
+    """Every strategy of the run: HAND, TUNED or SEARCH (a search player's preset is SEARCH, whatever its name)."""
+    search, tuned = search_names(meta), tuned_names(meta)  # search_names: the registry's flags, read in skill.py
+    return {s["name"]: SEARCH if s["name"] in search else TUNED if s["name"] in tuned else HAND
+            for s in meta.get("strategies", [])}
+
+
+def populations(strategy: np.ndarray, names, kind: dict) -> np.ndarray:
+    """Per game (rows of strategy codes into `names`): the level every seat plays at, or MIXED."""
+    codes = np.asarray(strategy, dtype=np.int64)
+    by_code = np.array([kind.get(str(n), HAND) for n in names] or [HAND], dtype=object)
+    seat = by_code[codes] if codes.size else np.empty(codes.shape, dtype=object)
+    out = np.full(len(codes), MIXED, dtype=object)
+    for level in (HAND, TUNED, SEARCH):
+        out[(seat == level).all(axis=1)] = level
+    return out
+
+
+def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]:
+    """The games each population's equilibrium mix is taken over (see the module's docstring): HAND alone, HAND
+    and TUNED seats (when a tuned seat played with a hand-written one), every game (when a search player did)."""
+    codes = np.asarray(strategy, dtype=np.int64)
+    by_code = np.array([kind.get(str(n), HAND) for n in names] or [HAND], dtype=object)
+    seat = by_code[codes] if codes.size else np.empty(codes.shape, dtype=object)
+    hand = (seat == HAND).all(axis=1)
+    out = {HAND: hand}
+    field = ((seat == HAND) | (seat == TUNED)).all(axis=1)
+    if (field & ~hand & (seat == HAND).any(axis=1)).any():
+        out[TUNED] = field
+    if (seat == SEARCH).any() and not (seat == SEARCH).all():
+        out[SEARCH] = np.ones(len(codes), dtype=bool)
+    return out
+
+
+def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.ndarray) -> dict[str, dict]:
+    """{strategy: equilibrium weight metric} over the games in `mask` (head-to-head records on `keys`, as the
+    report's meta-game); {} when fewer than two strategies met or a pair never met."""
+    if mask.sum() == 0:
+        return {}
+    wins, meet = head_to_head(strategy[mask], [k[mask] for k in keys], list(names))
+    played = [n for n in names if meet.loc[n].sum() > 0]
+    if len(played) < 2 or models.unmeasured_pairs(meet.loc[played, played]):
+        return {}
+    table = models.nash_table(wins.loc[played, played], meet.loc[played, played])
+    metrics = models.nash_metrics(table, int(mask.sum()))
+    return {k[len("nash_weight["):-1]: m for k, m in metrics.items() if k.startswith("nash_weight[")}
+
+
+def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, keys: list[np.ndarray], what,
+                    fair: float) -> dict:
+    """The summary.json keys of the comparison. strategy: (games, seats) codes into `names`, one row per game in
+    the order `edge` and `decisive` take masks in; edge(mask) -> [metric per position] (or None); decisive(mask)
+    -> the game's decisive metrics on those games; keys: head-to-head keys (games, seats) for the mix;
+    what(k): position k's figure in words. The edge's position is the one furthest from `fair` in HAND (or the
+    first population measured), the same in every population. Left out of --summary-only runs (no tables)."""
+    if stats.is_aggregating() or not len(strategy):
+        return {}
+    level = populations(strategy, names, kind)
+    # nothing stronger to compare with: only the hand-written edge (cheap), which marks the baseline as present,
+    # so the report can say what is missing without paying for the mix and the decisive sources again
+    compared = bool(np.isin(level, STRONGER).any())
+    out, chosen = {}, None
+    for pop in (HAND, TUNED, SEARCH):
+        mask = level == pop
+        if not mask.any():
+            continue
+        rates = [m for m in (edge(mask) or []) if m and m.get("estimate") is not None]
+        if rates:
+            chosen = chosen if chosen is not None else int(np.argmax([abs(m["estimate"] - fair) for m in rates]))
+            if chosen < len(rates):
+                out[f"skill_edge[{pop}]"] = {**rates[chosen], "fair": fair, "what": what(chosen)}
+        for key, m in (decisive(mask) if compared else {}).items():
+            source = _DECISIVE.fullmatch(key)
+            if source and m.get("estimate") is not None:
+                out[f"skill_decisive[{pop}][{source.group(1)}]"] = m
+    for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
+        for name, m in nash_weights(strategy, keys, names, mask).items():
+            out[f"skill_mix[{pop}][{name}]"] = m
+    return out
+
+
+# ---- reading and comparing ------------------------------------------------------------------------------------
+def _metric(m) -> dict | None:
+    if not isinstance(m, dict):
+        return None
+    values = [m.get(f) for f in ("estimate", "ci_low", "ci_high")]
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) for v in values):
+        return None
+    return m
+
+
+def _family(summary: dict, prefix: str, pop: str) -> dict[str, dict]:
+    pattern = re.compile(re.escape(f"{prefix}[{pop}][") + r"([^\[\]]+)\]")
+    out = {}
+    for key, m in summary.items():
+        match = pattern.fullmatch(key)
+        if match and _metric(m):
+            out[match.group(1)] = m
+    return out
+
+
+def edge_verdict(m: dict) -> str:
+    fair = m.get("fair", 0.5)
+    return "edge" if m["ci_low"] > fair else "handicap" if m["ci_high"] < fair else "none"
+
+
+def _top(family: dict[str, dict]) -> dict | None:
+    """The leader of a family (mix weights, decisive rates): its name, metric, the runner-up, and whether the
+    leader's interval is clear of the runner-up's (definite)."""
+    if not family:
+        return None
+    ranked = sorted(family.items(), key=lambda kv: -kv[1]["estimate"])
+    name, m = ranked[0]
+    second = ranked[1] if len(ranked) > 1 else (None, None)
+    definite = second[1] is None or m["ci_low"] > second[1]["ci_high"]
+    return {"name": name, "metric": m, "second": second[0], "second_metric": second[1], "definite": definite}
+
+
+def readings(summary: dict) -> dict[str, dict[str, dict | None]]:
+    """{conclusion: {population: reading or None}} from a summary's skill_* keys."""
+    out = {c: {} for c in CONCLUSIONS}
+    for pop in (HAND, *STRONGER):
+        m = _metric(summary.get(f"skill_edge[{pop}]"))
+        out["edge"][pop] = {"metric": m, "verdict": edge_verdict(m)} if m else None
+        out["leader"][pop] = _top(_family(summary, "skill_mix", pop))
+        out["source"][pop] = _top(_family(summary, "skill_decisive", pop))
+    return out
+
+
+def _half_se(m: dict) -> float:
+    return (m["ci_high"] - m["ci_low"]) / (2 * stats.Z95)
+
+
+def edges_apart(a: dict, b: dict) -> bool:
+    """Whether two populations' edge estimates differ by more than their combined 95% margin (different games:
+    independent estimates, each margin read off its interval, combined in quadrature)."""
+    ma, mb = a["metric"], b["metric"]
+    return abs(ma["estimate"] - mb["estimate"]) > stats.Z95 * math.hypot(_half_se(ma), _half_se(mb))
+
+
+def _edge_status(a: dict, b: dict) -> str:
+    if a["verdict"] == b["verdict"]:
+        return HOLDS
+    return CHANGES if edges_apart(a, b) else UNCLEAR
+
+
+def _top_status(a: dict, b: dict) -> str:
+    if not (a["definite"] and b["definite"]):
+        return UNCLEAR
+    return HOLDS if a["name"] == b["name"] else CHANGES
+
+
+def compare(summary: dict) -> list[dict]:
+    """One row per (conclusion, stronger population): {conclusion, population, status, base, other} (the two
+    readings; None where missing). A population without games is MISSING; without a hand-written reading,
+    every comparison is MISSING too."""
+    read = readings(summary)
+    rows = []
+    for conclusion in CONCLUSIONS:
+        base = read[conclusion][HAND]
+        for pop in STRONGER:
+            other = read[conclusion][pop]
+            if base is None or other is None:
+                status = MISSING
+            else:
+                status = (_edge_status if conclusion == "edge" else _top_status)(base, other)
+            rows.append({"conclusion": conclusion, "population": pop, "status": status, "base": base, "other": other})
+    return rows
+
+
+def present(summary: dict, pop: str) -> bool:
+    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary for what in ("edge", "mix", "decisive"))
+
+
+# ---- words ----------------------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def _ci(m: dict) -> str:
+    return f"95% CI {_pct(m['ci_low'])}-{_pct(m['ci_high'])}"
+
+
+def describe(conclusion: str, reading: dict | None, labels: dict | None = None) -> str:
+    """One population's reading in words (a table cell)."""
+    if reading is None:
+        return "n/a"
+    if conclusion == "edge":
+        m = reading["metric"]
+        verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
+        return (f"{m.get('what', 'the position')}: {_pct(m['estimate'])} ({_ci(m)}, fair {_pct(m.get('fair', .5))}, "
+                f"n={m.get('n', 0):,}): {verdict[reading['verdict']]}")
+    name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
+    m = reading["metric"]
+    text = f"{name} {_pct(m['estimate'])} ({_ci(m)})"
+    if reading["second"] is not None:
+        second = reading["second"]
+        second = (labels or {}).get(second, second) if conclusion == "source" else second
+        text += (f"; next {second} {_pct(reading['second_metric']['estimate'])}"
+                 + ("" if reading["definite"] else ", not told apart"))
+    return text
+
+
+def _where(row: dict) -> str:
+    pop = row["population"]
+    return f"once {JOIN[pop]} join the field" if row["conclusion"] == "leader" else f"in {WORDS[pop]}"
+
+
+def _base_where(row: dict) -> str:
+    return "among hand-written heuristics" if row["conclusion"] == "leader" else "with hand-written heuristics"
+
+
+def _row_sentence(row: dict, labels: dict | None) -> str:
+    what = CONCLUSIONS[row["conclusion"]]
+    if row["status"] == MISSING:
+        why = ("no such games" if row["other"] is None and row["base"] is not None else
+               "fewer than two hand-written strategies met" if row["conclusion"] == "leader" else
+               "no reading among hand-written heuristics")
+        return f"{what}: no comparison {_where(row)} ({why})"
+    said = _phrase(row, labels, True, ci=True)
+    if row["status"] == HOLDS:
+        return f"{said}: it holds"
+    if row["status"] == CHANGES:
+        return f"{said}: it changes"
+    return f"{said}: the intervals do not settle it"
+
+
+def missing_words(summary: dict) -> str:
+    """What the run lacks to check its conclusions, in words ("" when it has tuned games)."""
+    if not present(summary, HAND):
+        return ("This run has no games between hand-written heuristics only, so there is no baseline to check "
+                "against stronger play.")
+    if present(summary, TUNED):
+        return ""
+    return ("This run has no tuned mirror games (every seat the evolved `tuned`), so its conclusions are measured "
+            "among hand-written heuristics only and say nothing yet about stronger play: `-s all` plays `tuned` "
+            "where the game's defaults have it.")
+
+
+def section(summary: dict, labels: dict | None = None) -> dict:
+    """The report section "Conclusions across skill": a table of the three conclusions by population and, in
+    words, which hold and which change (labels: the decisive sources' plain names)."""
+    rows = compare(summary)
+    read = readings(summary)
+    pops = [HAND] + [p for p in STRONGER if present(summary, p)]
+    if len(pops) == 1:
+        return {"title": "Conclusions across skill", "text": missing_words(summary)}
+    head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)
+    body = ""
+    for conclusion, what in CONCLUSIONS.items():
+        cells = "".join(f"<td>{html.escape(describe(conclusion, read[conclusion][p], labels))}</td>" for p in pops)
+        verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in rows
+                             if r["conclusion"] == conclusion and r["population"] in pops[1:])
+        body += (f"<tr><td>{html.escape(what)}</td>{cells}<td>{html.escape(verdicts or 'no stronger play')}</td>"
+                 "</tr>")
+    table = f"<table><tr><th>conclusion</th>{head}<th>across skill</th></tr>{body}</table>"
+    text = ("Are the headline conclusions properties of the game or of our weak bots? Each is read among "
+            "hand-written heuristics and again where every seat plays stronger; the dominant strategy is the "
+            "leader of the equilibrium mix of the field those players join. 'Holds' only when both intervals say "
+            "the same; 'changes' only when they say different things.")
+    said = [_row_sentence(r, labels) for r in rows if r["population"] in pops[1:]]
+    if said:
+        text += " " + " ".join(s[:1].upper() + s[1:] + "." for s in said)
+    lacking = missing_words(summary)
+    if lacking:
+        text += " " + lacking
+    if SEARCH not in pops and present(summary, TUNED):
+        text += (" No search-player games: name one (e.g. -s expert-fast,hoarder --round-robin) to check against "
+                 "search play too.")
+    return {"title": "Conclusions across skill", "text": text, "html": table}
+
+
+def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False) -> str:
+    m = reading["metric"]
+    interval = f" ({_ci(m)})" if ci else ""
+    if conclusion == "edge":
+        return _pct(m["estimate"]) + interval
+    name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
+    if not ci:  # the Findings' short form: the name alone
+        return name
+    if conclusion == "leader":
+        text = f"{name} at {m['estimate']:.0%} of the mix{interval}"
+    else:
+        text = f"{name}, {_pct(m['estimate'])}{interval}"
+    if not reading["definite"]:
+        second = reading["second"]
+        second = (labels or {}).get(second, second) if conclusion == "source" else second
+        text += f", not told apart from {second}"
+    return text
+
+
+def _phrase(row: dict, labels: dict | None, detail: bool, ci: bool = False) -> str:
+    what = CONCLUSIONS[row["conclusion"]]
+    if not detail:
+        return what
+    a, b = _short(row["conclusion"], row["base"], labels, ci), _short(row["conclusion"], row["other"], labels, ci)
+    if not ci:  # the Findings' short form
+        return f"{what} ({a} {_base_where(row)}, {b} {_where(row)})"
+    if row["conclusion"] == "edge":
+        m = row["base"]["metric"]
+        what = f"{what} ({m.get('what', 'the position')}, fair {_pct(m.get('fair', .5))})"
+        verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
+        a += f", {verdict[row['base']['verdict']]}"
+        b += f", {verdict[row['other']['verdict']]}"
+        if row["status"] == HOLDS and edges_apart(row["base"], row["other"]):
+            b += " (the same verdict, at a size that differs by more than the intervals allow)"
+    return f"{what}: {_base_where(row)} {a}; {_where(row)} {b}"
+
+
+def finding(summary: dict, labels: dict | None = None) -> dict | None:
+    """analysis.findings' sentence on it: which conclusions change and which hold with stronger play, or that
+    the run cannot check them. None when there is nothing to say (no hand-written games)."""
+    if not present(summary, HAND):
+        return None
+    rows = [r for r in compare(summary) if r["status"] != MISSING]
+    if not rows:
+        return {"id": "across_skill", "rank": 20, "text": missing_words(summary),
+                "figure": "skill_edge[hand-written]", "section": "skill"}
+    changed = [r for r in rows if r["status"] == CHANGES]
+    held = [r for r in rows if r["status"] == HOLDS]
+    unclear = [r for r in rows if r["status"] == UNCLEAR]
+
+    def listed(part, detail):
+        """By conclusion, each with its populations: by name, or with the readings (detail)."""
+        out = []
+        for conclusion in CONCLUSIONS:
+            mine = [r for r in part if r["conclusion"] == conclusion]
+            if not mine:
+                continue
+            if detail:  # the hand-written reading once, then each stronger population's
+                first = mine[0]
+                parts = [f"{_short(conclusion, first['base'], labels)} {_base_where(first)}"]
+                parts += [f"{_short(conclusion, r['other'], labels)} {_where(r)}" for r in mine]
+                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(parts)})")
+            else:
+                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(WORDS[r['population']] for r in mine)})")
+        return "; ".join(out)
+
+    if changed:  # short enough for the Findings box: the changes in detail, the rest by name
+        text, rank = f"Stronger play changes {listed(changed, True)}", 70
+        if held:
+            text += f"; it leaves {listed(held, False)} unchanged"
+    elif held:
+        text, rank = f"Stronger play leaves {listed(held, True)} unchanged", 52
+    else:
+        text, rank = "With stronger play, these games settle none of the headline conclusions either way", 40
+    if unclear and (changed or held):
+        text += f"; not settled: {listed(unclear, False)}"
+    text += "."
+    first = (changed or held or unclear)[0]
+    pop, other = first["population"], first["other"]
+    figure = {"edge": f"skill_edge[{pop}]", "leader": f"skill_mix[{pop}][{other.get('name')}]",
+              "source": f"skill_decisive[{pop}][{other.get('name')}]"}[first["conclusion"]]
+    out = {"id": "across_skill", "rank": rank, "text": text, "figure": figure, "section": "skill"}
+    out.update({k: other["metric"].get(k) for k in ("estimate", "ci_low", "ci_high")})
+    return out
