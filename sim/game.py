@@ -48,7 +48,7 @@ class GameSpec:
     tables: tuple[str, ...] = (MAIN_TABLE,)  # the Parquet tables a results folder holds, MAIN_TABLE first
     id_column: str = "game"                  # the column numbering games within MAIN_TABLE
     default_games: int = 100_000             # what the main job plays
-    bench_lineup: tuple[str, ...] = ("greedy", "greedy")
+    bench_lineup: tuple[str, ...] = ()       # `bench`'s lineup; left empty, greedy in every default seat
     compile_weight: float = 1.0  # its kernels' cold compile against a typical game's: `main` starts the heaviest first
     # The rooms (ROOMS): left empty, each is where ROOMS puts it.
     package: str = ""
@@ -71,6 +71,8 @@ class GameSpec:
             raise ValueError(f"{self.name}: tables start with the main table '{MAIN_TABLE}'")
         if not self.min_players <= self.default_players <= self.max_players:
             raise ValueError(f"{self.name}: default_players outside min_players..max_players")
+        if not self.bench_lineup:
+            object.__setattr__(self, "bench_lineup", ("greedy",) * self.default_players)
         if len(self.bench_lineup) != self.default_players:
             raise ValueError(f"{self.name}: bench_lineup names one strategy per seat of default_players")
 

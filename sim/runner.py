@@ -303,121 +303,47 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     The plan is never materialised (batches and their seeds are generated as they are handed out), so its
     size costs no memory before the first game.
     """
-    from joblib import Parallel, delayed, parallel_config
-    from joblib.externals.loky.process_executor import BrokenProcessPool
-    from tqdm import tqdm
+    from tqdm import tqdm  # deferred with joblib's imports below: a plan run in this process needs neither
 
     summary_only = summary_meta is not None
     if summary_only and summariser is None:
         raise ValueError("--summary-only needs a summariser")
     seed_of = functools.partial(batch_seed, plan.seed)
-    done: set[int] = set()
     context = batch_context(spec, cfg, plan, summary_only, kind)
-    if batch_dir is not None:
-        good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only, context)
-        done = set(good)
-        if bad:
-            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-            _warn(f"{len(bad)} saved batch file(s) cannot be trusted and are played again: "
-                  + ", ".join(bad[:5]) + more)
-
-    def pending(after: int = -1):
-        return (b for b in range(after + 1, plan.n_batches) if b not in done)
-
+    done = _sound_saved(spec, plan, batch_dir, seed_of, summary_only, context)
     saved_games = sum(plan.batch_games(b) for b in done)
     started = time.perf_counter()
     bar = tqdm(total=plan.n_games, unit="game", disable=not progress, dynamic_ncols=True,
                desc=spec.name, mininterval=0.5, file=sys.stderr)
     bar.update(saved_games)
-    merged, collected, waiting = {}, [], {}  # --summary-only's sums; batches' tables; batches ahead of their turn
-    next_out = [0]
-    # in batch order, so a resumed run sums (--summary-only) exactly as an uninterrupted one
+    merged, collected = {}, []  # --summary-only's sums; the batches' tables
     deliver = ((lambda b, tables: summariser.merge(merged, tables)) if summary_only else
                sink or (lambda b, tables: collected.append(tables)))
-
-    def flush() -> None:
-        """Deliver every batch that is now next in order (saved ones are read back only then)."""
-        while next_out[0] < plan.n_batches:
-            b = next_out[0]
-            if b in waiting:
-                deliver(b, waiting.pop(b))
-            elif b in done:
-                deliver(b, load_batch(batch_dir, b, summary_only))
-            else:
-                break
-            next_out[0] += 1
-
-    def keep(b: int, tables: dict) -> None:
-        if batch_dir is not None:
-            save_batch(batch_dir, b, tables, summary_only, seed=seed_of(b), bounds=plan.batch_bounds(b),
-                       context=context)
-        waiting[b] = tables
-        flush()
-        bar.update(plan.batch_games(b))
-
+    order = _InOrder(plan, batch_dir, done, summary_only, context, seed_of, deliver, bar)
     work, extra = (summarize_one_batch, (summary_meta, summariser)) if summary_only else (run_one_batch, ())
+
+    def play(b: int) -> dict:
+        return work(spec.name, cfg, plan, b, seed_of(b), debug, *extra)
 
     client = None
     stop = _StopOnCtrlC()
     try:
         with stop:
-            todo = pending()
+            todo = order.pending()
             first = next(todo, None)
             remaining = plan.n_batches - len(done) - (first is not None)
             workers = worker_count(jobs, remaining, backend, scheduler) if remaining else 1
             loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
-            # loky's workers start meanwhile (importing, readying numba: about a second each, see start_worker)
-            starting = (_start_workers(spec.name, workers, loky) if remaining and workers > 1 and backend == "loky"
-                        else None)
-            try:
-                # The first batch plays here, so the kernel is compiled once (or loaded) in this process and the
-                # workers load it from numba's cache: workers compiling side by side double the work, and the
-                # compiler's memory trips loky's leak guard, which restarts them with a warning.
-                if first is not None:
-                    keep(first, work(spec.name, cfg, plan, first, seed_of(first), debug, *extra))
-                    stop.check()
-                if starting is not None:
-                    for _ in starting:  # the workers are ready (or soon will be) for the batches
-                        pass
-            finally:
-                if starting is not None:
-                    with warnings.catch_warnings():  # stopped early: its tasks are cancelled, as meant
-                        warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
-                        starting.close()  # (a no-op once they are all in)
+            _play_first(spec.name, first, play, order, stop, workers if remaining else 1, backend, loky)
             if remaining and workers == 1 and backend != "dask":
                 for b in todo:
-                    keep(b, work(spec.name, cfg, plan, b, seed_of(b), debug, *extra))
+                    order.keep(b, play(b))
                     stop.check()
             elif remaining:
                 stop.at_once = backend == "dask"  # what is saved stays saved; batches in flight are played again
                 client = _client(workers, backend, scheduler)
-                last, deaths = first, 0
-                while True:
-                    try:
-                        with parallel_config(backend=backend, **loky), warnings.catch_warnings():
-                            # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
-                            warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
-                            tasks = (delayed(work)(spec.name, cfg, plan, b, seed_of(b), debug, *extra)
-                                     for b in pending(last))
-                            played = Parallel(n_jobs=workers, return_as="generator")(tasks)
-                            try:
-                                for b, tables in zip(pending(last), played):
-                                    keep(b, tables)
-                                    last, deaths = b, 0
-                                    stop.check()
-                            finally:
-                                played.close()  # cancels what is in flight here, under the filter above
-                        break
-                    except BrokenProcessPool as exc:
-                        if stop.requested:
-                            raise
-                        deaths += 1
-                        lost = next(pending(last), None)
-                        if deaths > WORKER_RETRIES:
-                            raise WorkersFailed(f"worker processes died {deaths} times in a row, the last time "
-                                                f"while playing batch {lost} or one after it ({_death(exc)})") from None
-                        _warn(f"a worker process died while playing batch {lost} or after ({_death(exc)}); "
-                              "playing those batches again")
+                _play_in_parallel(work, (spec.name, cfg, plan), seed_of, (debug, *extra), first, order, stop,
+                                  workers, backend, loky)
     except Exception as exc:
         if stop.requested:  # a worker killed by the same Ctrl-C: still an interruption, not a failure
             raise RunInterrupted() from exc
@@ -429,7 +355,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
         if client is not None:
             _close(client, stop.requested)
     elapsed = time.perf_counter() - started
-    flush()  # saved batches after the last one played
+    order.flush()  # saved batches after the last one played
     if summary_only:
         tables = {"summary": summariser.finalize(merged)}
     elif sink is not None:
@@ -439,6 +365,109 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
     played = plan.n_games - saved_games
     return tables, {"seconds": elapsed, "games_played_now": int(played),
                     "games_per_second": played / elapsed if elapsed and played else None}
+
+
+def _sound_saved(spec: GameSpec, plan: Plan, batch_dir, seed_of, summary_only: bool, context: str) -> set[int]:
+    """The saved batches that can be trusted (none without a batch folder); the others are named and played again."""
+    if batch_dir is None:
+        return set()
+    good, bad = sound_batches(batch_dir, plan, seed_of, spec.id_column, summary_only, context)
+    if bad:
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        _warn(f"{len(bad)} saved batch file(s) cannot be trusted and are played again: " + ", ".join(bad[:5]) + more)
+    return set(good)
+
+
+class _InOrder:
+    """Finished batches, delivered in batch order (so a resumed run sums, with --summary-only, exactly as an
+    uninterrupted one): each is saved at once (with a batch folder), waits for the batches before it, and is
+    handed to `deliver`; saved batches are read back only when their turn comes."""
+
+    def __init__(self, plan: Plan, batch_dir, done: set[int], summary_only: bool, context: str, seed_of, deliver,
+                 bar):
+        self.plan, self.batch_dir, self.done, self.summary_only = plan, batch_dir, done, summary_only
+        self.context, self.seed_of, self.deliver, self.bar = context, seed_of, deliver, bar
+        self.waiting: dict[int, dict] = {}  # batches ahead of their turn
+        self.next_out = 0
+
+    def pending(self, after: int = -1):
+        """The batches still to play after batch `after`, generated as they are handed out."""
+        return (b for b in range(after + 1, self.plan.n_batches) if b not in self.done)
+
+    def flush(self) -> None:
+        """Deliver every batch that is now next in order."""
+        while self.next_out < self.plan.n_batches:
+            b = self.next_out
+            if b in self.waiting:
+                self.deliver(b, self.waiting.pop(b))
+            elif b in self.done:
+                self.deliver(b, load_batch(self.batch_dir, b, self.summary_only))
+            else:
+                break
+            self.next_out += 1
+
+    def keep(self, b: int, tables: dict) -> None:
+        if self.batch_dir is not None:
+            save_batch(self.batch_dir, b, tables, self.summary_only, seed=self.seed_of(b),
+                       bounds=self.plan.batch_bounds(b), context=self.context)
+        self.waiting[b] = tables
+        self.flush()
+        self.bar.update(self.plan.batch_games(b))
+
+
+def _play_first(game: str, first, play, order: _InOrder, stop, workers: int, backend: str, loky: dict) -> None:
+    """The first batch plays here, so the kernel is compiled once (or loaded) in this process and the workers load
+    it from numba's cache: workers compiling side by side double the work, and the compiler's memory trips loky's
+    leak guard, which restarts them with a warning. loky's workers start meanwhile (importing, readying numba:
+    about a second each, see start_worker)."""
+    starting = _start_workers(game, workers, loky) if workers > 1 and backend == "loky" else None
+    try:
+        if first is not None:
+            order.keep(first, play(first))
+            stop.check()
+        if starting is not None:
+            for _ in starting:  # the workers are ready (or soon will be) for the batches
+                pass
+    finally:
+        if starting is not None:
+            with warnings.catch_warnings():  # stopped early: its tasks are cancelled, as meant
+                warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                starting.close()  # (a no-op once they are all in)
+
+
+def _play_in_parallel(work, head: tuple, seed_of, tail: tuple, last, order: _InOrder, stop, workers: int,
+                      backend: str, loky: dict) -> None:
+    """The batches after `last` on `workers` workers, results taken in batch order; a worker that dies is
+    replaced and its batches played again, WORKER_RETRIES times in a row at most."""
+    from joblib import Parallel, delayed, parallel_config  # deferred: joblib starts nothing for a plan run here
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    deaths = 0
+    while True:
+        try:
+            with parallel_config(backend=backend, **loky), warnings.catch_warnings():
+                # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
+                warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                tasks = (delayed(work)(*head, b, seed_of(b), *tail) for b in order.pending(last))
+                played = Parallel(n_jobs=workers, return_as="generator")(tasks)
+                try:
+                    for b, tables in zip(order.pending(last), played):
+                        order.keep(b, tables)
+                        last, deaths = b, 0
+                        stop.check()
+                finally:
+                    played.close()  # cancels what is in flight here, under the filter above
+            return
+        except BrokenProcessPool as exc:
+            if stop.requested:
+                raise
+            deaths += 1
+            lost = next(order.pending(last), None)
+            if deaths > WORKER_RETRIES:
+                raise WorkersFailed(f"worker processes died {deaths} times in a row, the last time "
+                                    f"while playing batch {lost} or one after it ({_death(exc)})") from None
+            _warn(f"a worker process died while playing batch {lost} or after ({_death(exc)}); "
+                  "playing those batches again")
 
 
 def batch_context(spec: GameSpec, cfg, plan: Plan, summary_only: bool, kind: str) -> str:

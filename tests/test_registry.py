@@ -131,7 +131,7 @@ def test_a_preset_with_round_robin_plays_in_all(game):
     """`round_robin = true` puts a preset in `-s all` (after the registered heuristics), whatever its base's own
     flag; false, or no flag, leaves it to be named. Only a bool is accepted, and never on a search player's
     preset. The flag is no parameter: the preset's vector is the same with or without it."""
-    from sim.cli import load_setup
+    from sim.setup import load_setup
     from sim.errors import ConfigError
     from sim.registry import check_presets, choices, round_robin_names
     base = next(d for d in registered(game) if not d.search and not d.round_robin)  # `weighted` in every game

@@ -176,7 +176,7 @@ def test_seat_rotation_in_results(cli, tmp_path):
     assert g["strategy_0"].value_counts().to_dict() == {"greedy": 100, "random": 100}
     assert g["strategy_1"].value_counts().to_dict() == {"greedy": 100, "random": 100}
 
-    from sim.cli import load_setup
+    from sim.setup import load_setup
     every = [c.name for c in load_setup("mohur", None, (), None, "all")[3]]  # what `-s all` plays
     assert every == MOHUR + ["tuned"], "the registered heuristics, then the presets with round_robin = true"
     n_pairs = len(every) * (len(every) + 1) // 2

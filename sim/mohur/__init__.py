@@ -5,10 +5,7 @@ from sim.game import GameSpec
 GAME = GameSpec(
     name="mohur",
     title="Mohur",
-    min_players=2,
-    max_players=2,
-    default_players=2,
+    min_players=2, max_players=2, default_players=2,
     tables=("games", "rounds"),
     id_column="match",
-    bench_lineup=("greedy", "greedy"),
 )

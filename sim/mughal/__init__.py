@@ -4,9 +4,6 @@ from sim.game import GameSpec
 GAME = GameSpec(
     name="mughal",
     title="Mughal",
-    min_players=2,
-    max_players=8,
-    default_players=4,
+    min_players=2, max_players=8, default_players=4,
     tables=("games", "players", "picks"),
-    bench_lineup=("greedy", "greedy", "greedy", "greedy"),
 )
