@@ -483,6 +483,7 @@ def test_model_estimate_merges_across_batches_exactly():
 
 def test_mirror_rate_wins_over_a_batch_without_mirror_games():
     from analysis import stats
+    from analysis import summary as summaries
     rng = np.random.default_rng(10)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 3000, 0.53)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
