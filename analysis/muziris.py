@@ -452,6 +452,7 @@ def _characters_section(characters: pd.DataFrame, picks: pd.DataFrame, outdir: P
 
 
 def _character_bars(names, values, ylabel: str, title: str, path: Path) -> None:
+    """One bar per character (its pick rate, or the coins waiting on it)."""
     fig, ax = new_figure()
     x = np.arange(len(names))
     ax.bar(x, values, color=ACCENT)
