@@ -156,26 +156,17 @@ def _skill_metrics(tables, meta) -> dict:
 
 
 def _skill_section(tables, meta, summary, outdir):
-    if not any(k.startswith("skill_gap[") or k.endswith(f"[{skill.EXPERT}]") for k in summary):
+    if not skill.present(summary):
         return None
-    games, players = tables["games"], tables["players"]
+    players = tables["players"]
     search = skill.search_names(meta)
     p = _players_count(tables, meta)
     labels = {"tie_rate": "game tied (shared win)", "seat_win_rate_0": "seat 0 wins",
               f"seat_win_rate_{p - 1}": f"seat {p - 1} wins"}
-    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
-                   for key, label in labels.items()}
-    lineups = _lineups(tables)
-    level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
-    by_game = pd.Series(level, index=games["game"].to_numpy())
-    pools = {}
-    for name in (skill.HEURISTIC, skill.EXPERT):
-        part = players[by_game.loc[players["game"].to_numpy()].to_numpy() == name]
-        if len(part):
-            pools[name] = {k.strip("[]"): v for k, v in common.win_rate_metrics(part, "").items()}
     gaps = skill.gap_table(_skill_long(tables, meta, search), search)
     # baseline "" : skill.section's verdict assumes two players (50%); the verdict here uses 1 / players
-    out = skill.section(comparisons, gaps, pools, outdir, baseline="", unit="game")
+    out = skill.section(skill.comparisons(summary, labels), gaps, skill.pool_rates(_lineups(tables), players, search),
+                        outdir, baseline="", unit="game")
     base = [(s, r) for (s, o), r in gaps.iterrows() if o == "greedy"]
     if base:
         s, r = base[0]

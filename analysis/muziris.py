@@ -12,6 +12,7 @@ from analysis.findings import assumed_pace
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
 from analysis.stats import binomial_test, mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
+from matplotlib import colormaps
 
 from sim.muziris.config import parse_steps
 from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
@@ -244,22 +245,12 @@ def _skill_metrics(games: pd.DataFrame, players: pd.DataFrame, meta: dict) -> di
 
 
 def _skill_section(tables, summary, meta, outdir):
-    if not any(k.startswith("skill_gap[") or k.endswith(f"[{skill.EXPERT}]") for k in summary):
+    """Only when a search strategy played: headline rates by skill and the search players' head-to-head records."""
+    if not skill.present(summary):
         return None
-    games, players = tables["games"], tables["players"]
-    search = skill.search_names(meta)
-    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
-                   for key, label in SKILL_LABELS.items()}
-    level = skill.levels(games, search, _strategy_columns(games))
-    per_player = pd.Series(level, index=games["game"].to_numpy()).reindex(players["game"].to_numpy()).to_numpy()
-    pools = {}
-    for name in (skill.HEURISTIC, skill.EXPERT):
-        part = players[per_player == name]
-        if len(part):
-            g = part.groupby(part["strategy"].astype(str))["win_share"].agg(["sum", "size"])
-            pools[name] = {s: rate(r["sum"], r["size"]) for s, r in g.iterrows()}
-    sec = skill.section(comparisons, skill.gap_table(_pairs(players), search), pools, outdir,
-                        baseline="greedy", unit="match")
+    players, search = tables["players"], skill.search_names(meta)
+    sec = skill.section(skill.comparisons(summary, SKILL_LABELS), skill.gap_table(_pairs(players), search),
+                        skill.pool_rates(tables["games"], players, search), outdir, baseline="greedy", unit="match")
     P = int(meta.get("players") or players["seat"].max() + 1)
     sec["text"] += (" Here a match is one game. The skill gap is a head-to-head record: for every search player "
                     "and every heuristic seated in the same game, a win when the search player finishes ahead "
@@ -291,63 +282,97 @@ def _bars(ax, labels, est, lo, hi, colors=ACCENT):
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0, ha="right" if len(labels) > 5 else "center")
 
 
+def _section(title: str, text: str, *figures: tuple[str, str], **extra) -> dict:
+    """A report section: its title, its text, any `html`, and its figures as (file, reading) pairs."""
+    return {"title": title, "text": text, **extra, "figures": [{"file": f, "reading": r} for f, r in figures]}
+
+
 def sections(tables, meta, summary, outdir: Path) -> list[dict]:
+    """The report's Muziris sections, in page order."""
     outdir = Path(outdir)
     games, players = tables["games"], tables["players"]
     P = int(meta.get("players") or players["seat"].max() + 1)
-    n = len(games)
-    out = []
+    ncond = int(games["condition"].max()) + 1
+    conds = _condition_names(meta, ncond)[:ncond]  # the conditions this run drew, by index
+    strategy = common.names_of(players["strategy"])  # once: the sections below group and select by it
+    out = [_seats_section(summary, P, outdir)]
+    strength_figures, meta_sections = common.meta_game_section(summary, outdir, strategy_colors(strategy.unique()), P)
+    out.append(_strategies_section(games, players, strategy, conds, P, outdir))
+    out[-1]["figures"] += strength_figures
+    out += meta_sections
+    out.append(_length_section(games, summary, meta, conds, outdir))
+    if "characters" in tables and "picks" in tables:
+        out.append(_characters_section(tables["characters"], tables["picks"], outdir))
+    out.append(_sources_section(players, strategy, outdir))
+    if "orders" in tables:
+        out.append(_order_sizes_section(tables["orders"], outdir))
+    out.append(_coin_supply_section(games, summary, meta, outdir))
+    labels = {key: label for key, (label, _) in decisive_columns(meta.get("config") or {}, players).items()}
+    what_decides = decisive.section(summary, labels, outdir)
+    if what_decides is not None:
+        what_decides["html"] = _decisive_by_condition(summary, labels, conds)
+    by_skill = _skill_section(tables, summary, meta, outdir)
+    across = across_skill.section(summary, labels) if across_skill.present(summary, across_skill.HAND) else None
+    return out + [s for s in (what_decides, by_skill, across) if s is not None]
 
-    # 1. first player and seats, at equal skill (mirror games, else the model; see analysis.edges)
-    def metric_bars(prefix, labels, path, title):
-        ms = [summary.get(f"{prefix}[{k}]") or {} for k in range(P)]
-        ms = [{} if edges.too_few(m) else m for m in ms]  # too few games for a model figure: no bar
-        est, lo, hi = (np.array([m.get(f, np.nan) for m in ms], dtype=float) for f in ("estimate", "ci_low", "ci_high"))
-        fig, ax = new_figure()
-        _bars(ax, labels, est * 100, lo * 100, hi * 100)
-        ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
-        ax.set_ylabel("win rate (%), shared wins split")
-        ax.set_title(title)
-        ax.legend(loc="lower right")
-        save(fig, outdir / path)
-        return ms[0]
 
+def _seats_section(summary: dict, P: int, outdir: Path) -> dict:
+    """How often each position after the round-1 first player and each fixed seat wins at equal skill."""
     source = summary.get("first_player_win_rate") or {}
     pool = "mirror games" if source.get("population") == edges.MIRROR else "model at equal skill"
-    metric_bars("position_win_rate", ["first player"] + [f"+{i} (clockwise)" for i in range(1, P)],
-                "muziris_first_player.png", f"Win rate by position after the round-1 first player ({pool})")
-    metric_bars("seat_win_rate", [f"seat {i}" for i in range(P)], "muziris_seats.png",
-                f"Win rate by seat ({pool}; 95% intervals)")
+    _position_bars(summary, "position_win_rate", ["first player"] + [f"+{i} (clockwise)" for i in range(1, P)], P,
+                   outdir / "muziris_first_player.png", f"Win rate by position after the round-1 first player ({pool})")
+    _position_bars(summary, "seat_win_rate", [f"seat {i}" for i in range(P)], P, outdir / "muziris_seats.png",
+                   f"Win rate by seat ({pool}; 95% intervals)")
+    return _section(
+        "First-player advantage and seats", _first_player_text(summary, P),
+        ("muziris_first_player.png", "Each bar is how often the player sitting that many seats after the round-1 "
+         "first player wins, at equal skill; the dashed line is an even share."),
+        ("muziris_seats.png", "Each bar is how often a fixed seat wins at equal skill; bars near the dashed line "
+         "mean seating does not matter."), html=_mirror_table(summary, P))
+
+
+def _position_bars(summary: dict, prefix: str, labels: list[str], P: int, path: Path, title: str) -> None:
+    """Win rate of each position (or seat) with its 95% interval against the fair share; no bar for too few games."""
+    ms = [{} if edges.too_few(m) else m for m in (summary.get(f"{prefix}[{k}]") or {} for k in range(P))]
+    est, lo, hi = (np.array([m.get(f, np.nan) for m in ms], dtype=float) for f in ("estimate", "ci_low", "ci_high"))
+    fig, ax = new_figure()
+    _bars(ax, labels, est * 100, lo * 100, hi * 100)
+    ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
+    ax.set_ylabel("win rate (%), shared wins split")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    save(fig, path)
+
+
+def _first_player_text(summary: dict, P: int) -> str:
+    """The round-1 first player's win rate at equal skill, its test against a fair share, and over every game."""
     fp = summary.get("first_player_win_rate")
     naive = summary.get("first_player_win_rate[all_games]")
-    text = ("The round-1 first player acts twice in every round they lead and the marker passes left each round. ")
+    text = "The round-1 first player acts twice in every round they lead and the marker passes left each round. "
     if fp:
         text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
                  f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}, {edges.p_text(_p_fair(fp, P))}) against a fair "
                  f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
+    return text
+
+
+def _mirror_table(summary: dict, P: int) -> str:
+    """Each position's win rate in each strategy's mirror games: a table (empty without mirror games)."""
     mirrors = sorted({k.split("mirror=")[1].rstrip("]") for k in summary
                       if k.startswith("position_win_rate[0][mirror=")})
     rows = "".join(f"<tr><td>{name}</td>" + "".join(
         f"<td>{fmt_metric('rate', summary.get(f'position_win_rate[{k}][mirror={name}]'))}</td>" for k in range(P))
         + "</tr>" for name in mirrors)
-    table = ("<table><tr><th>mirror games of</th>" + "".join(
+    return ("<table><tr><th>mirror games of</th>" + "".join(
         f"<th>{'first player' if k == 0 else f'+{k} (clockwise)'} wins</th>" for k in range(P)) + f"</tr>{rows}</table>"
         if rows else "")
-    out.append({"title": "First-player advantage and seats", "text": text, "html": table,
-                "figures": [{"file": "muziris_first_player.png",
-                             "reading": "Each bar is how often the player sitting that many seats after the "
-                                        "round-1 first player wins, at equal skill; the dashed line is an even "
-                                        "share."},
-                            {"file": "muziris_seats.png",
-                             "reading": "Each bar is how often a fixed seat wins at equal skill; bars near the "
-                                        "dashed line mean seating does not matter."}]})
-    strategy = common.names_of(players["strategy"])  # once: the sections below group and select by it
-    strength_figures, meta_sections = common.meta_game_section(
-        summary, outdir, strategy_colors(strategy.unique()), P)
 
-    # 2. strategies and market conditions
+
+def _strategies_section(games, players, strategy: pd.Series, conds: list[str], P: int, outdir: Path) -> dict:
+    """Each strategy's win rate over all its games and under each market condition drawn."""
     names = sorted(strategy.unique())
     colors = strategy_colors(names)
     st = players.groupby(strategy)["win_share"].agg(["sum", "size"]).reindex(names)
@@ -359,163 +384,139 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     ax.set_title("Win rate by strategy (95% intervals)")
     ax.legend()
     save(fig, outdir / "muziris_strategies.png")
-    conds = _condition_names(meta, int(games["condition"].max()) + 1)
-    cond = np.repeat(games["condition"].to_numpy(), P)
-    tab = players.assign(cond=cond, strat=strategy).groupby(
+    _condition_bars(games, players, strategy, names, colors, conds, P, outdir / "muziris_conditions.png")
+    return _section("Strategies and market conditions", "Shared victories are credited 1/k to each of k winners. The "
+                    "market condition is drawn once per game, so each group holds about a quarter of the games.",
+                    ("muziris_strategies.png", "How often each strategy wins over all its games, seats rotated."),
+                    ("muziris_conditions.png", "The same win rates split by the market condition drawn for the game."))
+
+
+def _condition_bars(games, players, strategy, names, colors, conds: list[str], P: int, path: Path) -> None:
+    """Win rate of each strategy (bars side by side) under each market condition, with 95% intervals."""
+    tab = players.assign(cond=np.repeat(games["condition"].to_numpy(), P), strat=strategy).groupby(
         ["cond", "strat"])["win_share"].agg(["sum", "size"]).reset_index()
     fig, ax = new_figure(8.5, 4.5)
-    ncond = int(games["condition"].max()) + 1
-    width = 0.8 / max(1, len(names))
+    x, width = np.arange(len(conds)), 0.8 / max(1, len(names))
     for i, name in enumerate(names):
-        part = tab[tab["strat"] == name].set_index("cond").reindex(range(ncond))
+        part = tab[tab["strat"] == name].set_index("cond").reindex(range(len(conds)))
         est = (part["sum"] / part["size"]).to_numpy()
         lo, hi = wilson(part["sum"].to_numpy(), part["size"].to_numpy())
-        ax.bar(np.arange(ncond) + i * width - 0.4 + width / 2, est * 100, width, color=colors[name], label=name,
+        ax.bar(x + i * width - 0.4 + width / 2, est * 100, width, color=colors[name], label=name,
                yerr=_err(est * 100, lo * 100, hi * 100), capsize=2, ecolor="#333333")
-    ax.set_xticks(np.arange(ncond), conds[:ncond])
+    ax.set_xticks(x, conds)
     ax.axhline(100 / P, color=NEUTRAL, ls="--")
     ax.set_ylabel("win rate (%)")
     ax.set_title("Win rate by strategy under each market condition (95% intervals)")
     ax.legend(fontsize=8, ncol=3)
-    save(fig, outdir / "muziris_conditions.png")
-    out.append({"title": "Strategies and market conditions",
-                "text": "Shared victories are credited 1/k to each of k winners. The market condition is drawn "
-                        "once per game, so each group holds about a quarter of the games.",
-                "figures": [{"file": "muziris_strategies.png",
-                             "reading": "How often each strategy wins over all its games, seats rotated."},
-                            {"file": "muziris_conditions.png",
-                             "reading": "The same win rates split by the market condition drawn for the game."}]})
+    save(fig, path)
 
-    out[-1]["figures"] += strength_figures
-    out += meta_sections
 
-    # 3. length and end
+def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: Path) -> dict:
+    """How many rounds games last under each market condition, and how many the round cap ended."""
     fig, ax = new_figure()
     top = int(games["rounds"].max())
-    for c in range(ncond):
+    for c, name in enumerate(conds):
         r = games.loc[games["condition"] == c, "rounds"]
         counts = np.bincount(r, minlength=top + 1)[1:] / max(1, len(r))
-        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=conds[c])
+        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=name)
     ax.set_xlabel("rounds in the game")
     ax.set_ylabel("games (%)")
     ax.set_title("Game length by market condition")
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
-    rpg = summary["rounds_per_game"]
-    cap = int((games["end_reason"] == END["round_cap"]).sum())
-    out.append({"title": "Rounds per game and what ended it",
-                "text": (f"Games last {rpg['estimate']:.2f} rounds on average{_minutes_words(summary, meta)}. "
-                         f"{n - cap:,} games ended by the "
-                         f"market condition's trigger and {cap:,} by the simulator's round cap "
-                         f"({cap / max(1, n):.2%})."),
-                "figures": [{"file": "muziris_rounds.png",
-                             "reading": "For each market condition, the share of games lasting each number "
-                                        "of rounds."}]})
+    n, cap = len(games), int((games["end_reason"] == END["round_cap"]).sum())
+    return _section(
+        "Rounds per game and what ended it", f"Games last {summary['rounds_per_game']['estimate']:.2f} rounds on "
+        f"average{_minutes_words(summary, meta)}. {n - cap:,} games ended by the market condition's trigger and "
+        f"{cap:,} by the simulator's round cap ({cap / max(1, n):.2%}).",
+        ("muziris_rounds.png", "For each market condition, the share of games lasting each number of rounds."))
 
-    # 4. characters
-    if "characters" in tables and "picks" in tables:
-        ch = tables["characters"].groupby("name", sort=False)[["rounds_in_play", "picks"]].sum()
-        ch = ch[ch["rounds_in_play"] > 0]
-        pr = ch["picks"] / ch["rounds_in_play"]
-        pk = tables["picks"].assign(total=lambda d: d["coins"].astype(float) * d["count"])
-        mc = pk.groupby("name", sort=False)[["total", "count"]].sum()
-        fig, ax = new_figure()
-        x = np.arange(len(ch))
-        ax.bar(x, pr.to_numpy(), color=ACCENT)
-        ax.set_xticks(x, ch.index)
-        ax.set_ylabel("uses per round in play")
-        ax.set_title("Character pick rate (final rounds may use a character more than once)")
-        save(fig, outdir / "muziris_picks.png")
-        fig, ax = new_figure()
-        coins_mean = (mc["total"] / mc["count"]).reindex(ch.index)
-        ax.bar(x, coins_mean.to_numpy(), color=ACCENT)
-        ax.set_xticks(x, ch.index)
-        ax.set_ylabel("coins on the character when taken (mean)")
-        ax.set_title("Coins waiting on a character when it is used")
-        save(fig, outdir / "muziris_pick_coins.png")
-        out.append({"title": "Characters",
-                    "text": "Each round one character goes unused and gains a coin. A character's pick rate is "
-                            "its uses divided by the rounds it was in play; coins on a character are counted "
-                            "up to 40 (40 or more count as 40).",
-                    "figures": [{"file": "muziris_picks.png",
-                                 "reading": "How often each character is used in a round it is in play."},
-                                {"file": "muziris_pick_coins.png",
-                                 "reading": "How many coins, on average, lay on a character when a player "
-                                            "chose it."}]})
 
-    # 5. coins by source
-    order_cols = [c for c in players.columns if c.startswith("coins_order_")]
-    cols = order_cols + list(SOURCES)
+def _characters_section(characters: pd.DataFrame, picks: pd.DataFrame, outdir: Path) -> dict:
+    """How often each character is used per round in play, and the coins waiting on it when it is used."""
+    ch = characters.groupby("name", sort=False)[["rounds_in_play", "picks"]].sum()
+    ch = ch[ch["rounds_in_play"] > 0]
+    mc = picks.assign(total=lambda d: d["coins"].astype(float) * d["count"]).groupby(
+        "name", sort=False)[["total", "count"]].sum()
+    _character_bars(ch.index, (ch["picks"] / ch["rounds_in_play"]).to_numpy(), "uses per round in play",
+                    "Character pick rate (final rounds may use a character more than once)",
+                    outdir / "muziris_picks.png")
+    _character_bars(ch.index, (mc["total"] / mc["count"]).reindex(ch.index).to_numpy(),
+                    "coins on the character when taken (mean)", "Coins waiting on a character when it is used",
+                    outdir / "muziris_pick_coins.png")
+    return _section(
+        "Characters", "Each round one character goes unused and gains a coin. A character's pick rate is its uses "
+        "divided by the rounds it was in play; coins on a character are counted up to 40 (40 or more count as 40).",
+        ("muziris_picks.png", "How often each character is used in a round it is in play."),
+        ("muziris_pick_coins.png", "How many coins, on average, lay on a character when a player chose it."))
+
+
+def _character_bars(names, values, ylabel: str, title: str, path: Path) -> None:
+    """One bar per character (its pick rate, or the coins waiting on it)."""
+    fig, ax = new_figure()
+    x = np.arange(len(names))
+    ax.bar(x, values, color=ACCENT)
+    ax.set_xticks(x, names)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    save(fig, path)
+
+
+def _sources_section(players, strategy: pd.Series, outdir: Path) -> dict:
+    """Where each strategy's coins come from: orders by produce, characters, abilities, setup, condition."""
+    names = sorted(strategy.unique())
+    cols = [c for c in players.columns if c.startswith("coins_order_")] + list(SOURCES)
     means = players.groupby(strategy)[cols].mean().reindex(names)
     fig, ax = new_figure(8.5, 4.5)
     bottom = np.zeros(len(names))
-    cmap = __import__("matplotlib").colormaps["tab20"]
     for i, c in enumerate(cols):
         label = c.replace("coins_order_", "orders: ").replace("coins_", "")
-        ax.bar(names, means[c].to_numpy(), bottom=bottom, color=cmap(i % 20), label=label)
+        ax.bar(names, means[c].to_numpy(), bottom=bottom, color=colormaps["tab20"](i % 20), label=label)
         bottom += means[c].to_numpy()
     ax.set_ylabel("coins per game (mean)")
     ax.set_title("Where each strategy's coins come from")
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "muziris_sources.png")
-    out.append({"title": "Coins by source",
-                "text": "Orders are split by produce; the rest are coins lying on characters, produce and "
-                        "character abilities (gain, per-order, the Broker's extra coin), setup coins and the "
-                        "market condition's end-of-game coins.",
-                "figures": [{"file": "muziris_sources.png",
-                             "reading": "Stacked mean coins per game for each strategy, by where they came "
-                                        "from."}]})
+    return _section("Coins by source", "Orders are split by produce; the rest are coins lying on characters, produce "
+                    "and character abilities (gain, per-order, the Broker's extra coin), setup coins and the market "
+                    "condition's end-of-game coins.",
+                    ("muziris_sources.png", "Stacked mean coins per game for each strategy, by where they came from."))
 
-    # 6. order sizes
-    if "orders" in tables:
-        od = tables["orders"].groupby(["name", "size"], sort=False)["count"].sum().unstack("size").fillna(0)
-        share = od.div(od.sum(axis=1).replace(0, 1), axis=0)
-        fig, ax = new_figure()
-        bottom = np.zeros(len(share))
-        for size in share.columns:
-            ax.bar(share.index, share[size].to_numpy() * 100, bottom=bottom, label=f"{size} card(s)")
-            bottom += share[size].to_numpy() * 100
-        ax.set_ylabel("orders (%)")
-        ax.set_title("Order sizes by produce")
-        ax.legend()
-        save(fig, outdir / "muziris_order_sizes.png")
-        out.append({"title": "Order sizes by produce",
-                    "text": f"{int(od.to_numpy().sum()):,} orders in all.",
-                    "figures": [{"file": "muziris_order_sizes.png",
-                                 "reading": "For each produce, the share of its orders made of 1, 2 or 3 "
-                                            "cards."}]})
 
-    # 7. coin supply
+def _order_sizes_section(orders: pd.DataFrame, outdir: Path) -> dict:
+    """For each produce, the share of its orders made of 1, 2 or 3 cards."""
+    od = orders.groupby(["name", "size"], sort=False)["count"].sum().unstack("size").fillna(0)
+    share = od.div(od.sum(axis=1).replace(0, 1), axis=0)
+    fig, ax = new_figure()
+    bottom = np.zeros(len(share))
+    for size in share.columns:
+        ax.bar(share.index, share[size].to_numpy() * 100, bottom=bottom, label=f"{size} card(s)")
+        bottom += share[size].to_numpy() * 100
+    ax.set_ylabel("orders (%)")
+    ax.set_title("Order sizes by produce")
+    ax.legend()
+    save(fig, outdir / "muziris_order_sizes.png")
+    return _section("Order sizes by produce", f"{int(od.to_numpy().sum()):,} orders in all.",
+                    ("muziris_order_sizes.png", "For each produce, the share of its orders made of 1, 2 or 3 cards."))
+
+
+def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict:
+    """Whether the boxed coins suffice: the coins each game took from the (unlimited) supply against the box."""
     boxed = int((meta.get("config") or {}).get("rules", {}).get("boxed_coins", 205))
     short = summary["coins_short_rate"]
-    fig, ax = new_figure()
     peak = games["peak_coins"].to_numpy()
     _, cap, _, largest = clip_upper(peak)
     cap = max(cap, boxed + 10)  # keep the games that would run out of boxed coins in view
-    shown, left_off = peak[peak <= cap], int((peak > cap).sum())
-    ax.hist(shown, bins=50, color=ACCENT)
+    fig, ax = new_figure()
+    ax.hist(peak[peak <= cap], bins=50, color=ACCENT)
     ax.axvline(boxed, color="#c0392b", ls="--", label=f"boxed coins ({boxed})")
     ax.set_xlabel("coins out of the supply at the end (players + characters)")
     ax.set_ylabel("games")
     ax.set_title("Coins a game needs from the supply")
     ax.legend()
     save(fig, outdir / "muziris_coins.png")
-    out.append({"title": "Is the boxed coin supply enough?",
-                "text": (f"The simulator's supply is unlimited. {short['estimate']:.2%} of games (95% interval "
-                         f"{short['ci_low']:.2%} to {short['ci_high']:.2%}) would have needed more than the "
-                         f"{boxed} coins in the box at some moment."),
-                "figures": [{"file": "muziris_coins.png",
-                             "reading": "How many coins each game took from the supply; games right of the "
-                                        "red line would have run out of boxed coins."
-                                        + overflow_note(left_off, len(peak), cap, largest, "games")}]})
-    labels = {key: label for key, (label, _) in decisive_columns(meta.get("config") or {}, players).items()}
-    what_decides = decisive.section(summary, labels, outdir)
-    if what_decides is not None:
-        what_decides["html"] = _decisive_by_condition(summary, labels, conds[:ncond])
-        out.append(what_decides)
-    extra = _skill_section(tables, summary, meta, outdir)
-    if extra is not None:
-        out.append(extra)
-    if across_skill.present(summary, across_skill.HAND):
-        out.append(across_skill.section(summary, labels))
-    return out
+    reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
+               "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
+    return _section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {short['estimate']:.2%} "
+                    f"of games (95% interval {short['ci_low']:.2%} to {short['ci_high']:.2%}) would have needed more "
+                    f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))

@@ -7,6 +7,7 @@ Generic part of the report's "Skill" section, used by each game's `analysis/<gam
   searches, "mixed" otherwise;
 - `gap_table(long, search)`: each search strategy's win rate against each heuristic (mixed games only), with
   Wilson intervals: the skill gap, how much the game rewards planning;
+- `present`, `comparisons`, `pool_rates`: whether the section is due, and its inputs from the summary and tables;
 - `section(...)`: the figure, the side-by-side table and the text.
 """
 from __future__ import annotations
@@ -50,6 +51,31 @@ def gap_metrics(long: pd.DataFrame, search: set[str]) -> dict:
     """summary.json entries `skill_gap[<search> vs <heuristic>]`."""
     table = gap_table(long, search)
     return {f"skill_gap[{s} vs {o}]": stats.rate(row.wins, row.n) for (s, o), row in table.iterrows()}
+
+
+def present(summary: dict) -> bool:
+    """Whether the summary holds skill figures (a search strategy played): the Skill section is due."""
+    return any(k.startswith("skill_gap[") or k.endswith(f"[{EXPERT}]") for k in summary)
+
+
+def comparisons(summary: dict, labels: dict) -> dict:
+    """`section`'s comparisons from the summary: label -> (heuristic-only, search-only) metric per key of `labels`."""
+    return {label: (summary.get(f"{key}[{HEURISTIC}]", {}), summary.get(f"{key}[{EXPERT}]", {}))
+            for key, label in labels.items()}
+
+
+def pool_rates(lineups: pd.DataFrame, players: pd.DataFrame, search: set[str]) -> dict:
+    """`section`'s pool_rates: level -> {strategy: win rate} inside heuristic-only and search-only games, from one
+    row per game (game, strategy_<seat>) and one per player (game, strategy, win_share)."""
+    level = levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
+    level = pd.Series(level, index=lineups["game"].to_numpy()).reindex(players["game"].to_numpy()).to_numpy()
+    out = {}
+    for name in (HEURISTIC, EXPERT):
+        part = players[level == name]
+        if len(part):
+            g = part.groupby(part["strategy"].astype(str))["win_share"].agg(["sum", "size"])
+            out[name] = {s: stats.rate(r["sum"], r["size"]) for s, r in g.iterrows()}
+    return out
 
 
 def _fmt(m) -> str:
