@@ -132,12 +132,13 @@ def section(comparisons: dict, gaps: pd.DataFrame, pool_rates: dict, outdir, bas
 
     comparisons: label -> (heuristic-vs-heuristic metric, expert-vs-expert metric) (stats.rate dicts);
     gaps: `gap_table`; pool_rates: level -> {strategy: metric} win rates inside each pool."""
+    units = "matches" if unit == "match" else unit + "s"  # "games", never "gamees"
     _plot(comparisons, gaps, outdir / "skill.png")
     rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{html.escape(_fmt(h))}</td><td>{html.escape(_fmt(e))}"
                    f"</td></tr>" for label, (h, e) in comparisons.items())
     for level in (HEURISTIC, EXPERT):
         for name, m in sorted(pool_rates.get(level, {}).items()):
-            rows += (f"<tr><td>{html.escape(name)} win rate in {level}-only {unit}es</td>"
+            rows += (f"<tr><td>{html.escape(name)} win rate in {level}-only {units}</td>"
                      + ("<td>" + html.escape(_fmt(m)) + "</td><td></td>" if level == HEURISTIC
                         else "<td></td><td>" + html.escape(_fmt(m)) + "</td>") + "</tr>")
     gap_rows = "".join(
@@ -162,7 +163,7 @@ def section(comparisons: dict, gaps: pd.DataFrame, pool_rates: dict, outdir, bas
         verdict = ("rewards planning strongly" if r.ci_low > 0.7 else "rewards planning" if r.ci_low > 0.5
                    else "punishes this search player" if r.ci_high < 0.5
                    else "shows no reward for planning that these games can detect (the interval holds 50%)")
-        text += (f" Skill gap: {s} wins {r.rate:.1%} of its {unit}es against {baseline} "
+        text += (f" Skill gap: {s} wins {r.rate:.1%} of its {units} against {baseline} "
                  f"(95% CI {r.ci_low:.1%}-{r.ci_high:.1%}, n={int(r.n):,}): the game {verdict}.")
     reading = ("Left: each pair of bars is one headline rate with heuristics only (grey) and with search players "
                "only (blue); the dashed line is 50%. Right: how often each search player beats each heuristic.")
