@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from interrupts import interrupt_at, interrupt_sensitivity_at
+
 import sim.runner
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
 from sim.cli import main
@@ -42,17 +44,6 @@ def one_line_error(result, *words):
 def listing(root: Path) -> dict:
     return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else "entry")
             for p in sorted(root.rglob("*"))}
-
-
-def interrupt_at(monkeypatch, batch: int):
-    real = sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        if b == batch:
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
 
 
 @pytest.fixture(scope="module")
@@ -280,17 +271,7 @@ SENS = ["sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules
 
 
 def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatch):
-    from sim import runner
-    from sim.commands import sensitivity_cmd
-    real, calls = runner.execute, []
-
-    def stop_at_the_ninth_point(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 9:
-            raise runner.RunInterrupted()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sensitivity_cmd, "execute", stop_at_the_ninth_point)  # where the command calls it
+    interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "S"
     one_line_error(cli(*SENS, "-o", out), "interrupted")
     monkeypatch.undo()

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from interrupts import interrupt_sensitivity_at
+
 from analysis.sensitivity import reading
 from sim import sensitivity_design as S
 from sim.cli import main
@@ -310,17 +312,7 @@ def test_unknown_metric_stops_with_nothing_written(tmp_path):
 
 
 def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tmp_path, monkeypatch):
-    from sim import runner
-    from sim.commands import sensitivity_cmd
-    real, calls = runner.execute, []
-
-    def interrupted_at_the_ninth_point(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 9:
-            raise runner.RunInterrupted()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sensitivity_cmd, "execute", interrupted_at_the_ninth_point)  # where the command calls it
+    interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "out"
     result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules.hand_limit",
                     "-n", "50", "-s", "greedy,greedy", "-q", "--metric", "turns_per_round", "-o", out)
