@@ -13,7 +13,6 @@ Keys another part of the summary may add are read when present and never require
 from __future__ import annotations
 
 import html
-import math
 import re
 import statistics
 

@@ -13,32 +13,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
-
-from interrupts import interrupt_at, interrupt_sensitivity_at
 
 import sim.runner
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
-from sim.cli import main
 from sim.game import get_game
 from sim.lock import exclusive, shared
 from sim.results import partial_path
+from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, one_line_error
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, *words):
-    assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    assert lines[0].startswith("balance-sim: error: "), lines[0]
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def listing(root: Path) -> dict:

@@ -13,33 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
-
-from interrupts import interrupt_at
 
 import sim.batches
 import sim.rng
 import sim.runner
-from sim.cli import main
 from sim.game import game_names, get_game
 from sim.lock import exclusive
 from sim.results import partial_path
+from cli_runs import cli, interrupt_at, one_line_error
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, *words):
-    assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def same_tables(a: Path, b: Path, game: str) -> None:

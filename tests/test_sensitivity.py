@@ -10,13 +10,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from interrupts import interrupt_sensitivity_at
-
 from analysis.sensitivity import reading
 from sim import sensitivity_design as S
 from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
+from cli_runs import interrupt_sensitivity_at
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 
@@ -312,7 +311,7 @@ def test_unknown_metric_stops_with_nothing_written(tmp_path):
 
 
 def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tmp_path, monkeypatch):
-    interrupt_sensitivity_at(monkeypatch, 9)
+    calls = interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "out"
     result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules.hand_limit",
                     "-n", "50", "-s", "greedy,greedy", "-q", "--metric", "turns_per_round", "-o", out)
