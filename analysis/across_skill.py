@@ -144,7 +144,8 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
 
 
 # ---- reading and comparing ------------------------------------------------------------------------------------
-def _metric(m) -> dict | None:
+def finite_metric(m) -> dict | None:
+    """A summary figure whose estimate and interval are finite numbers, else None (absent or damaged)."""
     if not isinstance(m, dict):
         return None
     values = [m.get(f) for f in ("estimate", "ci_low", "ci_high")]
@@ -158,7 +159,7 @@ def _family(summary: dict, prefix: str, pop: str) -> dict[str, dict]:
     out = {}
     for key, m in summary.items():
         match = pattern.fullmatch(key)
-        if match and _metric(m):
+        if match and finite_metric(m):
             out[match.group(1)] = m
     return out
 
@@ -184,7 +185,7 @@ def readings(summary: dict) -> dict[str, dict[str, dict | None]]:
     """{conclusion: {population: reading or None}} from a summary's skill_* keys."""
     out = {c: {} for c in CONCLUSIONS}
     for pop in (HAND, *STRONGER):
-        m = _metric(summary.get(f"skill_edge[{pop}]"))
+        m = finite_metric(summary.get(f"skill_edge[{pop}]"))
         out["edge"][pop] = {"metric": m, "verdict": edge_verdict(m)} if m else None
         out["leader"][pop] = _top(_family(summary, "skill_mix", pop))
         out["source"][pop] = _top(_family(summary, "skill_decisive", pop))
@@ -417,4 +418,13 @@ def finding(summary: dict, labels: dict | None = None) -> dict | None:
               "source": f"skill_decisive[{pop}][{other.get('name')}]"}[first["conclusion"]]
     out = {"id": "across_skill", "rank": rank, "text": text, "figure": figure, "section": "skill"}
     out.update({k: other["metric"].get(k) for k in ("estimate", "ci_low", "ci_high")})
+    return out
+
+
+def closing_sections(summary: dict, labels: dict, *sections) -> list[dict]:
+    """A game report's last sections: those given that apply (not None), then the conclusions across skill where the
+    summary has them."""
+    out = [s for s in sections if s is not None]
+    if present(summary, HAND):
+        out.append(section(summary, labels))
     return out

@@ -54,19 +54,18 @@ PLAIN = {
 }
 
 
+# figures of one strategy or seat: `name[arg]` said in words
+PLAIN_OF_ONE = {"win_rate": "{} wins", "seat_win_rate": "Seat {} wins", "strength": "{}'s strength (Elo)",
+                "nash_weight": "{}'s weight in the equilibrium mix"}
+
+
 def plain_name(name: str) -> str:
     if name in PLAIN:
         return PLAIN[name]
     base, _, arg = name.partition("[")
     arg = arg.rstrip("]")
-    if base == "win_rate":
-        return f"{arg} wins"
-    if base == "seat_win_rate":
-        return f"Seat {arg} wins"
-    if base == "strength":
-        return f"{arg}'s strength (Elo)"
-    if base == "nash_weight":
-        return f"{arg}'s weight in the equilibrium mix"
+    if base in PLAIN_OF_ONE:
+        return PLAIN_OF_ONE[base].format(arg)
     if base == "decisive_rate":
         return f"Winner changes without {findings.source_label(arg)}"
     label = PLAIN.get(base, base.replace("_", " ").capitalize())

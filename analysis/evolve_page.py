@@ -149,6 +149,15 @@ def reading(result: dict, summary: dict) -> list[str]:
     return lines
 
 
+def _save_by_generation(fig, ax, ylabel: str, legend: str, path) -> None:
+    """Whole generations along the x axis, the y axis named, the legend where `legend` says; the figure saved."""
+    ax.set_xlabel("generation")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel(ylabel)
+    ax.legend(loc=legend, fontsize=8)
+    save(fig, path)
+
+
 def _plot_convergence(frame: pd.DataFrame, path) -> str:
     fig, ax = new_figure()
     cand = frame[frame.role == "candidate"]
@@ -156,11 +165,7 @@ def _plot_convergence(frame: pd.DataFrame, path) -> str:
     ax.scatter(cand.generation, cand.fitness, s=10, color=NEUTRAL, label="candidates (this generation's deals)")
     ax.errorbar(inc.generation, inc.fitness, yerr=Z95 * inc.se, color=ACCENT, marker="o", ms=4, capsize=3,
                 label="incumbent (all its games, 95% CI)")
-    ax.set_xlabel("generation")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("mean win share against the pool")
-    ax.legend(loc="lower right", fontsize=8)
-    save(fig, path)
+    _save_by_generation(fig, ax, "mean win share against the pool", "lower right", path)
     return ("Convergence: each generation's candidates (grey) and the incumbent, the best so far, with a 95% "
             "interval over every game it has played since it became incumbent.")
 
@@ -174,11 +179,7 @@ def _plot_parameters(result: dict, path) -> str:
         ax.plot(gens, [r["incumbent"][k] for r in result["history"]], color=color, marker=".", label=name)
         ax.plot(gens, [r["mean"][k] for r in result["history"]], color=color, ls=":", alpha=0.7)
     ax.set_ylim(-0.05, 1.05)
-    ax.set_xlabel("generation")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("position within its bounds (0 = lowest)")
-    ax.legend(loc="best", fontsize=8)
-    save(fig, path)
+    _save_by_generation(fig, ax, "position within its bounds (0 = lowest)", "best", path)
     return ("Parameters over time, each scaled to its declared bounds: the incumbent (solid) and CMA-ES's "
             "search mean (dotted).")
 

@@ -13,7 +13,6 @@ Keys another part of the summary may add are read when present and never require
 from __future__ import annotations
 
 import html
-import math
 import re
 import statistics
 
@@ -30,13 +29,7 @@ TOPICS = {"seats": r"first-player|seat", "strategies": r"who wins|strategies", "
 
 
 def _metric(summary: dict, key: str) -> dict | None:
-    m = summary.get(key)
-    if not isinstance(m, dict):
-        return None
-    values = [m.get(f) for f in ("estimate", "ci_low", "ci_high")]
-    if any(not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) for v in values):
-        return None
-    return m
+    return across_skill.finite_metric(summary.get(key))
 
 
 def _indexed(summary: dict, prefix: str) -> dict[str, dict]:

@@ -177,15 +177,10 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))
     out.append(_scores(rounds, cfg, outdir))
-    what_decides = decisive.section(summary, decisive_labels(), outdir, unit="matches", with_rounds=True)
-    if what_decides is not None:
-        out.append(what_decides)
-    extra = _skill_section(games, summary, meta, outdir)
-    if extra is not None:
-        out.append(extra)
-    if across_skill.present(summary, across_skill.HAND):
-        out.append(across_skill.section(summary, decisive_labels()))
-    return out
+    labels = decisive_labels()
+    return out + across_skill.closing_sections(
+        summary, labels, decisive.section(summary, labels, outdir, unit="matches", with_rounds=True),
+        _skill_section(games, summary, meta, outdir))
 
 
 def _first_player(rounds, summary, outdir) -> dict:

@@ -196,15 +196,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     out.append(_disasters(players, strategy, outdir))
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
-    what_decides = decisive.section(summary, decisive_labels(cfg, players), outdir)
-    if what_decides is not None:
-        out.append(what_decides)
-    extra = _skill_section(tables, meta, summary, outdir)
-    if extra is not None:
-        out.append(extra)
-    if across_skill.present(summary, across_skill.HAND):
-        out.append(across_skill.section(summary, decisive_labels(cfg, players)))
-    return out
+    labels = decisive_labels(cfg, players)
+    return out + across_skill.closing_sections(summary, labels, decisive.section(summary, labels, outdir),
+                                               _skill_section(tables, meta, summary, outdir))
 
 
 def _seats(tables, meta, summary, outdir) -> dict:

@@ -13,46 +13,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import sim.runner
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
-from sim.cli import main
 from sim.game import get_game
 from sim.lock import exclusive, shared
 from sim.results import partial_path
+from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, one_line_error
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, *words):
-    assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    assert lines[0].startswith("balance-sim: error: "), lines[0]
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def listing(root: Path) -> dict:
     return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else "entry")
             for p in sorted(root.rglob("*"))}
-
-
-def interrupt_at(monkeypatch, batch: int):
-    real = sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        if b == batch:
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
 
 
 @pytest.fixture(scope="module")
@@ -280,17 +254,7 @@ SENS = ["sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules
 
 
 def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatch):
-    from sim import runner
-    from sim.commands import sensitivity_cmd
-    real, calls = runner.execute, []
-
-    def stop_at_the_ninth_point(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 9:
-            raise runner.RunInterrupted()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sensitivity_cmd, "execute", stop_at_the_ninth_point)  # where the command calls it
+    interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "S"
     one_line_error(cli(*SENS, "-o", out), "interrupted")
     monkeypatch.undo()

@@ -13,31 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import sim.batches
 import sim.rng
 import sim.runner
-from sim.cli import main
 from sim.game import game_names, get_game
 from sim.lock import exclusive
 from sim.results import partial_path
+from cli_runs import cli, interrupt_at, one_line_error
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(result, *words):
-    assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def same_tables(a: Path, b: Path, game: str) -> None:
@@ -45,16 +31,15 @@ def same_tables(a: Path, b: Path, game: str) -> None:
         pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
-def interrupt_at(monkeypatch, batch: int):
-    """Ctrl-C arrives while batch `batch` plays (-j 1): the batches before it are saved."""
-    real = sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        if b == batch:
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+def whole_and_interrupted(tmp_path, monkeypatch, args, batch: int, *words):
+    """`args` run whole into tmp_path/ref, then again into tmp_path/D with Ctrl-C in batch `batch` (the one error
+    line names `words`); returns (D, ref)."""
+    out, ref = tmp_path / "D", tmp_path / "ref"
+    assert cli(*args, "-o", ref).exit_code == 0
+    interrupt_at(monkeypatch, batch)
+    one_line_error(cli(*args, "-o", out), *words)
+    monkeypatch.undo()
+    return out, ref
 
 
 def listing(folder: Path) -> dict:
@@ -298,11 +283,8 @@ def test_tune_samples_a_huge_grid_without_building_it(tmp_path):
 
 
 def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
-    out, ref = tmp_path / "D", tmp_path / "ref"
-    assert cli("run", "mohur", "-n", 3000, *SMALL, "-o", ref).exit_code == 0
-    interrupt_at(monkeypatch, 5)
-    one_line_error(cli("run", "mohur", "-n", 3000, *SMALL, "-o", out), "interrupted: 5 of 6 batches")
-    monkeypatch.undo()
+    out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "mohur", "-n", 3000, *SMALL], 5,
+                                     "interrupted: 5 of 6 batches")
     batches = partial_path(out) / "batches"
     shutil.copy(batches / "batch-0000001.npz", batches / "batch-0000002.npz")  # a copy of another batch
     data = (batches / "batch-0000003.npz").read_bytes()
@@ -363,12 +345,8 @@ def test_saved_batches_read_back_whole_in_order_in_both_formats(tmp_path):
 
 
 def test_summary_only_resume_checks_its_batches_too(tmp_path, monkeypatch):
-    out, ref = tmp_path / "D", tmp_path / "ref"
-    common = ["run", "muziris", "-n", 2000, "--summary-only", *SMALL]
-    assert cli(*common, "-o", ref).exit_code == 0
-    interrupt_at(monkeypatch, 3)
-    one_line_error(cli(*common, "-o", out), "interrupted")
-    monkeypatch.undo()
+    out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "muziris", "-n", 2000, "--summary-only", *SMALL], 3,
+                                     "interrupted")
     batches = partial_path(out) / "batches"
     shutil.copy(batches / "batch-0000000.json", batches / "batch-0000001.json")
     r = cli("run", "--resume", out, "-q")
@@ -380,11 +358,8 @@ def test_summary_only_resume_checks_its_batches_too(tmp_path, monkeypatch):
 
 
 def test_the_same_command_again_continues_an_interrupted_run(tmp_path, monkeypatch):
-    out, ref = tmp_path / "D", tmp_path / "ref"
-    assert cli("run", "mughal", "-n", 2500, *SMALL, "-o", ref).exit_code == 0
-    interrupt_at(monkeypatch, 3)
-    one_line_error(cli("run", "mughal", "-n", 2500, *SMALL, "-o", out), "interrupted: 3 of 5 batches")
-    monkeypatch.undo()
+    out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "mughal", "-n", 2500, *SMALL], 3,
+                                     "interrupted: 3 of 5 batches")
     # other settings: refused, and the saved batches stay
     saved = listing(partial_path(out))
     one_line_error(cli("run", "mughal", "-n", 2500, *SMALL[:-4], "--seed", 8, "-q", "--no-report", "-o", out),

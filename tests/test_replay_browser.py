@@ -1,53 +1,24 @@
 """The replay page in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`) driven by
 selenium. Without them the tests skip and say what is missing (`.ci/run` installs them with apt-get)."""
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from analysis.replay import write_replay
 from sim.setup import load_setup
 from sim.game import game_names
+from headless_chromium import chromium_session
 from test_replay import lineup, traced_winners
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier,emperor", 4),
            "muziris": ("greedy,random,blocker", 3)}
-CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-DRIVER = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
-
-
-def _first(paths, name):
-    return next((p for p in paths if Path(p).is_file()), None) or shutil.which(name)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("selenium is not installed (pip install -e '.[test]')")
-    chromium, driver = _first(CHROMIUM, "chromium"), _first(DRIVER, "chromedriver")
-    if not chromium or not driver:
-        pytest.skip("no headless browser: install Debian's chromium and chromium-driver "
-                    "(apt-get install -y chromium chromium-driver)")
-    profile = tempfile.mkdtemp(prefix="replay-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", "--window-size=1300,900"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    # an explicit driver path: selenium never looks for (or downloads) a driver of its own
-    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
-    yield session
-    session.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium_session("replay-chromium-", 1300, 900)
 
 
 def _page(game, tmp_path):

@@ -1,40 +1,18 @@
 """Every game's report in a real browser at 1366x768: the Findings box is in the first screen, before any scrolling.
-Headless Chromium and chromedriver as in test_replay_browser.py; without them the test skips and says why."""
-import shutil
-import tempfile
-
+Headless Chromium and chromedriver (tests/headless_chromium.py); without them the test skips and says why."""
 import pytest
 from click.testing import CliRunner
 
 from sim.cli import main
 from sim.game import game_names
-from test_replay_browser import CHROMIUM, DRIVER, _first
+from headless_chromium import chromium_session
 
 WIDTH, HEIGHT = 1366, 768
 
 
 @pytest.fixture(scope="module")
 def screen():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("selenium is not installed (pip install -e '.[test]')")
-    chromium, driver = _first(CHROMIUM, "chromium"), _first(DRIVER, "chromedriver")
-    if not chromium or not driver:
-        pytest.skip("no headless browser: install Debian's chromium and chromium-driver "
-                    "(apt-get install -y chromium chromium-driver)")
-    profile = tempfile.mkdtemp(prefix="report-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-                 f"--window-size={WIDTH},{HEIGHT}"):
-        options.add_argument(flag)
-    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
-    yield session
-    session.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium_session("report-chromium-", WIDTH, HEIGHT)
 
 
 def first_screen_box(browser, path) -> dict:

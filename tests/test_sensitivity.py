@@ -15,6 +15,7 @@ from sim import sensitivity_design as S
 from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
+from cli_runs import interrupt_sensitivity_at
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 
@@ -310,17 +311,7 @@ def test_unknown_metric_stops_with_nothing_written(tmp_path):
 
 
 def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tmp_path, monkeypatch):
-    from sim import runner
-    from sim.commands import sensitivity_cmd
-    real, calls = runner.execute, []
-
-    def interrupted_at_the_ninth_point(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 9:
-            raise runner.RunInterrupted()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sensitivity_cmd, "execute", interrupted_at_the_ninth_point)  # where the command calls it
+    calls = interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "out"
     result = invoke("sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules.hand_limit",
                     "-n", "50", "-s", "greedy,greedy", "-q", "--metric", "turns_per_round", "-o", out)

@@ -30,6 +30,14 @@ def actions_buffer():
     return np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
 
 
+def observed(v, s, p=None):
+    """What seat p (default: the seat to move) observes."""
+    p = int(s[E.S_CUR]) if p is None else p
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    E.observe(s, v, p, obs)
+    return obs
+
+
 def legal_rows(s, v, p, buf=None):
     buf = actions_buffer() if buf is None else buf
     n = E.enumerate_actions(s, v, p, buf)
@@ -103,6 +111,27 @@ def reach_state(v, seed, steps, take_bias=0.0):
         E.play_row(s, v, p, buf, rng.choice(idx))
         played += 1
     return s, played
+
+
+def plant_unknown_card(s, rng):
+    """Same observation for the trader to move, different hidden state: a card of the rival's hand that it does
+    not know of swapped with a deck card of another kind, the deck shuffled. Returns the new state, or None when
+    nothing can be swapped."""
+    q = 1 - int(s[E.S_CUR])
+    t = s.copy()
+    free = [g for g in range(E.NG) if t[E.S_HAND + 7 * q + g] > t[E.S_KNOWN + 6 * q + g]]
+    lo, hi = int(E.S_DECK + t[E.S_DECKPOS]), int(E.S_DECK + t[E.S_DECKLEN])
+    spots = [i for i in range(lo, hi) if free and t[i] < E.NG and t[i] != free[0]]
+    if not spots:
+        return None
+    g, i = free[0], spots[0]
+    t[E.S_HAND + 7 * q + g] -= 1
+    t[E.S_HAND + 7 * q + t[i]] += 1
+    t[i] = g
+    deck = list(t[lo:hi])
+    rng.shuffle(deck)
+    t[lo:hi] = deck
+    return t
 
 
 def drawn_cards(before, after):

@@ -67,15 +67,14 @@ def test_bad_value_names_the_key(assignment, key, hint):
     assert key in str(err) and hint in str(err)
 
 
-@pytest.mark.parametrize("assignment,key,suggestion", [
-    ("rules.hand_limt=3", "rules.hand_limt", "hand_limit"),
-    ("nosuch=1", "nosuch", "rules"),
-    ("cards.gems=3", "cards.gems", "diamond"),
-    ("tokens.golld=[6,5]", "tokens.golld", "gold"),
-    ("bonus.6=[1]", "bonus.6", "3, 4, 5"),
-    ("rule.hand_limit=3", "rule", "rules"),
-])
-def test_unknown_key_with_suggestion(assignment, key, suggestion):
+UNKNOWN_KEYS = {"rules.hand_limt=3": ("rules.hand_limt", "hand_limit"), "nosuch=1": ("nosuch", "rules"),
+                "cards.gems=3": ("cards.gems", "diamond"), "tokens.golld=[6,5]": ("tokens.golld", "gold"),
+                "bonus.6=[1]": ("bonus.6", "3, 4, 5"), "rule.hand_limit=3": ("rule", "rules")}  # the key named, a hint
+
+
+@pytest.mark.parametrize("assignment", UNKNOWN_KEYS)
+def test_unknown_key_with_suggestion(assignment):
+    key, suggestion = UNKNOWN_KEYS[assignment]
     err = config_error(assignment)
     assert err.key == key
     assert "unknown key" in str(err) and suggestion in str(err)

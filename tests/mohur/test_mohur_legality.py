@@ -199,22 +199,28 @@ def test_exchange_enumeration_matches_brute_force_on_hand_built_state():
 # random reachable states
 
 
-@HYP
-@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 120), bias=st.sampled_from([0.0, 0.6, 0.9]),
-       cfg_name=st.sampled_from(sorted(CONFIGS)))
-def test_line_worth_knowing_on_random_states(seed, steps, bias, cfg_name):
+def on_random_states(test):
+    """Hypothesis draws a round dealt from a seed and played up to 120 random actions (a take bias of 0, 0.6 or
+    0.9), under either configuration."""
+    return HYP(given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 120),
+                     bias=st.sampled_from([0.0, 0.6, 0.9]), cfg_name=st.sampled_from(sorted(CONFIGS)))(test))
+
+
+def random_state(seed, steps, bias, cfg_name):
     cfg = CONFIGS[cfg_name]
-    s, _ = reach_state(cfg.vector, seed, steps, bias)
+    return cfg, reach_state(cfg.vector, seed, steps, bias)[0]
+
+
+@on_random_states
+def test_line_worth_knowing_on_random_states(seed, steps, bias, cfg_name):
+    cfg, s = random_state(seed, steps, bias, cfg_name)
     for p in (0, 1):
         check_line_worth_knowing(s, cfg, p)
 
 
-@HYP
-@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 120), bias=st.sampled_from([0.0, 0.6, 0.9]),
-       cfg_name=st.sampled_from(sorted(CONFIGS)))
+@on_random_states
 def test_every_legal_action_enumerated_once(seed, steps, bias, cfg_name):
-    cfg = CONFIGS[cfg_name]
-    s, _ = reach_state(cfg.vector, seed, steps, bias)
+    cfg, s = random_state(seed, steps, bias, cfg_name)
     for p in (0, 1):
         effects, rows = engine_effects(s, cfg, p)
         expected = brute_force(s, cfg.vector, p)
@@ -234,15 +240,13 @@ def test_random_play_reaches_rich_states():
     assert full >= 5 and coffers >= 5 and rich >= 5
 
 
-@HYP
-@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 120), bias=st.sampled_from([0.0, 0.6, 0.9]),
-       cfg_name=st.sampled_from(sorted(CONFIGS)))
+@on_random_states
 def test_counted_exchanges_are_the_enumerated_ones(seed, steps, bias, cfg_name):
     # random's listing (EX_COUNTED): the exchanges counted without being listed (engine.count_exchanges) and the one
     # drawn written when applied (engine.counted_exchange), against the full listing: the same number for either
     # seat, and at every exchange index the row the full listing has there
-    v = CONFIGS[cfg_name].vector
-    s, _ = reach_state(v, seed, steps, bias)
+    cfg, s = random_state(seed, steps, bias, cfg_name)
+    v = cfg.vector
     if E.round_over(s):
         return
     buf = actions_buffer()

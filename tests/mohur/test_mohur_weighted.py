@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, deal, effect,
-                           make_cfg, play_batch)
+                           make_cfg, observed, plant_unknown_card, play_batch)
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.registry import choices, registered
@@ -31,13 +31,6 @@ def weights(**named):
     return w
 
 
-def observe(s, p=None):
-    p = int(s[E.S_CUR]) if p is None else p
-    obs = np.zeros(E.OBS_SIZE, np.int32)
-    E.observe(s, V, p, obs)
-    return obs
-
-
 def states(n, seed=0):
     """Running states from matches played by `weighted` and `greedy` (seats alternating), mid-round: the turns
     a strategy really meets, with exchanges listed as one row (how the kernel hands them to `weighted`)."""
@@ -54,7 +47,7 @@ def states(n, seed=0):
         s[E.S_ON_DEMAND] = s[E.S_ON_DEMAND + 1] = E.EX_ROW
         while not E.is_over(s) and len(out) < n:
             k = E.legal_actions(s, V, buf)
-            obs = observe(s)
+            obs = observed(V, s)
             if rng.random() < 0.3:
                 out.append(s.copy())
             mine = (int(s[E.S_CUR]) + game) % 2 == 0
@@ -74,7 +67,7 @@ def choose(s, params, seed=1):
     buf = actions_buffer()
     n = E.legal_actions(t, V, buf)
     K.seed_rng(np.uint32(seed))
-    a = int(weighted(observe(t), buf, n, params, V))
+    a = int(weighted(observed(V, t), buf, n, params, V))
     return a, buf[:n].copy()
 
 
@@ -119,25 +112,13 @@ def test_deterministic_for_a_seed():
 
 
 def plant(s, rng):
-    """Same observation for the trader to move, different hidden state: a card of the rival's hand that it does
-    not know of swapped with a deck card of another kind, the deck shuffled, the hidden bonus rupees changed."""
-    p = int(s[E.S_CUR])
-    q = 1 - p
-    t = s.copy()
-    free = [g for g in range(E.NG) if t[E.S_HAND + 7 * q + g] > t[E.S_KNOWN + 6 * q + g]]
-    lo, hi = int(E.S_DECK + t[E.S_DECKPOS]), int(E.S_DECK + t[E.S_DECKLEN])
-    spots = [i for i in range(lo, hi) if free and t[i] < E.NG and t[i] != free[0]]
-    if not spots:
-        return None
-    g, i = free[0], spots[0]
-    t[E.S_HAND + 7 * q + g] -= 1
-    t[E.S_HAND + 7 * q + t[i]] += 1
-    t[i] = g
-    deck = list(t[lo:hi])
-    rng.shuffle(deck)
-    t[lo:hi] = deck
-    t[E.S_BSUM + q] += 4
-    t[E.S_BSUM + p] += 2
+    """A hidden card moved (`plant_unknown_card`) and the hidden bonus rupees changed; None when nothing can be
+    swapped."""
+    t = plant_unknown_card(s, rng)
+    if t is not None:
+        p = int(s[E.S_CUR])
+        t[E.S_BSUM + 1 - p] += 4
+        t[E.S_BSUM + p] += 2
     return t
 
 
@@ -148,7 +129,7 @@ def test_hidden_state_does_not_change_the_choice():
         t = plant(s, rng)
         if t is None:
             continue
-        assert not np.array_equal(s, t) and np.array_equal(observe(s), observe(t))
+        assert not np.array_equal(s, t) and np.array_equal(observed(V, s), observed(V, t))
         for params in (DEFAULTS, np.array([rng.uniform(lo, hi) for _, lo, hi in FEATURES.values()])):
             (a, rows_s), (b, rows_t) = choose(s, params, seed=i), choose(t, params, seed=i)
             assert a == b and np.array_equal(rows_s[a], rows_t[b])
@@ -158,7 +139,7 @@ def test_hidden_state_does_not_change_the_choice():
 
 def feature_changes(s, rows, j):
     """Each feature's change by row j (unweighted): the score with one weight at 1, the others 0."""
-    obs = observe(s)
+    obs = observed(V, s)
     buf = actions_buffer()
     buf[:len(rows)] = rows
     return {name: row_score(obs, buf, j, weights(**{name: 1.0})) for name in NAMES}
@@ -171,7 +152,7 @@ def test_score_is_the_weighted_sum_of_the_feature_changes():
         w = rng.uniform(-3, 3, len(NAMES))
         buf = actions_buffer()
         buf[:len(rows)] = rows
-        obs = observe(s)
+        obs = observed(V, s)
         for j in range(len(rows)):
             if rows[j, E.A_TYPE] in (E.T_EXCHANGES, E.T_PASS):
                 continue
@@ -191,7 +172,7 @@ def test_it_plays_the_highest_score():
             continue
         buf = actions_buffer()
         buf[:len(rows)] = rows
-        obs = observe(s)
+        obs = observed(V, s)
         scores = [row_score(obs, buf, j, params) for j in range(len(rows)) if rows[j, E.A_TYPE] != E.T_EXCHANGES]
         assert row_score(obs, buf, a, params) >= max(scores) - 1e-9
 

@@ -37,14 +37,41 @@ def bare_state(cfg, players, turn=1):
     return s
 
 
+def observe(cfg, s, p, size=E.OBS_SIZE):
+    obs = np.zeros(size, np.int32)
+    E.observe(s, cfg.vector, p, obs)
+    return obs
+
+
+def plant(cfg, s, p, rng):
+    """Same observation for seat p, different hidden state: a card of a hand p has not seen swapped with a deck card
+    of other suits or level, and the deck shuffled. None when nothing can be swapped."""
+    v = cfg.vector
+    obs = observe(cfg, s, p)
+    t = s.copy()
+    hidden = [q for q in range(int(s[E.S_NP])) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0 and s[E.S_HLEN + q]]
+    if not hidden:
+        return None
+    h = E.S_HAND + E.MAX_HAND * hidden[0]
+    for i in range(int(t[E.S_HLEN + hidden[0]])):
+        c = t[h + i]
+        for j in range(int(t[E.S_DECKLEN])):
+            d = t[E.S_DECK + j]
+            if v[E.CFG_CARD_MASK + d] != v[E.CFG_CARD_MASK + c] or v[E.CFG_CARD_LEVEL + d] != v[E.CFG_CARD_LEVEL + c]:
+                t[h + i], t[E.S_DECK + j] = d, c
+                deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
+                rng.shuffle(deck)
+                t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]] = deck
+                return t
+    return None
+
+
 def lineup_args(cfg, names, players, n):
     ch = choices("mughal", cfg.presets, names)
     base = np.array([c.base_id for c in ch], dtype=np.int64)
     params = np.stack([c.vector() for c in ch])
     lin = np.tile(np.arange(players, dtype=np.int64) % len(ch), (n, 1))
     return lin, base, params
-
-
 
 
 def play_until(cfg, s, sids, params, done, mode=None):

@@ -6,14 +6,17 @@ import numpy as np
 import pytest
 from numba import njit
 
+from mughal_helpers import observe, plant
 from sim import config as C
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.config import validate
 from sim.mughal.determinize import determinize, sample_state
-from sim.registry import HEURISTIC_ONLY, choices, registered
+from sim.registry import HEURISTIC_ONLY, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
 from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
+from search_checks import check_hidden_state_is_ignored, ismcts_params, sampled_worlds
+from strategy_params import preset_vector, strategy_arrays
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -41,20 +44,8 @@ def reach(cfg, players, seed, turn, step):
     return s
 
 
-def observe(cfg, s, p):
-    obs = np.zeros(E.OBS_SIZE, np.int32)
-    E.observe(s, cfg.vector, p, obs)
-    return obs
-
-
 def vector(name, cfg=CFG4, **overrides):
-    c = choices("mughal", cfg.presets, [name])[0]
-    vec = c.vector()
-    names = list(registered("mughal")[c.base_id].params)
-    for k, val in overrides.items():
-        vec[names.index(k)] = val
-    return c.base_id, vec
-
+    return preset_vector("mughal", cfg.presets, name, **overrides)
 
 
 @pytest.mark.parametrize("players,seed,turn,step", [
@@ -70,11 +61,7 @@ def test_determinized_world_is_consistent_with_the_observation(players, seed, tu
         obs = observe(cfg, s, p)
         hidden = [q for q in range(players) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0]
         hands = set()
-        for _ in range(8):
-            w = E.new_state()
-            determinize(obs, v, w)
-            E.check_invariants(w, v)
-            assert np.array_equal(observe(cfg, w, p), obs), "the sampled world must look the same to the seat"
+        for w in sampled_worlds(E, determinize, obs, v, lambda w: observe(cfg, w, p), 8):
             for q in range(players):  # tables are public: the same cards in the same suits
                 n = int(s[E.S_TLEN + q])
                 assert n == w[E.S_TLEN + q]
@@ -124,62 +111,30 @@ def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, s
     assert chi2_contingency(counts)[1] > 1e-3
 
 
-def plant(cfg, s, p, rng):
-    """Same observation for seat p, different hidden state: swap a card of a hand p has not seen with a deck
-    card of other suits or level, and shuffle the deck. None when nothing can be swapped."""
-    v = cfg.vector
-    obs = observe(cfg, s, p)
-    t = s.copy()
-    P = int(s[E.S_NP])
-    hidden = [q for q in range(P) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0 and s[E.S_HLEN + q] > 0]
-    if not hidden:
-        return None
-    q = hidden[0]
-    h = E.S_HAND + E.MAX_HAND * q
-    for i in range(int(t[E.S_HLEN + q])):
-        c = t[h + i]
-        for j in range(int(t[E.S_DECKLEN])):
-            d = t[E.S_DECK + j]
-            if v[E.CFG_CARD_MASK + d] != v[E.CFG_CARD_MASK + c] or v[E.CFG_CARD_LEVEL + d] != v[E.CFG_CARD_LEVEL + c]:
-                t[h + i], t[E.S_DECK + j] = d, c
-                deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
-                rng.shuffle(deck)
-                t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]] = deck
-                return t
-    return None
-
-
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(5)
     v = CFG4.vector
-    sid, params = vector("ismcts", iterations=60)
-    assert registered("mughal")[sid].function == ismcts.py_func.__name__
+    params = ismcts_params("mughal", CFG4.presets, ismcts, iterations=60)
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
-    checked = 0
-    for seed in range(30):
-        s = reach(CFG4, 4, seed, 1 + seed % 7, 1 + seed % 4)
-        p = seed % 4
-        t = plant(CFG4, s, p, rng)
-        if t is None:
-            continue
-        E.check_invariants(t, v)
-        assert not np.array_equal(s, t)
-        assert np.array_equal(observe(CFG4, s, p), observe(CFG4, t, p)), "the change must be invisible to p"
-        s[E.S_CUR] = t[E.S_CUR] = p
-        n = E.legal_actions(s, v, buf)
+
+    def planted(s, seed):
+        t = plant(CFG4, s, seed % 4, rng)
+        if t is not None:
+            E.check_invariants(t, v)
+        return t
+
+    def choose(state, seed):
+        state = state.copy()
+        state[E.S_CUR] = seed % 4   # the seat the change is hidden from chooses
+        n = E.legal_actions(state, v, buf)
         if n < 2:
-            continue
-        picks = []
-        for state in (s, t):
-            E.legal_actions(state, v, buf)
-            obs = observe(CFG4, state, p)
-            E.seed(np.uint32(1000 + seed))
-            picks.append(int(ismcts(obs, buf, n, params, v)))
-        assert picks[0] == picks[1]
-        checked += 1
-        if checked >= 8:
-            break
-    assert checked >= 5
+            return None
+        obs = observe(CFG4, state, seed % 4)
+        E.seed(np.uint32(1000 + seed))
+        return int(ismcts(obs, buf, n, params, v))
+
+    check_hidden_state_is_ignored(((seed, reach(CFG4, 4, seed, 1 + seed % 7, 1 + seed % 4)) for seed in range(30)),
+                                  planted, lambda s, seed: observe(CFG4, s, seed % 4), choose, 8, 5)
 
 
 @pytest.mark.parametrize("seed", [21, 22, 23])
@@ -216,11 +171,7 @@ def test_a_sampled_turn_is_played_from_the_front_of_the_state(seed):
 def play(cfg, players, names, n, seed, **overrides):
     """n games, the first name rotating through the seats against the second name in every other seat;
     returns the first name's total win share."""
-    chosen = choices("mughal", cfg.presets, names)
-    base = np.array([c.base_id for c in chosen], np.int64)
-    params = np.stack([c.vector() for c in chosen])
-    for k, val in overrides.items():
-        params[0, list(registered("mughal")[chosen[0].base_id].params).index(k)] = val
+    base, params = strategy_arrays("mughal", cfg.presets, names, **overrides)
     lineup = np.ones((n, players), np.int64)
     for g in range(n):
         lineup[g, g % players] = 0
@@ -244,7 +195,6 @@ def test_rollout_policy_and_options_are_parameters():
     assert play(CFG4, 4, ["ismcts", "greedy"], 1, 7, iterations=8, tree_depth=3, rollout_depth=6, widening=1) >= 0
     with pytest.raises(Exception):
         play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=8, rollout=NAMES.index("ismcts"))
-
 
 
 @njit

@@ -1,12 +1,10 @@
 """Mughal `weighted` strategy: its features against the engine's own scoring, each weight steering play the way
 docs/strategies.md says, legal choices, observation only, reproducible, and the CLI path."""
-import json
 import random
 import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from sim.mughal import engine as E
@@ -14,7 +12,9 @@ from sim.mughal import kernel as K
 from sim.registry import HEURISTIC_ONLY, MAX_PARAMS, choices, registered
 from strategies.mughal._weights import FEATURES, features, forced_on_seat
 from strategies.mughal.weighted import weighted
-from mughal_helpers import lineup_args, make_cfg
+from mughal_helpers import lineup_args, make_cfg, observe, plant
+from cli_runs import check_run_and_trace
+from strategy_params import strategy_arrays
 
 NAMES = [name for name, _, _ in FEATURES]
 RULE_VARIANTS = [(), ("rules.zero_total_scores=true", "rules.emperor_zero_wins=true"),
@@ -39,12 +39,6 @@ def decision_states(cfg, players, seed, names=("weighted", "greedy", "random"), 
                 out.append(s.copy())
         K.play(s, cfg.vector, sids, params, *args)
     return out
-
-
-def observe(cfg, s, p, size=E.OBS_SIZE):
-    obs = np.zeros(size, np.int32)
-    E.observe(s, cfg.vector, p, obs)
-    return obs
 
 
 def legal(cfg, s):
@@ -209,14 +203,9 @@ def test_documented_weights_steer_the_expected_way():
     awards, than the same weights with the opposite sign."""
     cfg = make_cfg(4)
     n = 300
-    d = next(d for d in registered("mughal") if d.name == "weighted")
 
     def totals(**w):
-        ch = choices("mughal", cfg.presets, ["weighted", "greedy"])
-        base = np.array([c.base_id for c in ch], np.int64)
-        params = np.stack([c.vector() for c in ch])
-        for k, val in w.items():
-            params[0, list(d.params).index(k)] = val
+        base, params = strategy_arrays("mughal", cfg.presets, ["weighted", "greedy"], **w)
         lin = np.ones((n, 4), np.int64)
         lin[np.arange(n), np.arange(n) % 4] = 0
         p = K.run_batch(cfg, 4, lin, base, params, 21, False)["players"]
@@ -226,29 +215,6 @@ def test_documented_weights_steer_the_expected_way():
     assert totals(emperor_vt=5.0)["vt_emperor"] > totals(emperor_vt=-5.0)["vt_emperor"] + 3
     assert totals(disaster_vt=5.0)["disasters_picked"] < totals(disaster_vt=-5.0)["disasters_picked"] - 1
     assert totals(suits_missing=-5.0)["all_suits_turns"] > totals(suits_missing=5.0)["all_suits_turns"] + 1
-
-
-def plant(cfg, s, p, rng):
-    """Same observation for seat p, different hidden state: a card of a hand p has not seen swapped with a deck card
-    of other suits or level, and the deck shuffled. None when nothing can be swapped."""
-    v = cfg.vector
-    obs = observe(cfg, s, p)
-    t = s.copy()
-    hidden = [q for q in range(int(s[E.S_NP])) if obs[E.O_SEATS + E.SB * q + E.B_KNOWN] == 0 and s[E.S_HLEN + q]]
-    if not hidden:
-        return None
-    h = E.S_HAND + E.MAX_HAND * hidden[0]
-    for i in range(int(t[E.S_HLEN + hidden[0]])):
-        c = t[h + i]
-        for j in range(int(t[E.S_DECKLEN])):
-            d = t[E.S_DECK + j]
-            if v[E.CFG_CARD_MASK + d] != v[E.CFG_CARD_MASK + c] or v[E.CFG_CARD_LEVEL + d] != v[E.CFG_CARD_LEVEL + c]:
-                t[h + i], t[E.S_DECK + j] = d, c
-                deck = list(t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]])
-                rng.shuffle(deck)
-                t[E.S_DECK: E.S_DECK + t[E.S_DECKLEN]] = deck
-                return t
-    return None
 
 
 def test_reads_only_its_observation():
@@ -303,16 +269,7 @@ def test_same_seed_same_tables_and_beats_random():
 
 
 def test_runs_and_traces_through_the_cli(cli, tmp_path):
-    out = tmp_path / "run"
-    result = cli("run", "mughal", "-n", 40, "-s", "weighted,greedy", "-j", 1, "--seed", 3, "-o", out,
-                 "--no-report", "-q")
-    assert result.exit_code == 0, result.output
-    players = pd.read_parquet(out / "players.parquet")
-    assert set(players["strategy"]) == {"weighted", "greedy"}
-    result = cli("trace", "mughal", "--seed", 3, "-p", 2, "-s", "weighted,greedy")
-    assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert events[0]["strategies"] == ["weighted", "greedy"] and events[-1]["event"] == "game_end"
+    check_run_and_trace(cli, tmp_path / "run", "mughal", 40)
 
 
 def test_docs_table_lists_every_feature_with_its_default_and_bounds():

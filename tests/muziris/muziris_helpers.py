@@ -1,4 +1,6 @@
 """Test helpers (a uniquely named module: tests/ folders have no __init__). Helpers to set up Muziris situations directly through the engine and drive them choice by choice."""
+import random
+
 import numpy as np
 from sim.config import build
 from sim.muziris import engine as E
@@ -119,3 +121,63 @@ def add_play(cfg, s, p, name, n):
         else:
             raise AssertionError(f"no {name} left in the deck")
         s[E.S_PLAY + p * E.MAX_T + t] += 1
+
+
+def reach(v, seed, steps, players=3):
+    """A game set up and advanced by up to `steps` random legal actions (still running)."""
+    rng = random.Random(seed)
+    s = E.new_state()
+    E.new_game(s, v, players, np.uint32(seed), 0)
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
+    for _ in range(steps):
+        n = E.legal_actions(s, v, buf)
+        before = s.copy()
+        E.apply_action(s, v, buf, rng.randrange(n))
+        if E.is_over(s):
+            return before
+    return s
+
+
+def observed(v, s):
+    """The observation of the player to act."""
+    obs = np.zeros(E.OBS_SIZE, np.int32)
+    E.observe(s, v, E.current_player(s), obs)
+    return obs
+
+
+def plant(s, rng):
+    """Same observation for the player to act, different hidden state: a card of another hand swapped with a
+    deck card of another produce, a discard card swapped with a deck card, the deck shuffled (None when
+    nothing could be swapped)."""
+    me = int(s[E.S_CUR])
+    t = s.copy()
+    lo, hi = int(E.S_DECK + t[E.S_DECKPOS]), int(E.S_DECK + t[E.S_DECKLEN])
+    changed = False
+    for q in range(int(t[E.S_NP])):
+        held = [x for x in range(E.MAX_T) if t[E.S_HAND + q * E.MAX_T + x] > 0] if q != me else []
+        spots = [i for i in range(lo, hi) if held and t[i] != held[0]]
+        if held and spots:
+            x, i = held[0], spots[0]
+            t[E.S_HAND + q * E.MAX_T + x] -= 1
+            t[E.S_HAND + q * E.MAX_T + t[i]] += 1
+            t[i] = x
+            changed = True
+            break
+    disc = [x for x in range(E.MAX_T) if t[E.S_DISCARD + x] > 0]
+    spots = [i for i in range(lo, hi) if disc and t[i] != disc[0]]
+    if disc and spots:
+        x, i = disc[0], spots[-1]
+        t[E.S_DISCARD + x] -= 1
+        t[E.S_DISCARD + t[i]] += 1
+        t[i] = x
+        changed = True
+    deck = list(t[lo:hi])
+    rng.shuffle(deck)
+    t[lo:hi] = deck
+    return t if changed else None
+
+
+def rotating_lineup(n, players, n_choices):
+    """n games' seats: game g seats choices g // players, g // players + 1, ... (modulo n_choices)."""
+    g = np.arange(n)[:, None]
+    return (g // players + np.arange(players)[None, :]) % n_choices

@@ -7,6 +7,7 @@ import numpy as np
 from sim.rng import batch_seeds
 import pytest
 
+from muziris_helpers import rotating_lineup
 from sim.config import build
 from sim.errors import ConfigError
 from sim.muziris import GAME, engine as E
@@ -22,16 +23,11 @@ def _choices(cfg, names):
     return ch, np.array([c.base_id for c in ch]), np.stack([c.vector() for c in ch])
 
 
-def _rotating(n, players, n_choices):
-    g = np.arange(n)[:, None]
-    return (g // players + np.arange(players)[None, :]) % n_choices
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_invariants_debug_all_strategies(players):
     cfg = validate(build("sim.muziris"), players)
     _, base, params = _choices(cfg, NAMES)
-    out = run_batch(cfg, players, _rotating(120, players, len(NAMES)), base, params, 11 + players, True)
+    out = run_batch(cfg, players, rotating_lineup(120, players, len(NAMES)), base, params, 11 + players, True)
     g, p = out["games"], out["players"]
     assert len(g["game"]) == 120 and len(p["game"]) == 120 * players
     assert np.allclose(np.bincount(p["game"], weights=p["win_share"]), 1.0)
@@ -82,7 +78,7 @@ def test_designer_can_reassign_abilities():
     raw["rules"]["round_cap"] = 5
     cfg = validate(raw, 3)
     _, base, params = _choices(cfg, ["greedy", "random"])
-    out = run_batch(cfg, 3, _rotating(50, 3, 2), base, params, 1, True)
+    out = run_batch(cfg, 3, rotating_lineup(50, 3, 2), base, params, 1, True)
     assert (out["games"]["rounds"] == 5).all() and (out["games"]["end_reason"] == E.END_ROUND_CAP).all()
     assert out["players"]["coins_abilities"].sum() > 0
 
@@ -120,7 +116,7 @@ def test_largest_produce_value_is_accepted_and_plays_in_debug_mode():
     raw = build("sim.muziris")
     raw["produce"]["banana"]["values"] = [1, 2, 1_000_000]
     cfg = validate(raw, 3)
-    out = run_batch(cfg, 3, _rotating(6, 3, 1), *_choices(cfg, ["greedy"])[1:], 1, True)
+    out = run_batch(cfg, 3, rotating_lineup(6, 3, 1), *_choices(cfg, ["greedy"])[1:], 1, True)
     assert len(out["games"]["rounds"]) == 6
 
 

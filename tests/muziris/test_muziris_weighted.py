@@ -1,19 +1,19 @@
 """Muziris's `weighted` strategy: registration (one bounded weight per feature), legal play in debug mode,
 observation-only choices, determinism, weights moving play as documented, and the run / trace commands."""
-import json
 import random
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from muziris_helpers import add_play, setup, slot, T
+from muziris_helpers import T, add_play, observed, plant, reach, rotating_lineup, setup, slot
 from sim.muziris import engine as E
 from sim.muziris.kernel import run_batch
-from sim.registry import choices, registered
+from sim.registry import registered
 from sim.rng import reseed
 from strategies.muziris._weights import FEATURES, NAMES
 from strategies.muziris.weighted import weighted  # called directly: the kernels' own compiled copy
+from cli_runs import check_run_and_trace
+from strategy_params import strategy_arrays
 
 
 def definition():
@@ -31,8 +31,7 @@ def weights(**overrides):
 
 def choose(cfg, s, w, seed=0):
     """weighted's choice at state s: the (decision, x, y) row it picks."""
-    obs = np.zeros(E.OBS_SIZE, np.int32)
-    E.observe(s, cfg.vector, E.current_player(s), obs)
+    obs = observed(cfg.vector, s)
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     n = E.legal_actions(s, cfg.vector, actions)
     reseed(np.uint32(seed), 0, 0)
@@ -49,28 +48,21 @@ def test_registration_one_bounded_weight_per_feature():
         assert d.bounds[name] == (lo, hi, False) and lo <= default <= hi, name
 
 
-def _lineup(n, players, choices_):
-    g = np.arange(n)[:, None]
-    return (g // players + np.arange(players)[None, :]) % choices_
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_legal_choices_in_debug_mode(players):
     from sim.config import build
     from sim.muziris.config import validate
     c = validate(build("sim.muziris"), players)
-    ch = choices("muziris", c.presets, ["weighted", "greedy", "random", "endgame"])
-    base, params = np.array([x.base_id for x in ch]), np.stack([x.vector() for x in ch])
+    base, params = strategy_arrays("muziris", c.presets, ["weighted", "greedy", "random", "endgame"])
     # debug: the invariants after every action, and a row outside the legal actions raises
-    out = run_batch(c, players, _lineup(160, players, len(ch)), base, params, 31 + players, True)
+    out = run_batch(c, players, rotating_lineup(160, players, len(base)), base, params, 31 + players, True)
     assert len(out["games"]["game"]) == 160
     assert set(np.unique(out["games"]["end_reason"])) <= {E.END_TRIGGER, E.END_ROUND_CAP}
 
 
 def _share(cfg, names, n, seed):
     """First name's win share as one seat against the others, seats rotated."""
-    ch = choices("muziris", cfg.presets, names)
-    base, params = np.array([x.base_id for x in ch]), np.stack([x.vector() for x in ch])
+    base, params = strategy_arrays("muziris", cfg.presets, names)
     lineup = np.array([np.roll(np.arange(3), k) for k in range(3)] * (n // 3), np.int64)
     out = run_batch(cfg, 3, lineup, base, params, seed, False)
     share = out["players"]["win_share"].reshape(len(lineup), 3)
@@ -91,66 +83,17 @@ def test_holds_its_own_against_greedy(cfg):
     assert share > 0.4  # fair share 1/3; measured ~0.69 (docs/strategies.md)
 
 
-def reach(cfg, seed, steps, players=3):
-    rng = random.Random(seed)
-    s = E.new_state()
-    E.new_game(s, cfg.vector, players, np.uint32(seed), 0)
-    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
-    for _ in range(steps):
-        n = E.legal_actions(s, cfg.vector, buf)
-        before = s.copy()
-        E.apply_action(s, cfg.vector, buf, rng.randrange(n))
-        if E.is_over(s):
-            return before
-    return s
-
-
-def plant(s, rng):
-    """Same observation for the player to act, different hidden state: a card of another hand swapped with a
-    deck card of another produce, a discard card swapped with a deck card, the deck shuffled (None when
-    nothing could be swapped)."""
-    me = int(s[E.S_CUR])
-    t = s.copy()
-    lo, hi = int(E.S_DECK + t[E.S_DECKPOS]), int(E.S_DECK + t[E.S_DECKLEN])
-    changed = False
-    for q in range(int(t[E.S_NP])):
-        held = [x for x in range(E.MAX_T) if t[E.S_HAND + q * E.MAX_T + x] > 0] if q != me else []
-        spots = [i for i in range(lo, hi) if held and t[i] != held[0]]
-        if held and spots:
-            x, i = held[0], spots[0]
-            t[E.S_HAND + q * E.MAX_T + x] -= 1
-            t[E.S_HAND + q * E.MAX_T + t[i]] += 1
-            t[i] = x
-            changed = True
-            break
-    disc = [x for x in range(E.MAX_T) if t[E.S_DISCARD + x] > 0]
-    spots = [i for i in range(lo, hi) if disc and t[i] != disc[0]]
-    if disc and spots:
-        x, i = disc[0], spots[-1]
-        t[E.S_DISCARD + x] -= 1
-        t[E.S_DISCARD + t[i]] += 1
-        t[i] = x
-        changed = True
-    deck = list(t[lo:hi])
-    rng.shuffle(deck)
-    t[lo:hi] = deck
-    return t if changed else None
-
-
 def test_hidden_state_does_not_change_the_choice(cfg):
     rng = random.Random(3)
     checked = 0
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for seed in range(80):
-        s = reach(cfg, seed, 5 + 4 * seed)
+        s = reach(cfg.vector, seed, 5 + 4 * seed)
         t = plant(s, rng)
         if t is None or E.legal_actions(s, cfg.vector, buf) < 2:
             continue
         E.check_invariants(t, cfg.vector)
-        obs_s, obs_t = (np.zeros(E.OBS_SIZE, np.int32) for _ in range(2))
-        E.observe(s, cfg.vector, E.current_player(s), obs_s)
-        E.observe(t, cfg.vector, E.current_player(t), obs_t)
-        assert np.array_equal(obs_s, obs_t) and not np.array_equal(s, t)
+        assert np.array_equal(observed(cfg.vector, s), observed(cfg.vector, t)) and not np.array_equal(s, t)
         assert choose(cfg, s, weights(), seed) == choose(cfg, t, weights(), seed)
         checked += 1
     assert checked >= 20
@@ -218,13 +161,4 @@ def test_hand_order_value_weight_takes_the_card_that_completes_an_order(cfg):
 
 
 def test_plays_through_run_and_trace(cli, tmp_path):
-    out = tmp_path / "run"
-    result = cli("run", "muziris", "-n", 12, "--seed", 3, "-s", "weighted,greedy", "-j", 1, "-o", out,
-                 "--no-report", "-q")
-    assert result.exit_code == 0, result.output
-    players = pd.read_parquet(out / "players.parquet")
-    assert set(players["strategy"]) == {"weighted", "greedy"}
-    result = cli("trace", "muziris", "--seed", 3, "-p", 2, "-s", "weighted,greedy")
-    assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert events[0]["strategies"] == ["weighted", "greedy"] and events[-1]["event"] == "game_end"
+    check_run_and_trace(cli, tmp_path / "run", "muziris", 12)

@@ -1,0 +1,66 @@
+"""The CLI in-process for the tests of runs and studies: a command's result, its one-line error, and Ctrl-C at a
+chosen moment (the real code runs until then)."""
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+
+import sim.runner
+from sim.cli import main
+from sim.commands import sensitivity_cmd
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(result, *words):
+    """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`."""
+    assert result.exit_code == 2, (result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    assert lines[0].startswith("balance-sim: error: "), lines[0]
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", "greedy")):
+    """`lineup` plays `games` games through `run` into `out` (each name in the players table) and one through
+    `trace` (the names in its first event, the game's end its last)."""
+    names = ",".join(lineup)
+    result = invoke("run", game, "-n", games, "-s", names, "-j", 1, "--seed", 3, "-o", out, "--no-report", "-q")
+    assert result.exit_code == 0, result.output
+    players = pd.read_parquet(out / "players.parquet")
+    assert set(players["strategy"]) == set(lineup)
+    result = invoke("trace", game, "--seed", 3, "-p", 2, "-s", names)
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["strategies"] == list(lineup) and events[-1]["event"] == "game_end"
+
+
+def interrupt_at(monkeypatch, batch: int):
+    """Ctrl-C arrives while batch `batch` plays (-j 1): the batches before it are saved."""
+    real = sim.runner.run_one_batch
+
+    def play(game, cfg, plan, b, seed, debug):
+        if b == batch:
+            raise KeyboardInterrupt
+        return real(game, cfg, plan, b, seed, debug)
+
+    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+
+
+def interrupt_sensitivity_at(monkeypatch, point: int):
+    """The sensitivity command is interrupted as it starts the run of its `point`-th point; returns the list that
+    grows by one at each run started."""
+    real, calls = sim.runner.execute, []
+
+    def execute(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == point:
+            raise sim.runner.RunInterrupted()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sensitivity_cmd, "execute", execute)  # where the command calls it
+    return calls
