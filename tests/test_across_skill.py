@@ -144,3 +144,16 @@ def test_search_play_is_a_third_population_read_the_same_way():
                                  {"skill_mix[tuned][x]": "not a metric"}])
 def test_damaged_entries_are_ignored_not_trusted(bad):
     assert {r["status"] for r in A.compare(bad)} == {A.MISSING}
+
+
+def test_the_skill_sections_unit_is_a_plural_a_designer_reads(tmp_path):
+    """Mughal and Muziris count games, Mohur matches: "games", "matches" (it once read "gamees")."""
+    import pandas as pd
+
+    from analysis import skill, stats
+    long = pd.DataFrame({"strategy": ["expert"] * 40, "opponent": ["greedy"] * 40, "win_share": [1.0] * 30 + [0.0] * 10})
+    pools = {skill.HEURISTIC: {"greedy": stats.rate(20, 40)}}
+    for unit, plural in (("game", "games"), ("match", "matches")):
+        sec = skill.section({}, skill.gap_table(long, {"expert"}), pools, tmp_path, unit=unit)
+        assert f"heuristic-only {plural}</td>" in sec["html"] and f"of its {plural} against greedy" in sec["text"]
+        assert "gamees" not in sec["html"] + sec["text"] and "matchs" not in sec["html"] + sec["text"]
