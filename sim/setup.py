@@ -8,6 +8,7 @@ takes all of those from a results folder's meta.json.
 """
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     (spec, players, config, strategy choices, round robin); `-s all` is every heuristic and every preset with
     round_robin = true, seats rotated."""
     spec = get_game(game)
-    check_engine(spec.module("engine"), spec.name)  # a game that departs from the interface fails here, named
+    _check_engine_once(spec)
     players = spec.check_players(players if players is not None else spec.default_players)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
     for line in getattr(cfg, "warnings", ()):
@@ -51,6 +52,12 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
         raise UserError("--strategies: give one or more names separated by commas, or 'all'; allowed: "
                         + ", ".join(all_names(spec.name, cfg.presets)))
     return spec, players, cfg, tuple(choices(spec.name, cfg.presets, names)), round_robin
+
+
+@functools.cache  # a game's engine does not change within a process; the main job asks per game
+def _check_engine_once(spec) -> None:
+    """A game whose engine departs from the interface fails here, before any game is played, naming how."""
+    check_engine(spec.module("engine"), spec.name)
 
 
 def main_setups(scale: float = 1.0) -> list[tuple]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 from analysis.evolve_page import publish
 from sim import evolve as E, inputs, meta as folder_meta, results
-from sim.commands.options import quiet_warnings
+from sim.commands.options import option_given, quiet_warnings
 from sim.errors import UserError
 from sim.registry import round_robin_names
 from sim.setup import DEFAULT_SEED, load_setup
@@ -90,11 +89,8 @@ def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
 
 
 def _refuse_with_resume(ctx) -> None:
-    allowed = {"resume", "jobs", "backend", "scheduler", "quiet"}
-    given = [p for p in ctx.command.params if p.name not in allowed
-             and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
-    if given:
-        name = max(given[0].opts, key=len) if given[0].opts else given[0].name
+    name = option_given(ctx, {"resume", "jobs", "backend", "scheduler", "quiet"})
+    if name:
         raise UserError(f"{name} cannot be given with --resume: a resumed search plays what it was started with "
                         "(only -j, --backend, --scheduler and -q apply)")
 

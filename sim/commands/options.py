@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 import click
+from click.core import ParameterSource
 
 QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
 DEFAULT_STRATEGY = "greedy"  # what a trace or replay without -s seats everywhere (every game registers it)
@@ -56,3 +57,13 @@ def say_default_lineup(note: str) -> None:
     """The note on stderr (once the game is chosen, so that a refusal stays the one line there)."""
     if note:
         click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
+
+
+def option_given(ctx: click.Context, allowed: set[str]) -> str | None:
+    """The longest flag of the first option given on the command line outside `allowed` (parameter names), if
+    any: `--resume` refuses such an option rather than silently ignoring it."""
+    given = [p for p in ctx.command.params if p.name not in allowed
+             and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
+    if not given:
+        return None
+    return max(given[0].opts, key=len) if given[0].opts else given[0].name

@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 import sim
 from analysis.progress import reporting
@@ -17,7 +16,7 @@ from analysis.report import build_report, build_summary_report
 from analysis.summary import SUMMARISER
 from sim import inputs, meta as folder_meta, results, warmup
 from sim.batches import saved_batches
-from sim.commands.options import config_options, quiet_warnings, say
+from sim.commands.options import config_options, option_given, quiet_warnings, say
 from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.game import game_names
 from sim.lock import exclusive
@@ -96,10 +95,8 @@ RESUMABLE = {"resume", "jobs", "backend", "scheduler", "no_report", "quiet"}  # 
 def _refuse_with_resume(ctx: click.Context) -> None:
     """--resume finishes a run exactly as it was started: an option that would change what is played (games,
     seed, strategies, configuration, output) is refused rather than silently ignored."""
-    given = [p for p in ctx.command.params if p.name not in RESUMABLE
-             and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
-    if given:
-        name = max(given[0].opts, key=len) if given[0].opts else given[0].name
+    name = option_given(ctx, RESUMABLE)
+    if name:
         raise UserError(f"{name} cannot be given with --resume: a resumed run plays what it was started with "
                         f"(only -j, --backend, --scheduler, --no-report and -q apply); start a new run to change it")
 
