@@ -6,7 +6,6 @@ compare.html with compare.png (the differences and their intervals).
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -19,9 +18,9 @@ import numpy as np
 from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.formatting import CSS
-from analysis.report import config_changes
-from analysis.style import ACCENT, NEUTRAL, new_figure, save
+from analysis.formatting import CSS, figure_html
+from analysis.report import config_changes, write_json
+from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
 from sim.lock import exclusive, shared
@@ -154,7 +153,8 @@ def call_real(*families: dict) -> int:
     approximation: at least as wide as Holm needs), so the page can show why."""
     rows = [row for family in families for row in family.values() if row.get("comparable", True)]
     adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
-    z = float(_norm_ppf(1 - pairing_stats.ALPHA / (2 * max(len(rows), 1))))
+    from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s
+    z = float(ndtri(1 - pairing_stats.ALPHA / (2 * max(len(rows), 1))))
     for row, p_adj, is_real in zip(rows, adjusted, real):
         row["p_adjusted"] = None if math.isnan(p_adj) else float(p_adj)
         row["verdict"] = REAL if is_real else NOISE
@@ -167,11 +167,6 @@ def call_real(*families: dict) -> int:
             if not row.get("comparable", True):
                 row.update({"p_adjusted": None, "verdict": NOT_COMPARABLE})
     return len(rows)
-
-
-def _norm_ppf(q: float) -> float:
-    from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s
-    return ndtri(q)
 
 
 # ---- loading ------------------------------------------------------------------------------------------------
@@ -256,7 +251,7 @@ def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, ta
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
-        (staging / "compare.json").write_text(json.dumps(_clean(doc), indent=2) + "\n")
+        write_json(staging / "compare.json", doc)
         plot_differences(rows, staging / "compare.png", "Differences, B minus A")
         (staging / "compare.html").write_text(_html(doc, staging))
         results.write_meta(staging, {"kind": "compare", "game": game_a, "a": str(dir_a), "b": str(dir_b)})
@@ -281,18 +276,6 @@ def config_diff(a: dict, b: dict, path: str = "") -> list[str]:
     return [] if a == b else [f"{path.rstrip('.')} = {json.dumps(b)} (A: {json.dumps(a)})"]
 
 
-def _clean(value):
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return None if not math.isfinite(value) else float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
 # ---- presentation --------------------------------------------------------------------------------------------
 def fmt_value(name: str, value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -308,12 +291,18 @@ def _number(value: float, half_width: float) -> str:
     return f"{value:+.{min(max(digits, 0), 6)}f}"
 
 
+def _signed(name: str, low: float, high: float):
+    """A formatter of differences on the interval low..high: shares in points, two decimals."""
+    if is_share(name):
+        return lambda v: f"{v * 100:+.2f}"
+    return lambda v: _number(v, (high - low) / 2)
+
+
 def fmt_diff(name: str, row: dict) -> str:
     """`+1.20 pts (+0.80 to +1.60)` for rates, `+12 Elo (+3 to +21)` for strengths, `+1.5 (+1.1 to +1.9)`
     otherwise."""
-    scale, unit = (100.0, " pts") if is_share(name) else (1.0, " Elo" if name.startswith("strength[") else "")
-    half = (row["ci_high"] - row["ci_low"]) * scale / 2
-    f = lambda v: _number(v * scale, half) if scale == 1.0 else f"{v * scale:+.2f}"
+    unit = " pts" if is_share(name) else " Elo" if name.startswith("strength[") else ""
+    f = _signed(name, row["ci_low"], row["ci_high"])
     return f"{f(row['diff'])}{unit} ({f(row['ci_low'])} to {f(row['ci_high'])})"
 
 
@@ -321,9 +310,7 @@ def fmt_corrected(name: str, row: dict) -> str:
     """Why an interval that excludes zero is still within noise: the interval after the correction."""
     if "corrected_ci_low" not in row:
         return ""
-    scale = 100.0 if is_share(name) else 1.0
-    half = (row["corrected_ci_high"] - row["corrected_ci_low"]) * scale / 2
-    f = lambda v: _number(v * scale, half) if scale == 1.0 else f"{v * scale:+.2f}"
+    f = _signed(name, row["corrected_ci_low"], row["corrected_ci_high"])
     return (f"; corrected for every figure compared: {f(row['corrected_ci_low'])} to "
             f"{f(row['corrected_ci_high'])}, which holds zero")
 
@@ -347,10 +334,8 @@ def plot_differences(rows: dict, path: Path, title: str) -> None:
     if not panels:
         panels = [("nothing comparable to plot", [], 1.0)]
     height = 1.0 + 0.32 * sum(len(p[1]) for p in panels) + 0.6 * len(panels)
-    fig, _ = new_figure(8.0, max(2.5, height))
-    fig.clf()
-    axes = fig.subplots(len(panels), 1, squeeze=False,
-                        gridspec_kw={"height_ratios": [max(len(p[1]), 1) + 1 for p in panels]})[:, 0]
+    fig, axes = new_panels(8.0, max(2.5, height), len(panels), 1,
+                           gridspec_kw={"height_ratios": [max(len(p[1]), 1) + 1 for p in panels]})
     for ax, (label, names, scale) in zip(axes, panels):
         y = np.arange(len(names))[::-1]
         for yi, name in zip(y, names):
@@ -368,8 +353,6 @@ def plot_differences(rows: dict, path: Path, title: str) -> None:
         ax.set_ylim(-0.7, len(names) - 0.3)
         ax.set_xlabel(label)
         ax.grid(axis="x", alpha=0.3)
-        ax.grid(axis="y", visible=False)
-        ax.spines[["top", "right"]].set_visible(False)
     axes[0].set_title(title)
     save(fig, path)
 
@@ -469,13 +452,11 @@ def _html(doc: dict, outdir: Path) -> str:
         parts.append("<p class='meta'>* not paired: " + html.escape(
             "; ".join(sorted({f"{r['label']}: {r['method']}" for r in rows.values() if not r["paired"]}))
             if doc["paired"] else "the runs do not share their random numbers (above).") + "</p>")
-    data = base64.b64encode((outdir / "compare.png").read_bytes()).decode()
     reading = ("Each dot is B minus A with its 95% interval; blue dots are real changes. An interval that crosses "
                "the zero line is a change we cannot tell from noise.")
     if doc["paired"]:
         reading += " The wide grey bars are what the interval would be without pairing."
-    parts.append(f"<div class='fig'><img alt='{html.escape(reading)}' src='data:image/png;base64,{data}'>"
-                 f"<p class='reading'>{html.escape(reading)}</p></div>")
+    parts.append(figure_html(outdir / "compare.png", reading, alt_first=True))
     parts.append(f"<p class='meta'>Method: each run's games are cut into {doc['blocks']} blocks of consecutive "
                  "games; every figure is a ratio of per-block sums (delta method), and the interval is a paired t "
                  "interval on the blocks when the runs share their random numbers, Welch's otherwise. A change is "

@@ -8,7 +8,6 @@ game: a t interval on the per-game differences (scipy's ttest_rel). Over the poo
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -18,7 +17,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
-from analysis.formatting import CSS
+from analysis.formatting import CSS, figure_html
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 Z95 = sps.norm.ppf(0.975)
@@ -184,12 +183,6 @@ def _plot_parameters(result: dict, path) -> str:
             "search mean (dotted).")
 
 
-def _img(path, text) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return (f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(text)}'>"
-            f"<p class='reading'>{html.escape(text)}</p></div>")
-
-
 def _members_table(summary: dict) -> str:
     rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
                    f"<td>{pct(m['start'])}</td><td>{pct(m['difference'], True)}</td></tr>"
@@ -222,8 +215,8 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
              + "".join(f"<li>{html.escape(x)}</li>" for x in reading(result, summary)) + "</ul>",
              _members_table(summary),
              f"<p class='meta'>Population: {html.escape(summary['population'])}.</p>",
-             "<h2>Convergence</h2>", _img(outdir / "convergence.png", conv),
-             "<h2>Parameters over time</h2>", _img(outdir / "parameters.png", params),
+             "<h2>Convergence</h2>", figure_html(outdir / "convergence.png", conv),
+             "<h2>Parameters over time</h2>", figure_html(outdir / "parameters.png", params),
              "<p class='meta'>Every candidate of a generation plays the same deals against each pool member "
              "(common random numbers); the incumbent is replayed on them and replaced only by a candidate that "
              "beats it there by more than one paired standard error; games per candidate double when a "

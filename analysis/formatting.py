@@ -2,6 +2,8 @@
 (`plain_name`), and the pages' shared style sheet. Every page module formats through here."""
 from __future__ import annotations
 
+import base64
+import html
 import math
 
 from analysis import findings
@@ -90,6 +92,14 @@ def plain_name(name: str, labels: dict | None = None) -> str:
         else:
             text += f" [{part}]"
     return text
+
+
+def figure_html(path, reading: str, alt_first: bool = False) -> str:
+    """A PNG inlined (the page stays one self-contained file) with its reading under it."""
+    src = f"src='data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}'"
+    alt = f"alt='{html.escape(reading)}'"
+    return (f"<div class='fig'><img {f'{alt} {src}' if alt_first else f'{src} {alt}'}>"
+            f"<p class='reading'>{html.escape(reading)}</p></div>")
 
 
 CSS = """

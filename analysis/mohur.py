@@ -8,7 +8,7 @@ import pandas as pd
 
 from analysis import across_skill, common, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
-from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save
+from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
 from analysis.formatting import fmt_metric
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
@@ -255,9 +255,7 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     ax.legend(frameon=False, loc="upper right")
     save(fig, outdir / "turns_per_round.png")
 
-    fig, axes = new_figure(9, 3.6)
-    fig.clf()
-    ax1, ax2 = fig.subplots(1, 2)
+    fig, (ax1, ax2) = new_panels(9, 3.6, 1, 2)
     counts = games["rounds"].value_counts().sort_index()
     ax1.bar(counts.index.astype(str), counts.to_numpy() / len(games) * 100, color=ACCENT)
     ax1.set_xlabel("rounds in the match")
@@ -269,8 +267,6 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     ax2.bar([labels[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
     ax2.set_ylabel("rounds (%)")
     ax2.set_title("Why rounds end")
-    for a in (ax1, ax2):
-        a.spines[["top", "right"]].set_visible(False)
     save(fig, outdir / "rounds_and_endings.png")
     minutes = summary["minutes_per_match"]
     seconds = cfg.get("report", {}).get("seconds_per_turn", 8.0)
@@ -288,7 +284,6 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
 
 
 def _tokens(rounds, cfg, outdir) -> dict:
-    n = len(rounds)
     stack_total = {g: sum(cfg["tokens"][g]) for g in GOODS}
     first = np.array([rounds[f"first_sale_{g}"].clip(lower=0).mean() for g in GOODS])
     taken = np.array([(rounds[f"taken_{g}_0"] + rounds[f"taken_{g}_1"]).mean() for g in GOODS])
@@ -305,9 +300,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     save(fig, outdir / "stack_split.png")
     share_first = first.sum() / max(taken.sum(), 1e-9)
 
-    fig, axes = new_figure(9, 3.6)
-    fig.clf()
-    ax1, ax2 = fig.subplots(1, 2)
+    fig, (ax1, ax2) = new_panels(9, 3.6, 1, 2)
     sizes = np.array([rounds[f"sales_size_{k}"].sum() for k in range(1, 6)], dtype=float)
     ax1.bar(["1", "2", "3", "4", "5+"], sizes / max(sizes.sum(), 1) * 100, color=ACCENT)
     ax1.set_xlabel("cards in the sale")
@@ -326,8 +319,6 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax2.set_ylabel("bonus tokens per round")
     ax2.set_title("Bonus piles (label: mean value drawn)")
     ax2.legend(frameon=False, fontsize=8)
-    for a in (ax1, ax2):
-        a.spines[["top", "right"]].set_visible(False)
     save(fig, outdir / "sales_and_bonus.png")
     most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
     return {"title": "Tokens", "figures": [

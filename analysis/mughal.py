@@ -10,7 +10,7 @@ import pandas as pd
 
 from analysis import across_skill, common, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
-from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, overflow_note, save,
+from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, new_panels, overflow_note, save,
                             strategy_colors)
 from sim.mughal.engine import SUITS
 from analysis.formatting import fmt_metric
@@ -102,10 +102,10 @@ def _lineups(tables) -> pd.DataFrame:
     return wide.loc[tables["games"]["game"].to_numpy()].reset_index()
 
 
-def _skill_long(tables, meta, search: set[str]) -> pd.DataFrame:
+def _skill_long(tables, search: set[str]) -> pd.DataFrame:
     """Player rows with an `opponent` column for skill.gap_table: the heuristic every other seat played, or
     "mixed heuristics" (rows of search players facing another search player are labelled with it)."""
-    games, players = tables["games"], tables["players"]
+    players = tables["players"]
     lineups = _lineups(tables)
     cols = [c for c in lineups.columns if c.startswith("strategy_")]
     others = lineups.set_index("game")[cols]
@@ -125,7 +125,7 @@ def players_strategy_in(tables, names: set[str]) -> bool:
     return bool(tables["players"]["strategy"].astype(str).isin(names).any())
 
 
-def _level_rates(tables, meta, mask) -> dict:
+def _level_rates(tables, mask) -> dict:
     """Headline rates over a subset of games (a boolean mask over the games table)."""
     games, players = tables["games"], tables["players"]
     ids = games.loc[mask, "game"]
@@ -149,9 +149,9 @@ def _skill_metrics(tables, meta) -> dict:
     for lv in (skill.HEURISTIC, skill.EXPERT):
         mask = pd.Series(level == lv, index=games.index)
         if mask.any():
-            for name, m in _level_rates(tables, meta, mask).items():
+            for name, m in _level_rates(tables, mask).items():
                 out[f"{name.replace('[', '_').rstrip(']')}[{lv}]" if "[" in name else f"{name}[{lv}]"] = m
-    out.update(skill.gap_metrics(_skill_long(tables, meta, search), search))
+    out.update(skill.gap_metrics(_skill_long(tables, search), search))
     return out
 
 
@@ -163,7 +163,7 @@ def _skill_section(tables, meta, summary, outdir):
     p = _players_count(tables, meta)
     labels = {"tie_rate": "game tied (shared win)", "seat_win_rate_0": "seat 0 wins",
               f"seat_win_rate_{p - 1}": f"seat {p - 1} wins"}
-    gaps = skill.gap_table(_skill_long(tables, meta, search), search)
+    gaps = skill.gap_table(_skill_long(tables, search), search)
     # baseline "" : skill.section's verdict assumes two players (50%); the verdict here uses 1 / players
     out = skill.section(skill.comparisons(summary, labels), gaps, skill.pool_rates(_lineups(tables), players, search),
                         outdir, baseline="", unit="game")
@@ -347,13 +347,10 @@ def _margins(games, outdir) -> dict:
     nt = _n_turns(games)
     # one small panel per suit on shared axes: the four distributions are nearly the same, and drawn as lines on
     # one plot they hid each other
-    fig, _ = new_figure(9.0, 4.6)
-    fig.clf()
-    axes = fig.subplots(2, 2, sharex=True, sharey=True).ravel()
+    fig, axes = new_panels(9.0, 4.6, 2, 2, sharex=True, sharey=True)
     ties = {}
     for k, suit in enumerate(SUITS):
         ax = axes[k]
-        ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="y", alpha=0.3)
         m = np.concatenate([games[f"margin_{suit}_{t}"].to_numpy() for t in range(1, nt + 1)]).astype(int)
         m = m[m >= 0]

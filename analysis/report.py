@@ -5,7 +5,6 @@ ci_high, n}}` and `sections(tables, meta, summary, outdir) -> [{title, text, fig
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -13,8 +12,10 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, fmt_metric, plain_name
+from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from analysis.summary import quiet_numpy, summary_for
@@ -50,7 +51,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
     with phase(f"{meta['game']} report: figures and intervals"):
         summary = summary_for(tables, meta)
         summary["findings"] = findings_for(summary, meta, tables)
-    (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
+    write_json(outdir / "summary.json", summary)
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
     with phase(f"{meta['game']} report: sample games to replay"):
@@ -64,7 +65,7 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     outdir = Path(outdir)
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
     summary["findings"] = findings_for(summary, meta)
-    (outdir / "summary.json").write_text(json.dumps(_clean(summary), indent=2) + "\n")
+    write_json(outdir / "summary.json", summary)
     module = get_game(meta["game"]).module("analysis")
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
@@ -96,15 +97,18 @@ def write_atomically(target, build):
     return result
 
 
-def _clean(value):
-    """JSON has no NaN: undefined figures are written as null."""
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    return value
+def write_json(path: Path, value) -> None:
+    """JSON has no NaN: undefined figures are written as null (numpy scalars as plain ones)."""
+    def clean(v):
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        if isinstance(v, (float, np.floating)):
+            return float(v) if math.isfinite(v) else None
+        return bool(v) if isinstance(v, np.bool_) else v
+
+    path.write_text(json.dumps(clean(value), indent=2) + "\n")
 
 
 def config_changes(meta) -> list[str]:
@@ -175,10 +179,7 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
         if section.get("html"):
             parts.append(section["html"])
         for fig in section.get("figures", []):
-            data = base64.b64encode((outdir / fig["file"]).read_bytes()).decode()
-            parts.append(f"<div class='fig'><img alt='{html.escape(fig['reading'])}' "
-                         f"src='data:image/png;base64,{data}'><p class='reading'>{html.escape(fig['reading'])}</p>"
-                         "</div>")
+            parts.append(figure_html(outdir / fig["file"], fig["reading"], alt_first=True))
     parts.append("<p class='meta'>Intervals are 95% (Wilson for rates, normal for means, the model's information "
                  "matrix for strengths and model estimates, bootstrap for the equilibrium mix). First-player and "
                  "seat figures are at equal skill: from mirror games (every seat the same strategy) when the run "

@@ -2,7 +2,6 @@
 reading of which knobs move each figure and which barely matter."""
 from __future__ import annotations
 
-import base64
 import html
 import math
 
@@ -10,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, plain_name
+from analysis.formatting import CSS, figure_html, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
@@ -288,9 +287,7 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
         if name is None:
             parts.append(f"<p>{html.escape(reading(metric, rows, method))}</p>")
             continue
-        data = base64.b64encode((outdir / name).read_bytes()).decode()
-        parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(text)}'>"
-                     f"<p class='reading'>{html.escape(text)}</p></div>")
+        parts.append(figure_html(outdir / name, text))
         parts.append(_table(metric, rows.sort_values(score, ascending=False).head(MAX_BARS), method, ranges))
     parts.append("<p class='meta'>sensitivity.csv holds every estimate and interval; points.csv every design "
                  "point's knob values and figures.</p></body></html>")

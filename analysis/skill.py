@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.style import ACCENT, new_figure, save
+from analysis.style import ACCENT, new_panels, save
 from sim.registry import registered
 
 HEURISTIC, EXPERT, MIXED = "heuristic", "expert", "mixed"
@@ -90,9 +90,8 @@ def _err(est, lo, hi):
 
 
 def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
-    fig, axes = new_figure(10, 4.0)
-    fig.clf()
-    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [max(len(comparisons), 1), max(len(gaps), 1.6)]})
+    fig, (ax1, ax2) = new_panels(10, 4.0, 1, 2, gridspec_kw={"width_ratios": [max(len(comparisons), 1),
+                                                                             max(len(gaps), 1.6)]})
     labels = list(comparisons)
     x = np.arange(len(labels))
     for k, (level, color) in enumerate(((HEURISTIC, "#9aa5b1"), (EXPERT, ACCENT))):
@@ -121,8 +120,6 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
         ax2.axhline(50, color="black", ls="--", lw=0.8)
     ax2.set_ylim(0, 100)
     ax2.set_title("Skill gap\n(search player's win rate)", fontsize=10)
-    for a in (ax1, ax2):
-        a.spines[["top", "right"]].set_visible(False)
     save(fig, path)
 
 

@@ -20,11 +20,18 @@ def strategy_colors(names) -> dict:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(names)))}
 
 
-def new_figure(width: float = 7.5, height: float = 4.2):
+def new_panels(width: float, height: float, rows: int = 1, cols: int = 1, **grid):
+    """A figure and its rows x cols axes (flattened), top and right spines hidden."""
     fig = Figure(figsize=(width, height), dpi=110)
     FigureCanvasAgg(fig)  # what pyplot gives a figure under the Agg backend
-    ax = fig.subplots()
-    ax.spines[["top", "right"]].set_visible(False)
+    axes = fig.subplots(rows, cols, squeeze=False, **grid).ravel()
+    for ax in axes:
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig, axes
+
+
+def new_figure(width: float = 7.5, height: float = 4.2):
+    fig, (ax,) = new_panels(width, height)
     ax.grid(axis="y", alpha=0.3)
     return fig, ax
 

@@ -1,7 +1,6 @@
 """Sweep report: each headline metric against the swept parameter(s), with 95% interval bands."""
 from __future__ import annotations
 
-import base64
 import html
 
 import numpy as np
@@ -10,7 +9,7 @@ from matplotlib.patches import Rectangle
 
 from analysis import findings as findings_mod
 from analysis.paired import is_rate
-from analysis.formatting import CSS, fmt_metric, plain_name
+from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.style import ACCENT, new_figure, save
 from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
@@ -83,7 +82,7 @@ def _plot_2d(table, keys, metric, path, bands=()):
     for band in bands:
         bar.ax.axhspan(band.low * scale, band.high * scale, facecolor="none", edgecolor=BAND_MARK, hatch="///",
                        lw=1.5)
-        _outline_band_cells(ax, grids, band, scale)
+        _outline_band_cells(ax, grids, band)
     ax.set_xlabel(k2)
     ax.set_ylabel(k1)
     title = plain_name(metric) + unit
@@ -94,7 +93,7 @@ def _plot_2d(table, keys, metric, path, bands=()):
     save(fig, path)
 
 
-def _outline_band_cells(ax, grids, band, scale) -> None:
+def _outline_band_cells(ax, grids, band) -> None:
     est, lo, hi = (grids[p].to_numpy(dtype=float) for p in ("", ".ci_low", ".ci_high"))
     miss = np.maximum(0.0, np.maximum(band.low - est, est - band.high))
     inside = miss == 0
@@ -216,7 +215,6 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
     parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
     parts.append("<h2>Figures</h2>")
     for metric, name in figures:
-        data = base64.b64encode((outdir / name).read_bytes()).decode()
         reading = (f"How {plain_name(metric)} moves as {keys[0]} changes; the blue band is the 95% interval"
                    + (", the green band the target." if any(t.metric == metric for t in targets) else ".")
                    if len(keys) == 1 else
@@ -224,8 +222,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
                    + (": the target is the red hatched stripe on the colour bar; a solid red outline marks a cell whose "
                       "95% interval lies inside it, a dashed one a cell whose estimate does, a dotted one the "
                       "closest cell when none is inside." if any(t.metric == metric for t in targets) else "."))
-        parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"
-                     f"<p class='reading'>{html.escape(reading)}</p></div>")
+        parts.append(figure_html(outdir / name, reading))
     parts.append("</body></html>")
     (outdir / "sweep_report.html").write_text("\n".join(parts))
     return lines

@@ -3,14 +3,14 @@ analysis/paired.py), with 'real change' called after correcting for every compar
 (Holm). Adds `<metric>.diff*` columns to sweep.csv/parquet and a section to sweep_report.html."""
 from __future__ import annotations
 
-import base64
 import html
 
 import numpy as np
 
 from analysis import paired as pairing_stats
 from analysis.compare import REAL, call_real, differences, fmt_diff, fmt_p, plain_name, why_not_paired
-from analysis.style import ACCENT, NEUTRAL, new_figure, save
+from analysis.formatting import figure_html
+from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 SHOWN = 6  # metrics in the differences table (all of them are in sweep.csv)
 PANELS = 9
@@ -56,9 +56,7 @@ def _plot(table, key, rows_by_variant, metrics, baseline, path) -> None:
     x, labels = axis(list(table[key]))
     cols = min(3, len(metrics))
     nrows = -(-len(metrics) // cols)
-    fig, _ = new_figure(3.3 * cols, 2.6 * nrows)
-    fig.clf()
-    axes = np.atleast_1d(fig.subplots(nrows, cols, squeeze=False)).ravel()
+    fig, axes = new_panels(3.3 * cols, 2.6 * nrows, nrows, cols)
     for ax, metric in zip(axes, metrics):
         scale = 100.0 if pairing_stats.is_rate(metric) else 1.0
         for i, xi in enumerate(x):
@@ -79,7 +77,6 @@ def _plot(table, key, rows_by_variant, metrics, baseline, path) -> None:
         ax.set_title(plain_name(metric), fontsize=9)
         ax.set_xlabel(key, fontsize=8)
         ax.set_ylabel("pts" if scale == 100.0 else "difference", fontsize=8)
-        ax.spines[["top", "right"]].set_visible(False)
     for ax in axes[len(metrics):]:
         ax.set_visible(False)
     fig.suptitle(f"Paired difference from the baseline ({key}={table.at[baseline, key]})", fontsize=10)
@@ -127,9 +124,7 @@ def section_html(table, keys, rows_by_variant: dict, baseline: int, label, outdi
     if len(keys) == 1:
         path = outdir / "sweep_differences.png"
         _plot(table, keys[0], rows_by_variant, metrics[:PANELS], baseline, path)
-        data = base64.b64encode(path.read_bytes()).decode()
         reading = ("Each point is a variant minus the baseline (black diamond) with its paired 95% interval; blue "
                    "points are real changes. The grey bars are the intervals the same games would give unpaired.")
-        parts.append(f"<div class='fig'><img src='data:image/png;base64,{data}' alt='{html.escape(reading)}'>"
-                     f"<p class='reading'>{html.escape(reading)}</p></div>")
+        parts.append(figure_html(path, reading))
     return "\n".join(parts)
