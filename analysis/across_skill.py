@@ -1,30 +1,9 @@
 """Conclusions checked across skill: do a report's headline conclusions survive stronger play?
 
-Every headline is measured among the strategies a run played, and hand-written heuristics are weak players. This
-compares three conclusions between populations of games, each at one level of skill:
-- `HAND`: every seat a hand-written heuristic (the registered ones, and presets of them);
-- `TUNED`: every seat an evolved strategy (`tuned_names`: the `tuned` preset, any preset of `weighted`, and
-  `evolve`'s `<strategy>-evolved` presets): `tuned` mirror play;
-- `SEARCH`: every seat a search player (`analysis.skill.search_names`), when the run has such games.
-
-The conclusions, each with its interval:
-- the edge: the game's headline position figure (Mohur: the round's starter; Muziris: the position after the
-  round-1 first player, Mughal: the seat, furthest from a fair share among hand-written play), at equal skill as
-  the headline is
-  (`analysis.edges`: mirror games where the population has them);
-- the dominant strategy: the leader of the equilibrium mix (`models.nash_table`, bootstrap intervals). A mirror
-  population has one strategy and no mix, so the mix is taken over the field that population joins: `HAND`
-  among hand-written heuristics only, `TUNED` over every game of hand-written and evolved seats (does `tuned`, or
-  a heuristic, take the mix once it is in the field?), `SEARCH` over every game of the run;
-- the top decisive source (`analysis.decisive`): the scoring source whose removal changes the most winners.
-
-Each is read in `HAND` and in each stronger population, and compared (`compare`): *holds* only when both
-readings are definite and agree (an edge: the same verdict against the fair share, or both intervals holding it;
-a leader or source: the same one, its interval clear of the runner-up's in both); *changes* when both are
-definite and differ (an edge: the verdicts differ and so do the two estimates, by more than their combined 95%
-margin); *unclear* otherwise; *missing* when the run has no games of the population. summary.json keys:
-`skill_edge[<population>]` (with `fair` and `what`), `skill_mix[<population>][<strategy>]`,
-`skill_decisive[<population>][<source>]`. The analysis layer only reads tables; nothing here plays a game.
+Hand-written heuristics are weak players, so three conclusions (the position edge, the equilibrium mix's
+leader, the top decisive source) are read in hand-written play (`HAND`) and again among evolved (`TUNED`) and
+search (`SEARCH`) players, each with its interval, and called *holds*, *changes*, *unclear* or *missing*.
+The populations, readings and verdicts are described in docs/evolve.md ("conclusions checked across skill").
 """
 from __future__ import annotations
 

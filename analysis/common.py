@@ -1,8 +1,5 @@
-"""Analyses every game shares: win rates by strategy and seat, matchups, a Bradley-Terry strength ranking.
-
-They work on a long "player results" frame: one row per player-game with columns
-`game`, `seat`, `strategy`, `win_share` (1 for a win, 1/k for a win shared by k, 0 otherwise).
-"""
+"""Analyses every game shares: win rates by strategy and seat, matchups, a Bradley-Terry strength ranking, on a
+long frame of one row per player-game (`game`, `seat`, `strategy`, `win_share`: 1, 1/k of a shared win, or 0)."""
 from __future__ import annotations
 
 import html
@@ -174,9 +171,7 @@ def plot_rates(table: pd.DataFrame, path, title: str, xlabel: str, colors: dict 
         ax.text(1.01, reference * 100, f"{reference:.0%}\n(no edge)", transform=ax.get_yaxis_transform(),
                 va="center", ha="left", fontsize=8)
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0)
-    ax.set_ylabel("win rate (%), bars: 95% interval")
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    ax.set(ylabel="win rate (%), bars: 95% interval", xlabel=xlabel, title=title)
     save(fig, path)
 
 
@@ -191,9 +186,7 @@ def plot_matchups(matrix: pd.DataFrame, path, title: str) -> None:
         if not np.isnan(v):
             ax.text(c, r, f"{v:.0f}", ha="center", va="center", fontsize=9,
                     color="white" if abs(v - 50) > 30 else "black")
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("strategy")
-    ax.set_title(title)
+    ax.set(xlabel="opponent", ylabel="strategy", title=title)
     fig.colorbar(im, ax=ax, label="row's win rate (%)")
     save(fig, path)
 
@@ -217,8 +210,7 @@ def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
                     ha="left" if r.elo < 0 else "right", fontsize=8)
     ax.set_yticks(y, bt.index)
     ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel("strength (Elo points; 0 = the average strategy); bars: 95% interval")
-    ax.set_title(title)
+    ax.set(xlabel="strength (Elo points; 0 = the average strategy); bars: 95% interval", title=title)
     ax.grid(axis="x", alpha=0.3)
     save(fig, path)
 

@@ -1,8 +1,6 @@
 """`balance-sim compare DIR_A DIR_B`: every headline figure of two runs, B minus A, with a 95% interval and a
-verdict, paired game by game when the runs share their random numbers (see analysis/paired.py for the method).
-
-Writes compare.json (per figure: a, b, diff, ci_low, ci_high, paired, p, p_adjusted, verdict) and
-compare.html with compare.png (the differences and their intervals).
+verdict, paired game by game when the runs share their random numbers (method: analysis/paired.py). Writes
+compare.json, compare.png and compare.html.
 """
 from __future__ import annotations
 
@@ -146,11 +144,9 @@ def differences(names: list[str], summary_a: dict, summary_b: dict, blocks_a: di
 
 
 def call_real(*families: dict) -> int:
-    """Adds p_adjusted and a verdict to every row of the given tables of differences, correcting for all of
-    them together (everything a page shows is one family); returns the number of comparisons. Rows marked
-    `"comparable": False` get no verdict and stay out of the family. A row whose own 95% interval excludes zero
-    but is not called real gets the interval the correction implies (Bonferroni over the family, normal
-    approximation: at least as wide as Holm needs), so the page can show why."""
+    """Adds p_adjusted and a verdict to every comparable row of the tables, corrected together (a page is one
+    family); returns the number of comparisons. A row whose 95% interval excludes zero but is not real gets the
+    corrected interval (Bonferroni, at least as wide as Holm needs), so the page can show why."""
     rows = [row for family in families for row in family.values() if row.get("comparable", True)]
     adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
     from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s
@@ -197,11 +193,8 @@ def default_out(dir_a: Path, dir_b: Path) -> Path:
 
 
 def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
-    """Check both folders and the output before any work; then write compare.json, compare.png, compare.html
-    and a meta.json marking the folder ours into a staging sibling and rename it into place (`results.finish`:
-    a rerun replaces only what balance-sim wrote). The two folders are read under their read locks and `out`
-    written under its write lock, so a second compare into `out` at once, or a run replacing A meanwhile, is
-    refused."""
+    """Check both folders and the output before any work, then write the files into a staging sibling and move
+    it into place (`results.finish`); A and B under their read locks and `out` under its write lock."""
     dir_a, dir_b = Path(dir_a), Path(dir_b)
     for label, folder in (("A", dir_a), ("B", dir_b)):
         if not folder.is_dir():

@@ -1,23 +1,10 @@
 """What decides games: for each scoring source, how often taking its points away changes who wins.
 
-A source's points are subtracted from every seat's total and the winners are worked out again with the game's
-own tie-breaks, from the results tables alone. This is accounting, not a replay: every card and action stays as
-played, although players could have played differently in a game without that source. A source is *decisive*
-in a game when the set of winners changes (a different seat wins, a sole win becomes shared or void, or the
-other way round). `decisive_rate[<source>]` is the share of games where it is, with a 95% Wilson interval
-(stats.rate, so --summary-only runs merge it exactly).
-
-Mohur is decided at two levels. Sources score per round: a round is won on rupees, then bonus-token count,
-then goods-token count (a source's tokens leave those counts too), and `decisive_round_rate[<source>]` is exact
-by the accounting above. The match goes to the first trader to win `seals_to_win` rounds: the match-level
-`decisive_rate` replays the seal count over the rounds as played, each with its new winner (later rounds keep
-their starter and play). A match the played rounds leave unfinished (1-1 after a 2-0 match lost a round) would
-have needed a deciding round that was never played; it counts as half a change (the decider taken as a toss-up),
-so the rate lies between the matches that surely change and those plus every unfinished one.
-
-The rule for where code sits: this module holds what every game shares (winners worked out again, the rates, the
-report's section); each game's sources and their accounting are in its own `analysis/<game>.py`
-(`decisive_metrics`, `decisive_labels` or `decisive_columns`).
+Accounting from the results tables, not a replay: every card and action stays as played, and the winners are
+worked out again with the game's own tie-breaks. `decisive_rate[<source>]` is the share of games where the set
+of winners changes (95% Wilson interval, stats.rate, so --summary-only runs merge it exactly); Mohur's
+match-level rate and its half-counted unfinished matches are explained in docs/mohur.md. This module holds what
+every game shares; each game's sources are in its own `analysis/<game>.py`.
 """
 from __future__ import annotations
 
@@ -117,8 +104,7 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
         high = np.clip(frame["ci_high"].to_numpy(float) * 100 - rate, 0, None)
         ax.errorbar(rate, y + shift, xerr=[low, high], fmt="none", ecolor="black", capsize=3, lw=1)
     ax.set_yticks(y, table["label"])
-    ax.set_xlabel(f"{unit} whose winner changes without the source (%); bars: 95% interval")
-    ax.set_title(title)
+    ax.set(xlabel=f"{unit} whose winner changes without the source (%); bars: 95% interval", title=title)
     ax.grid(axis="x", alpha=0.3)
     ax.grid(axis="y", visible=False)
     if rounds is not None or (table["ambiguous"] > 0).any():

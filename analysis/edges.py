@@ -1,12 +1,9 @@
 """First-player and seat edges at equal skill.
 
-A raw "the starter wins X%" over every game mixes the position's edge with who tends to hold the position:
-in Mohur the loser of a round starts the next, and in mixed pairings the loser is usually the weaker strategy,
-so the raw rate measures "weaker player" as much as "starter". The headline estimate therefore comes from
-mirror games (every seat the same strategy) when the run has them, pooled and per strategy; without mirror
-games, from a Luce/Bradley-Terry model of the winner with a term per position and a strength per strategy
-(`analysis.models.fit_luce`), which compares positions at equal strength. Every metric says which it is in its
-`population` field ("mirror" or "model").
+A raw "the starter wins X%" mixes the position's edge with who holds it (in Mohur the loser of a round starts
+the next, and in mixed pairings the loser is usually the weaker strategy). So the headline comes from mirror
+games when the run has them, else from a Luce model with position and strategy terms (`models.fit_luce`); each
+metric's `population` says which ("mirror" or "model").
 """
 from __future__ import annotations
 
@@ -25,10 +22,8 @@ def too_few(m: dict | None) -> bool:
 
 
 def balance(seat_rate: dict | None) -> dict:
-    """Ludii-style balance, 1 - |2 r - 1|, from r = seat 0's win rate at equal skill (one figure over every
-    mirror game pooled, or the model's; the interval is r's, folded at 1/2). The worst of several per-strategy
-    gaps would grow with the noise of the smallest group and shrink as a run grows: a pooled figure does not
-    drift with run size. `population` says which: "mirror" (equal strategies) or "model" (equal skill)."""
+    """Ludii-style balance, 1 - |2 r - 1|, from r = seat 0's pooled win rate at equal skill (the interval is r's,
+    folded at 1/2): a worst per-strategy gap would drift with the run's size, a pooled figure does not."""
     if not seat_rate or seat_rate.get("estimate") is None or not seat_rate.get("n"):
         return {"estimate": None, "ci_low": None, "ci_high": None, "n": 0}
     r, lo, hi = seat_rate["estimate"], seat_rate["ci_low"], seat_rate["ci_high"]
@@ -53,12 +48,9 @@ def _mirror_rates(position, win_share, positions) -> list[dict]:
 
 def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, names,
                    positions: int) -> dict:
-    """Equal-skill win rate of every position. strategy: (games, seats) codes into `names`; position:
-    (games, seats) position of each seat, 0..positions-1, each once per game; win_share: (games, seats), rows
-    summing to 1 (undecided games left out by the caller).
-
-    Returns {"population", "rates": [metric per position], "by_strategy": {name: [metric per position]},
-    "naive": [metric per position over every game]}; by_strategy is filled from mirror games only."""
+    """Equal-skill win rate of every position, from (games, seats) arrays of strategy codes, positions and win
+    shares: {"population", "rates", "by_strategy" (mirror games only), "naive" (every game)}, each a metric
+    per position."""
     strategy = np.asarray(strategy, dtype=np.int64)
     position = np.asarray(position, dtype=np.int64)
     win_share = np.asarray(win_share, dtype=float)

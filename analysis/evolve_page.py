@@ -1,10 +1,8 @@
 """What `balance-sim evolve` writes: the held-out validation with paired 95% intervals, history.csv, preset.toml,
 evolve.json and evolve.html (convergence with intervals, parameters over time, the final parameters in words).
 
-Validation population: games on fresh deals the search never saw (their own seed stream). For each pool member
-the winner and the starting point play the same deals, seats rotated, so their difference is paired game by
-game: a t interval on the per-game differences (scipy's ttest_rel). Over the pool, members' means are weighted
-(the pool weights) and their standard errors combined as independent (members play different deals).
+Validation: fresh deals the search never saw; winner and start play the same deals per pool member (paired t
+interval), members' results weighted by the pool weights with independent errors.
 """
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """Findings: the three to seven sentences a designer reads first, computed from a summary (summary.json).
 
-Each finding is {id, text, figure, section, estimate, ci_low, ci_high}: `figure` is the summary.json key its
-number comes from, `section` the report topic that explains it (report.py turns it into a link). They are ranked
-by importance: anything that makes the figures untrustworthy (a partial run, a degenerate configuration, games
-ended by the simulator's cap), then the largest seat or position gap, the strongest strategy, the top lever,
-the game's length, then smaller flags. A finding only says "real" or "dominates" when its interval says so.
-
-Keys another part of the summary may add are read when present and never required: `strength[s]["bound"]`
-("upper": the data bound the strength only from above, "lower": only from below), `nash_unique`,
-`win_rate_vs_field[s]`.
+Each is {id, text, figure (its summary.json key), section (the report topic that explains it)}, ranked by
+importance (docs/findings.md): untrustworthy figures first, then the largest seat gap, the strongest strategy,
+the top lever, the length, smaller flags. A finding says "real" or "dominates" only when its interval says so;
+keys other parts may add (`strength[s]["bound"]`, `nash_unique`, `win_rate_vs_field[s]`) are read when present.
 """
 from __future__ import annotations
 
@@ -128,10 +123,8 @@ def seat_finding(summary: dict) -> dict | None:
 
 # ---- strategies ----------------------------------------------------------------------------------------------
 def _loose(strengths: dict[str, dict], summary: dict) -> list[str]:
-    """Strategies whose strength the data bound only one way: `bound` when the summary says so, or when it is of
-    the kind that would (it says whether its equilibrium is unique or unmeasured: a wide two-sided interval there
-    comes from a few wins, not from the prior); otherwise (older summaries) an interval many times wider than the
-    others', the report's long-standing reading."""
+    """Strategies whose strength the data bound only one way: by `bound` in summaries that write it (or would:
+    they say `nash_unique`), else (older summaries) by an interval many times wider than the others'."""
     if any("bound" in m for m in strengths.values()) or "nash_unique" in summary or "nash_unmeasured" in summary:
         return [s for s, m in strengths.items() if m.get("bound") in ("upper", "lower")]
     half = {s: (m["ci_high"] - m["ci_low"]) / 2 for s, m in strengths.items()}
@@ -257,10 +250,8 @@ def source_label(source: str, labels: dict | None = None) -> str:
 
 
 def lever_finding(summary: dict, labels: dict | None = None, unit: str = "games") -> dict | None:
-    """The source whose points decide most games. Where the summary splits a rate into the games it surely
-    decides and those its rescoring leaves unfinished (`[certain]`, `[ambiguous]`: Mohur's matches), sources
-    are ranked on the certain part, as the report's section ranks them, and the sentence gives both parts: the
-    half-counted total is a convention, not something the games measured."""
+    """The source whose points decide most games; where a rate is split (`[certain]`, `[ambiguous]`: Mohur's
+    matches), ranked on the certain part and both parts said, the half-counted total being a convention."""
     rates = _indexed(summary, "decisive_rate")
     if not rates:
         return None

@@ -1,14 +1,8 @@
 """Models behind the figures that raw rates get wrong: strengths, equal-skill seat effects, the meta-game.
 
-- `fit_luce`: the winner of a game as a Luce choice among its seats, P(seat s wins) proportional to
-  exp(strength of its strategy + effect of its position). With two seats this is Bradley-Terry (a logistic
-  regression); with more it is the conditional logit. Games are grouped by lineup first, so a million games
-  cost a few hundred rows. A weak Gaussian prior on every term keeps a strategy that never (or always) wins
-  finite; intervals come from the posterior information matrix, so they shrink like 1/sqrt(games).
-- `strengths`: the strategies' terms on the Elo scale with 95% intervals.
-- `position_rates`: the win rate of each position at equal skill (strategy terms held equal).
-- `nash_mix`: the symmetric equilibrium of the zero-sum game a matchup matrix defines (scipy's linear program),
-  with bootstrap intervals.
+`fit_luce` treats a game's winner as a Luce choice among its seats (Bradley-Terry with two), strategy plus
+position terms, games grouped by lineup (a million games cost a few hundred rows), a weak Gaussian prior keeping
+a strategy that never (or always) wins finite. `nash_mix`: the symmetric equilibrium of the matchup matrix.
 """
 from __future__ import annotations
 
@@ -95,10 +89,7 @@ def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.nd
         return float((wins * eta).sum() - (m * logz).sum() - 0.5 * (prior * beta * beta).sum())
 
     def derivatives(beta):
-        eta = X @ beta
-        eta -= eta.max(axis=1, keepdims=True)
-        pr = np.exp(eta)
-        pr /= pr.sum(axis=1, keepdims=True)
+        pr = _softmax_rows(X, beta)
         grad = np.einsum("cst,cs->t", X, wins - m[:, None] * pr) - prior * beta
         xbar = np.einsum("cst,cs->ct", X, pr)
         second = np.einsum("c,cs,cst,csu->tu", m, pr, X, X) - np.einsum("c,ct,cu->tu", m, xbar, xbar)
@@ -134,21 +125,11 @@ RARE_SHARE = 0.1     # ... when they are at most this share of its games (rare o
 
 
 def strengths(fit: LuceFit) -> pd.DataFrame:
-    """Strategy strengths on the Elo scale with 95% intervals. 0 is the average strategy, each weighted by how
-    much its games tell about it (so a strategy that never wins, whose strength only its prior bounds, does not
-    widen everyone else's interval). 100 Elo = winning 64% against the other (two players).
-
-    A strategy that won none of its games against other strategies (or all of them) has no finite estimate:
-    the data say only that it is weaker (stronger) than some value, and the fit's number comes from the prior
-    and drifts with the run's size. Its row says so (`bound` "upper" or "lower") and carries the one-sided 95%
-    bound from the data instead (`strength_bound`): `elo` and the interval's data end are that bound, the other
-    end is NaN. A longer run tightens such a bound (by about ELO * ln(games ratio): the record's chance), but a
-    true bound is never contradicted by more games.
-
-    A strategy with only a few wins (or losses) against the others (`rare_record_interval`) gets an interval
-    that counts them exactly rather than the posterior's normal approximation, whose end on the side of the
-    few outcomes is far too tight there (and would be contradicted by a longer run). Both are fitted with the
-    other strategies' terms held at their values, so neither depends on the prior."""
+    """Strategy strengths on the Elo scale with 95% intervals; 0 is the average strategy, weighted by how much
+    its games tell (a never-winner, bounded only by its prior, does not widen everyone's interval). A strategy
+    that won none (or all) of its games against others gets its one-sided data bound (`bound` "upper"/"lower",
+    the other end NaN) instead of the prior's drifting number; one with a few wins or losses an exact count
+    interval (`rare_record_interval`), as the normal one is far too tight there."""
     k = len(fit.names)
     w = fit.info / fit.info.sum() if fit.info.sum() > 0 else np.full(k, 1 / k)
     anchor = np.eye(k) - np.outer(np.ones(k), w)
@@ -172,6 +153,14 @@ def strengths(fit: LuceFit) -> pd.DataFrame:
         if rare is not None:
             table.loc[name, ["elo", "ci_low", "ci_high"]] = [anchored(s, b) for b in rare]
     return table.sort_values("elo", ascending=False)
+
+
+def _softmax_rows(X: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Each lineup row's chance per seat of winning, from the design and the terms."""
+    eta = X @ beta
+    eta -= eta.max(axis=1, keepdims=True)
+    pr = np.exp(eta)
+    return pr / pr.sum(axis=1, keepdims=True)
 
 
 def _mixed_rows(fit: LuceFit, s: int):
@@ -198,11 +187,7 @@ def _win_chances(fit: LuceFit, s: int):
     def chance(b):
         beta = fit.beta.copy()
         beta[s] = b
-        eta = X @ beta
-        eta -= eta.max(axis=1, keepdims=True)
-        pr = np.exp(eta)
-        pr /= pr.sum(axis=1, keepdims=True)
-        return np.clip((pr * mine).sum(axis=1), 1e-300, 1 - 1e-16)
+        return np.clip((_softmax_rows(X, beta) * mine).sum(axis=1), 1e-300, 1 - 1e-16)
     return chance, m
 
 
@@ -243,11 +228,9 @@ def strength_bound(fit: LuceFit, s: int, side: str) -> float:
 
 
 def rare_record_interval(fit: LuceFit, s: int) -> tuple[float, float, float] | None:
-    """(estimate, low, high) log-strength of a strategy with few wins (or few losses) against the others,
-    RARE_RECORD at most and RARE_SHARE of its games; None otherwise (or with no such games). The rare count
-    is Poisson with mean the expected count at strength b, the others' terms fixed: the interval is where
-    that count's exact (Garwood) 95% interval puts the mean, the estimate where the mean equals the count
-    (the maximum likelihood with the others fixed). Rarer outcomes than a binomial's: a little conservative."""
+    """(estimate, low, high) log-strength of a strategy with few wins or losses against the others (RARE_RECORD,
+    RARE_SHARE), else None: where the count's exact Poisson (Garwood) 95% interval puts its expected count, the
+    others' terms fixed (a little conservative)."""
     if fit.design is None or not _mixed_rows(fit, s)[0].any():
         return None
     won, total = _record(fit, s)
@@ -338,12 +321,8 @@ def nash_mix(payoff: np.ndarray) -> np.ndarray:
     subject to x' payoff >= v for every column, x a distribution (linear program, HiGHS)."""
     a = np.asarray(payoff, dtype=float)
     k = a.shape[0]
-    # A strategy that beats every other one (a[i, j] > 0 for all j != i) is the unique equilibrium: the game's
-    # value is 0, and any mix giving weight to another strategy j loses against i. HiGHS returns exactly this
-    # e_i (all 802 such programs of the default Mohur and Mughal reports' bootstraps; tests/test_models.py), so
-    # it is answered without the linear program, which costs about a millisecond a call in scipy's Python
-    # around the solver (401 calls a report). A weakly dominant strategy (a pair that never met scores 0, as in
-    # the default Muziris run) may tie with other equilibria, and HiGHS picks among them: the program runs.
+    # A strategy beating every other one is the unique equilibrium, the e_i HiGHS returns too (tests/test_models.py):
+    # answered without the program's millisecond a call (401 calls a report). A weakly dominant one may tie.
     beats = (a > 0) | np.eye(k, dtype=bool)
     dominant = np.flatnonzero(beats.all(axis=1))
     if len(dominant):
@@ -370,10 +349,8 @@ def _nash_lp(a: np.ndarray) -> np.ndarray:
 
 
 def equilibrium_ranges(payoff: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
-    """The least and the most weight each strategy has over the whole set of symmetric equilibria of a
-    symmetric zero-sum game: the game's value is 0, so the set is {x a distribution: x' payoff >= 0 in every
-    column}, and each strategy's range is two linear programs over it (HiGHS). Equal ends for every strategy:
-    the equilibrium is unique."""
+    """Each strategy's least and most weight over the set of symmetric equilibria {x: x' payoff >= 0} (the
+    game's value is 0): two linear programs a strategy (HiGHS); equal ends everywhere: unique."""
     from scipy.optimize import linprog  # deferred like _nash_lp's
     a = np.asarray(payoff, dtype=float)
     k = a.shape[0]

@@ -249,24 +249,19 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     bins = np.arange(shown.min(), shown.max() + 2) - 0.5 if shown.max() - shown.min() < 120 else 60
     ax.hist(shown, bins=bins, color=ACCENT, alpha=0.85)
     ax.axvline(turns.mean(), color="black", ls="--", lw=1, label=f"mean {turns.mean():.1f}")
-    ax.set_xlabel("turns in a round (both traders)")
-    ax.set_ylabel("rounds")
-    ax.set_title("Round length")
+    ax.set(xlabel="turns in a round (both traders)", ylabel="rounds", title="Round length")
     ax.legend(frameon=False, loc="upper right")
     save(fig, outdir / "turns_per_round.png")
 
     fig, (ax1, ax2) = new_panels(9, 3.6, 1, 2)
     counts = games["rounds"].value_counts().sort_index()
     ax1.bar(counts.index.astype(str), counts.to_numpy() / len(games) * 100, color=ACCENT)
-    ax1.set_xlabel("rounds in the match")
-    ax1.set_ylabel("matches (%)")
-    ax1.set_title("Rounds per match")
+    ax1.set(xlabel="rounds in the match", ylabel="matches (%)", title="Rounds per match")
     ended = [code for name, code in END.items() if name != "running"]
     reasons = rounds["end_reason"].value_counts().reindex(ended, fill_value=0)
     labels = {code: name.replace("_", " ") for name, code in END.items()}
     ax2.bar([labels[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
-    ax2.set_ylabel("rounds (%)")
-    ax2.set_title("Why rounds end")
+    ax2.set(ylabel="rounds (%)", title="Why rounds end")
     save(fig, outdir / "rounds_and_endings.png")
     minutes = summary["minutes_per_match"]
     seconds = cfg.get("report", {}).get("seconds_per_turn", 8.0)
@@ -294,8 +289,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax.bar(x, taken - first, bottom=first, color="#e07b39", label="later sales")
     ax.bar(x, left, bottom=taken, color=NEUTRAL, label="left untaken")
     ax.set_xticks(x, GOODS)
-    ax.set_ylabel("rupees per round (mean)")
-    ax.set_title("Where each stack's rupees go")
+    ax.set(ylabel="rupees per round (mean)", title="Where each stack's rupees go")
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "stack_split.png")
     share_first = first.sum() / max(taken.sum(), 1e-9)
@@ -303,9 +297,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     fig, (ax1, ax2) = new_panels(9, 3.6, 1, 2)
     sizes = np.array([rounds[f"sales_size_{k}"].sum() for k in range(1, 6)], dtype=float)
     ax1.bar(["1", "2", "3", "4", "5+"], sizes / max(sizes.sum(), 1) * 100, color=ACCENT)
-    ax1.set_xlabel("cards in the sale")
-    ax1.set_ylabel("sales (%)")
-    ax1.set_title("Sale sizes")
+    ax1.set(xlabel="cards in the sale", ylabel="sales (%)", title="Sale sizes")
     piles = ["3", "4", "5"]
     drawn = np.array([rounds[f"bonus_pile{p}_count"].mean() for p in piles])
     value = np.array([rounds[f"bonus_pile{p}_rupees"].sum() / max(rounds[f"bonus_pile{p}_count"].sum(), 1)
@@ -316,8 +308,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
             label="left in pile")
     for i, v in enumerate(value):
         ax2.text(i, drawn[i] + 0.1, f"{v:.1f} Rs", ha="center", va="bottom", color="black", fontsize=9)
-    ax2.set_ylabel("bonus tokens per round")
-    ax2.set_title("Bonus piles (label: mean value drawn)")
+    ax2.set(ylabel="bonus tokens per round", title="Bonus piles (label: mean value drawn)")
     ax2.legend(frameon=False, fontsize=8)
     save(fig, outdir / "sales_and_bonus.png")
     most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
@@ -340,8 +331,7 @@ def _scores(rounds, cfg, outdir) -> dict:
     for col in parts.columns:
         ax.bar(parts.index, parts[col], bottom=bottom, color=colors[col], label=col.replace("_", " "))
         bottom += parts[col].to_numpy()
-    ax.set_ylabel("rupees per round (mean)")
-    ax.set_title("Score composition by strategy")
+    ax.set(ylabel="rupees per round (mean)", title="Score composition by strategy")
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "score_composition.png")
 
@@ -350,9 +340,7 @@ def _scores(rounds, cfg, outdir) -> dict:
     shown, cap, left_off, widest = clip_upper(margin.to_numpy())
     ax.hist(shown, bins=np.arange(0, shown.max() + 2) - 0.5, color=ACCENT, alpha=0.85)
     ax.axvspan(-0.5, 3.5, color="#e07b39", alpha=0.15, label="decided by 3 rupees or fewer")
-    ax.set_xlabel("score margin of a round (rupees)")
-    ax.set_ylabel("rounds")
-    ax.set_title("How close rounds are")
+    ax.set(xlabel="score margin of a round (rupees)", ylabel="rounds", title="How close rounds are")
     ax.legend(frameon=False)
     save(fig, outdir / "score_margin.png")
 

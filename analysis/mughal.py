@@ -244,9 +244,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
         v = players.loc[strategy == name, "vt_total"].to_numpy()
         ax.hist(v[v <= cap], bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
                 label=f"{name} (mean {v.mean():.1f})")
-    ax.set_xlabel("VT at the end of the game")
-    ax.set_ylabel("share of player-games")
-    ax.set_title("Final VT by strategy")
+    ax.set(xlabel="VT at the end of the game", ylabel="share of player-games", title="Final VT by strategy")
     ax.legend(frameon=False, fontsize=8)
     save(fig, outdir / "mughal_vt_hist.png")
 
@@ -265,8 +263,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
         neg += np.where(v < 0, v, 0)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
-    ax.set_ylabel("mean VT per game")
-    ax.set_title("Where the VT comes from")
+    ax.set(ylabel="mean VT per game", title="Where the VT comes from")
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, outdir / "mughal_vt_parts.png")
     top = means.sum(axis=1).idxmax()
@@ -318,8 +315,7 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
         ax.bar(x, shares[:, i] * 100, bottom=bottom, color=[NEUTRAL, ACCENT, PALETTE[1], PALETTE[3]][i], label=lab)
         bottom += shares[:, i] * 100
     ax.set_xticks(x, labels, fontsize=7)
-    ax.set_ylabel("share of games (%)")
-    ax.set_title("Who takes each emperor's bonus: alone, tied, or nobody")
+    ax.set(ylabel="share of games (%)", title="Who takes each emperor's bonus: alone, tied, or nobody")
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "mughal_emperor_ties.png")
     figures = [{"file": "mughal_emperor_ties.png",
@@ -331,8 +327,7 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
         fig, ax = new_figure(8.5, 4.0)
         ax.bar(x, np.array(to_spec) * 100, color=ACCENT)
         ax.set_xticks(x, labels, fontsize=7)
-        ax.set_ylabel("share of the bonus VT (%)")
-        ax.set_title("Emperor bonus VT taken by a specialist of a favoured suit")
+        ax.set(ylabel="share of the bonus VT (%)", title="Emperor bonus VT taken by a specialist of a favoured suit")
         save(fig, outdir / "mughal_emperor_specialists.png")
         built = ", ".join(f"{name} builds {SUITS[suit]}" for name, suit in sorted(suits.items()))
         figures.append({"file": "mughal_emperor_specialists.png",
@@ -386,8 +381,7 @@ def _disasters(players, strategy: pd.Series, outdir) -> dict:
     ax.bar(x, pick, bottom=dest, color=PALETTE[3], label="placed from a hand")
     ax.errorbar(x, dest + pick, yerr=err, fmt="none", ecolor="black", capsize=4, lw=1)
     ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
-    ax.set_ylabel("Disasters per player per game")
-    ax.set_title("Disasters held (bars: 95% interval of the total)")
+    ax.set(ylabel="Disasters per player per game", title="Disasters held (bars: 95% interval of the total)")
     ax.legend(frameon=False, fontsize=8)
     save(fig, outdir / "mughal_disasters.png")
     return {"title": "Disasters", "figures": [{

@@ -213,10 +213,8 @@ def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:
 
 
 def _pairs(players: pd.DataFrame) -> pd.DataFrame:
-    """Every ordered pair of seats in a game: (strategy, opponent, win_share), win_share 1 when the first
-    finished ahead of the second (most coins, then most market-condition coins, the rulebook's order), 0.5
-    when level, else 0. With two players this is the game's result; with more it is a head-to-head record
-    whose fair value is still 50%."""
+    """Every ordered pair of seats in a game: (strategy, opponent, win_share), 1 when the first finished ahead
+    (coins, then market-condition coins), 0.5 when level, else 0: a head-to-head record whose fair value is 50%."""
     cols = ["game", "seat", "strategy", "coins", "coins_condition"]
     p = players[cols].assign(strategy=players["strategy"].astype(str))
     m = p.merge(p, on="game", suffixes=("", "_o"))
@@ -339,8 +337,7 @@ def _position_bars(summary: dict, prefix: str, labels: list[str], P: int, path: 
     fig, ax = new_figure()
     _bars(ax, labels, est * 100, lo * 100, hi * 100)
     ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
-    ax.set_ylabel("win rate (%), shared wins split")
-    ax.set_title(title)
+    ax.set(ylabel="win rate (%), shared wins split", title=title)
     ax.legend(loc="lower right")
     save(fig, path)
 
@@ -380,8 +377,7 @@ def _strategies_section(games, players, strategy: pd.Series, conds: list[str], P
     fig, ax = new_figure()
     _bars(ax, names, st["sum"] / st["size"] * 100, lo * 100, hi * 100, [colors[k] for k in names])
     ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
-    ax.set_ylabel("win rate (%)")
-    ax.set_title("Win rate by strategy (95% intervals)")
+    ax.set(ylabel="win rate (%)", title="Win rate by strategy (95% intervals)")
     ax.legend()
     save(fig, outdir / "muziris_strategies.png")
     _condition_bars(games, players, strategy, names, colors, conds, P, outdir / "muziris_conditions.png")
@@ -405,8 +401,7 @@ def _condition_bars(games, players, strategy, names, colors, conds: list[str], P
                yerr=_err(est * 100, lo * 100, hi * 100), capsize=2, ecolor="#333333")
     ax.set_xticks(x, conds)
     ax.axhline(100 / P, color=NEUTRAL, ls="--")
-    ax.set_ylabel("win rate (%)")
-    ax.set_title("Win rate by strategy under each market condition (95% intervals)")
+    ax.set(ylabel="win rate (%)", title="Win rate by strategy under each market condition (95% intervals)")
     ax.legend(fontsize=8, ncol=3)
     save(fig, path)
 
@@ -419,9 +414,7 @@ def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: 
         r = games.loc[games["condition"] == c, "rounds"]
         counts = np.bincount(r, minlength=top + 1)[1:] / max(1, len(r))
         ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=name)
-    ax.set_xlabel("rounds in the game")
-    ax.set_ylabel("games (%)")
-    ax.set_title("Game length by market condition")
+    ax.set(xlabel="rounds in the game", ylabel="games (%)", title="Game length by market condition")
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
     n, cap = len(games), int((games["end_reason"] == END["round_cap"]).sum())
@@ -457,8 +450,7 @@ def _character_bars(names, values, ylabel: str, title: str, path: Path) -> None:
     x = np.arange(len(names))
     ax.bar(x, values, color=ACCENT)
     ax.set_xticks(x, names)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set(ylabel=ylabel, title=title)
     save(fig, path)
 
 
@@ -473,8 +465,7 @@ def _sources_section(players, strategy: pd.Series, outdir: Path) -> dict:
         label = c.replace("coins_order_", "orders: ").replace("coins_", "")
         ax.bar(names, means[c].to_numpy(), bottom=bottom, color=colormaps["tab20"](i % 20), label=label)
         bottom += means[c].to_numpy()
-    ax.set_ylabel("coins per game (mean)")
-    ax.set_title("Where each strategy's coins come from")
+    ax.set(ylabel="coins per game (mean)", title="Where each strategy's coins come from")
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "muziris_sources.png")
     return _section("Coins by source", "Orders are split by produce; the rest are coins lying on characters, produce "
@@ -492,8 +483,7 @@ def _order_sizes_section(orders: pd.DataFrame, outdir: Path) -> dict:
     for size in share.columns:
         ax.bar(share.index, share[size].to_numpy() * 100, bottom=bottom, label=f"{size} card(s)")
         bottom += share[size].to_numpy() * 100
-    ax.set_ylabel("orders (%)")
-    ax.set_title("Order sizes by produce")
+    ax.set(ylabel="orders (%)", title="Order sizes by produce")
     ax.legend()
     save(fig, outdir / "muziris_order_sizes.png")
     return _section("Order sizes by produce", f"{int(od.to_numpy().sum()):,} orders in all.",
@@ -510,9 +500,8 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     fig, ax = new_figure()
     ax.hist(peak[peak <= cap], bins=50, color=ACCENT)
     ax.axvline(boxed, color="#c0392b", ls="--", label=f"boxed coins ({boxed})")
-    ax.set_xlabel("coins out of the supply at the end (players + characters)")
-    ax.set_ylabel("games")
-    ax.set_title("Coins a game needs from the supply")
+    ax.set(xlabel="coins out of the supply at the end (players + characters)", ylabel="games",
+           title="Coins a game needs from the supply")
     ax.legend()
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "

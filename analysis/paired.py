@@ -1,22 +1,10 @@
 """Differences between two runs, paired game by game when they share their random numbers.
 
-Every rate or mean in a summary is a ratio of sums over table rows (successes / trials, total / count), and
-every row belongs to one game (Mohur: one match). We cut a run's game ids into the same G blocks of consecutive
-games (G = `BLOCKS`, fewer for runs under 2,000 games), let the game's own `summarize` give every block's sums and counts (the sufficient
-statistics `--summary-only` merges), and linearise the ratio R = S / N by the delta method: block b's
-pseudo-value is R + G (s_b - R n_b) / N, whose mean is R and whose variance / G is the delta-method variance
-of R. Blocks hold whole games, so the rounds of one match stay together and their correlation cannot narrow an
-interval falsely.
-
-Game i of run A and game i of run B fall in the same block. When the runs share seed, batch size and lineups
-they were dealt the same cards (where the deck is unchanged), the two pseudo-value series are paired, and the
-difference's interval is a paired t interval on them (scipy's `ttest_rel`, G - 1 degrees of freedom).
-Otherwise the runs are independent and Welch's test (`ttest_ind`) gives the interval. Per-block sums rather
-than per-game ones keep the cost at G calls of `summarize` whatever the run's size; the variance is the same
-quantity, estimated on G - 1 degrees of freedom.
-
-Figures that are not ratios of per-game sums (the Ludii-style balance, fitted strengths) cannot be paired this
-way: their difference uses the two runs' own 95% intervals as independent normal errors, and says so.
+A run's games are cut into G blocks of consecutive games; every figure is a ratio of per-block sums, linearised
+by the delta method into block pseudo-values, and the difference's interval is a paired t interval on them when
+the runs share seed, batch size and lineups (Welch's otherwise). Figures that are not ratios of per-game sums
+(balance, fitted strengths) use the two runs' own intervals as independent errors, and say so. The method and
+why it was chosen: docs/compare.md.
 """
 from __future__ import annotations
 

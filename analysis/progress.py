@@ -1,8 +1,5 @@
-"""One line per slow phase of building a page (report, compare, a sweep variant's report), for the terminal.
-
-The commands decide where the lines go (stderr) and whether they go at all (`-q`): `with reporting(say):` around
-the work, `phase("...")` inside it. Outside such a block phases say nothing (tests, library use).
-"""
+"""One line per slow phase of building a page, for the terminal: the commands send the lines (`with
+reporting(say):`), `phase("...")` marks them; outside such a block phases say nothing (tests, library use)."""
 from __future__ import annotations
 
 import contextlib

@@ -1,8 +1,5 @@
-"""Build a game's report: summary.json (the contract), PNG plots and one self-contained report.html.
-
-Each game contributes `analysis/<game>.py` with `summarize(tables, meta) -> {metric: {estimate, ci_low,
-ci_high, n}}` and `sections(tables, meta, summary, outdir) -> [{title, text, figures: [{file, reading}]}]`.
-"""
+"""Build a game's report: summary.json (the contract), PNG plots and one self-contained report.html, from
+each game's `analysis/<game>.py` (`summarize(tables, meta)` and `sections(tables, meta, summary, outdir)`)."""
 from __future__ import annotations
 
 import html

@@ -1,14 +1,8 @@
 """Skill: how a game's headline figures move when search players ("experts") replace heuristics.
 
-Generic part of the report's "Skill" section, used by each game's `analysis/<game>.py` when a search strategy
-(registered with `search=True`, or a preset built on one) played:
-- `search_names(meta)`: the strategy names of the run that search;
-- `levels(frame, search, columns)`: per row, "heuristic" when every seat is a heuristic, "expert" when every seat
-  searches, "mixed" otherwise;
-- `gap_table(long, search)`: each search strategy's win rate against each heuristic (mixed games only), with
-  Wilson intervals: the skill gap, how much the game rewards planning;
-- `present`, `comparisons`, `pool_rates`: whether the section is due, and its inputs from the summary and tables;
-- `section(...)`: the figure, the side-by-side table and the text.
+The generic part of the report's "Skill" section, which each game's `analysis/<game>.py` uses when a search
+strategy played: the skill gap is each search strategy's win rate against each heuristic, how much the game
+rewards planning.
 """
 from __future__ import annotations
 
@@ -106,8 +100,7 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
                      capsize=3, lw=1)
     ax1.axhline(50, color="black", ls="--", lw=0.8)
     ax1.set_xticks(x, labels, rotation=15, fontsize=8)
-    ax1.set_ylabel("rate (%), bars: 95% interval")
-    ax1.set_title("Headline rates by skill")
+    ax1.set(ylabel="rate (%), bars: 95% interval", title="Headline rates by skill")
     ax1.legend(frameon=False, fontsize=8)
     if len(gaps):
         names = [f"{s}\nvs {o}" for s, o in gaps.index]
@@ -125,10 +118,8 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
 
 def section(comparisons: dict, gaps: pd.DataFrame, pool_rates: dict, outdir, baseline: str = "greedy",
             unit: str = "match") -> dict:
-    """The "Skill" report section.
-
-    comparisons: label -> (heuristic-vs-heuristic metric, expert-vs-expert metric) (stats.rate dicts);
-    gaps: `gap_table`; pool_rates: level -> {strategy: metric} win rates inside each pool."""
+    """The "Skill" report section. comparisons: label -> (heuristic-only, expert-only metric); gaps: `gap_table`;
+    pool_rates: level -> {strategy: win rate metric} inside each pool."""
     units = "matches" if unit == "match" else unit + "s"  # "games", never "gamees"
     _plot(comparisons, gaps, outdir / "skill.png")
     rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{html.escape(_fmt(h))}</td><td>{html.escape(_fmt(e))}"

@@ -1,8 +1,5 @@
-"""A run's headline summary, and the mergeable form of it that `run --summary-only` ships from its workers.
-
-The simulation core does not import the analysis: `sim.runner.execute` and `sim.results.load` take a
-`Summariser` as an argument (the commands pass `SUMMARISER`), so the layers point one way only.
-"""
+"""A run's headline summary, and the mergeable form of it that `run --summary-only` ships from its workers
+(`SUMMARISER`, passed to the simulation core so that the layers point one way only)."""
 from __future__ import annotations
 
 import contextlib

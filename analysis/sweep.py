@@ -56,10 +56,8 @@ def _plot_1d(table, key, metric, path, bands=()):
 
 
 def _plot_2d(table, keys, metric, path, bands=()):
-    """A heatmap of the metric over the grid of two parameters. Each target band is drawn where a heatmap can
-    show it: as a hatched stripe on the colour bar (whose range is widened to hold it, as the 1-parameter plot
-    keeps its band in view) and as an outline round every cell inside it (solid: the 95% interval is inside;
-    dashed: only the estimate); with no cell inside, the closest cell is outlined dotted. Both in BAND_MARK."""
+    """A heatmap of the metric over two parameters; each target band a hatched stripe on the (widened) colour
+    bar, and outlines round the cells inside it (solid: the interval, dashed: the estimate, dotted: closest)."""
     k1, k2 = keys
     scale, unit = _scale(metric)
     grids = {part: table.pivot_table(index=k1, columns=k2, values=metric + part, aggfunc="first")
@@ -83,8 +81,7 @@ def _plot_2d(table, keys, metric, path, bands=()):
         bar.ax.axhspan(band.low * scale, band.high * scale, facecolor="none", edgecolor=BAND_MARK, hatch="///",
                        lw=1.5)
         _outline_band_cells(ax, grids, band)
-    ax.set_xlabel(k2)
-    ax.set_ylabel(k1)
+    ax.set(xlabel=k2, ylabel=k1)
     title = plain_name(metric) + unit
     if bands:
         title += "; target " + ", ".join(f"{_band_value(metric, b.low)} to {_band_value(metric, b.high)}"

@@ -1,8 +1,5 @@
-"""tune.html: what `balance-sim tune` tried, what it spent, and whether any candidate meets every target.
-
-Reads what tune.json holds (the ranking: each candidate's parameters, games, distance and, per target, its
-estimate, 95% interval, band and verdict) and history.csv's rows (round, candidate, games, distance).
-"""
+"""tune.html: what `balance-sim tune` tried, what it spent, and whether any candidate meets every target
+(from tune.json's ranking and history.csv's rounds)."""
 from __future__ import annotations
 
 import html
