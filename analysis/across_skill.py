@@ -26,6 +26,7 @@ JOIN = {TUNED: "tuned players", SEARCH: "search players"}  # the mix: the field 
 HEADERS = {HAND: "hand-written heuristics", TUNED: "tuned: mirror games (the mix: the field with tuned)",
            SEARCH: "search players: search-only games (the mix: every game)"}
 CONCLUSIONS = {"edge": "the edge", "leader": "the dominant strategy", "source": "the top decisive source"}
+VERDICT_WORDS = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
 _DECISIVE = re.compile(r"decisive_rate\[([^\[\]]+)\]")
 
 
@@ -48,12 +49,17 @@ def kinds(meta: dict) -> dict[str, str]:
             for s in meta.get("strategies", [])}
 
 
-def populations(strategy: np.ndarray, names, kind: dict) -> np.ndarray:
-    """Per game (rows of strategy codes into `names`): the level every seat plays at, or MIXED."""
+def _seat_levels(strategy: np.ndarray, names, kind: dict) -> np.ndarray:
+    """Per game and seat (strategy codes into `names`): the level the seat plays at."""
     codes = np.asarray(strategy, dtype=np.int64)
     by_code = np.array([kind.get(str(n), HAND) for n in names] or [HAND], dtype=object)
-    seat = by_code[codes] if codes.size else np.empty(codes.shape, dtype=object)
-    out = np.full(len(codes), MIXED, dtype=object)
+    return by_code[codes] if codes.size else np.empty(codes.shape, dtype=object)
+
+
+def populations(strategy: np.ndarray, names, kind: dict) -> np.ndarray:
+    """Per game (rows of strategy codes into `names`): the level every seat plays at, or MIXED."""
+    seat = _seat_levels(strategy, names, kind)
+    out = np.full(len(seat), MIXED, dtype=object)
     for level in (HAND, TUNED, SEARCH):
         out[(seat == level).all(axis=1)] = level
     return out
@@ -62,16 +68,14 @@ def populations(strategy: np.ndarray, names, kind: dict) -> np.ndarray:
 def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]:
     """The games each population's equilibrium mix is taken over (see the module's docstring): HAND alone, HAND
     and TUNED seats (when a tuned seat played with a hand-written one), every game (when a search player did)."""
-    codes = np.asarray(strategy, dtype=np.int64)
-    by_code = np.array([kind.get(str(n), HAND) for n in names] or [HAND], dtype=object)
-    seat = by_code[codes] if codes.size else np.empty(codes.shape, dtype=object)
+    seat = _seat_levels(strategy, names, kind)
     hand = (seat == HAND).all(axis=1)
     out = {HAND: hand}
     field = ((seat == HAND) | (seat == TUNED)).all(axis=1)
     if (field & ~hand & (seat == HAND).any(axis=1)).any():
         out[TUNED] = field
     if (seat == SEARCH).any() and not (seat == SEARCH).all():
-        out[SEARCH] = np.ones(len(codes), dtype=bool)
+        out[SEARCH] = np.ones(len(seat), dtype=bool)
     return out
 
 
@@ -217,12 +221,12 @@ def present(summary: dict, pop: str) -> bool:
 
 
 # ---- words ----------------------------------------------------------------------------------------------------
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def _ci(m: dict) -> str:
-    return f"95% CI {_pct(m['ci_low'])}-{_pct(m['ci_high'])}"
+def ci_text(m: dict) -> str:
+    return f"95% CI {pct(m['ci_low'])}-{pct(m['ci_high'])}"
 
 
 def describe(conclusion: str, reading: dict | None, labels: dict | None = None) -> str:
@@ -231,16 +235,15 @@ def describe(conclusion: str, reading: dict | None, labels: dict | None = None) 
         return "n/a"
     if conclusion == "edge":
         m = reading["metric"]
-        verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
-        return (f"{m.get('what', 'the position')}: {_pct(m['estimate'])} ({_ci(m)}, fair {_pct(m.get('fair', .5))}, "
-                f"n={m.get('n', 0):,}): {verdict[reading['verdict']]}")
+        return (f"{m.get('what', 'the position')}: {pct(m['estimate'])} ({ci_text(m)}, fair {pct(m.get('fair', .5))}, "
+                f"n={m.get('n', 0):,}): {VERDICT_WORDS[reading['verdict']]}")
     name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
     m = reading["metric"]
-    text = f"{name} {_pct(m['estimate'])} ({_ci(m)})"
+    text = f"{name} {pct(m['estimate'])} ({ci_text(m)})"
     if reading["second"] is not None:
         second = reading["second"]
         second = (labels or {}).get(second, second) if conclusion == "source" else second
-        text += (f"; next {second} {_pct(reading['second_metric']['estimate'])}"
+        text += (f"; next {second} {pct(reading['second_metric']['estimate'])}"
                  + ("" if reading["definite"] else ", not told apart"))
     return text
 
@@ -261,12 +264,8 @@ def _row_sentence(row: dict, labels: dict | None) -> str:
                "fewer than two hand-written strategies met" if row["conclusion"] == "leader" else
                "no reading among hand-written heuristics")
         return f"{what}: no comparison {_where(row)} ({why})"
-    said = _phrase(row, labels, True, ci=True)
-    if row["status"] == HOLDS:
-        return f"{said}: it holds"
-    if row["status"] == CHANGES:
-        return f"{said}: it changes"
-    return f"{said}: the intervals do not settle it"
+    return _phrase(row, labels) + {HOLDS: ": it holds", CHANGES: ": it changes"}.get(
+        row["status"], ": the intervals do not settle it")
 
 
 def missing_words(summary: dict) -> str:
@@ -316,16 +315,16 @@ def section(summary: dict, labels: dict | None = None) -> dict:
 
 def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False) -> str:
     m = reading["metric"]
-    interval = f" ({_ci(m)})" if ci else ""
+    interval = f" ({ci_text(m)})" if ci else ""
     if conclusion == "edge":
-        return _pct(m["estimate"]) + interval
+        return pct(m["estimate"]) + interval
     name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
     if not ci:  # the Findings' short form: the name alone
         return name
     if conclusion == "leader":
         text = f"{name} at {m['estimate']:.0%} of the mix{interval}"
     else:
-        text = f"{name}, {_pct(m['estimate'])}{interval}"
+        text = f"{name}, {pct(m['estimate'])}{interval}"
     if not reading["definite"]:
         second = reading["second"]
         second = (labels or {}).get(second, second) if conclusion == "source" else second
@@ -333,19 +332,14 @@ def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False
     return text
 
 
-def _phrase(row: dict, labels: dict | None, detail: bool, ci: bool = False) -> str:
+def _phrase(row: dict, labels: dict | None) -> str:
     what = CONCLUSIONS[row["conclusion"]]
-    if not detail:
-        return what
-    a, b = _short(row["conclusion"], row["base"], labels, ci), _short(row["conclusion"], row["other"], labels, ci)
-    if not ci:  # the Findings' short form
-        return f"{what} ({a} {_base_where(row)}, {b} {_where(row)})"
+    a, b = (_short(row["conclusion"], row[k], labels, ci=True) for k in ("base", "other"))
     if row["conclusion"] == "edge":
         m = row["base"]["metric"]
-        what = f"{what} ({m.get('what', 'the position')}, fair {_pct(m.get('fair', .5))})"
-        verdict = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
-        a += f", {verdict[row['base']['verdict']]}"
-        b += f", {verdict[row['other']['verdict']]}"
+        what = f"{what} ({m.get('what', 'the position')}, fair {pct(m.get('fair', .5))})"
+        a += f", {VERDICT_WORDS[row['base']['verdict']]}"
+        b += f", {VERDICT_WORDS[row['other']['verdict']]}"
         if row["status"] == HOLDS and edges_apart(row["base"], row["other"]):
             b += " (the same verdict, at a size that differs by more than the intervals allow)"
     return f"{what}: {_base_where(row)} {a}; {_where(row)} {b}"

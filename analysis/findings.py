@@ -12,6 +12,7 @@ import re
 import statistics
 
 from analysis import across_skill
+from analysis.across_skill import ci_text, pct
 
 MAX_FINDINGS = 7
 DOMINANT_WEIGHT = 0.99  # an equilibrium weight this close to 1: one strategy takes the whole mix
@@ -35,14 +36,6 @@ def _indexed(summary: dict, prefix: str) -> dict[str, dict]:
         if match and _metric(summary, key):
             out[match.group(1)] = summary[key]
     return out
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
-
-
-def _ci(m: dict) -> str:
-    return f"95% CI {_pct(m['ci_low'])}-{_pct(m['ci_high'])}"
 
 
 def _elo(m: dict) -> str:
@@ -101,23 +94,23 @@ def seat_finding(summary: dict) -> dict | None:
         gap = (m["estimate"] - fair) * 100
         if real:
             kind = "edge" if gap > 0 else "handicap"
-            text = (f"{_sentence_case(words)} {_pct(m['estimate'])} of the time{equal_skill} ({_ci(m)}) against a "
+            text = (f"{_sentence_case(words)} {pct(m['estimate'])} of the time{equal_skill} ({ci_text(m)}) against a "
                     f"fair 50%: a real {abs(gap):.1f}-point {kind}.")
             return _finding("seat_gap", 80 + abs(gap), text, key, "seats", m)
-        text = (f"No seat edge we can detect: {words} {_pct(m['estimate'])} of the time{equal_skill} ({_ci(m)}), "
+        text = (f"No seat edge we can detect: {words} {pct(m['estimate'])} of the time{equal_skill} ({ci_text(m)}), "
                 "and a fair 50% lies inside that interval.")
         return _finding("seat_gap", 40, text, key, "seats", m)
     ranked = sorted(family, key=lambda row: -row[2]["estimate"])
     (top_words, top_key, top), (low_words, _, low) = ranked[0], ranked[-1]
     spread = (top["estimate"] - low["estimate"]) * 100
     if real:
-        text = (f"Seating matters: {top_words} wins {_pct(top['estimate'])}{equal_skill} ({_ci(top)}) and "
-                f"{low_words} {_pct(low['estimate'])} ({_ci(low)}), against a fair share of {_pct(fair)}: a "
+        text = (f"Seating matters: {top_words} wins {pct(top['estimate'])}{equal_skill} ({ci_text(top)}) and "
+                f"{low_words} {pct(low['estimate'])} ({ci_text(low)}), against a fair share of {pct(fair)}: a "
                 f"{spread:.1f}-point spread.")
         return _finding("seat_gap", 80 + max(abs(r[2]["estimate"] - fair) for r in family) * 100, text, top_key,
                         "seats", top)
-    text = (f"No seat or position edge we can detect: the best placed, {top_words}, wins {_pct(top['estimate'])}"
-            f"{equal_skill} ({_ci(top)}), and every position's interval holds the fair share of {_pct(fair)}.")
+    text = (f"No seat or position edge we can detect: the best placed, {top_words}, wins {pct(top['estimate'])}"
+            f"{equal_skill} ({ci_text(top)}), and every position's interval holds the fair share of {pct(fair)}.")
     return _finding("seat_gap", 40, text, top_key, "seats", top)
 
 
@@ -148,7 +141,7 @@ def strategy_findings(summary: dict) -> list[dict]:
             out.append(_finding("strongest_strategy", 50, text, f"strength[{best}]", "strategies", m))
         elif top_weight and top_weight["estimate"] >= DOMINANT_WEIGHT and one_mix:
             text = (f"{best} dominates: strongest at {_elo(m)} ({second} next at {m2['estimate']:+.0f}), and it "
-                    f"takes {top_weight['estimate']:.0%} of the equilibrium mix ({_ci(top_weight)}), so no other "
+                    f"takes {top_weight['estimate']:.0%} of the equilibrium mix ({ci_text(top_weight)}), so no other "
                     "strategy is worth playing against this field; whatever makes it strong may be too strong.")
             out.append(_finding("strongest_strategy", 75, text, f"nash_weight[{best}]", "meta", top_weight))
         else:
@@ -185,12 +178,12 @@ def strategy_findings(summary: dict) -> list[dict]:
         key = f"{'win_rate_vs_field' if field else 'win_rate'}[{best}]"
         what = "against the field" if field else "of its games, against the lineup this run played"
         if m["ci_low"] <= m2["ci_high"]:
-            text = (f"No single strongest strategy: {best} wins {_pct(m['estimate'])} ({_ci(m)}) and {second} "
-                    f"{_pct(m2['estimate'])} ({_ci(m2)}) {what}; they cannot be told apart.")
+            text = (f"No single strongest strategy: {best} wins {pct(m['estimate'])} ({ci_text(m)}) and {second} "
+                    f"{pct(m2['estimate'])} ({ci_text(m2)}) {what}; they cannot be told apart.")
             out.append(_finding("strongest_strategy", 50, text, key, "strategies", m))
         else:
-            text = f"{best} wins most often: {_pct(m['estimate'])} {what} ({_ci(m)}); {second} next at " \
-                   f"{_pct(m2['estimate'])}."
+            text = f"{best} wins most often: {pct(m['estimate'])} {what} ({ci_text(m)}); {second} next at " \
+                   f"{pct(m2['estimate'])}."
             out.append(_finding("strongest_strategy", 55, text, key, "strategies", m))
     return out
 
@@ -269,19 +262,19 @@ def lever_finding(summary: dict, labels: dict | None = None, unit: str = "games"
     if split:
         c = certain[source]
         text = (f"The strongest lever on who wins is {source_label(source, labels)}: taking those points away surely "
-                f"changes the winner of {_pct(c['estimate'])} of {unit} ({_ci(c)}), and leaves "
-                f"{_pct(ambiguous[source])} more unfinished ({_pct(m['estimate'])} with those counted as half)")
+                f"changes the winner of {pct(c['estimate'])} of {unit} ({ci_text(c)}), and leaves "
+                f"{pct(ambiguous[source])} more unfinished ({pct(m['estimate'])} with those counted as half)")
     else:
         text = (f"The strongest lever on who wins is {source_label(source, labels)}: taking those points away changes "
-                f"the winner of {_pct(m['estimate'])} of {unit} ({_ci(m)})")
+                f"the winner of {pct(m['estimate'])} of {unit} ({ci_text(m)})")
     if len(ranked) > 1:
         other, m2 = ranked[1]
         if split:  # ordered only if the next one's certain part plus every unfinished game stays under this one
             tie = " (not told apart)" if certain[other]["estimate"] + high[other] >= certain[source]["ci_low"] else ""
-            text += f"; next {source_label(other, labels)} at {_pct(certain[other]['estimate'])} surely{tie}"
+            text += f"; next {source_label(other, labels)} at {pct(certain[other]['estimate'])} surely{tie}"
         else:
             tie = " (not told apart)" if m["ci_low"] <= m2["ci_high"] else ""
-            text += f"; next {source_label(other, labels)} at {_pct(m2['estimate'])}{tie}"
+            text += f"; next {source_label(other, labels)} at {pct(m2['estimate'])}{tie}"
     return _finding("top_lever", 55, text + ".", f"decisive_rate[{source}]", "decisive", m)
 
 
@@ -307,7 +300,7 @@ def flag_findings(summary: dict, warnings=()) -> list[dict]:
         m = _metric(summary, key)
         if m and m["estimate"] > 0:
             out.append(_finding(key, big if m["estimate"] >= 0.01 else small,
-                                f"{_pct(m['estimate'])} ({_ci(m)}) {words}.", key,
+                                f"{pct(m['estimate'])} ({ci_text(m)}) {words}.", key,
                                 "supply" if key == "coins_short_rate" else "flags", m))
     return out
 
