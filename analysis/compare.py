@@ -16,7 +16,7 @@ import numpy as np
 from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.formatting import CSS, figure_html
+from analysis.formatting import CSS, LABELS, figure_html, is_rate
 from analysis.report import config_changes, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
@@ -26,29 +26,13 @@ from analysis.summary import summary_for
 
 REAL, NOISE = "real change", "within noise"
 
-# Plain names of the headline figures; a figure not listed is shown by its code name, spelled out.
-PLAIN = {
-    "first_player_round_win_rate": "Round starter wins the round",
-    "first_player_match_win_rate": "Match starter wins the match",
-    "first_player_win_rate": "First player wins",
-    "seat0_match_win_rate": "Seat 0 wins the match",
-    "drawn_round_rate": "Round ends in a draw",
-    "turns_per_round": "Turns per round",
-    "rounds_per_match": "Rounds per match",
-    "rounds_per_game": "Rounds per game",
-    "coin_token_rate": "Coin token awarded in a round",
-    "minutes_per_match": "Minutes per match",
-    "minutes_per_game": "Minutes per game",
-    "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
-    "close_round_rate": "Round decided by 3 rupees or fewer",
-    "decision_move_rate": "Turns with a real choice",
-    "score_margin": "Round's winning margin (rupees)",
-    "tie_rate": "Shared victory",
-    "vt_total": "VT per player",
-    "winning_margin": "Winning margin (VT)",
-    "round_cap_rate": "Game reaches the round cap",
-    "coins_short_rate": "Bank runs short of coins",
-}
+# Plain names of the headline figures: the report's, shorter where a table column needs it; a figure not listed
+# is shown by its code name, spelled out.
+PLAIN = {**{k: v for k, v in LABELS.items() if k != "picks_per_game"},
+         "first_player_win_rate": "First player wins", "drawn_round_rate": "Round ends in a draw",
+         "minutes_per_game": "Minutes per game", "score_margin": "Round's winning margin (rupees)",
+         "tie_rate": "Shared victory", "vt_total": "VT per player", "winning_margin": "Winning margin (VT)",
+         "coins_short_rate": "Bank runs short of coins"}
 
 
 # figures of one strategy or seat: `name[arg]` said in words
@@ -76,7 +60,7 @@ NOT_COMPARABLE = "not comparable"
 
 def is_share(name: str) -> bool:
     """Shown in % and compared in percentage points: the rates, and the equilibrium mix's weights."""
-    return pairing_stats.is_rate(name) or name.startswith("nash_weight[")
+    return is_rate(name) or name.startswith("nash_weight[")
 
 
 def compared_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:

@@ -52,7 +52,6 @@ def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
     return {f"{name}[{source}]": stats.rate(float(np.sum(f)), len(f)) for source, f in flags.items()}
 
 
-# ---- Mohur ---------------------------------------------------------------------------------------------------
 # ---- seat-per-row games (each game's sources are in its own analysis/<game>.py) ---------------------------
 def seat_grid(players: pd.DataFrame, n_seats: int, column: str, order: np.ndarray | None = None) -> np.ndarray:
     """A players-table column as [game, seat] (rows in game order, then seat order); `order` is seat_order's

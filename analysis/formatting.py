@@ -10,6 +10,17 @@ from analysis import findings
 from analysis.models import MIN_MODEL_GAMES
 
 
+def is_rate(name: str) -> bool:
+    """Rates are shown in % (and their differences in percentage points)."""
+    return "rate" in name or name == "balance"
+
+
+def fmt_band(metric: str, low, high) -> str:
+    """A target band in the unit the figures are shown in: `49.0% to 51.0%` for rates."""
+    value = lambda v: "n/a" if v is None else f"{v:.1%}" if is_rate(metric) else f"{v:.3g}"
+    return f"{value(low)} to {value(high)}"
+
+
 def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
@@ -25,8 +36,7 @@ def fmt_metric(name: str, m) -> str:
         if None not in span and span[1] - span[0] > 1e-6:  # the equilibrium is not unique
             return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
-    is_rate = "rate" in name or name == "balance"
-    if is_rate:
+    if is_rate(name):
         return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return f"{est:.2f}"

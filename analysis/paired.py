@@ -49,14 +49,10 @@ def _by_block(tables: dict, id_column: str, edges: np.ndarray):
 
 def block_statistics(tables: dict, meta: dict, full: dict, summarize=None, id_column: str | None = None,
                      blocks: int = BLOCKS) -> dict[str, np.ndarray]:
-    """Per metric, a (G, 2) array of each block's (sum, count). Only metrics the blocks reproduce exactly (the
-    block sums give the full run's estimate and count, `full` being the run's summary) are returned: a figure
-    computed on a subset chosen from the whole run, or from a table without game ids, is not a sum over games
-    and is left to the unpaired fallback instead of being paired wrongly."""
-    if summarize is None:
-        summarize = summary_for
-    if id_column is None:
-        id_column = get_game(meta["game"]).id_column
+    """Per metric, a (G, 2) array of each block's (sum, count); only metrics whose block sums reproduce the run's
+    summary `full` (a sum over games), the others being left to the unpaired fallback, not paired wrongly."""
+    summarize = summarize or summary_for
+    id_column = id_column or get_game(meta["game"]).id_column
     edges = block_edges(int(meta.get("planned_games", meta["games"])), blocks)
     per_block = []
     with stats.aggregating():
@@ -153,11 +149,6 @@ def adjust(pvalues, method: str = CORRECTION) -> tuple[np.ndarray, np.ndarray]:
         rej, padj, _, _ = multipletests(p[ok], alpha=ALPHA, method=method)
         adjusted[ok], real[ok] = padj, rej
     return adjusted, real
-
-
-def is_rate(name: str) -> bool:
-    """Rates are shown in percentage points (the same test the report's formatting uses)."""
-    return "rate" in name or name == "balance"
 
 
 def headline_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:

@@ -8,8 +8,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from analysis import findings as findings_mod
-from analysis.paired import is_rate
-from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
+from analysis.formatting import CSS, figure_html, fmt_band, fmt_metric, is_rate, plain_name
 from analysis.style import ACCENT, new_figure, save
 from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
@@ -84,8 +83,7 @@ def _plot_2d(table, keys, metric, path, bands=()):
     ax.set(xlabel=k2, ylabel=k1)
     title = plain_name(metric) + unit
     if bands:
-        title += "; target " + ", ".join(f"{_band_value(metric, b.low)} to {_band_value(metric, b.high)}"
-                                         for b in bands) + " outlined in red"
+        title += "; target " + ", ".join(fmt_band(metric, b.low, b.high) for b in bands) + " outlined in red"
     ax.set_title(title, fontsize=9)
     save(fig, path)
 
@@ -149,11 +147,7 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
 
 def describe_target(t) -> str:
     """`Round starter wins the round in 49.0% to 51.0%`: the band in the unit the figures are shown in."""
-    return f"{plain_name(t.metric)} in {_band_value(t.metric, t.low)} to {_band_value(t.metric, t.high)}"
-
-
-def _band_value(metric: str, value: float) -> str:
-    return f"{value:.1%}" if is_rate(metric) else f"{value:.3g}"
+    return f"{plain_name(t.metric)} in {fmt_band(t.metric, t.low, t.high)}"
 
 
 def closest_line(table: pd.DataFrame, keys, target) -> str:
@@ -165,9 +159,8 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
     best = miss.idxmin()
     m = {"estimate": values[best], "ci_low": table.at[best, f"{target.metric}.ci_low"],
          "ci_high": table.at[best, f"{target.metric}.ci_high"]}
-    band = f"{_band_value(target.metric, target.low)} to {_band_value(target.metric, target.high)}"
-    where = (f"{plain_name(target.metric)} (target {band}): closest is {_label(table, best, keys)} at "
-             f"{fmt_metric(target.metric, m)}")
+    where = (f"{plain_name(target.metric)} (target {fmt_band(target.metric, target.low, target.high)}): closest is "
+             f"{_label(table, best, keys)} at {fmt_metric(target.metric, m)}")
     if miss[best] == 0:
         return where + ", inside the band."
     gap = miss[best] * 100 if is_rate(target.metric) else miss[best]

@@ -9,7 +9,7 @@ import numpy as np
 
 from analysis import paired as pairing_stats
 from analysis.compare import REAL, call_real, differences, fmt_diff, fmt_p, plain_name, why_not_paired
-from analysis.formatting import figure_html
+from analysis.formatting import figure_html, is_rate
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 SHOWN = 6  # metrics in the differences table (all of them are in sweep.csv)
@@ -58,7 +58,7 @@ def _plot(table, key, rows_by_variant, metrics, baseline, path) -> None:
     nrows = -(-len(metrics) // cols)
     fig, axes = new_panels(3.3 * cols, 2.6 * nrows, nrows, cols)
     for ax, metric in zip(axes, metrics):
-        scale = 100.0 if pairing_stats.is_rate(metric) else 1.0
+        scale = 100.0 if is_rate(metric) else 1.0
         for i, xi in enumerate(x):
             r = rows_by_variant.get(i, {}).get(metric)
             if r is None:

@@ -7,22 +7,11 @@ import html
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.paired import is_rate
-from analysis.formatting import CSS, fmt_metric, plain_name
+from analysis.formatting import CSS, fmt_band, fmt_metric, plain_name
 
 VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
                  "plausible": "plausible (the estimate is inside, the interval is not yet)",
                  "misses": "misses"}
-
-
-def _value(metric: str, value) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.1%}" if is_rate(metric) else f"{value:.3g}"
-
-
-def _band(metric: str, band) -> str:
-    return f"{_value(metric, band[0])} to {_value(metric, band[1])}"
 
 
 def _params(params: dict) -> str:
@@ -50,7 +39,7 @@ def tune_findings(doc: dict) -> list[dict]:
         m = {k: t.get(k) for k in ("estimate", "ci_low", "ci_high")}
         out.append({"id": f"best[{metric}]", "figure": metric, "section": "candidates", "text": (
             f"Best candidate {_params(best['params'])}: {plain_name(metric)} {fmt_metric(metric, m)} against a "
-            f"target of {_band(metric, t['band'])}: {t['verdict']}.")})
+            f"target of {fmt_band(metric, *t['band'])}: {t['verdict']}.")})
     out.append({"id": "budget", "figure": "spent", "section": "rounds", "text": (
         f"Spent {doc['spent']:,} of a budget of {doc['budget']:,} games on {len(ranking)} candidates by "
         f"{doc.get('method', 'successive halving')}.")})
@@ -66,13 +55,13 @@ def build_tune_report(doc: dict, history: pd.DataFrame, outdir) -> None:
              f"<style>{CSS}</style></head><body><h1>{html.escape(title)}: which values meet the targets</h1>",
              findings_mod.box(tune_findings(doc)),
              f"<p class='meta'>Seed {doc['seed']}; targets: " + "; ".join(
-                 html.escape(f"{plain_name(m)} in {_band(m, ranking[0]['targets'][m]['band'])}") for m in metrics)
+                 html.escape(f"{plain_name(m)} in {fmt_band(m, *ranking[0]['targets'][m]['band'])}") for m in metrics)
              + ". Every candidate plays the same random numbers; the better half by distance to the targets goes "
                "on to the next round with twice the games.</p>"]
     parts.append("<h2 id='candidates'>Candidates</h2><table><tr><th>candidate</th><th>games</th>"
                  "<th>distance (0: every estimate inside its band)</th>" + "".join(
                      f"<th>{html.escape(plain_name(m))} "
-                     f"(target {html.escape(_band(m, ranking[0]['targets'][m]['band']))})"
+                     f"(target {html.escape(fmt_band(m, *ranking[0]['targets'][m]['band']))})"
                      f"<br><code>{html.escape(m)}</code></th>" for m in metrics) + "</tr>")
     for c in ranking:
         cells = "".join(
