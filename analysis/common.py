@@ -286,7 +286,7 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
 
 
 def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dict | None = None,
-                      players: int = 2) -> tuple[list[dict], dict]:
+                      players: int = 2) -> list[dict]:
     """Win rate by strategy and seat, matchups, strength and the meta-game: the panels every game's report
     opens with."""
     colors = strategy_colors(long["strategy"].unique())
@@ -310,7 +310,6 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
     figures.append({"file": "win_rate_by_seat.png",
                     "reading": f"Seats differ by at most {spread:.1%} in win rate over every game; the dashed line "
                                "is what a perfectly fair seat would win."})
-    extra = {}
     if two_player and long["strategy"].nunique() > 1:
         matrix = matchup_matrix(long)
         plot_matchups(matrix, outdir / "matchups.png", "Matchups: row strategy's win rate against column")
@@ -321,7 +320,7 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
     if summary is not None:
         strength_figures, more = meta_game_section(summary, outdir, colors, players)
         figures += strength_figures
-    return [{"title": "Who wins", "figures": figures}] + more, extra
+    return [{"title": "Who wins", "figures": figures}] + more
 
 
 def wide_players(players: pd.DataFrame, columns=()) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, dict]:

@@ -172,7 +172,7 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     games, rounds = tables["games"], tables["rounds"]
     cfg = meta["config"]
     long = common.two_player_long(games, "match")
-    out, _ = common.strategy_sections(long, outdir, two_player=True, summary=summary)
+    out = common.strategy_sections(long, outdir, two_player=True, summary=summary)
     out.append(_first_player(rounds, summary, outdir))
     out.append(_length(games, rounds, summary, cfg, outdir))
     out.append(_tokens(rounds, cfg, outdir))

@@ -185,8 +185,8 @@ def _skill_section(tables, meta, summary, outdir):
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, players = tables["games"], tables["players"]
     cfg = meta.get("config") or {}
-    out, _ = common.strategy_sections(players, outdir, two_player=False, summary=summary,
-                                      players=_players_count(tables, meta))
+    out = common.strategy_sections(players, outdir, two_player=False, summary=summary,
+                                   players=_players_count(tables, meta))
     out.append(_seats(tables, meta, summary, outdir))
     strategy = common.names_of(players["strategy"])  # once: _vt and _disasters group and select by it
     out.append(_vt(players, strategy, outdir))
