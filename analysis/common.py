@@ -234,6 +234,10 @@ def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
     save(fig, path)
 
 
+NASH_WHY = ("If players chose strategies knowing the whole field, this is the mix none could beat by switching "
+            "(symmetric Nash equilibrium of the matchup matrix, scipy linear program).")
+
+
 def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tuple[list[dict], list[dict]]:
     """Strength ranking and equilibrium mix, read back from summary.json's strength[...] / nash_weight[...]."""
     out = []
@@ -264,24 +268,19 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         sections.append({"title": "The meta-game", "text": (
             "No equilibrium mix: these pairs of strategies never met, so their matchups are unknown (not even): "
             + "; ".join(summary["nash_unmeasured"]) + ". A run where every pair meets (-s all) measures them.")})
-    if len(nash) and nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
-        rows = "".join(f"<tr><td>{html.escape(str(name))}</td><td>{r.weight:.0%}</td>"
-                       f"<td>{r.ci_low:.0%} to {r.ci_high:.0%}</td></tr>" for name, r in nash.iterrows())
-        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players, summary.get("nash_unique", True)),
-                         "html": "<table><tr><th>strategy</th><th>weight in the equilibrium mix</th><th>95% "
-                                 "bootstrap interval</th></tr>" + rows + "</table><p class='reading'>If players "
-                                 "chose strategies knowing the whole field, this is the mix none could beat by "
-                                 "switching (symmetric Nash equilibrium of the matchup matrix, scipy linear "
-                                 "program).</p>"})
-    elif len(nash):
-        plot_nash(nash, outdir / "nash.png", colors)
-        sections.append({"title": "The meta-game", "text": models.nash_reading(nash, players,
-                                                                               summary.get("nash_unique", True)),
-                         "figures": [{"file": "nash.png",
-                                      "reading": "If players chose strategies knowing the whole field, this is the "
-                                                 "mix none could beat by switching (symmetric Nash equilibrium of "
-                                                 "the matchup matrix, scipy linear program). A strategy with weight "
-                                                 "0 is never worth playing against this field."}]})
+    if len(nash):
+        section = {"title": "The meta-game",
+                   "text": models.nash_reading(nash, players, summary.get("nash_unique", True))}
+        if nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
+            rows = "".join(f"<tr><td>{html.escape(str(name))}</td><td>{r.weight:.0%}</td>"
+                           f"<td>{r.ci_low:.0%} to {r.ci_high:.0%}</td></tr>" for name, r in nash.iterrows())
+            section["html"] = ("<table><tr><th>strategy</th><th>weight in the equilibrium mix</th><th>95% bootstrap "
+                               f"interval</th></tr>{rows}</table><p class='reading'>{NASH_WHY}</p>")
+        else:
+            plot_nash(nash, outdir / "nash.png", colors)
+            section["figures"] = [{"file": "nash.png", "reading": NASH_WHY + " A strategy with weight 0 is never worth "
+                                                                         "playing against this field."}]
+        sections.append(section)
     return out, sections
 
 

@@ -89,12 +89,8 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
     labels = list(comparisons)
     x = np.arange(len(labels))
     for k, (level, color) in enumerate(((HEURISTIC, "#9aa5b1"), (EXPERT, ACCENT))):
-        est = np.array([np.nan if comparisons[l][k].get("estimate") is None else comparisons[l][k]["estimate"]
-                        for l in labels]) * 100
-        lo = np.array([np.nan if comparisons[l][k].get("ci_low") is None else comparisons[l][k]["ci_low"]
-                       for l in labels]) * 100
-        hi = np.array([np.nan if comparisons[l][k].get("ci_high") is None else comparisons[l][k]["ci_high"]
-                       for l in labels]) * 100
+        est, lo, hi = (np.array([np.nan if comparisons[l][k].get(f) is None else comparisons[l][k][f]
+                                 for l in labels]) * 100 for f in ("estimate", "ci_low", "ci_high"))
         ax1.bar(x + (k - 0.5) * 0.38, est, width=0.38, color=color, label=f"{level} vs {level}")
         ax1.errorbar(x + (k - 0.5) * 0.38, est, yerr=_err(est, lo, hi), fmt="none", ecolor="black",
                      capsize=3, lw=1)

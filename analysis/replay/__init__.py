@@ -87,7 +87,6 @@ def is_replay_page(path: Path) -> bool:
 
 def embedded_data(page: str) -> dict:
     """The JSON a written page carries (for tests and tools that read replays back)."""
-    start = page.index('<script id="replay-data" type="application/json">') + len(
-        '<script id="replay-data" type="application/json">')
+    start = page.index(PAGE_MARK) + len(PAGE_MARK)
     stop = page.index("</script>", start)
     return json.loads(page[start:stop])  # JSON reads "<\\/" as "</"
