@@ -80,14 +80,14 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
     return out
 
 
-def put(out: dict, key: str, edges: dict, k: int = 0, naive_key: str | None = None) -> None:
+def put(out: dict, key: str, edges: dict, k: int = 0) -> None:
     """Write position k's figures into a summary: `key` (the headline), `key[mirror=<strategy>]`, and the
     raw rate over every game as `key[all_games]`."""
     if edges["rates"] is not None:
         out[key] = edges["rates"][k]
     for name, rates in edges["by_strategy"].items():
         out[f"{key}[mirror={name}]"] = rates[k]
-    out[naive_key or f"{key}[all_games]"] = edges["naive"][k]
+    out[f"{key}[all_games]"] = edges["naive"][k]
 
 
 def source_sentence(m: dict, games: str, counted: str | None = None) -> str:

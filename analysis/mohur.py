@@ -93,16 +93,12 @@ def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
     out = {}
     r = rounds[["winner", "starter", "round", "strategy_0", "strategy_1"]]
     edges.put(out, "first_player_round_win_rate", edges.two_seat_edges(r, r["starter"]))
-    numbers = np.sort(r["round"].unique())
-    for rnd in numbers[:5]:
-        part = r[r["round"] == rnd]
+    subsets = [(f"round={rnd}", r["round"] == rnd) for rnd in np.sort(r["round"].unique())[:5]]
+    for name, rows in subsets + [("later_rounds", r["round"] > 1)]:
+        part = r[rows]
         e = edges.two_seat_edges(part, part["starter"])
-        if e["rates"] is not None:
-            out[f"first_player_round_win_rate[round={rnd}]"] = e["rates"][0]
-    later = r[r["round"] > 1]
-    e = edges.two_seat_edges(later, later["starter"])
-    if e["rates"] is not None and len(later):
-        out["first_player_round_win_rate[later_rounds]"] = e["rates"][0]
+        if e["rates"] is not None and len(part):
+            out[f"first_player_round_win_rate[{name}]"] = e["rates"][0]
     g = games[["winner", "first_starter", "strategy_0", "strategy_1"]]
     edges.put(out, "first_player_match_win_rate", edges.two_seat_edges(g, g["first_starter"]))
     edges.put(out, "seat0_match_win_rate", edges.two_seat_edges(g, np.zeros(len(g), dtype=np.int64)))

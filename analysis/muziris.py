@@ -55,9 +55,7 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     n = len(games)
     out = {}
     out.update(position_metrics(games, players))
-    by_strategy = players.groupby("strategy", observed=True)["win_share"].agg(["sum", "size"])
-    for name, row in by_strategy.iterrows():
-        out[f"win_rate[{name}]"] = rate(row["sum"], row["size"])
+    out.update(common.win_rate_metrics(players))
     out.update(common.win_rate_vs_field_metrics(players, "game"))
     out["rounds_per_game"] = mean(games["rounds"])
     out.update(_minutes_metrics(games, meta))
