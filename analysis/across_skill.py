@@ -95,11 +95,10 @@ def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.n
 
 def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, keys: list[np.ndarray], what,
                     fair: float) -> dict:
-    """The summary.json keys of the comparison. strategy: (games, seats) codes into `names`, one row per game in
-    the order `edge` and `decisive` take masks in; edge(mask) -> [metric per position] (or None); decisive(mask)
-    -> the game's decisive metrics on those games; keys: head-to-head keys (games, seats) for the mix;
-    what(k): position k's figure in words. The edge's position is the one furthest from `fair` in HAND (or the
-    first population measured), the same in every population. Left out of --summary-only runs (no tables)."""
+    """The summary.json keys of the comparison (none in --summary-only runs). strategy: one row per game in the
+    order edge(mask) -> [metric per position] and decisive(mask) -> metrics take masks in; keys: head-to-head
+    keys for the mix; what(k): position k in words. The edge's position is the one furthest from `fair` in HAND
+    (or the first population measured), the same in every population."""
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)

@@ -21,9 +21,8 @@ def categorical_pair(a: pd.Series, b: pd.Series) -> tuple[pd.Categorical, pd.Cat
 
 
 def names_of(column: pd.Series) -> pd.Series:
-    """`column.astype(str)` (the same strings, dtype and index), built from a categorical's few categories and
-    its codes when it is one: pandas converts a categorical to strings row by row (about 0.1 s per 400,000
-    rows, and the reports ask for it a dozen times)."""
+    """`column.astype(str)`, from a categorical's few categories and its codes when it is one: pandas converts
+    it row by row (0.1 s per 400,000 rows, asked a dozen times a report)."""
     if not isinstance(column.dtype, pd.CategoricalDtype):
         return column.astype(str)
     codes = column.cat.codes.to_numpy()
@@ -66,9 +65,8 @@ def mirror_rows(frame: pd.DataFrame, game_column: str) -> np.ndarray:
 
 
 def win_rate_vs_field_metrics(frame: pd.DataFrame, game_column: str) -> dict:
-    """`win_rate_vs_field[<strategy>]`: its win rate in games against other strategies, its own mirror games
-    (every seat the same strategy, where it wins 1/p whatever it does) left out. Only for runs that have mirror
-    games; without them it is `win_rate` itself."""
+    """`win_rate_vs_field[<strategy>]`: its win rate with its own mirror games (1/p whatever it does) left out;
+    only for runs that have mirror games (without them it is `win_rate` itself)."""
     mirror = mirror_rows(frame, game_column)
     if not mirror.any():
         return {}
@@ -121,9 +119,8 @@ def head_to_head(strategy: np.ndarray, keys: list[np.ndarray], names) -> tuple[p
 
 
 def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) -> dict:
-    """summary.json's `strength[<strategy>]` (Elo, from the winner of each game) and `nash_weight[<strategy>]`
-    (the equilibrium mix of the head-to-head game `h2h` = (wins, meetings); default: the games' results, two
-    players). Left out of --summary-only runs: neither is a sum that merges across batches."""
+    """`strength[<strategy>]` (Elo) and `nash_weight[<strategy>]` (the mix of `h2h` = (wins, meetings), default
+    the games' results); left out of --summary-only runs, as neither is a sum that merges across batches."""
     if stats.is_aggregating() or len(np.unique(strategy)) < 2:
         return {}
     p = strategy.shape[1]

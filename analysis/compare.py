@@ -299,9 +299,8 @@ def fmt_p(p) -> str:
 
 
 def plot_differences(rows: dict, path: Path, title: str) -> None:
-    """One row per figure: the difference and its 95% interval (rates in percentage points, other figures in
-    per cent of A's value); where the runs are paired, the wider grey bar is the interval the same runs would
-    give if they were independent."""
+    """One row per figure: the difference and its 95% interval (rates in points, others in % of A's value); the
+    wider grey bar, where paired, is the interval the same runs would give if independent."""
     shown = [n for n in rows if rows[n].get("comparable", True)]
     strength = [n for n in shown if n.startswith("strength[")]
     panels = [("rates: B minus A (percentage points)", [n for n in shown if is_share(n)], 100.0),

@@ -33,9 +33,8 @@ class LuceFit:
 
 
 def unique_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(key, axis=0, return_inverse=True), rows in the same (lexicographic) order. Small non-negative
-    codes are first packed into one integer per row (mixed radix, so the packed order is the rows' order):
-    sorting a million plain integers is several times quicker than sorting a million rows."""
+    """np.unique(key, axis=0, return_inverse=True), the same order: small codes packed into one integer per row
+    first (mixed radix), as sorting a million integers is several times quicker than a million rows."""
     radix = key.max(axis=0) + 1 if key.size else None
     if radix is None or key.min() < 0 or np.prod(radix.astype(float)) >= 2.0 ** 62:
         rows, inverse = np.unique(key, axis=0, return_inverse=True)
@@ -218,9 +217,8 @@ def unbounded_side(fit: LuceFit, s: int) -> str | None:
 
 
 def strength_bound(fit: LuceFit, s: int, side: str) -> float:
-    """The log-strength of s at which its all-or-nothing record against the others has probability
-    BOUND_LEVEL, the others' terms held at their fitted values (they are fixed by their own games): an upper
-    bound when it never won, a lower one when it always did."""
+    """The log-strength of s at which its all-or-nothing record has probability BOUND_LEVEL, the others' terms
+    held at their fits: an upper bound when it never won, a lower one when it always did."""
     chance, m = _win_chances(fit, s)
     if side == "upper":  # the chance of no win falls as b rises
         return _solve_increasing(lambda b: -float((m * np.log1p(-chance(b))).sum()), -np.log(BOUND_LEVEL))

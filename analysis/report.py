@@ -72,9 +72,8 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
 
 
 def write_atomically(target, build):
-    """Run `build(folder)` in a hidden staging folder and move what it wrote into `target` only when it
-    finished: a failure (a full disk, a damaged table) leaves `target` as it was, with nothing half-written.
-    In an existing `target` only what balance-sim wrote is replaced (`sim.results.install`)."""
+    """Run `build(folder)` in a hidden staging folder and move what it wrote into `target` only when it finished
+    (nothing half-written); in an existing `target` only what balance-sim wrote is replaced."""
     target = Path(target)
     exists = target.is_dir()
     staging = target / f".report-{os.getpid()}.tmp" if exists else \

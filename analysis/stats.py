@@ -15,9 +15,8 @@ _AGGREGATING = contextvars.ContextVar("balance_sim_aggregating", default=False)
 
 @contextlib.contextmanager
 def aggregating():
-    """Within this block rate() and mean() also carry their sufficient statistics (`_kind`, `_s`, `_ss`,
-    `_n`), so summaries of separate batches can be merged exactly (analysis.summary's merge and finalize):
-    --summary-only."""
+    """Within this block rate() and mean() also carry their sufficient statistics (`_kind`, `_s`, `_ss`, `_n`),
+    so --summary-only can merge batches' summaries exactly (analysis.summary)."""
     token = _AGGREGATING.set(True)
     try:
         yield

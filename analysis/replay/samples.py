@@ -34,11 +34,9 @@ class Sample:
 
 
 def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(games, seats). games: one row per game with `game`, `margin` (how far the winner was ahead; smaller is
-    closer), `closeness` (words), `decided` (a single winner), `length`, `length_words`, `safety` (words, or None)
-    and optionally `safety_rank` (lower shown first). seats: one row per seat with `game`, `strategy`, `share`
-    (win share). Vectorised: a report of a million games must not wait on it. Each game's replay module
-    (GameSpec.replay) builds them from its own tables."""
+    """(games, seats), vectorised by each game's replay module. games: `game`, `margin` (smaller is closer),
+    `closeness`, `decided`, `length`, `length_words`, `safety` (words or None), optional `safety_rank` (lower
+    first); seats: `game`, `strategy`, `share` (win share)."""
     return get_game(meta["game"]).module("replay").games_frame(tables, meta)
 
 
