@@ -127,10 +127,9 @@ def parameters_in_words(result: dict) -> list[str]:
 
 
 def pct(m: dict, points: bool = False) -> str:
-    scale, unit = (100, " points") if points else (100, "%")
-    sign = "+" if points else ""
-    return (f"{m['estimate'] * scale:{sign}.1f}{unit} (95% CI {m['ci_low'] * scale:{sign}.1f} to "
-            f"{m['ci_high'] * scale:{sign}.1f})")
+    unit, sign = (" points", "+") if points else ("%", "")
+    return (f"{m['estimate'] * 100:{sign}.1f}{unit} (95% CI {m['ci_low'] * 100:{sign}.1f} to "
+            f"{m['ci_high'] * 100:{sign}.1f})")
 
 
 def reading(result: dict, summary: dict) -> list[str]:

@@ -191,10 +191,8 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
     ax.grid(axis="y", alpha=0)
     ax.grid(axis="x", alpha=0.3)
     y = np.arange(len(rows))
-    if method == "morris":
-        colors = [{"raises": ACCENT, "lowers": LOWERS}.get(_direction(r), NEUTRAL) for _, r in rows.iterrows()]
-    else:
-        colors = [ACCENT] * len(rows)
+    colors = [{"raises": ACCENT, "lowers": LOWERS}.get(_direction(r), NEUTRAL) if method == "morris" else ACCENT
+              for _, r in rows.iterrows()]
     # Morris effects are changes in the figure: rates in percentage points, as in the table beside the chart
     scale = 100.0 if method == "morris" and "rate" in metric else 1.0
     est = rows[score].to_numpy(dtype=float) * scale

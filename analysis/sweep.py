@@ -36,8 +36,7 @@ def _plot_1d(table, key, metric, path, bands=()):
     would hide how far the variants are from it)."""
     x, labels = axis(list(table[key]))
     scale, unit = _scale(metric)
-    y, lo, hi = (table[metric].astype(float) * scale, table[f"{metric}.ci_low"].astype(float) * scale,
-                 table[f"{metric}.ci_high"].astype(float) * scale)
+    y, lo, hi = (table[metric + part].astype(float) * scale for part in ("", ".ci_low", ".ci_high"))
     fig, ax = new_figure(6.2, 3.6)
     for band in bands:
         ax.axhspan(band.low * scale, band.high * scale, color="#3a9d5d", alpha=0.18,
@@ -102,6 +101,11 @@ def _outline_band_cells(ax, grids, band) -> None:
         ax.add_patch(Rectangle((c - 0.45, r - 0.45), 0.9, 0.9, fill=False, edgecolor=BAND_MARK, lw=2.5, ls=style))
 
 
+def _metric(row, metric: str) -> dict:
+    """A variant's figure (a row of the sweep table) as a summary metric."""
+    return {"estimate": row.get(metric), "ci_low": row.get(f"{metric}.ci_low"), "ci_high": row.get(f"{metric}.ci_high")}
+
+
 def _label(table, i, keys) -> str:
     """`key=value` with each column's own type (a row of mixed columns would turn 5 into 5.0)."""
     return ", ".join(f"{k}={table.at[i, k]}" for k in keys)
@@ -124,8 +128,7 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
     for i, row in table.iterrows():
         verdicts = []
         for t in targets:
-            m = {"estimate": row.get(t.metric), "ci_low": row.get(f"{t.metric}.ci_low"),
-                 "ci_high": row.get(f"{t.metric}.ci_high")}
+            m = _metric(row, t.metric)
             verdicts.append(t.verdict(m) if m["estimate"] is not None and not pd.isna(m["estimate"]) else "misses")
         label = _label(table, i, keys)
         if all(v == "meets" for v in verdicts):
@@ -198,8 +201,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         f"<th>{html.escape(plain_name(m))}<br><code>{html.escape(m)}</code></th>" for m in metrics[:6]) + "</tr>")
     for i, row in table.iterrows():
         label = _label(table, i, keys)
-        cells = "".join(f"<td>{html.escape(fmt_metric(m, {'estimate': row[m], 'ci_low': row[m + '.ci_low'], 'ci_high': row[m + '.ci_high']}))}</td>"
-                        for m in metrics[:6])
+        cells = "".join(f"<td>{html.escape(fmt_metric(m, _metric(row, m)))}</td>" for m in metrics[:6])
         parts.append(f"<tr><td>{html.escape(label)}</td>{cells}</tr>")
     parts.append("</table>")
     parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
