@@ -185,18 +185,6 @@ def edges_apart(a: dict, b: dict) -> bool:
     return abs(ma["estimate"] - mb["estimate"]) > stats.Z95 * math.hypot(_half_se(ma), _half_se(mb))
 
 
-def _edge_status(a: dict, b: dict) -> str:
-    if a["verdict"] == b["verdict"]:
-        return HOLDS
-    return CHANGES if edges_apart(a, b) else UNCLEAR
-
-
-def _top_status(a: dict, b: dict) -> str:
-    if not (a["definite"] and b["definite"]):
-        return UNCLEAR
-    return HOLDS if a["name"] == b["name"] else CHANGES
-
-
 def compare(summary: dict) -> list[dict]:
     """One row per (conclusion, stronger population): {conclusion, population, status, base, other} (the two
     readings; None where missing). A population without games is MISSING; without a hand-written reading,
@@ -209,8 +197,12 @@ def compare(summary: dict) -> list[dict]:
             other = read[conclusion][pop]
             if base is None or other is None:
                 status = MISSING
-            else:
-                status = (_edge_status if conclusion == "edge" else _top_status)(base, other)
+            elif conclusion == "edge":
+                status = (HOLDS if base["verdict"] == other["verdict"] else
+                          CHANGES if edges_apart(base, other) else UNCLEAR)
+            else:  # a leader or a source: definite in both, then the same one or not
+                status = (UNCLEAR if not (base["definite"] and other["definite"]) else
+                          HOLDS if base["name"] == other["name"] else CHANGES)
             rows.append({"conclusion": conclusion, "population": pop, "status": status, "base": base, "other": other})
     return rows
 

@@ -73,12 +73,6 @@ def win_rate_vs_field_metrics(frame: pd.DataFrame, game_column: str) -> dict:
     return win_rate_metrics(frame[~mirror], "win_rate_vs_field")
 
 
-def matchup_matrix(long: pd.DataFrame) -> pd.DataFrame:
-    """Row strategy's win rate against column strategy (two-player games)."""
-    grouped = long.groupby(["strategy", "opponent"], observed=True)["win_share"].mean()
-    return grouped.unstack("opponent")
-
-
 def two_seat_arrays(long: pd.DataFrame):
     """(strategy codes (games, 2), win shares (games, 2), names) from a two-player long frame."""
     seat0 = long[long["seat"] == 0]
@@ -307,7 +301,8 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
                     "reading": f"Seats differ by at most {spread:.1%} in win rate over every game; the dashed line "
                                "is what a perfectly fair seat would win."})
     if two_player and long["strategy"].nunique() > 1:
-        matrix = matchup_matrix(long)
+        # row strategy's win rate against column strategy
+        matrix = long.groupby(["strategy", "opponent"], observed=True)["win_share"].mean().unstack("opponent")
         plot_matchups(matrix, outdir / "matchups.png", "Matchups: row strategy's win rate against column")
         figures.append({"file": "matchups.png",
                         "reading": "Each cell is how often the row strategy beats the column strategy; blue "

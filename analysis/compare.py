@@ -172,10 +172,6 @@ def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
     return meta, summary_for(content, meta), content
 
 
-def default_out(dir_a: Path, dir_b: Path) -> Path:
-    return Path("reports") / f"compare-{Path(dir_a).resolve().name}-vs-{Path(dir_b).resolve().name}"
-
-
 def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
     """Check both folders and the output before any work, then write the files into a staging sibling and move
     it into place (`results.finish`); A and B under their read locks and `out` under its write lock."""
@@ -183,7 +179,7 @@ def run_compare(dir_a: Path, dir_b: Path, out: Path | None = None) -> Path:
     for label, folder in (("A", dir_a), ("B", dir_b)):
         if not folder.is_dir():
             raise UserError(f"compare: {label} {folder}: no such folder")
-    out = Path(out) if out else default_out(dir_a, dir_b)
+    out = Path(out) if out else Path("reports") / f"compare-{dir_a.resolve().name}-vs-{dir_b.resolve().name}"
     for folder in (dir_a, dir_b):
         if out.exists() and out.resolve() == folder.resolve():
             raise UserError(f"-o {out}: is one of the folders compared; choose another path")

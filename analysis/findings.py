@@ -49,10 +49,6 @@ def _finding(fid: str, rank: float, text: str, figure: str, section: str, m: dic
     return out
 
 
-def _sentence_case(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 # ---- seats and positions -------------------------------------------------------------------------------------
 TWO_SEAT = {  # Mohur's figures: each a rate whose fair value is 50%
     "first_player_round_win_rate": "the trader who starts a round wins it",
@@ -94,8 +90,8 @@ def seat_finding(summary: dict) -> dict | None:
         gap = (m["estimate"] - fair) * 100
         if real:
             kind = "edge" if gap > 0 else "handicap"
-            text = (f"{_sentence_case(words)} {pct(m['estimate'])} of the time{equal_skill} ({ci_text(m)}) against a "
-                    f"fair 50%: a real {abs(gap):.1f}-point {kind}.")
+            text = (f"{words[:1].upper() + words[1:]} {pct(m['estimate'])} of the time{equal_skill} ({ci_text(m)}) "
+                    f"against a fair 50%: a real {abs(gap):.1f}-point {kind}.")
             return _finding("seat_gap", 80 + abs(gap), text, key, "seats", m)
         text = (f"No seat edge we can detect: {words} {pct(m['estimate'])} of the time{equal_skill} ({ci_text(m)}), "
                 "and a fair 50% lies inside that interval.")

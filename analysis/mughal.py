@@ -121,10 +121,6 @@ def _skill_long(tables, search: set[str]) -> pd.DataFrame:
     return rows
 
 
-def players_strategy_in(tables, names: set[str]) -> bool:
-    return bool(tables["players"]["strategy"].astype(str).isin(names).any())
-
-
 def _level_rates(tables, mask) -> dict:
     """Headline rates over a subset of games (a boolean mask over the games table)."""
     games, players = tables["games"], tables["players"]
@@ -141,7 +137,7 @@ def _skill_metrics(tables, meta) -> dict:
     skill gap (each search strategy's win rate against each heuristic; a fair share is 1 / players)."""
     games = tables["games"]
     search = skill.search_names(meta)
-    if not search or not players_strategy_in(tables, search):
+    if not search or not tables["players"]["strategy"].astype(str).isin(search).any():
         return {}
     lineups = _lineups(tables)
     level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])

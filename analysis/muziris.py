@@ -194,10 +194,6 @@ def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -
             + "</table>")
 
 
-def _strategy_columns(games: pd.DataFrame) -> list[str]:
-    return sorted((c for c in games.columns if c.startswith("strategy_")), key=lambda c: int(c.split("_")[1]))
-
-
 def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:
     """Headline rates over a subset of games (a boolean mask over `games`)."""
     g = games[mask]
@@ -228,7 +224,7 @@ def _skill_metrics(games: pd.DataFrame, players: pd.DataFrame, meta: dict) -> di
     """Only when a search strategy played: headline rates among heuristic-only and search-only games, and
     the skill gap (each search strategy's head-to-head record against each heuristic, see `_pairs`)."""
     search = skill.search_names(meta)
-    cols = _strategy_columns(games)
+    cols = sorted((c for c in games.columns if c.startswith("strategy_")), key=lambda c: int(c.split("_")[1]))
     if not search or not cols or not games[cols].astype(str).isin(search).any().any():
         return {}
     level = skill.levels(games, search, cols)

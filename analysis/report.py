@@ -128,8 +128,7 @@ def config_changes(meta) -> list[str]:
     return changes
 
 
-def _how_measured(m: dict) -> str:
-    return {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}.get(m.get("population"), "")
+HOW_MEASURED = {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}
 
 
 def _in_headline_table(name: str, headlines) -> bool:
@@ -165,8 +164,9 @@ def _html(meta, summary, sections, outdir: Path, headlines) -> str:
         if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
             continue  # the same figure as first_player_win_rate, which reads the same: once is enough
         if isinstance(m, dict) and _in_headline_table(name, headlines):
-            parts.append(f"<tr><td>{html.escape(plain_name(name, labels) + _how_measured(m))}</td>"
-                         f"<td>{html.escape(fmt_metric(name, m))}</td><td><code>{html.escape(name)}</code></td></tr>")
+            words = plain_name(name, labels) + HOW_MEASURED.get(m.get("population"), "")
+            parts.append(f"<tr><td>{html.escape(words)}</td><td>{html.escape(fmt_metric(name, m))}</td>"
+                         f"<td><code>{html.escape(name)}</code></td></tr>")
     parts.append("</table>")
     for section in sections:
         parts.append(f"<h2 id='{findings_mod.anchor(section['title'])}'>{html.escape(section['title'])}</h2>")

@@ -79,12 +79,6 @@ def seats_frame(players: pd.DataFrame) -> pd.DataFrame:
                          "share": players["win_share"].astype(float).to_numpy()})
 
 
-def weakest_strategy(seats: pd.DataFrame) -> str | None:
-    """The strategy with the lowest mean win share per seat it played; None with a single strategy."""
-    rate = seats.groupby("strategy", sort=True)["share"].mean()
-    return None if len(rate) < 2 else str(rate.idxmin())
-
-
 def pick(frame: pd.DataFrame, seats: pd.DataFrame) -> list[Sample]:
     """The sample games of a run (those that exist): ties go to the lowest game index."""
     samples = []
@@ -94,7 +88,8 @@ def pick(frame: pd.DataFrame, seats: pd.DataFrame) -> list[Sample]:
         samples.append(Sample("closest", "The closest game", int(row["game"]), str(row["closeness"])))
     row = frame.sort_values(["length", "game"], ascending=[False, True], kind="stable").iloc[0]
     samples.append(Sample("longest", "The longest game", int(row["game"]), str(row["length_words"])))
-    weak = weakest_strategy(seats)
+    rate = seats.groupby("strategy", sort=True)["share"].mean()  # per seat played; the lowest is the weakest
+    weak = None if len(rate) < 2 else str(rate.idxmin())
     if weak is not None:
         won = seats.loc[(seats["strategy"] == weak) & (seats["share"] == 1), "game"]
         against = seats.loc[seats["strategy"] != weak, "game"]
