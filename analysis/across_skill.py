@@ -186,9 +186,8 @@ def edges_apart(a: dict, b: dict) -> bool:
 
 
 def compare(summary: dict) -> list[dict]:
-    """One row per (conclusion, stronger population): {conclusion, population, status, base, other} (the two
-    readings; None where missing). A population without games is MISSING; without a hand-written reading,
-    every comparison is MISSING too."""
+    """One row per (conclusion, stronger population): {conclusion, population, status, base, other}; MISSING
+    where either reading is (a population without games, or no hand-written reading)."""
     read = readings(summary)
     rows = []
     for conclusion in CONCLUSIONS:

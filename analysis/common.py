@@ -92,9 +92,8 @@ def bradley_terry(long: pd.DataFrame) -> pd.DataFrame:
 
 
 def head_to_head(strategy: np.ndarray, keys: list[np.ndarray], names) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every ordered pair of seats of different strategies in a game: (wins, meetings) of row strategy against
-    column strategy, a win when the row's seat finishes ahead on `keys` (compared in order: e.g. VT, then the
-    tie-break), half when level. With two players this is simply the game's result."""
+    """(wins, meetings) of row strategy against column strategy over every pair of seats of different strategies
+    in a game: a win when the row's seat finishes ahead on `keys` in order (VT, then the tie-break), half if level."""
     k, p = len(names), strategy.shape[1]
     wins, meet = np.zeros((k, k)), np.zeros((k, k))
     for a in range(p):

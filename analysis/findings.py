@@ -186,9 +186,8 @@ def strategy_findings(summary: dict) -> list[dict]:
 
 # ---- length, levers, flags -----------------------------------------------------------------------------------
 def assumed_pace(seconds, per: str, key: str, source: str = "the rulebook gives no playing time") -> str | None:
-    """How a report turns counts into minutes, said as the assumption it is, with the key that sets it:
-    "at an assumed 10 seconds an action step (the rulebook gives no playing time: set report.seconds_per_pick
-    for your table)". None when no pace is configured."""
+    """How a report turns counts into minutes, said as the assumption it is with the key that sets it ("at an
+    assumed 10 seconds an action step (...: set report.seconds_per_pick for your table)"); None without a pace."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         return None
     return f"at an assumed {seconds:g} seconds {per} ({source}: set {key} for your table)"

@@ -61,9 +61,8 @@ def group_lineups(strategy: np.ndarray, position: np.ndarray, win_share: np.ndar
 
 def fit_luce(strategy: np.ndarray, win_share: np.ndarray, names, position: np.ndarray | None = None,
              positions: int | None = None, weights=None) -> LuceFit:
-    """Maximum a posteriori Luce model. strategy: (games, seats) codes into `names`; win_share: (games, seats),
-    each row summing to 1 (a shared win split); position: (games, seats) position of each seat (default: the
-    seat itself). Position terms are fitted only when `positions` > 1."""
+    """Maximum a posteriori Luce model from (games, seats) arrays: strategy codes into `names`, win shares (rows
+    summing to 1), positions (default: the seat); position terms only when `positions` > 1."""
     strategy = np.asarray(strategy, dtype=np.int64)
     n_games, p = strategy.shape
     position = np.tile(np.arange(p), (n_games, 1)) if position is None else np.asarray(position, dtype=np.int64)

@@ -83,9 +83,8 @@ def _minutes_words(summary: dict, meta: dict) -> str:
 
 
 def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys) -> dict:
-    """The edge of the position (counted from the round-1 first player) furthest from a fair share, the
-    equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`); the arrays are
-    `common.wide_players`' (one row per game, increasing id order)."""
+    """The edge of the position (from the round-1 first player) furthest from a fair share, the mix and the
+    decisive sources per level of skill (`analysis.across_skill`), on `common.wide_players`' arrays."""
     p = strategy.shape[1]
     first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
     position = (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p
@@ -105,9 +104,8 @@ def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys)
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
-    """Win rate by position after the round-1 first player (`position_win_rate[k]`, k seats clockwise; position
-    0 is `first_player_win_rate`) and by fixed seat (`seat_win_rate[s]`), at equal skill (`analysis.edges`):
-    mirror games when the run has them, else the model; `[mirror=<strategy>]` and `[all_games]` beside."""
+    """Equal-skill win rate (`analysis.edges`) by position after the round-1 first player (`position_win_rate[k]`,
+    k = 0 also `first_player_win_rate`) and by fixed seat (`seat_win_rate[s]`), with `[mirror=...]`, `[all_games]`."""
     ids, strategy, win, names, _ = common.wide_players(players)
     p = strategy.shape[1]
     first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)

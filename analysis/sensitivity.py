@@ -144,9 +144,8 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
 
 
 def _classify(rows: pd.DataFrame, method: str) -> tuple:
-    """(movers, barely, unresolved, noise) of rows sorted by score: a mover's whole interval clears its own
-    noise; a knob whose interval (Sobol: estimate, SALib's rule of thumb) is at or under the limit barely matters;
-    the others these games cannot place."""
+    """(movers, barely, unresolved, noise) of rows sorted by score: a mover's interval clears its noise, a knob
+    whose interval (Sobol: estimate) is at or under the limit barely matters, the rest cannot be placed."""
     score, low, high = _score(method)
     limit = barely_threshold(rows, method)
     noise = knob_noise(rows) if method == "morris" else 0.0

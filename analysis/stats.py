@@ -79,9 +79,8 @@ def binomial_test_half(successes, n) -> float:
 
 
 def binomial_test(k: int, n: int, p: float) -> float:
-    """Two-sided exact binomial test: scipy.stats.binomtest(k, n, p).pvalue, computed the same way (the same
-    search for the far tail, the same Boost functions that scipy.stats.binom calls, the same edge values),
-    so the same bits -- without importing scipy.stats, about 1 CPU-s of a report for one p-value."""
+    """Two-sided exact binomial test: scipy.stats.binomtest(k, n, p).pvalue to the bit (its tail search and Boost
+    functions), without importing scipy.stats (about 1 CPU-s of a report for one p-value)."""
     k, n = int(k), int(n)
     if n < 1 or not 0 <= k <= n or not 0 <= p <= 1:
         raise ValueError(f"binomial test: need 0 <= k <= n, n >= 1 and 0 <= p <= 1 (k={k}, n={n}, p={p})")

@@ -45,9 +45,8 @@ def plural(n, word):
 
 
 def formatted(fmt, *columns) -> pd.Categorical:
-    """`[fmt(*values) for values in zip(*columns)]` (None: a missing value) as a categorical, `fmt` called once
-    per distinct combination of integer columns rather than once per game: the sample games read a handful of
-    rows, and words for every one of a run's games cost the report a quarter of a second."""
+    """`[fmt(*values) for values in zip(*columns)]` (None: missing) as a categorical, `fmt` called once per
+    distinct combination of integer columns, not per game (a quarter of a second of a report otherwise)."""
     import numpy as np
 
     values = [np.asarray(c) for c in columns]
@@ -150,9 +149,8 @@ def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
 
 
 def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, game_of_run=None) -> dict:
-    """The report section; writes `replays/<key>.html` beside the report unless a seat of that game is a search
-    player (seconds a move) or `write_pages` is false. `game_of_run(meta, index)` gives a game to trace
-    (`sim.setup.from_meta`: the analysis plays no games itself); without it only the replay commands are listed."""
+    """The report section; writes `replays/<key>.html` beside it (not for search players, seconds a move) for the
+    games `game_of_run(meta, index)` gives (`sim.setup.from_meta`); without it only the commands are listed."""
 
     outdir = Path(outdir)
     samples = pick(*games_frame(tables, meta))
