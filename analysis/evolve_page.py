@@ -180,14 +180,6 @@ def _plot_parameters(result: dict, path) -> str:
             "search mean (dotted).")
 
 
-def _members_table(summary: dict) -> str:
-    rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
-                   f"<td>{pct(m['start'])}</td><td>{pct(m['difference'], True)}</td></tr>"
-                   for n, m in summary["members"].items())
-    return ("<table><tr><th>pool member</th><th>weight</th><th>evolved wins</th><th>start wins</th>"
-            f"<th>paired difference</th></tr>{rows}</table>")
-
-
 def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> str:
     """evolve.html's body sections (shared with exploit.html)."""
     frame = history_frame(result)
@@ -195,6 +187,9 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
     params = _plot_parameters(result, outdir / "parameters.png")
     setup = result["setup"]
     hist = result["history"]
+    members = "".join(f"<tr><td>{html.escape(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
+                      f"<td>{pct(m['start'])}</td><td>{pct(m['difference'], True)}</td></tr>"
+                      for n, m in summary["members"].items())
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
              f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
              f"<p class='meta'>{html.escape(setup['game'])}, {setup['players']} players, strategy "
@@ -210,7 +205,8 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
              f"{html.escape(preset_name(result))},...</code></p>",
              "<h2>Validation on fresh deals</h2><ul>"
              + "".join(f"<li>{html.escape(x)}</li>" for x in reading(result, summary)) + "</ul>",
-             _members_table(summary),
+             "<table><tr><th>pool member</th><th>weight</th><th>evolved wins</th><th>start wins</th>"
+             f"<th>paired difference</th></tr>{members}</table>",
              f"<p class='meta'>Population: {html.escape(summary['population'])}.</p>",
              "<h2>Convergence</h2>", figure_html(outdir / "convergence.png", conv),
              "<h2>Parameters over time</h2>", figure_html(outdir / "parameters.png", params),

@@ -44,15 +44,10 @@ def _interval(metric: str, row) -> str:
             f" to {fmt_signed(metric, row['effect_ci_high'])})")
 
 
-def supported(row) -> bool:
-    """Whether the change across the knob's range has a sign its 95% interval supports."""
-    low, high = row.get("effect_ci_low", math.nan), row.get("effect_ci_high", math.nan)
-    return bool(math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0))
-
-
 def _effect_sentence(metric: str, row) -> str:
     """What moving a knob from the low to the high end of its range does, only as far as the interval supports."""
-    if supported(row):
+    low, high = row.get("effect_ci_low", math.nan), row.get("effect_ci_high", math.nan)
+    if math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0):  # a sign the interval supports
         way = "raises" if row["effect_across_range"] > 0 else "lowers"
         return f"raising {row['knob']} across its range ({row['range']}) {way} it: {_interval(metric, row)}"
     effect = row.get("effect_across_range", math.nan)
@@ -84,13 +79,6 @@ def knob_noise(rows: pd.DataFrame) -> pd.Series:
     if "noise" not in rows:
         return pd.Series(0.0, index=rows.index)
     return rows["noise"].astype(float).fillna(0.0)
-
-
-def barely_threshold(rows: pd.DataFrame, method: str):
-    """Per knob: at or under this, it barely matters (a tenth of the largest mu*, or its own noise)."""
-    if method != "morris":
-        return SOBOL_BARELY
-    return np.maximum(BARELY * rows["mu_star"].max(), knob_noise(rows))
 
 
 def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
@@ -147,8 +135,9 @@ def _classify(rows: pd.DataFrame, method: str) -> tuple:
     """(movers, barely, unresolved, noise) of rows sorted by score: a mover's interval clears its noise, a knob
     whose interval (Sobol: estimate) is at or under the limit barely matters, the rest cannot be placed."""
     score, low, high = _score(method)
-    limit = barely_threshold(rows, method)
     noise = knob_noise(rows) if method == "morris" else 0.0
+    # per knob, at or under it barely matters: a tenth of the largest mu*, or its own noise
+    limit = np.maximum(BARELY * rows["mu_star"].max(), noise) if method == "morris" else SOBOL_BARELY
     movers = rows[(rows[score] > limit) & (rows[low] > noise)]
     barely = rows[rows[high if method == "morris" else score] <= limit]
     unresolved = rows[~rows.index.isin(movers.index) & ~rows.index.isin(barely.index)]

@@ -59,18 +59,14 @@ def action_text(seat: int, action: dict, before: dict | None, public: bool = Fal
     return f"{who}: {kind}."
 
 
-def _reason(event: dict, config: dict) -> str:
-    return {"stacks": f"{config.get('empty_stacks_to_end', 3)} goods stacks are empty",
-            "deck": "the deck is empty",
-            "stalled": "both traders passed in a row",
-            "turn_cap": f"the turn cap of {config.get('turn_cap')} turns was reached (a safety rule)",
-            }.get(event["reason"], event["reason"])
-
-
 def round_end_text(event: dict, config: dict) -> str:
+    reason = {"stacks": f"{config.get('empty_stacks_to_end', 3)} goods stacks are empty",
+              "deck": "the deck is empty", "stalled": "both traders passed in a row",
+              "turn_cap": f"the turn cap of {config.get('turn_cap')} turns was reached (a safety rule)",
+              }.get(event["reason"], event["reason"])
     a, b = event["rupees"]
     coin = event["coin_token"]
-    text = (f"Round {event['round']} ends: {_reason(event, config)}. Seat 0 has {a} rupees, seat 1 {b}"
+    text = (f"Round {event['round']} ends: {reason}. Seat 0 has {a} rupees, seat 1 {b}"
             + (f" (seat {coin} took the {config.get('coin_token', '')}-rupee coin token)" if coin is not None
                else " (nobody took the coin token)") + ". ")
     seals = event["seals"]
