@@ -22,22 +22,18 @@ from sim.game import get_game
 from sim.results import install
 
 
-def config_warnings(meta) -> tuple:
-    """The configuration's degenerate-setting lines (the ones `run` warned about), read again from meta.json's
-    configuration; a configuration this version no longer accepts has none to give."""
+def findings_for(summary: dict, meta, tables=None) -> list[dict]:
+    """The report's ranked findings (analysis.findings), with the game's words for its decisive sources and the
+    configuration's degenerate-setting lines (those `run` warned about; none from one this version refuses)."""
     spec = get_game(meta["game"])
     try:
-        cfg = spec.validate(meta.get("config") or {}, int(meta.get("players") or spec.default_players))
+        warnings = getattr(spec.validate(meta.get("config") or {}, int(meta.get("players") or spec.default_players)),
+                           "warnings", ())
     except (UserError, KeyError, TypeError, ValueError):
-        return ()
-    return tuple(getattr(cfg, "warnings", ()))
-
-
-def findings_for(summary: dict, meta, tables=None) -> list[dict]:
-    """The report's ranked findings (analysis.findings), with the game's words for its decisive sources."""
-    module = get_game(meta["game"]).module("analysis")
+        warnings = ()
+    module = spec.module("analysis")
     context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
-    return findings_mod.findings(summary, warnings=config_warnings(meta), **context)
+    return findings_mod.findings(summary, warnings=tuple(warnings), **context)
 
 
 def build_report(tables, meta, outdir, game_of_run=None) -> dict:

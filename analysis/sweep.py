@@ -135,7 +135,7 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
             meets.append(label)
         elif all(v in ("meets", "plausible") for v in verdicts):
             plausible.append(label)
-    wanted = " and ".join(describe_target(t) for t in targets)
+    wanted = " and ".join(f"{plain_name(t.metric)} in {fmt_band(t.metric, t.low, t.high)}" for t in targets)
     if meets:
         lines.append(f"Variants whose 95% intervals lie inside every target ({wanted}): {'; '.join(meets)}.")
     if plausible:
@@ -146,11 +146,6 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
     for t in targets:
         lines.append(closest_line(table, keys, t))
     return lines
-
-
-def describe_target(t) -> str:
-    """`Round starter wins the round in 49.0% to 51.0%`: the band in the unit the figures are shown in."""
-    return f"{plain_name(t.metric)} in {fmt_band(t.metric, t.low, t.high)}"
 
 
 def closest_line(table: pd.DataFrame, keys, target) -> str:
