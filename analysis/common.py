@@ -274,6 +274,11 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     return out, sections
 
 
+def section(title: str, text: str | None, *figures: tuple[str, str], **extra) -> dict:
+    """A report section: its title, its text, any `html`, and its figures as (file, reading) pairs."""
+    return {"title": title, "text": text, **extra, "figures": [{"file": f, "reading": r} for f, r in figures]}
+
+
 def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dict | None = None,
                       players: int = 2) -> list[dict]:
     """Win rate by strategy and seat, matchups, strength and the meta-game: the panels every game's report

@@ -265,13 +265,12 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     text = (f"A round lasts {summary['turns_per_round']['estimate']:.1f} turns and a match "
             f"{summary['rounds_per_match']['estimate']:.2f} rounds; at {seconds:g} seconds a turn that is about "
             f"{minutes['estimate']:.1f} minutes a match (the rulebook promises 10 to 15).")
-    return {"title": "Round length", "text": text, "figures": [
-        {"file": "turns_per_round.png", "reading": f"Most rounds last between {np.percentile(turns, 10):.0f} and "
-                                                   f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."
-                                                   + overflow_note(left_off, len(turns), cap, longest, "rounds")},
-        {"file": "rounds_and_endings.png",
-         "reading": f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty deck; "
-                    "stalled and turn-cap endings are safety rules that should stay at zero."}]}
+    return common.section(
+        "Round length", text, ("turns_per_round.png", f"Most rounds last between {np.percentile(turns, 10):.0f} and "
+                               f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."
+                               + overflow_note(left_off, len(turns), cap, longest, "rounds")),
+        ("rounds_and_endings.png", f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty "
+         "deck; stalled and turn-cap endings are safety rules that should stay at zero."))
 
 
 def _tokens(rounds, cfg, outdir) -> dict:
@@ -308,13 +307,11 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax2.legend(frameon=False, fontsize=8)
     save(fig, outdir / "sales_and_bonus.png")
     most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
-    return {"title": "Tokens", "figures": [
-        {"file": "stack_split.png",
-         "reading": f"The first sale of a good takes {share_first:.0%} of the rupees taken from its stack; "
-                    f"{most_left} leaves the largest share of its stack untaken."},
-        {"file": "sales_and_bonus.png",
-         "reading": f"{sizes[2:].sum() / max(sizes.sum(), 1):.0%} of sales hold 3 or more cards and earn a bonus "
-                    f"token; the 5+-card pile is drawn {drawn[2]:.2f} times a round."}]}
+    return common.section(
+        "Tokens", None, ("stack_split.png", f"The first sale of a good takes {share_first:.0%} of the rupees taken "
+                         f"from its stack; {most_left} leaves the largest share of its stack untaken."),
+        ("sales_and_bonus.png", f"{sizes[2:].sum() / max(sizes.sum(), 1):.0%} of sales hold 3 or more cards and earn "
+         f"a bonus token; the 5+-card pile is drawn {drawn[2]:.2f} times a round."))
 
 
 def _scores(rounds, cfg, outdir) -> dict:
@@ -345,13 +342,11 @@ def _scores(rounds, cfg, outdir) -> dict:
     text = (f"Ties on rupees are settled by bonus-token count in {ties[TIE['bonus_tokens']]:,} rounds, by "
             f"goods-token count in {ties[TIE['goods_tokens']]:,}, and {ties[TIE['drawn']]:,} rounds tie on all "
             "three (drawn).")
-    return {"title": "Scores", "text": text, "figures": [
-        {"file": "score_composition.png",
-         "reading": f"Bonus tokens make up {bonus_share:.0%} of the rupees scored; the coin token is the "
-                    "orange slice."},
-        {"file": "score_margin.png",
-         "reading": f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
-                    "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")}]}
+    return common.section(
+        "Scores", text, ("score_composition.png", f"Bonus tokens make up {bonus_share:.0%} of the rupees scored; the "
+                         "coin token is the orange slice."),
+        ("score_margin.png", f"The average round is won by {margin.mean():.1f} rupees; {(margin <= 3).mean():.0%} are "
+         "decided by 3 or fewer." + overflow_note(left_off, len(margin), cap, widest, "rounds")))
 
 
 # ---- what decides matches (analysis.decisive): Mohur's sources, by round and by match -------------------

@@ -263,11 +263,11 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, outdir / "mughal_vt_parts.png")
     top = means.sum(axis=1).idxmax()
-    return {"title": "Victory tokens", "figures": [
-        {"file": "mughal_vt_hist.png", "reading": "Each line is the spread of final VT for one strategy."
-                                                  + overflow_note(left_off, len(vt), cap, largest, "player-games")},
-        {"file": "mughal_vt_parts.png",
-         "reading": f"Stacked mean VT per game by source; {top} collects the most, Disasters pull below zero."}]}
+    return common.section(
+        "Victory tokens", None, ("mughal_vt_hist.png", "Each line is the spread of final VT for one strategy."
+                                 + overflow_note(left_off, len(vt), cap, largest, "player-games")),
+        ("mughal_vt_parts.png", f"Stacked mean VT per game by source; {top} collects the most, Disasters pull below "
+         "zero."))
 
 
 def specialist_suits(meta: dict) -> dict[str, int]:
@@ -358,10 +358,9 @@ def _margins(games, outdir) -> dict:
     fig.suptitle("How close suit majorities are", fontsize=10)
     save(fig, outdir / "mughal_margins.png")
     tie_text = ", ".join(f"{s} {v:.0%}" for s, v in ties.items())
-    return {"title": "Suit majority contests",
-            "text": f"A margin of 0 is a tie (1 VT each). Ties per suit: {tie_text}.",
-            "figures": [{"file": "mughal_margins.png",
-                         "reading": "Distribution of the winning margin of each suit majority, all turns together."}]}
+    return common.section("Suit majority contests", f"A margin of 0 is a tie (1 VT each). Ties per suit: {tie_text}.",
+                          ("mughal_margins.png", "Distribution of the winning margin of each suit majority, all turns "
+                           "together."))
 
 
 def _disasters(players, strategy: pd.Series, outdir) -> dict:
@@ -380,10 +379,9 @@ def _disasters(players, strategy: pd.Series, outdir) -> dict:
     ax.set(ylabel="Disasters per player per game", title="Disasters held (bars: 95% interval of the total)")
     ax.legend(frameon=False, fontsize=8)
     save(fig, outdir / "mughal_disasters.png")
-    return {"title": "Disasters", "figures": [{
-        "file": "mughal_disasters.png",
-        "reading": "Mean Disasters per player-game, split into those dealt face up and those taken from a hand "
-                   "(mostly a hand's forced last card)."}]}
+    return common.section("Disasters", None, ("mughal_disasters.png", "Mean Disasters per player-game, split into "
+                                              "those dealt face up and those taken from a hand (mostly a hand's "
+                                              "forced last card)."))
 
 
 CARD_CODES = ("Card codes: the letter is the suit (M military, B building, C culture, W wealth; M/B a card of two "
@@ -421,12 +419,11 @@ def _picks(picks, outdir) -> dict:
     save(fig, outdir / "mughal_picks.png")
     best = table.iloc[-1]
     worst = table.iloc[0]
-    return {"title": "Card pick order",
-            "text": f"{best['label']} is taken {best['rate']:.0%} of the times it is offered (on average at step "
-                    f"{best['step']:.1f}); {worst['label']} only {worst['rate']:.0%}. " + CARD_CODES,
-            "figures": [{"file": "mughal_picks.png",
-                         "reading": "Each bar is how often a card kind is chosen when it sits in the hand being "
-                                    "picked from (forced last picks left out); longer bars are drafted earlier."}]}
+    return common.section("Card pick order", f"{best['label']} is taken {best['rate']:.0%} of the times it is "
+                          f"offered (on average at step {best['step']:.1f}); {worst['label']} only "
+                          f"{worst['rate']:.0%}. " + CARD_CODES,
+                          ("mughal_picks.png", "Each bar is how often a card kind is chosen when it sits in the hand "
+                           "being picked from (forced last picks left out); longer bars are drafted earlier."))
 
 
 # ---- what decides games (analysis.decisive): Mughal's sources --------------------------------------------

@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis import across_skill, common, decisive, edges, skill
 from analysis.findings import assumed_pace
+from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
 from analysis.stats import binomial_test, mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
@@ -272,11 +273,6 @@ def _bars(ax, labels, est, lo, hi, colors=ACCENT):
     ax.set_xticks(x, labels, rotation=20 if len(labels) > 5 else 0, ha="right" if len(labels) > 5 else "center")
 
 
-def _section(title: str, text: str, *figures: tuple[str, str], **extra) -> dict:
-    """A report section: its title, its text, any `html`, and its figures as (file, reading) pairs."""
-    return {"title": title, "text": text, **extra, "figures": [{"file": f, "reading": r} for f, r in figures]}
-
-
 def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     """The report's Muziris sections, in page order."""
     outdir = Path(outdir)
@@ -314,7 +310,7 @@ def _seats_section(summary: dict, P: int, outdir: Path) -> dict:
                    outdir / "muziris_first_player.png", f"Win rate by position after the round-1 first player ({pool})")
     _position_bars(summary, "seat_win_rate", [f"seat {i}" for i in range(P)], P, outdir / "muziris_seats.png",
                    f"Win rate by seat ({pool}; 95% intervals)")
-    return _section(
+    return section(
         "First-player advantage and seats", _first_player_text(summary, P),
         ("muziris_first_player.png", "Each bar is how often the player sitting that many seats after the round-1 "
          "first player wins, at equal skill; the dashed line is an even share."),
@@ -373,7 +369,7 @@ def _strategies_section(games, players, strategy: pd.Series, conds: list[str], P
     ax.legend()
     save(fig, outdir / "muziris_strategies.png")
     _condition_bars(games, players, strategy, names, colors, conds, P, outdir / "muziris_conditions.png")
-    return _section("Strategies and market conditions", "Shared victories are credited 1/k to each of k winners. The "
+    return section("Strategies and market conditions", "Shared victories are credited 1/k to each of k winners. The "
                     "market condition is drawn once per game, so each group holds about a quarter of the games.",
                     ("muziris_strategies.png", "How often each strategy wins over all its games, seats rotated."),
                     ("muziris_conditions.png", "The same win rates split by the market condition drawn for the game."))
@@ -410,7 +406,7 @@ def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: 
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
     n, cap = len(games), int((games["end_reason"] == END["round_cap"]).sum())
-    return _section(
+    return section(
         "Rounds per game and what ended it", f"Games last {summary['rounds_per_game']['estimate']:.2f} rounds on "
         f"average{_minutes_words(summary, meta)}. {n - cap:,} games ended by the market condition's trigger and "
         f"{cap:,} by the simulator's round cap ({cap / max(1, n):.2%}).",
@@ -429,7 +425,7 @@ def _characters_section(characters: pd.DataFrame, picks: pd.DataFrame, outdir: P
     _character_bars(ch.index, (mc["total"] / mc["count"]).reindex(ch.index).to_numpy(),
                     "coins on the character when taken (mean)", "Coins waiting on a character when it is used",
                     outdir / "muziris_pick_coins.png")
-    return _section(
+    return section(
         "Characters", "Each round one character goes unused and gains a coin. A character's pick rate is its uses "
         "divided by the rounds it was in play; coins on a character are counted up to 40 (40 or more count as 40).",
         ("muziris_picks.png", "How often each character is used in a round it is in play."),
@@ -460,7 +456,7 @@ def _sources_section(players, strategy: pd.Series, outdir: Path) -> dict:
     ax.set(ylabel="coins per game (mean)", title="Where each strategy's coins come from")
     ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "muziris_sources.png")
-    return _section("Coins by source", "Orders are split by produce; the rest are coins lying on characters, produce "
+    return section("Coins by source", "Orders are split by produce; the rest are coins lying on characters, produce "
                     "and character abilities (gain, per-order, the Broker's extra coin), setup coins and the market "
                     "condition's end-of-game coins.",
                     ("muziris_sources.png", "Stacked mean coins per game for each strategy, by where they came from."))
@@ -478,7 +474,7 @@ def _order_sizes_section(orders: pd.DataFrame, outdir: Path) -> dict:
     ax.set(ylabel="orders (%)", title="Order sizes by produce")
     ax.legend()
     save(fig, outdir / "muziris_order_sizes.png")
-    return _section("Order sizes by produce", f"{int(od.to_numpy().sum()):,} orders in all.",
+    return section("Order sizes by produce", f"{int(od.to_numpy().sum()):,} orders in all.",
                     ("muziris_order_sizes.png", "For each produce, the share of its orders made of 1, 2 or 3 cards."))
 
 
@@ -498,6 +494,6 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
                "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
-    return _section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {short['estimate']:.2%} "
+    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {short['estimate']:.2%} "
                     f"of games (95% interval {short['ci_low']:.2%} to {short['ci_high']:.2%}) would have needed more "
                     f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))
