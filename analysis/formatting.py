@@ -10,6 +10,12 @@ from analysis import findings
 from analysis.models import MIN_MODEL_GAMES
 
 
+def and_join(items) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def is_rate(name: str) -> bool:
     """Rates are shown in % (and their differences in percentage points)."""
     return "rate" in name or name == "balance"

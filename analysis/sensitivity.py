@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, figure_html, plain_name
+from analysis.formatting import CSS, and_join, figure_html, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
@@ -95,8 +95,8 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         top = rows.head(2)
         if method == "morris":
             return (f"No knob clearly moves {metric} beyond the noise of its games (about "
-                    f"{fmt_effect(metric, float(np.median(noise)))}); the largest: " + _join([_across(metric, r) for _, r in top.iterrows()])
-                    + ".")
+                    f"{fmt_effect(metric, float(np.median(noise)))}); the largest: "
+                    + and_join([_across(metric, r) for _, r in top.iterrows()]) + ".")
         return f"No knob explains more than {SOBOL_BARELY:.0%} of the variance of {metric}."
     total = rows[score].clip(lower=0).sum()
     # every knob that clearly moves it is named (up to MAX_LEADERS), however much the first explains
@@ -106,7 +106,7 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         share += max(row[score], 0) / total if total > 0 else 0
         if (share >= MOST and method != "morris") or len(leaders) == MAX_LEADERS:
             break
-    names = _join([r["knob"] for r in leaders])
+    names = and_join([r["knob"] for r in leaders])
     one = len(leaders) == 1
     if method == "morris":
         lead = (f"{names} {'explains' if one else 'explain'} most of {metric}" if share >= 0.5
@@ -116,17 +116,17 @@ def reading(metric: str, rows: pd.DataFrame, method: str) -> str:
         text += (f"; {more} more clearly move{'s' if more == 1 else ''} it (sensitivity.csv)" if more else "") + "."
     else:
         text = (f"{names} {'explains' if one else 'explain'} most of the variance of {metric} (total-order index "
-                f"{_join([f'{r[score]:.2f}' for r in leaders])}).")
+                f"{and_join([f'{r[score]:.2f}' for r in leaders])}).")
     if not barely.empty:
         listed = list(barely["knob"])  # in rank order
-        shown = _join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
+        shown = and_join(listed[:5] + ([f"{len(listed) - 5} more"] if len(listed) > 5 else []))
         text += f" {shown} barely matter{'s' if len(listed) == 1 else ''}."
     if method == "morris" and not movers.empty:
         others = [r for _, r in unresolved.iterrows() if r["knob"] not in {x["knob"] for x in leaders}]
         if others:
-            text += (" These games cannot tell how much " + _join([r["knob"] for r in others])
+            text += (" These games cannot tell how much " + and_join([r["knob"] for r in others])
                      + f" matter{'s' if len(others) == 1 else ''} (mu* "
-                     + _join([f"{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}"
+                     + and_join([f"{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}"
                               for r in others]) + ").")
     return text
 
@@ -164,11 +164,6 @@ def finding_line(metric: str, rows: pd.DataFrame, method: str) -> str:
         text = f"{name}: {top['knob']} explains most of its variance (total-order index {top['ST']:.2f})"
     return text + (f"; {more} more knob{'s' if more > 1 else ''} clearly move{'' if more > 1 else 's'} it."
                    if more else ".")
-
-
-def _join(items) -> str:
-    items = [str(i) for i in items]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) -> str:

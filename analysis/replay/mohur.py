@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.formatting import and_join
 from analysis.replay.samples import formatted, plural
 from sim.mohur.engine import END, END_NAMES
 from analysis.common import names_of
@@ -26,11 +27,6 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}"
 
 
-def _listing(counts: dict) -> str:
-    parts = [_n(c, k) for k, c in counts.items() if c]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def action_text(seat: int, action: dict, before: dict | None, public: bool = False) -> str:
     """One action in words. `before` is the state the action was taken in (for 'all 3 coins');
     `public` leaves out what the table does not see (bonus token values)."""
@@ -42,7 +38,8 @@ def action_text(seat: int, action: dict, before: dict | None, public: bool = Fal
         n = before["market"].get("coin", 0) if before else None
         return f"{who} takes all {n} coins from the market." if n else f"{who} takes the coins from the market."
     if kind == "exchange":
-        return f"{who} exchanges {_listing(action['give'])} for {_listing(action['take'])} from the market."
+        return (f"{who} exchanges {and_join(_n(c, k) for k, c in action['give'].items() if c)} for "
+                f"{and_join(_n(c, k) for k, c in action['take'].items() if c)} from the market.")
     if kind == "sell":
         tokens, bonus = action["gained"]["tokens"], action["gained"]["bonus"]
         text = f"{who} sells {action['count']} {action['good']}"

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.formatting import and_join
 from analysis.replay.samples import formatted, plural, seats_frame
 
 SCORE_NAME = "VT"  # what the running score counts, under the board
-
-
-def _seat_list(seats: list[int]) -> str:
-    names = [f"seat {s}" for s in seats]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _card(card: dict) -> str:
@@ -50,7 +46,7 @@ def scoring_text(ev: dict) -> str:
         parts.append(f"seat {s['seat']} {gained:+d} VT" + (f" ({', '.join(pieces)})" if pieces else "")
                      + f", {s['vt']} in all")
     emperor = [s["seat"] for s in ev["seats"] if s["emperor"] > 0]
-    crown = (f" The emperor's bonus goes to {_seat_list(emperor)}." if emperor
+    crown = (f" The emperor's bonus goes to {and_join(f'seat {s}' for s in emperor)}." if emperor
              else " Nobody wins the emperor's favour.")
     return f"Scoring of turn {ev['turn']}: " + "; ".join(parts) + "." + crown
 
@@ -70,7 +66,7 @@ def game_end_text(ev: dict, strategies: list) -> str:
         name = f" ({strategies[w]})" if w < len(strategies) else ""
         return f"Seat {w}{name} wins with {vt[w]} VT" + (f", {vt[w] - others[0]} ahead of the next." if others
                                                           else ".")
-    return f"{_seat_list(winners).capitalize()} share the win with {vt[winners[0]]} VT each."
+    return f"{and_join(f'seat {s}' for s in winners).capitalize()} share the win with {vt[winners[0]]} VT each."
 
 
 def frames(events: list[dict]) -> list[dict]:
