@@ -141,18 +141,15 @@ def _skill_section(games, summary, meta, outdir):
               "first_player_match_win_rate": "match starter wins the match",
               "seat0_match_win_rate": "seat 0 wins the match",
               "drawn_round_rate": "round drawn"}
-    comparisons = {label: (summary.get(f"{key}[{skill.HEURISTIC}]", {}), summary.get(f"{key}[{skill.EXPERT}]", {}))
-                   for key, label in labels.items()}
     long = common.two_player_long(games, "match")
     level = skill.levels(games, search, ["strategy_0", "strategy_1"])
     pools = {}
     for name in (skill.HEURISTIC, skill.EXPERT):
         part = long[np.concatenate([level, level]) == name]
         if len(part):
-            pools[name] = common.win_rate_metrics(part, "").copy()
-            pools[name] = {k.strip("[]"): v for k, v in pools[name].items()}
-    return skill.section(comparisons, skill.gap_table(long, search), pools, outdir, baseline="greedy",
-                         unit="match")
+            pools[name] = {k.strip("[]"): v for k, v in common.win_rate_metrics(part, "").items()}
+    return skill.section(skill.comparisons(summary, labels), skill.gap_table(long, search), pools, outdir,
+                         baseline="greedy", unit="match")
 
 
 def _edge_sentence(m: dict | None, who: str, what: str) -> str:
