@@ -8,6 +8,12 @@ from click.testing import CliRunner
 import sim.runner
 from sim.cli import main
 from sim.commands import sensitivity_cmd
+from sim.game import get_game
+
+
+def same_tables(a, b, game: str) -> None:
+    for table in get_game(game).tables:
+        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
 def cli(*args):
@@ -39,12 +45,14 @@ def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", 
     assert events[0]["strategies"] == list(lineup) and events[-1]["event"] == "game_end"
 
 
-def interrupt_at(monkeypatch, batch: int):
-    """Ctrl-C arrives while batch `batch` plays (-j 1): the batches before it are saved."""
-    real = sim.runner.run_one_batch
+def interrupt_at(monkeypatch, batch: int, nth: bool = False):
+    """Ctrl-C arrives while batch `batch` plays (-j 1): the batches before it are saved. With `nth`, as the
+    `batch`-th batch played starts, whatever its index (each variant of a sweep counts its own)."""
+    real, played = sim.runner.run_one_batch, []
 
     def play(game, cfg, plan, b, seed, debug):
-        if b == batch:
+        played.append(b)
+        if (len(played) if nth else b) == batch:
             raise KeyboardInterrupt
         return real(game, cfg, plan, b, seed, debug)
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sim.cli import main
 from sim.game import game_names
+from cli_runs import cli as _invoke, one_line_error
 
 BIN = Path(sys.executable).with_name("balance-sim")
 RUN = ["run", "mohur", "-n", "10", "-s", "greedy,greedy", "-q", "--no-report", "-o", "out"]
@@ -26,10 +25,6 @@ SWEEP = ["sweep", "mohur", "--param", "rules.coin_token", "--values", "4", "6", 
          "-q", "-o", "out"]
 TUNE = ["tune", "mohur", "--param", "rules.coin_token", "--values", "4", "6", "-s", "greedy,greedy", "-q", "-o", "out",
         "--target", "first_player_match_win_rate=0.5:0.1", "--budget", "4000"]
-
-
-def _invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +45,10 @@ def snapshot(root: Path) -> dict:
 
 
 def assert_refused(result, before: dict, root: Path, names):
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    line = one_line_error(result, *names)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert len(lines) == 1, f"expected one line on stderr, got {result.stderr!r}"
-    assert lines[0].startswith("balance-sim: error: ") and "Traceback" not in result.output
-    for name in names:
-        assert name in lines[0], f"{name!r} not named in {lines[0]!r}"
     assert snapshot(root) == before, "a refused command wrote, changed or deleted something"
-    return lines[0]
+    return line
 
 
 # ---------------------------------------------------------------- a results folder damaged for `report`
@@ -162,10 +152,8 @@ def test_run_on_a_full_disk_is_one_line_and_keeps_the_saved_batches(tmp_path, mo
     monkeypatch.setattr(run_cmd, "build_report", full)  # where `run` calls it
     monkeypatch.chdir(tmp_path)
     result = _invoke("run", "mohur", "-n", 40, "--batch-size", 20, "-s", "greedy,greedy", "-q", "-o", "out")
-    assert result.exit_code == 2, result.output
+    one_line_error(result, "No space left on device", "--resume out")
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "No space left on device" in lines[0] and "--resume out" in lines[0], lines
     assert not (tmp_path / "out").exists()
     assert len(list((tmp_path / "out.partial" / "batches").glob("batch-*"))) == 2
 

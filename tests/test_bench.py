@@ -3,7 +3,6 @@ against greedy with a 95% interval), and the refusals of a bad `--strength-games
 are parsed as numbers, never compared with a time."""
 import re
 
-import numpy as np
 import pytest
 
 from sim.commands.bench_cmd import _strength

@@ -1,6 +1,5 @@
 """The `balance-sim` command line: one-line errors with exit code 2, listings, config, trace vs run."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

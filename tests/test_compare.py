@@ -10,10 +10,9 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis import paired, stats
-from sim.cli import main
+from cli_runs import cli as invoke
 
 TRUE_RATE_DIFF = 0.02   # B's round-win probability minus A's
 TRUE_MEAN_DIFF = 1.5    # B's turns per round minus A's
@@ -107,10 +106,6 @@ def test_block_statistics_reproduce_the_summary_and_drop_what_is_not_a_sum_over_
 
 
 # ---- the command, end to end on tiny Mohur runs ------------------------------------------------------------
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from numba import njit
 
 import toy_game as T
 from analysis import evolve_page
 from sim import evolve as E
-from sim.cli import main
 from sim.config import build
 from sim.errors import UserError
 from sim.game import get_game
@@ -24,10 +22,7 @@ from sim.interface import bind
 from sim.playout import play
 from sim.registry import MAX_PARAMS
 from sim.runner import RunInterrupted, fan_out
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from cli_runs import cli as invoke
 
 
 # ---- the optimiser on a planted quadratic ----

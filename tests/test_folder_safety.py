@@ -5,7 +5,6 @@ Small runs, in-process (click's CliRunner): a lock held here by `exclusive`/`sha
 open file, which conflicts with the command's as another process's would."""
 import json
 import os
-import pickle
 import shutil
 import stat
 from pathlib import Path
@@ -14,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.runner
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
 from sim.game import get_game
 from sim.lock import exclusive, shared
@@ -230,15 +228,7 @@ def test_a_sweep_variant_copied_from_another_is_played_again(tmp_path, monkeypat
              "-s", "greedy", "-q"]
     ref = tmp_path / "ref"
     assert cli(*sweep, "-o", ref).exit_code == 0
-    calls, real = [], sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        calls.append(b)
-        if len(calls) == 3:  # variant 0 finished, variant 1 started
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+    interrupt_at(monkeypatch, 3, nth=True)  # variant 0 finished, variant 1 started
     one_line_error(cli(*sweep, "-o", tmp_path / "D"), "interrupted")
     monkeypatch.undo()
     staging = partial_path(tmp_path / "D")

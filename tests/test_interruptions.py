@@ -9,15 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import sim.results
 import sim.runner
-from sim.cli import main
-from sim.game import game_names, get_game
+from sim.game import game_names
 from sim.results import partial_path
+from cli_runs import cli, same_tables
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -26,15 +24,6 @@ COMMON = ["-j", "1", "-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "
 # A run that is signalled plays this many games: minutes of play, so the signal cannot land after its end however
 # late the (loaded) machine lets this test send it. Its plan is then cut to N games (cut_plan) before --resume.
 ENDLESS = ["-n", str(10**7)]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in get_game(game).tables:
-        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,13 @@ import pytest
 import sim.batches
 import sim.rng
 import sim.runner
-from sim.game import game_names, get_game
+from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, one_line_error
+from cli_runs import cli, interrupt_at, one_line_error, same_tables
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
-
-
-def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in get_game(game).tables:
-        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
 def whole_and_interrupted(tmp_path, monkeypatch, args, batch: int, *words):
@@ -395,16 +390,7 @@ TUNE = ["tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", 
 def test_interrupted_sweeps_and_tunes_continue_with_the_same_command(tmp_path, monkeypatch, command):
     out, ref = tmp_path / "D", tmp_path / "ref"
     assert cli(*command, "-o", ref).exit_code == 0
-    calls = []
-    real = sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        calls.append(b)
-        if len(calls) == 4:  # four batches in: the second variant, or the second candidate
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+    interrupt_at(monkeypatch, 4, nth=True)  # four batches in: the second variant, or the second candidate
     line = one_line_error(cli(*command, "-o", out), "interrupted", f"balance-sim {command[0]}")
     assert str(partial_path(out)) in line
     monkeypatch.undo()

@@ -8,14 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis.sensitivity import reading
 from sim import sensitivity_design as S
-from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
 from cli_runs import interrupt_sensitivity_at
+from cli_runs import cli as invoke
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 
@@ -231,10 +230,6 @@ def test_metrics_are_discovered_from_the_summary():
 RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2=5:7", "--param", "tokens.diamond.3=4:6",
        "--param", "rules.coin_token", "-n", "200", "--budget", "4000", "-s", "greedy,greedy", "-q",
        "--metric", "first_player_round_win_rate", "--metric", "turns_per_round", "--metric", "score_margin"]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
