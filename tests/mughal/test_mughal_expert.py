@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mughal_helpers import observe, plant
-from sim import config as C
+from mughal_helpers import make_cfg, observe, plant
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
-from sim.mughal.config import validate
 from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
@@ -19,10 +17,6 @@ from search_checks import check_hidden_state_is_ignored, ismcts_params, sampled_
 from strategy_params import preset_vector, strategy_arrays
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
-
-
-def make_cfg(players):
-    return validate(C.load_defaults("sim.mughal"), players)
 
 
 CFG4 = make_cfg(4)
@@ -197,7 +191,7 @@ def test_rollout_policy_and_options_are_parameters():
         play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=8, rollout=NAMES.index("ismcts"))
 
 
-@njit
+@njit(cache=True)
 def numba_draw():
     return np.random.randint(0, 1 << 30)
 
@@ -451,16 +445,11 @@ def test_the_expert_plays_no_dominated_placement():
                 if len(top) == 1 and len({candidate_key(buf, a) for a in range(n)}) > 1:
                     assert row == min(a for a in range(n) if not beaten[a])
                     E.seed(np.uint32(seed))
-                    expected = _draw()
+                    expected = numba_draw()
                     E.seed(np.uint32(seed))
                     ismcts(obs, buf, n, params, v)
-                    assert _draw() == expected, "one candidate left: no world sampled"
+                    assert numba_draw() == expected, "one candidate left: no world sampled"
                     alone += 1
             K.play(s, v, sids, gparams, *args)
     assert pruned >= 50 and alone >= 3
-
-
-@njit(cache=True)
-def _draw():
-    return np.random.randint(0, 1 << 30)
 
