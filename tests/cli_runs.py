@@ -20,6 +20,12 @@ def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+def ok(result):
+    """The command succeeded (else its output and exception are shown); returns its result."""
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
 def one_line_error(result, *words):
     """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`."""
     assert result.exit_code == 2, (result.output, result.exception)

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from sim.game import game_names
-from cli_runs import cli as _invoke, one_line_error
+from cli_runs import cli as _invoke, ok, one_line_error
 
 BIN = Path(sys.executable).with_name("balance-sim")
 RUN = ["run", "mohur", "-n", "10", "-s", "greedy,greedy", "-q", "--no-report", "-o", "out"]
@@ -33,8 +33,7 @@ def folders(tmp_path_factory):
     base = tmp_path_factory.mktemp("runs")
     for name, args in (("mohur", ["mohur", "-s", "greedy,greedy"]), ("mughal", ["mughal", "-p", "2"]),
                        ("summary", ["mohur", "-s", "greedy,greedy", "--summary-only"])):
-        r = _invoke("run", *args, "-n", 40, "--batch-size", 20, "-q", "--no-report", "-o", base / name)
-        assert r.exit_code == 0, r.output
+        ok(_invoke("run", *args, "-n", 40, "--batch-size", 20, "-q", "--no-report", "-o", base / name))
     return base
 
 
@@ -119,8 +118,7 @@ def test_report_rebuilds_a_summary_only_folder(folders, tmp_path):
     res = tmp_path / "res"
     shutil.copytree(folders / "summary", res)
     written = json.loads((res / "summary.json").read_text())
-    result = _invoke("report", res, "-o", tmp_path / "again")
-    assert result.exit_code == 0, result.output
+    ok(_invoke("report", res, "-o", tmp_path / "again"))
     rebuilt = json.loads((tmp_path / "again" / "summary.json").read_text())
     assert rebuilt == written and (tmp_path / "again" / "report.html").is_file()
 
@@ -407,9 +405,8 @@ def test_ranges_and_targets_next_to_the_refused_ones_still_work():
 
 def test_valid_neighbours_of_the_refused_inputs_still_work(cli):
     """A new preset on a built-in base, and a table given as an inline table, are accepted."""
-    result = cli("strategies", "mohur", "--set", 'strategies.mine.base="greedy"', "--set", "rules={hand_limit=8}",
-                 "--set", "strategies.expert-fast.iterations=100000")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("strategies", "mohur", "--set", 'strategies.mine.base="greedy"', "--set", "rules={hand_limit=8}",
+                    "--set", "strategies.expert-fast.iterations=100000"))
     assert "mine" in result.stdout.split()
 
 

@@ -8,6 +8,7 @@ import pytest
 from sim.commands.bench_cmd import _strength
 from sim.config import build
 from sim.game import get_game
+from cli_runs import ok
 
 NUMBER = r"([\d,]+(?:\.\d+)?(?:e[-+]?\d+)?)"
 LINE = re.compile(rf"^  (\S+) +{NUMBER} decisions/CPU-s \(\d+ mirror games\); vs greedy wins {NUMBER}% "
@@ -39,8 +40,7 @@ def test_bench_prints_each_search_preset_with_its_decision_rate_and_win_rate(mug
 
 
 def test_zero_strength_games_skips_the_win_rate(cli):
-    result = cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "0")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "0"))
     lines = [line for line in result.stdout.splitlines() if "decisions/CPU-s" in line]
     assert len(lines) == 2 and not any("wins" in line for line in lines), result.stdout
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from sim.mohur.config import GOODS, KINDS
+from cli_runs import ok
 
 BIN = Path(sys.executable).with_name("balance-sim")
 
@@ -76,8 +77,7 @@ def test_trace_and_strategies_refuse_bad_input_too(cli):
 
 
 def test_strategies_lists_names_one_per_line(cli):
-    result = cli("strategies", "mohur")
-    assert result.exit_code == 0
+    result = ok(cli("strategies", "mohur"))
     lines = result.stdout.splitlines()
     assert {"greedy", "setbuilder", "racer", "hoarder", "random"} <= set(lines)
     assert {"setbuilder-patient", "racer-precious"} <= set(lines)  # the shipped presets
@@ -149,15 +149,13 @@ def check_trace_schema(events):
                                       (42, "setbuilder", "racer"), (99, "random", "random"),
                                       (5, "racer-precious", "greedy")])
 def test_trace_matches_kernel_run(cli, tmp_path, seed, a, b):
-    result = cli("trace", "mohur", "--seed", seed, "-s", f"{a},{b}")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("trace", "mohur", "--seed", seed, "-s", f"{a},{b}"))
     events = [json.loads(line) for line in result.stdout.splitlines()]
     check_trace_schema(events)
     assert events[0]["strategies"] == [a, b] and events[0]["seed"] == seed
 
     out = tmp_path / "run"
-    result = cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q"))
     games = pd.read_parquet(out / "games.parquet")
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert len(games) == 1

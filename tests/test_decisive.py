@@ -12,6 +12,7 @@ from sim.config import build
 from sim.game import get_game
 from sim.registry import choices
 from sim.runner import Plan, execute
+from cli_runs import cli as _invoke, ok
 
 GOODS = M.GOODS
 
@@ -310,12 +311,6 @@ def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, 
 
 
 # ---- the designer's commands: summary-only runs, sweeps and tune targets -------------------------------------
-def _invoke(*args):
-    from click.testing import CliRunner
-    from sim.cli import main
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
 SMALL = ["-s", "greedy,racer", "--seed", "5", "--batch-size", "500", "-q"]
 
 
@@ -337,17 +332,15 @@ def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
     import json
     # without a coin token (0 rupees) it can decide nothing; at 10 rupees it decides some matches
     target = "decisive_rate[coin_token]=0..0.02"
-    r = _invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "-n", "1000",
-                "-o", tmp_path / "sweep", "--target", target, *SMALL)
-    assert r.exit_code == 0, r.output
+    r = ok(_invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "-n", "1000",
+                   "-o", tmp_path / "sweep", "--target", target, *SMALL))
     table = pd.read_csv(tmp_path / "sweep" / "sweep.csv")
     assert table["decisive_rate[coin_token]"].tolist()[0] == 0 and table["decisive_rate[coin_token]"][1] > 0.02
     assert "decisive_rate[coin_token]" in (tmp_path / "sweep" / "sweep_report.html").read_text()
     assert ("inside every target (Winner changes without coin_token in 0.0% to 2.0%): rules.coin_token=0."
             in r.output)
-    r = _invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
-                "--budget", "2000", "-o", tmp_path / "tune", *SMALL)
-    assert r.exit_code == 0, r.output
+    r = ok(_invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
+                   "--budget", "2000", "-o", tmp_path / "tune", *SMALL))
     best = json.loads((tmp_path / "tune" / "tune.json").read_text())["ranking"][0]
     assert best["params"] == {"rules.coin_token": 0}
     assert best["targets"]["decisive_rate[coin_token]"]["verdict"] == "meets"

@@ -16,7 +16,7 @@ from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
 from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
 from sim.registry import all_names, choices, registered, round_robin_names
 from sim.runner import Plan, execute
-from cli_runs import cli as _invoke, one_line_error
+from cli_runs import cli as _invoke, ok, one_line_error
 
 GAMES = game_names()
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,14 +120,12 @@ def test_strategies_and_config_commands(game):
     """`strategies GAME` lists every strategy and preset once per line; `config GAME` prints the defaults as TOML
     that validate."""
     spec = get_game(game)
-    listed = _invoke("strategies", game)
-    assert listed.exit_code == 0, listed.output
+    listed = ok(_invoke("strategies", game))
     lines = listed.stdout.splitlines()
     cfg = spec.validate(load_defaults(spec.package), spec.default_players)
     assert lines == all_names(game, cfg.presets) and len(lines) == len(set(lines))
     assert set(lines) >= {d.name for d in registered(game)} | set(load_defaults(spec.package).get("strategies", {}))
-    printed = _invoke("config", game)
-    assert printed.exit_code == 0, printed.output
+    printed = ok(_invoke("config", game))
     parsed = tomllib.loads(printed.stdout)
     assert parsed == load_defaults(spec.package)
     assert spec.validate(parsed, spec.default_players) is not None
@@ -164,8 +162,7 @@ def run_folder(request, tmp_path_factory):
     """A small `run GAME -s all` with its report, per game."""
     game = request.param
     out = tmp_path_factory.mktemp(game) / "run"
-    result = _invoke("run", game, "-n", 240, "--batch-size", 120, "-s", "all", "--seed", 4, "-o", out, "-q")
-    assert result.exit_code == 0, result.output
+    ok(_invoke("run", game, "-n", 240, "--batch-size", 120, "-s", "all", "--seed", 4, "-o", out, "-q"))
     return game, out
 
 
@@ -206,8 +203,7 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
     else:
         assert "skill_edge[tuned]" not in summary and "no tuned mirror games" in html
     assert "src='http" not in html and 'src="http' not in html
-    again = _invoke("report", out, "-o", tmp_path / "again")
-    assert again.exit_code == 0, again.output
+    ok(_invoke("report", out, "-o", tmp_path / "again"))
     assert json.loads((tmp_path / "again" / "summary.json").read_text()) == summary
 
 
@@ -247,8 +243,7 @@ def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path
         assert data["strategies"] == strategies and data["events"][-1]["win_share"] == shares
         assert data["frames"][-1]["final"] and data["frames"][-1]["e"] == len(data["events"]) - 1
         again = tmp_path / f"again-{k}.html"
-        result = _invoke(*shlex.split(commands[k])[1:], "-o", again)
-        assert result.exit_code == 0, (commands[k], result.output)
+        ok(_invoke(*shlex.split(commands[k])[1:], "-o", again))
         assert embedded_data(again.read_text())["events"] == data["events"]
 
 
@@ -260,8 +255,7 @@ def test_game_k_of_a_run_is_traced_exactly(run_folder):
     players = spec.default_players
 
     def trace(*args):
-        result = _invoke("trace", *args)
-        assert result.exit_code == 0, result.output
+        result = ok(_invoke("trace", *args))
         return [json.loads(line) for line in result.stdout.splitlines()]  # stdout: a note may go to stderr
 
     for k in (7, 131):  # in the first and the second batch of 120
@@ -362,14 +356,12 @@ def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
     for players in _player_counts(game):
         lineup = ",".join(_lineup(game, players, players))
         for seed in (3, 8):
-            traced = _invoke("trace", game, "--seed", seed, "-s", lineup, "-p", players)
-            assert traced.exit_code == 0, traced.output
+            traced = ok(_invoke("trace", game, "--seed", seed, "-s", lineup, "-p", players))
             events = [json.loads(line) for line in traced.output.splitlines()]
             assert events[0]["seed"] == seed and events[0]["game"] == game
             out = tmp_path / f"{players}-{seed}"
-            ran = _invoke("run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players, "-o", out, "-q",
-                          "--no-report")
-            assert ran.exit_code == 0, ran.output
+            ok(_invoke("run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players, "-o", out, "-q",
+                       "--no-report"))
             row = pd.read_parquet(out / f"{MAIN_TABLE}.parquet").iloc[0]
             end = events[-1]
             assert end["event"] == "game_end"
@@ -580,8 +572,7 @@ def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game
     players = get_game(game).default_players
     lineup = "ismcts,greedy,random" if players == 2 else ",".join(["ismcts"] + ["greedy"] * (players - 1))
     out = tmp_path / "skill"
-    result = _invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
+    ok(_invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q"))
     html = (out / "report.html").read_text()
     assert "Skill" in html and "skill gap" in html.lower()
     summary = json.loads((out / "summary.json").read_text())

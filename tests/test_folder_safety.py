@@ -17,7 +17,7 @@ from sim.batches import CHECK, ForeignBatch, problem, save_batch
 from sim.game import get_game
 from sim.lock import exclusive, shared
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, one_line_error
+from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, ok, one_line_error
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
 
@@ -31,10 +31,8 @@ def listing(root: Path) -> dict:
 def runs(tmp_path_factory):
     """A finished Mohur run with its report (replays included), another without, and an interrupted one."""
     base = tmp_path_factory.mktemp("runs")
-    r = cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F")
-    assert r.exit_code == 0, r.output
-    r = cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F"))
+    r = ok(cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G"))
     mp = pytest.MonkeyPatch()
     interrupt_at(mp, 2)
     r = cli("run", "mohur", "-n", 600, *SMALL, "--no-report", "-o", base / "P")
@@ -55,8 +53,7 @@ def test_report_rebuilds_a_finished_folder_with_replays(runs, tmp_path):
     folder = copy(runs, "F", tmp_path / "F")
     assert (folder / "replays").is_dir() and any((folder / "replays").iterdir())
     (folder / "notes.txt").write_text("mine")
-    r = cli("report", folder)
-    assert r.exit_code == 0, r.output
+    ok(cli("report", folder))
     assert sorted(p.name for p in (folder / "replays").iterdir()) == sorted(
         p.name for p in (runs / "F" / "replays").iterdir())
     assert (folder / "notes.txt").read_text() == "mine"
@@ -191,8 +188,7 @@ def test_resume_replays_a_batch_played_under_other_settings(runs, tmp_path, monk
         monkeypatch.undo()
         out = copy(runs, "P.partial", tmp_path / "Z.partial")
         shutil.copy(tmp_path / f"{name}.partial" / "batches" / "batch-0000001.npz", out / "batches")
-        r = cli("run", "--resume", tmp_path / "Z", "-q", "--no-report")
-        assert r.exit_code == 0, r.output
+        r = ok(cli("run", "--resume", tmp_path / "Z", "-q", "--no-report"))
         assert "batch-0000001.npz (played under other settings" in r.stderr
         for table in get_game("mohur").tables:
             pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "Z" / f"{table}.parquet"),
@@ -234,8 +230,7 @@ def test_a_sweep_variant_copied_from_another_is_played_again(tmp_path, monkeypat
     staging = partial_path(tmp_path / "D")
     shutil.rmtree(staging / "variant-001", ignore_errors=True)
     shutil.copytree(staging / "variant-000", staging / "variant-001")
-    r = cli(*sweep, "-o", tmp_path / "D")
-    assert r.exit_code == 0, r.output
+    ok(cli(*sweep, "-o", tmp_path / "D"))
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "D" / "sweep.csv"), pd.read_csv(ref / "sweep.csv"))
 
 
@@ -257,8 +252,7 @@ def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatc
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", out),
                    "interrupted sensitivity", "'balance-sim sensitivity'")
     assert listing(tmp_path) == before
-    r = cli(*SENS, "-o", out)  # the same command starts it again
-    assert r.exit_code == 0, r.output
+    ok(cli(*SENS, "-o", out))  # the same command starts it again
     one_line_error(cli("report", out), "sensitivity.html")
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", out), "holds a sensitivity")
 
@@ -286,8 +280,7 @@ def test_a_listed_file_balance_sim_would_not_write_is_kept(runs, tmp_path):
     (victim / "thesis.tex").write_text("four years")
     meta = json.loads((victim / "meta.json").read_text())
     (victim / "meta.json").write_text(json.dumps({**meta, "files": meta["files"] + ["thesis.tex"]}))
-    r = cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim)
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim))
     assert (victim / "thesis.tex").read_text() == "four years"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]  # no .victim.old-PID left
 
@@ -314,8 +307,7 @@ def test_report_elsewhere_replaces_only_its_own_report(runs, tmp_path):
     one_line_error(cli("report", runs / "G", "-o", runs / "F"), "holds results of 'balance-sim run'")
     assert listing(tmp_path) == before
     for _ in range(2):  # a report folder of its own is ours to replace
-        r = cli("report", runs / "G", "-o", tmp_path / "R")
-        assert r.exit_code == 0, r.output
+        ok(cli("report", runs / "G", "-o", tmp_path / "R"))
     (tmp_path / "R" / "notes.txt").write_text("kept")
     assert cli("report", runs / "G", "-o", tmp_path / "R").exit_code == 0
     assert (tmp_path / "R" / "notes.txt").read_text() == "kept"
@@ -351,8 +343,7 @@ def test_compare_into_one_folder_twice_at_once_and_reruns_leave_no_junk(runs, tm
         one_line_error(cli("compare", runs / "F", runs / "G", "-o", out), "another balance-sim")
     assert not out.exists()
     for _ in range(3):
-        r = cli("compare", runs / "F", runs / "G", "-o", out)
-        assert r.exit_code == 0, r.output
+        ok(cli("compare", runs / "F", runs / "G", "-o", out))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cc"]
     assert {"compare.json", "compare.html", "compare.png", "meta.json"} <= {p.name for p in out.iterdir()}
 

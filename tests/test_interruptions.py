@@ -15,7 +15,7 @@ import sim.results
 import sim.runner
 from sim.game import game_names
 from sim.results import partial_path
-from cli_runs import cli, same_tables
+from cli_runs import cli, ok, same_tables
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -34,8 +34,7 @@ def reference(tmp_path_factory):
     def get(game, games=N):
         if (game, games) not in made:
             out = tmp_path_factory.mktemp("ref") / game
-            r = cli("run", game, *COMMON, "-n", games, "-o", out)
-            assert r.exit_code == 0, r.output
+            ok(cli("run", game, *COMMON, "-n", games, "-o", out))
             made[game, games] = out
         return made[game, games]
 
@@ -121,8 +120,7 @@ def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, re
         assert proc.returncode == 2 and "--resume" in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists() and saved(out) >= 3
     games = cut_plan(out)
-    r = cli("run", "--resume", out, "-j", 2, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-j", 2, "-q", "--no-report"))
     assert "cannot be trusted" not in r.stderr
     same_tables(out, reference(game, games), game)
 
@@ -140,8 +138,7 @@ def test_double_ctrl_c_then_resume_gives_identical_tables(tmp_path, reference, g
     assert proc.returncode == 2 and "--resume" in err and len(err.strip().splitlines()) == 1, err
     assert not list((partial_path(out) / "batches").glob(".tmp-*"))
     games = cut_plan(out)
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert "cannot be trusted" not in r.stderr
     same_tables(out, reference(game, games), game)
 
@@ -171,8 +168,7 @@ def test_full_disk_keeps_saved_batches_and_resumes_identically(tmp_path, monkeyp
     assert f"balance-sim run --resume {out}" in lines[0]
     monkeypatch.undo()
     assert saved(out) == 5 and not list((partial_path(out) / "batches").glob(".tmp-*"))
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     same_tables(out, reference(game), game)
 
 
@@ -187,8 +183,7 @@ def test_full_disk_while_writing_the_tables_then_resume(tmp_path, monkeypatch, r
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "games.parquet" in r.stderr and "32 of 32 batches are saved" in r.stderr
     monkeypatch.undo()
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert json.loads((out / "meta.json").read_text())["timing"]["games_played_now"] == 0
     same_tables(out, reference("mohur"), "mohur")
 
@@ -247,8 +242,7 @@ def test_a_worker_killed_mid_batch_is_replaced_and_its_batches_replayed(tmp_path
     out = tmp_path / "D"
     marker = str(tmp_path / "died")
     monkeypatch.setattr(sim.runner, "run_one_batch", functools.partial(dies_once, marker=marker))
-    r = cli("run", "mohur", *COMMON, "-j", 2, "-o", out)
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "mohur", *COMMON, "-j", 2, "-o", out))
     assert os.path.exists(marker), "the worker was never killed"
     assert "a worker process died while playing batch" in r.stderr
     same_tables(out, reference("mohur"), "mohur")

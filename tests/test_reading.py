@@ -9,6 +9,7 @@ import pytest
 from analysis import sensitivity, sweep
 from analysis.tune import build_tune_report, tune_findings
 from sim.variants import Target
+from cli_runs import ok
 
 
 @pytest.fixture
@@ -148,9 +149,8 @@ def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
 
 
 def test_the_alias_note_is_one_line_on_stderr(cli, tmp_path):
-    result = cli("run", "muziris", "-s", "condition,greedy,greedy", "-n", "4", "--batch-size", "4", "-q",
-                 "--no-report", "-o", tmp_path / "out")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("run", "muziris", "-s", "condition,greedy,greedy", "-n", "4", "--batch-size", "4", "-q",
+                    "--no-report", "-o", tmp_path / "out"))
     assert "strategy 'condition' is now called 'endgame'" in result.stderr
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
     assert [s["name"] for s in meta["strategies"]] == ["endgame", "greedy", "greedy"]

@@ -20,7 +20,7 @@ import sim.runner
 from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, one_line_error, same_tables
+from cli_runs import cli, interrupt_at, ok, one_line_error, same_tables
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
@@ -110,8 +110,7 @@ def test_summary_only_with_threads_is_exact_and_clean(tmp_path, game):
     reference = json.loads((tmp_path / "one" / "summary.json").read_text())
     for attempt in range(3):
         out = tmp_path / f"threads-{attempt}"
-        r = cli(*common, "-j", 2, "--backend", "threading", "-o", out)
-        assert r.exit_code == 0, r.output
+        ok(cli(*common, "-j", 2, "--backend", "threading", "-o", out))
         summary = json.loads((out / "summary.json").read_text())
         leaked = [(name, key) for name, m in summary.items() if isinstance(m, dict) for key in m if key.startswith("_")]
         assert not leaked
@@ -238,8 +237,7 @@ def test_a_thousand_workers_for_three_batches_start_two(tmp_path, monkeypatch):
         real(self, n_jobs=n_jobs, **kw)
 
     monkeypatch.setattr(joblib.Parallel, "__init__", record)
-    r = cli("run", "mohur", "-n", 1500, *SMALL, "-j", 1000, "--backend", "threading", "-o", tmp_path / "D")
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "mohur", "-n", 1500, *SMALL, "-j", 1000, "--backend", "threading", "-o", tmp_path / "D"))
     assert asked == [2]  # the first batch plays in the main process, two are left
 
 
@@ -291,12 +289,10 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     sim.batches.write_tables(batches / "batch-0000004.npz", tables, check["identity"], check["digest"],
                              check["context"])
     # a partial report leaves the damaged batches out, naming them, instead of a traceback
-    r = cli("report", partial_path(out), "-o", tmp_path / "partial-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("report", partial_path(out), "-o", tmp_path / "partial-report"))
     assert json.loads((tmp_path / "partial-report" / "summary.json").read_text())["games"] == 1000
     assert cli("report", partial_path(out)).exit_code == 0  # written into the .partial folder itself
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert not (out / "summary.json").exists() and not (out / "report.html").exists()  # not the partial's
     assert "batch-0000002.npz (holds batch 1)" in r.stderr
     assert "batch-0000003.npz (unreadable" in r.stderr
@@ -360,8 +356,7 @@ def test_the_same_command_again_continues_an_interrupted_run(tmp_path, monkeypat
     one_line_error(cli("run", "mughal", "-n", 2500, *SMALL[:-4], "--seed", 8, "-q", "--no-report", "-o", out),
                    "other settings", "--resume")
     assert listing(partial_path(out)) == saved
-    r = cli("run", "mughal", "-n", 2500, *SMALL, "-o", out)
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "mughal", "-n", 2500, *SMALL, "-o", out))
     assert "continuing the interrupted run" in r.stderr and "3 saved parts" in r.stderr
     assert "cannot be trusted" not in r.stderr
     assert json.loads((out / "meta.json").read_text())["timing"]["games_played_now"] == 1000
@@ -373,8 +368,7 @@ def test_interrupted_summary_only_run_reports_its_saved_batches(tmp_path, monkey
     interrupt_at(monkeypatch, 3)
     line = one_line_error(cli("run", "mohur", "-n", 3000, "--summary-only", *SMALL, "-o", out), "3 of 6 batches")
     assert f"balance-sim report {partial_path(out)}" in line
-    r = cli("report", partial_path(out), "-o", tmp_path / "R")
-    assert r.exit_code == 0, r.output
+    ok(cli("report", partial_path(out), "-o", tmp_path / "R"))
     summary = json.loads((tmp_path / "R" / "summary.json").read_text())
     assert summary["games"] == 1500 and summary["partial"] is True
     assert summary["rounds_per_match"]["n"] == 1500
@@ -395,8 +389,7 @@ def test_interrupted_sweeps_and_tunes_continue_with_the_same_command(tmp_path, m
     assert str(partial_path(out)) in line
     monkeypatch.undo()
     one_line_error(cli("run", "--resume", out), f"interrupted {command[0]}", f"'balance-sim {command[0]}'")
-    r = cli(*command, "-o", out)
-    assert r.exit_code == 0, r.output
+    r = ok(cli(*command, "-o", out))
     assert "continuing the interrupted run" in r.stderr
     if command[0] == "sweep":
         pd.testing.assert_frame_equal(pd.read_csv(out / "sweep.csv"), pd.read_csv(ref / "sweep.csv"))

@@ -14,6 +14,7 @@ import sim.runner
 from sim.registry import choices, registered
 from sim.rng import batch_seeds
 from sim.runner import Plan, lineups, pairings
+from cli_runs import ok
 
 MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # the registered heuristics
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
@@ -24,8 +25,7 @@ def tables(folder):
 
 
 def run_ok(cli, *args):
-    result = cli("run", "mohur", "--no-report", "-q", *args)
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("run", "mohur", "--no-report", "-q", *args))
     return result
 
 

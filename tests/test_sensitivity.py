@@ -13,7 +13,7 @@ from analysis.sensitivity import reading
 from sim import sensitivity_design as S
 from sim.config import load_defaults
 from sim.errors import UserError
-from cli_runs import interrupt_sensitivity_at
+from cli_runs import interrupt_sensitivity_at, ok
 from cli_runs import cli as invoke
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
@@ -235,8 +235,7 @@ RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2=5:7", "--param", "to
 @pytest.fixture(scope="module")
 def mohur_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sens") / "out"
-    result = invoke(*RUN, "-o", out)
-    assert result.exit_code == 0, result.output
+    result = ok(invoke(*RUN, "-o", out))
     return out, result
 
 
@@ -350,8 +349,7 @@ def test_audit_case_ranks_the_same_knob_across_seeds_and_sizes_whole_number_knob
     tops, clear = {}, {}
     for seed in (1, 2, 3):
         out = tmp_path / f"s{seed}"
-        result = invoke(*AUDIT, "-n", 400, "--budget", 20000, "--seed", seed, "-o", out)
-        assert result.exit_code == 0, result.output
+        ok(invoke(*AUDIT, "-n", 400, "--budget", 20000, "--seed", seed, "-o", out))
         table = pd.read_csv(out / "sensitivity.csv")
         for metric, rows in table.groupby("metric"):
             top = rows.sort_values("mu_star", ascending=False).iloc[0]

@@ -12,6 +12,7 @@ from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.registry import choices, registered
 from strategies.mohur.weighted import FEATURES, row_score, weighted
+from cli_runs import ok
 
 CFG = make_cfg()
 V = CFG.vector
@@ -276,12 +277,10 @@ def test_beats_random_and_holds_its_own_against_greedy():
 
 def test_runs_through_run_and_trace(cli, tmp_path):
     out = tmp_path / "w"
-    result = cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q"))
     meta = json.loads((out / "meta.json").read_text())
     assert "weighted" in json.dumps(meta["strategies"])
-    result = cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4)
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4))
     events = [json.loads(line) for line in result.output.splitlines()]
     assert events[-1]["event"] == "game_end" or any(e["event"] == "round_end" for e in events)
     assert sum(e["event"] == "action" for e in events) > 20
