@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+
+from cli_runs import cli, one_line_error
 
 pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
 
@@ -47,14 +48,10 @@ def silent_listener():
 
 
 def test_a_scheduler_that_never_answers_is_one_line(tmp_path, monkeypatch, silent_listener):
-    from sim.cli import main
     address, accepted = silent_listener
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["run", "mohur", "-n", "20", "--batch-size", "10", "-s", "greedy,greedy", "-q",
-                                       "--no-report", "-o", "out", "--backend", "dask", "--scheduler", address])
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 2 and len(lines) == 1, result.output
-    assert f"--scheduler {address}" in lines[0] and "does not answer" in lines[0], lines
+    one_line_error(cli("run", "mohur", "-n", 20, "--batch-size", 10, "-s", "greedy,greedy", "-q", "--no-report", "-o",
+                       "out", "--backend", "dask", "--scheduler", address), f"--scheduler {address}", "does not answer")
     assert accepted, "the check never connected"
     assert list(tmp_path.iterdir()) == []
 

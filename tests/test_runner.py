@@ -14,7 +14,7 @@ import sim.runner
 from sim.registry import choices, registered
 from sim.rng import batch_seeds
 from sim.runner import Plan, lineups, pairings
-from cli_runs import ok
+from cli_runs import ok, one_line_error
 
 MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # the registered heuristics
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
@@ -257,10 +257,7 @@ def test_existing_non_results_folder_is_refused(cli, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "thesis.txt").write_text("precious")
-    result = cli("run", "mohur", "-n", 10, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(out) in lines[0]
+    one_line_error(cli("run", "mohur", "-n", 10, "-o", out, "--no-report", "-q"), str(out))
     assert sorted(p.name for p in out.iterdir()) == ["thesis.txt"]
     assert (out / "thesis.txt").read_text() == "precious"
     assert leftovers(tmp_path, out) == []
