@@ -1,5 +1,5 @@
-"""The CLI in-process for the tests of runs and studies: a command's result, its one-line error, and Ctrl-C at a
-chosen moment (the real code runs until then)."""
+"""The CLI in-process for the tests of runs and studies: a command's result, its one-line error, Ctrl-C at a
+chosen moment (the real code runs until then), and plans of a game's defaults."""
 import json
 
 import pandas as pd
@@ -8,7 +8,17 @@ from click.testing import CliRunner
 import sim.runner
 from sim.cli import main
 from sim.commands import sensitivity_cmd
+from sim.config import build
 from sim.game import get_game
+from sim.registry import choices
+from sim.runner import Plan
+
+
+def default_plan(game: str, players: int, games: int, seed: int, names, batch: int, **options):
+    """(spec, cfg, plan): `names` play `games` games of the game's defaults in batches of `batch`."""
+    spec = get_game(game)
+    cfg = spec.validate(build(spec.package), players)
+    return spec, cfg, Plan(game, players, games, seed, tuple(choices(game, cfg.presets, list(names))), batch, **options)
 
 
 def same_tables(a, b, game: str) -> None:

@@ -8,11 +8,8 @@ from analysis import decisive as D
 from analysis import mohur as M
 from analysis import mughal as G
 from analysis import muziris as muziris_analysis
-from sim.config import build
-from sim.game import get_game
-from sim.registry import choices
-from sim.runner import Plan, execute
-from cli_runs import cli as _invoke, ok
+from sim.runner import execute
+from cli_runs import cli as _invoke, default_plan, ok
 
 GOODS = M.GOODS
 
@@ -219,9 +216,7 @@ def test_muziris_sources_follow_the_rules_and_the_condition_tie_break():
 
 # ---- kernels: per-source columns sum to the totals, and the recomputed winners are the recorded ones ---------
 def _play(game, players, n=300, lineup=("greedy",)):
-    spec = get_game(game)
-    cfg = spec.validate(build(spec.package), players)
-    plan = Plan(game, players, n, 5, tuple(choices(game, cfg.presets, list(lineup))), 150)
+    spec, cfg, plan = default_plan(game, players, n, 5, lineup, 150)
     tables, _ = execute(spec, cfg, plan, jobs=1, progress=False)
     return tables, cfg
 

@@ -15,8 +15,8 @@ from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
 from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
 from sim.registry import all_names, choices, registered, round_robin_names
-from sim.runner import Plan, execute
-from cli_runs import cli as _invoke, ok, one_line_error
+from sim.runner import execute
+from cli_runs import cli as _invoke, default_plan, ok, one_line_error
 
 GAMES = game_names()
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,9 +38,7 @@ def _lineup(game: str, players: int, offset: int = 0) -> list[str]:
 
 
 def _play(game, players, names, n, seed, *, debug=False, jobs=1, batch=None, backend="loky"):
-    spec, cfg = _setup(game, players)
-    chosen = tuple(choices(game, cfg.presets, names))
-    plan = Plan(game, players, n, seed, chosen, batch or n, round_robin=False)
+    spec, cfg, plan = default_plan(game, players, n, seed, names, batch or n, round_robin=False)
     tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, debug=debug, progress=False)
     return spec, tables
 

@@ -20,7 +20,7 @@ import sim.runner
 from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, ok, one_line_error, same_tables
+from cli_runs import cli, default_plan, interrupt_at, ok, one_line_error, same_tables
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
@@ -186,17 +186,11 @@ def test_a_huge_plan_costs_nothing_before_its_first_games(monkeypatch):
     """10**12 games: batches and seeds are generated as they are handed out, never listed."""
     import tracemalloc
 
-    from sim.config import build
-    from sim.game import get_game
-    from sim.registry import choices
-
     def no_lists(root, n):
         raise AssertionError(f"the plan was materialised: batch_seeds({root}, {n})")
 
     monkeypatch.setattr(sim.rng, "batch_seeds", no_lists)
-    spec = get_game("mohur")
-    cfg = spec.validate(build(spec.package), 2)
-    plan = sim.runner.Plan("mohur", 2, 10**12, 3, tuple(choices("mohur", cfg.presets, ["greedy"])), 200)
+    spec, cfg, plan = default_plan("mohur", 2, 10**12, 3, ["greedy"], 200)
 
     class Enough(Exception):
         pass

@@ -14,7 +14,7 @@ import sim.runner
 from sim.registry import choices, registered
 from sim.rng import batch_seeds
 from sim.runner import Plan, lineups, pairings
-from cli_runs import ok, one_line_error
+from cli_runs import default_plan, ok, one_line_error
 
 MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # the registered heuristics
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
@@ -55,12 +55,7 @@ def test_identical_tables_for_one_and_two_jobs(cli, tmp_path):
 def test_parallel_run_counts_every_game_it_played():
     """The first batch of a parallel run plays in the main process (the kernel compiles once); the timing and
     the tables still cover every game."""
-    from sim.config import build
-    from sim.game import get_game
-
-    spec = get_game("mohur")
-    cfg = spec.validate(build(spec.package), 2)
-    plan = Plan("mohur", 2, 1200, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 300)
+    spec, cfg, plan = default_plan("mohur", 2, 1200, 3, ["greedy", "random"], 300)
     tabs, timing = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
     assert timing["games_played_now"] == 1200
     assert len(tabs["games"]) == 1200
@@ -82,9 +77,6 @@ def test_workers_started_before_the_first_batch_play_the_rest(monkeypatch):
         pytest.skip("reads a process's children from Linux's /proc")
     import cloudpickle
 
-    from sim.config import build
-    from sim.game import get_game
-
     started, real_start = set(), sim.runner._start_workers
 
     def children() -> set[int]:
@@ -101,9 +93,7 @@ def test_workers_started_before_the_first_batch_play_the_rest(monkeypatch):
     monkeypatch.setattr(sim.runner, "run_one_batch", play_and_name_the_process)
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
     try:
-        spec = get_game("mohur")
-        cfg = spec.validate(build(spec.package), 2)
-        plan = Plan("mohur", 2, 2000, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 200)
+        spec, cfg, plan = default_plan("mohur", 2, 2000, 3, ["greedy", "random"], 200)
         tabs, _ = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sim.variants import Target, parse_range, parse_target
-from cli_runs import cli as invoke, ok
+from cli_runs import cli as invoke, ok, same_tables
 
 SMALL = ["-s", "greedy,racer", "--seed", "5"]
 
@@ -108,9 +108,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     assert out.is_dir() and not Path(str(out) + ".partial").exists()
     assert invoke("run", "mohur", "-n", str((done + 2) * 500), "--batch-size", "500", "-o", ref, "-q",
                   "--no-report", *SMALL).exit_code == 0
-    for table in ("games", "rounds"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{table}.parquet"),
-                                      pd.read_parquet(ref / f"{table}.parquet"))
+    same_tables(out, ref, "mohur")
 
 
 def test_dask_backend_gives_identical_results(tmp_path):
@@ -120,9 +118,7 @@ def test_dask_backend_gives_identical_results(tmp_path):
                   *SMALL).exit_code == 0
     ok(invoke("run", "mohur", "-n", "1500", "--batch-size", "500", "-j", "2", "--backend", "dask", "-o", dask,
               "-q", "--no-report", *SMALL))
-    for table in ("games", "rounds"):
-        pd.testing.assert_frame_equal(pd.read_parquet(local / f"{table}.parquet"),
-                                      pd.read_parquet(dask / f"{table}.parquet"))
+    same_tables(local, dask, "mohur")
 
 
 def test_round_robin_over_named_strategies(tmp_path):
