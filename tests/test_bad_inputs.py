@@ -1,8 +1,5 @@
-"""Every bad input of issue 12 (section 5): one line on stderr naming the problem, exit code 2, no traceback,
-nothing written and nothing existing changed, all before any game of the run is played.
-
-The table runs the CLI in-process (click's CliRunner) from a scratch folder and compares a snapshot of that
-folder (every path and every file's bytes) before and after each refused command."""
+"""Every bad input of issue 12 (section 5): one line on stderr naming the problem, exit code 2, no traceback, and
+a snapshot of the scratch folder (paths and bytes) unchanged, all before any game of the run is played."""
 import errno
 import hashlib
 import json

@@ -1,9 +1,5 @@
-"""Paired comparisons (analysis/paired.py, `balance-sim compare`, sweep differences from a baseline).
-
-Planted truth: simulated games on common random numbers with a known difference; the paired interval must cover
-it about 95% of the time over repeated seeds and be narrower than the unpaired one; Welch's interval on
-independent runs must cover too. Then the real command end to end on tiny Mohur runs.
-"""
+"""Paired comparisons (analysis/paired.py, `balance-sim compare`, sweep differences from a baseline): intervals
+on planted differences (paired ones narrower, Welch's on independent runs), then the command on tiny Mohur runs."""
 import json
 import shutil
 

@@ -489,10 +489,8 @@ def _step_through(game, players, seed, game_index, choose_row):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_interface_step_by_step_keeps_its_promises(game):
-    """At every decision of random games: a seat to move, legal actions never 0 while live, invariants after every
-    action, `observe` the same into a reused buffer, and the same for a world that differs only in what the seat
-    cannot see (`determinize`); `returns` are win shares summing to 1 (0 where the configuration lets nobody
-    win)."""
+    """Random games step by step (`_step_through`: a seat to move, an action while live, invariants, `observe` blind
+    to its buffer and to what the seat cannot see); `returns` are win shares summing to 1 (or 0: nobody wins)."""
     engine = _engine(game)
     rng = np.random.default_rng(7)
     varied = 0

@@ -1,8 +1,5 @@
-"""`balance-sim evolve` and `exploit` (sim/evolve.py, analysis/evolve_page.py, analysis/exploit.py): the optimiser
-recovers planted optima (a noisy quadratic, the toy game's best parameter), every candidate of a generation is
-dealt the same games, an interrupted search resumes to an identical history, the paired validation intervals
-cover a planted difference, the planted Mohur exploit is found, and bad inputs are one line, exit 2, nothing
-written."""
+"""`balance-sim evolve` and `exploit`: planted optima recovered, a generation's candidates dealt the same games,
+identical resumed histories, validation intervals covering a planted difference, the planted Mohur exploit found."""
 import json
 import os
 import signal

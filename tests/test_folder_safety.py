@@ -1,8 +1,6 @@
 """Results folders are shared between designers (issue 27): nothing in one runs code, side paths take the folder's
 lock and refuse what does not match, nothing of a user's is lost, and a crafted meta.json is one line, exit 2.
-
-Small runs, in-process (click's CliRunner): a lock held here by `exclusive`/`shared` is a real `flock` on its own
-open file, which conflicts with the command's as another process's would."""
+In-process runs: a lock held here (`exclusive`/`shared`) is a real `flock`, conflicting as another process's."""
 import json
 import os
 import shutil

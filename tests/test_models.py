@@ -303,14 +303,9 @@ def _statement(fit, name):
 
 
 def test_strength_bounds_at_6000_and_50000_games_hold_and_never_contradict_each_other():
-    """What 'stable across run sizes' means for a strength the data bound on one side: d (planted 1550 Elo
-    below b) wins none of its games in about 64% of 6,000-game runs (it expects half a win), and a handful in
-    50,000 (the posterior's normal interval, used before, put its lower end above the truth whenever d won
-    twice: 7% of runs). The 50,000-game run extends the 6,000-game one (same seed, more batches). Each run's
-    statement (a one-sided bound, or an interval) holds the
-    truth ~95% of the time, one side at a time; the larger run's statement overlaps the smaller's (more games
-    may tighten a bound, never contradict it); where both runs bound d, the larger run's bound is the lower,
-    by about ELO * ln(games ratio), the record's chance and not a drift."""
+    """d (1550 Elo below b) wins nothing in ~64% of 6,000-game runs and a handful in 50,000 (which extend them).
+    Each run's bound or interval holds the truth ~95% of the time, one side at a time; the larger run's statement
+    overlaps the smaller's, and where both bound d the larger's bound is lower by about ELO * ln(games ratio)."""
     elo = np.array([200.0, 0.0, -150.0, -1550.0])
     reps, misses, disjoint = 200, {6000: [0, 0], 50000: [0, 0]}, 0
     for rep in range(reps):
@@ -556,10 +551,8 @@ def _mirror_matches(rng, n, seat0=0.5085, strategies=("a", "b", "c", "d")):
 
 
 def test_balance_does_not_drift_with_run_size():
-    """Four strategies' mirror matches, the same planted seat gap (1.7 points: balance 0.983). The worst of the
-    four per-strategy gaps would read about 0.95 at 6,000 matches and climb towards 0.98 with more; the pooled
-    figure reads the same on average at 6,000 and 50,000, the small run's interval holds the large run's estimate
-    and the two intervals overlap."""
+    """Mirror matches with a planted seat gap (balance 0.983): the pooled figure reads the same on average at 6,000
+    and 50,000 matches (the worst per-strategy gap would drift from 0.95 up), and the two intervals agree."""
     means, inside = {6000: [], 50000: []}, []
     for rep in range(40):
         rng = np.random.default_rng(70 + rep)

@@ -160,10 +160,8 @@ def effect_key(hd):
 
 
 def brute_force(s, v, p):
-    """Every legal action of seat p, as the hand delta it causes, enumerated straight from the rules page:
-    sell one kind (n >= max(1, min_sale)); take one good (hand limit); take *all* coins; exchange: take
-    k >= max(2, min_exchange) goods (no coins) from the market and give back k cards of kinds not taken
-    (goods or coins), with the hand within the limit afterwards."""
+    """Every legal action of seat p as its hand delta, straight from the rules page: sell one kind (n >= min_sale);
+    take one good; take all coins; exchange k >= max(2, min_exchange) goods for k cards of other kinds."""
     h = hand(s, p)
     m = market(s)
     limit = int(v[E.CFG_HAND_LIMIT])

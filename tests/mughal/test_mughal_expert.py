@@ -198,10 +198,8 @@ def numba_draw():
 
 @pytest.mark.parametrize("players", [2, 4, 8])
 def test_own_greedy_rollout_plays_as_the_play_loop(players):
-    """The search's own greedy rollout (`greedy_rollout`, no action rows, the tables observed once a round) makes
-    the same choices with the same random draws as the play loop over the registered greedy: from sampled turn
-    worlds (mid-round too) and whole games across turns, to the end or cut after a few actions, the states end
-    equal."""
+    """The search's own `greedy_rollout` (no action rows) makes the registered greedy's choices with the same draws:
+    from sampled turn worlds (mid-round too) and whole games, to the end or cut short, the states end equal."""
     from strategies.mughal.expert import determinize_turn, greedy_rollout, search
     cfg = make_cfg(players)
     v = cfg.vector
@@ -286,10 +284,8 @@ def test_turn_gains_are_what_scoring_adds(players):
 
 @pytest.mark.parametrize("seed", [31, 32, 33, 34])
 def test_a_playout_reads_only_what_restore_turn_copies(seed):
-    """The search restores each playout's state with `restore_turn` (the seats and slots in use), not the whole
-    state: every candidate of sampled worlds (mid-round too: the seats before the searcher have picked) played
-    to the turn's end from a state restored over garbage ends with the same value, tables, hands and VT, and
-    uses the same random draws, as from a whole copy of the world."""
+    """Each candidate of sampled worlds (mid-round too), played to the turn's end from `restore_turn` over garbage,
+    ends with the same value, tables, hands, VT and random draws as from a whole copy of the world."""
     from strategies.mughal.expert import restore_turn, search, turn_value
     g = search.py_func.__globals__
     sample, rollout, rparams = g["SAMPLE"], g["ROLLOUT"], g["ROLLOUT_PARAMS"]
@@ -349,10 +345,8 @@ def _fast_and_plain_vt(obs, cfg, p, rows, out):
 
 @pytest.mark.parametrize("players", [2, 4, 8])
 def test_fast_pick_scoring_is_vt_now(players):
-    """The own greedy rollout scores a pick from per-suit terms (`pick_terms`, `pick_vt`) instead of `vt_now`:
-    the same VT for every seat, suit (a Disaster too) and level, on observed tables and on random tallies (ties
-    of totals, suits without a card, a seat one suit short of all four), under every emperor tie rule and
-    either zero-total rule."""
+    """`pick_terms`/`pick_vt` give `vt_now`'s VT for every seat, suit (a Disaster too) and level, on observed tables
+    and random tallies (ties, empty suits, one suit short of four), under every emperor tie and zero-total rule."""
     cfg = make_cfg(players)
     rng = np.random.default_rng(players)
     rows = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
