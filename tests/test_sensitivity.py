@@ -342,7 +342,7 @@ DIRECT_STACKS_EFFECT = 5.9  # turns per round, empty_stacks_to_end 2 -> 4 played
 
 def test_audit_case_ranks_the_same_knob_across_seeds_and_sizes_whole_number_knobs_right(tmp_path, monkeypatch):
     """A fifth of the audit's run: across seeds 1-3 each metric's top knob is the same wherever its mu* is 3 noise
-    widths, and empty_stacks_to_end's effect agrees with the direct one (SALib's nominal step read 4.78 / 2.74 / 3.49)."""
+    widths; empty_stacks_to_end's effect agrees with the direct one (SALib's nominal step read 4.78 / 2.74 / 3.49)."""
     monkeypatch.setattr(S, "GAME_BLOCKS", 10)  # fewer block summaries: a quicker test, the same estimator
     tops, clear = {}, {}
     for seed in (1, 2, 3):
