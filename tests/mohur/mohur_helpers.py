@@ -12,7 +12,7 @@ import numpy as np
 from sim.config import build
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
-from sim.mohur.config import GOODS, KINDS, validate
+from sim.mohur.config import validate
 from sim.registry import choices
 from sim.rng import deal_seed
 from sim.runner import Plan, lineups

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mohur_helpers import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, actions_buffer,
-                           brute_force, build_state, effect, goods, hand, legal_rows, make_cfg, market, reach_state)
+from mohur_helpers import (COIN, CLOTH, LEATHER, PRECIOUS, SPICE, E, actions_buffer, brute_force, build_state, effect,
+                           goods, hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()
 # a designer's variant: bigger market, tighter hand, bigger minimum exchange, precious cloth

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, deal, effect,
+from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, effect,
                            make_cfg, observed, plant_unknown_card, play_batch)
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
