@@ -17,6 +17,7 @@ from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check
 from sim.registry import all_names, choices, registered, round_robin_names
 from sim.runner import execute
 from cli_runs import cli as _invoke, default_plan, ok, one_line_error
+from strategy_params import strategy_arrays
 
 GAMES = game_names()
 ROOT = Path(__file__).resolve().parents[1]
@@ -519,9 +520,7 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
     play = get_game(game).module("kernel").play  # the binding the kernel and the trace driver play with
     for players in _player_counts(game):
         spec, cfg = _setup(game, players)
-        chosen = choices(game, cfg.presets, [strategy] * players)
-        sids = np.array([c.base_id for c in chosen], dtype=np.int64)
-        params = np.stack([c.vector() for c in chosen])
+        sids, params = strategy_arrays(game, cfg.presets, [strategy] * players)
         obs = np.zeros(engine.OBS_SIZE, dtype=np.int32)
         actions = np.zeros((engine.MAX_ACTIONS, engine.ACOLS), dtype=np.int32)
         mover = np.zeros(params.shape[1], dtype=np.float64)

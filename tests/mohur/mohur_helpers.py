@@ -16,6 +16,7 @@ from sim.mohur.config import validate
 from sim.registry import choices
 from sim.rng import deal_seed
 from sim.runner import Plan, lineups
+from strategy_params import strategy_arrays
 
 DIAMOND, GOLD, SILVER, CLOTH, SPICE, LEATHER, COIN = range(7)
 PRECIOUS = (DIAMOND, GOLD, SILVER)
@@ -203,7 +204,6 @@ def play_batch(cfg, names, n, seed, debug=False, batch_start=0):
     chosen = choices("mohur", cfg.presets, list(names))
     plan = Plan("mohur", 2, n, seed, tuple(chosen), n, round_robin=len(names) > 2)
     lu = lineups(plan, batch_start, batch_start + n)
-    base = np.array([c.base_id for c in chosen], dtype=np.int64)
-    params = np.stack([c.vector() for c in chosen])
+    base, params = strategy_arrays("mohur", cfg.presets, names)
     out = K.run_batch(cfg, 2, lu, base, params, seed, debug)
     return lu, out["games"], out["rounds"]

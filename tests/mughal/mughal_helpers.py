@@ -3,7 +3,7 @@ import numpy as np
 from sim import config as C
 from sim.mughal import engine as E
 from sim.mughal.config import validate
-from sim.registry import choices
+from strategy_params import strategy_arrays
 
 
 def make_cfg(players=4, sets=()):
@@ -67,10 +67,8 @@ def plant(cfg, s, p, rng):
 
 
 def lineup_args(cfg, names, players, n):
-    ch = choices("mughal", cfg.presets, names)
-    base = np.array([c.base_id for c in ch], dtype=np.int64)
-    params = np.stack([c.vector() for c in ch])
-    lin = np.tile(np.arange(players, dtype=np.int64) % len(ch), (n, 1))
+    base, params = strategy_arrays("mughal", cfg.presets, names)
+    lin = np.tile(np.arange(players, dtype=np.int64) % len(base), (n, 1))
     return lin, base, params
 
 

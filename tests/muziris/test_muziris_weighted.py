@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from muziris_helpers import T, add_play, observed, plant, reach, rotating_lineup, setup, slot
+from muziris_helpers import T, add_play, cfg_with, observed, plant, reach, rotating_lineup, setup, slot
 from sim.muziris import engine as E
 from sim.muziris.kernel import run_batch
 from sim.registry import registered
@@ -50,9 +50,7 @@ def test_registration_one_bounded_weight_per_feature():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_legal_choices_in_debug_mode(players):
-    from sim.config import build
-    from sim.muziris.config import validate
-    c = validate(build("sim.muziris"), players)
+    c = cfg_with(players)
     base, params = strategy_arrays("muziris", c.presets, ["weighted", "greedy", "random", "endgame"])
     # debug: the invariants after every action, and a row outside the legal actions raises
     out = run_batch(c, players, rotating_lineup(160, players, len(base)), base, params, 31 + players, True)
