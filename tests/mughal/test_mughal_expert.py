@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
 
 CFG4 = make_cfg(4)
+V4 = CFG4.vector
 NAMES = [d.name for d in registered("mughal")]
 RANDOM_ID = NAMES.index("random")
 
@@ -107,25 +108,24 @@ def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, s
 
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(5)
-    v = CFG4.vector
     params = ismcts_params("mughal", CFG4.presets, ismcts, iterations=60)
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
 
     def planted(s, seed):
         t = plant(CFG4, s, seed % 4, rng)
         if t is not None:
-            E.check_invariants(t, v)
+            E.check_invariants(t, V4)
         return t
 
     def choose(state, seed):
         state = state.copy()
         state[E.S_CUR] = seed % 4   # the seat the change is hidden from chooses
-        n = E.legal_actions(state, v, buf)
+        n = E.legal_actions(state, V4, buf)
         if n < 2:
             return None
         obs = observe(CFG4, state, seed % 4)
         E.seed(np.uint32(1000 + seed))
-        return int(ismcts(obs, buf, n, params, v))
+        return int(ismcts(obs, buf, n, params, V4))
 
     check_hidden_state_is_ignored(((seed, reach(CFG4, 4, seed, 1 + seed % 7, 1 + seed % 4)) for seed in range(30)),
                                   planted, lambda s, seed: observe(CFG4, s, seed % 4), choose, 8, 5)
@@ -139,20 +139,19 @@ def test_a_sampled_turn_is_played_from_the_front_of_the_state(seed):
     g = search.py_func.__globals__
     rollout, rparams, world = g["ROLLOUT"], g["ROLLOUT_PARAMS"], g["WORLD"]
     assert world == E.S_DECK < E.STATE_SIZE
-    v = CFG4.vector
     gid = NAMES.index("greedy")
     s = reach(CFG4, 4, seed, 2 + seed % 5, 1 + seed % 3)
     played = 0
     for p in range(4):
         w = np.zeros(E.STATE_SIZE, np.int32)
         E.seed(np.uint32(seed))
-        determinize_turn(observe(CFG4, s, p), v, w)
+        determinize_turn(observe(CFG4, s, p), V4, w)
         ends = []
         for front_only in (False, True):
             t = np.full(E.STATE_SIZE, -7, np.int32) if front_only else w.copy()
             t[:world] = w[:world]
             E.seed(np.uint32(100 + p))
-            played += rollout(t, v, np.full(4, gid, np.int64), np.repeat(rparams[gid:gid + 1], 4, 0),
+            played += rollout(t, V4, np.full(4, gid, np.int64), np.repeat(rparams[gid:gid + 1], 4, 0),
                               np.zeros(E.OBS_TALLIES, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32),
                               np.zeros(rparams.shape[1]), 0, False, -1, np.zeros((0, 1), np.int32),
                               np.zeros((0, 1), np.int32))
@@ -289,7 +288,6 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
     from strategies.mughal.expert import restore_turn, search, turn_value
     g = search.py_func.__globals__
     sample, rollout, rparams = g["SAMPLE"], g["ROLLOUT"], g["ROLLOUT_PARAMS"]
-    v = CFG4.vector
     gid = NAMES.index("greedy")
     sids, params = np.full(E.MAX_PLAYERS, gid, np.int64), np.repeat(rparams[gid:gid + 1], E.MAX_PLAYERS, 0)
     pv = vector("expert")[1]
@@ -301,13 +299,13 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
         obs = observe(CFG4, s, p)
         t = s.copy()
         t[E.S_CUR] = p
-        n = E.legal_actions(t, v, buf)
+        n = E.legal_actions(t, V4, buf)
         if n < 2:  # p does not choose in this round (a declaration round without its card) or has no choice
             continue
         actions = buf.copy()
         world = np.zeros(E.STATE_SIZE, np.int32)
         E.seed(np.uint32(seed + p))
-        sample(obs, v, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
+        sample(obs, V4, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
         assert E.current_player(world) == p
         for a in range(n):
             ends = []
@@ -315,11 +313,11 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
                 w = np.full(E.STATE_SIZE, -7, np.int32) if restored else world.copy()
                 if restored:
                     restore_turn(w, world)
-                E.apply_action(w, v, actions, a)
+                E.apply_action(w, V4, actions, a)
                 E.seed(np.uint32(500 + a))
-                rollout(w, v, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
+                rollout(w, V4, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
                 value = np.zeros(E.MAX_PLAYERS)
-                turn_value(w, v, pv, value)
+                turn_value(w, V4, pv, value)
                 assert w[E.S_OVER] == E.OVER_TURN_END
                 ends.append((value, w[E.S_VT:E.S_VT + 4].copy(), w[E.S_TOT:E.S_TOT + E.NSUITS * 4].copy(),
                              w[E.S_CNT:E.S_CNT + E.NSUITS * 4].copy(), w[E.S_TDIS:E.S_TDIS + 4].copy(), w[E.S_HLEN:E.S_HLEN + 4].copy(), numba_draw()))
@@ -410,7 +408,6 @@ def test_the_expert_plays_no_dominated_placement():
     """On decision points of greedy games, `expert` never picks a row that another row dominates, and where one
     row dominates every other candidate it plays that row without drawing a random number."""
     from strategies.mughal.expert import candidate_key, dominated
-    v = CFG4.vector
     _, params = vector("expert")
     gid = NAMES.index("greedy")
     sids = np.full(4, gid, np.int64)
@@ -424,14 +421,14 @@ def test_the_expert_plays_no_dominated_placement():
     pruned = alone = 0
     for seed in range(3):
         s = E.new_state()
-        E.new_game(s, v, 4, np.uint32(40 + seed), 0)
+        E.new_game(s, V4, 4, np.uint32(40 + seed), 0)
         while not E.is_over(s):
             p = E.current_player(s)
-            n = E.legal_actions(s, v, buf)
+            n = E.legal_actions(s, V4, buf)
             if n > 1:
                 obs = observe(CFG4, s, p)
                 E.seed(np.uint32(seed))
-                row = int(ismcts(obs, buf, n, params, v))
+                row = int(ismcts(obs, buf, n, params, V4))
                 beaten = [any(dominated(obs, buf, a, b) for b in range(n)) for a in range(n)]
                 top = {candidate_key(buf, a) for a in range(n) if not beaten[a]}
                 assert not beaten[row]
@@ -441,9 +438,9 @@ def test_the_expert_plays_no_dominated_placement():
                     E.seed(np.uint32(seed))
                     expected = numba_draw()
                     E.seed(np.uint32(seed))
-                    ismcts(obs, buf, n, params, v)
+                    ismcts(obs, buf, n, params, V4)
                     assert numba_draw() == expected, "one candidate left: no world sampled"
                     alone += 1
-            K.play(s, v, sids, gparams, *args)
+            K.play(s, V4, sids, gparams, *args)
     assert pruned >= 50 and alone >= 3
 
