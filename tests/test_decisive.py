@@ -1,5 +1,7 @@
 """What decides games: hand-built games whose answer is known, and the kernels' score-by-source bookkeeping
 (per-source columns sum to the total; the winners recomputed from them are the recorded winners)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,6 +10,7 @@ from analysis import decisive as D
 from analysis import mohur as M
 from analysis import mughal as G
 from analysis import muziris as muziris_analysis
+from analysis.summary import summary_for
 from sim.runner import execute
 from cli_runs import cli as _invoke, default_plan, ok
 
@@ -288,7 +291,6 @@ def test_muziris_kernel_books_every_coin_by_source(muziris_run):
 
 
 def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, muziris_run):
-    from analysis.summary import summary_for
     for game, players, (tables, cfg) in (("mohur", 2, mohur_run), ("mughal", 4, mughal_run),
                                          ("muziris", 3, muziris_run)):
         s = summary_for(tables, {"game": game, "games": len(tables["games"]), "players": players, "config": cfg.raw})
@@ -310,7 +312,6 @@ SMALL = ["-s", "greedy,racer", "--seed", "5", "--batch-size", "500", "-q"]
 
 
 def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
-    import json
     full, agg = tmp_path / "full", tmp_path / "agg"
     assert _invoke("run", "mohur", "-n", "1000", "-o", full, *SMALL).exit_code == 0
     assert _invoke("run", "mohur", "-n", "1000", "-o", agg, "--summary-only", *SMALL).exit_code == 0
@@ -324,7 +325,6 @@ def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
 
 
 def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
-    import json
     # without a coin token (0 rupees) it can decide nothing; at 10 rupees it decides some matches
     target = "decisive_rate[coin_token]=0..0.02"
     r = ok(_invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "-n", "1000",

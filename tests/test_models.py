@@ -1,13 +1,17 @@
 """Strengths, equal-skill seat edges and the meta-game, each on simulated data with a planted truth."""
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import expit, logit
 
-from analysis import common, edges, models
+from analysis import common, edges, models, stats
 from analysis import mohur as mohur_analysis
-from analysis.formatting import plain_name
+from analysis import summary as summaries
+from analysis.formatting import fmt_metric, plain_name
 from analysis.style import clip_upper, overflow_note
+from sim.runner import Plan, lineups
 
 
 # ---- Bradley-Terry / Luce ----
@@ -433,9 +437,6 @@ def test_an_unmeasured_pair_is_unknown_not_even():
 
 
 def test_every_pair_of_strategies_meets_in_a_multi_player_round_robin():
-    import itertools
-
-    from sim.runner import Plan, lineups
     for c, p in ((6, 3), (7, 3), (9, 4), (5, 3)):
         seats = lineups(Plan("muziris", p, 3000, 1, tuple(range(c)), 3000, True), 0, 3000)
         met = {pair for row in seats for pair in itertools.combinations(sorted(set(row.tolist())), 2)}
@@ -460,8 +461,6 @@ def test_plain_names_and_clipped_histograms():
 
 # ---- --summary-only: model estimates merge as lineup cells ----
 def test_model_estimate_merges_across_batches_exactly():
-    from analysis import stats
-    from analysis import summary as summaries
     rng = np.random.default_rng(9)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 4000, 0.53, mirrors=False)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
@@ -477,8 +476,6 @@ def test_model_estimate_merges_across_batches_exactly():
 
 
 def test_mirror_rate_wins_over_a_batch_without_mirror_games():
-    from analysis import stats
-    from analysis import summary as summaries
     rng = np.random.default_rng(10)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 3000, 0.53)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
@@ -598,7 +595,6 @@ def test_win_rate_vs_field_leaves_out_the_strategys_own_mirror_games():
 
 
 def test_a_model_figure_on_too_few_games_says_so_and_is_not_plotted(tmp_path):
-    from analysis.formatting import fmt_metric
     table = pd.DataFrame({"rate": [0.094, 0.906], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]})
     tiny, enough = models.model_rate(table, 0, 1), models.model_rate(table, 0, edges.MIN_MODEL_GAMES)
     assert tiny["too_few_games"] and edges.too_few(tiny) and not edges.too_few(enough)
