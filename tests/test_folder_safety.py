@@ -12,9 +12,12 @@ import pandas as pd
 import pytest
 
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
+from sim.config import build
 from sim.game import get_game
 from sim.lock import exclusive, shared
+from sim.registry import choices
 from sim.results import partial_path
+from sim.runner import Plan, execute
 from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, ok, one_line_error, same_tables
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
@@ -29,8 +32,8 @@ def listing(root: Path) -> dict:
 def runs(tmp_path_factory):
     """A finished Mohur run with its report (replays included), another without, and an interrupted one."""
     base = tmp_path_factory.mktemp("runs")
-    r = ok(cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F"))
-    r = ok(cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G"))
+    ok(cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F"))
+    ok(cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G"))
     mp = pytest.MonkeyPatch()
     interrupt_at(mp, 2)
     r = cli("run", "mohur", "-n", 600, *SMALL, "--no-report", "-o", base / "P")
@@ -76,10 +79,7 @@ def test_a_pickled_batch_runs_no_code_and_is_refused(runs, tmp_path):
     folder = copy(runs, "P.partial", tmp_path / "X.partial")
     marker = tmp_path / "code-ran"
     batch = folder / "batches" / "batch-0000000.npz"
-    arrays = dict(np.load(batch, allow_pickle=False))
-    arrays["games/evil"] = np.array([_Touch(marker)], dtype=object)
-    with open(batch, "wb") as f:
-        np.savez(f, **arrays)
+    _rewrite(batch, lambda a: a.update({"games/evil": np.array([_Touch(marker)], dtype=object)}))
     assert b"code-ran" in batch.read_bytes()
     one_line_error(cli("report", folder), "batch-0000000.npz", "pickled", "not a batch file balance-sim wrote")
     one_line_error(cli("report", folder, "-o", tmp_path / "R"), "pickled")
@@ -136,8 +136,7 @@ def test_a_linked_batch_is_refused_and_text_columns_need_no_pickle(tmp_path):
 def test_meta_listing_paths_outside_the_folder_is_refused_untouched(runs, tmp_path, files):
     victim = copy(runs, "G", tmp_path / "victim")
     (tmp_path / "outside").write_text("theirs")
-    meta = json.loads((victim / "meta.json").read_text())
-    (victim / "meta.json").write_text(json.dumps({**meta, "files": files}))
+    _craft(victim, lambda meta: {**meta, "files": files})
     before = listing(tmp_path)
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim), "'files'",
                    "did not write it")
@@ -195,9 +194,6 @@ def test_resume_replays_a_batch_played_under_other_settings(runs, tmp_path, monk
 def test_batches_of_another_tune_candidate_or_command_are_played_again(tmp_path, capsys):
     """What sweep variants and tune candidates share with a run: `execute` checks what each saved batch was
     played under (configuration and the command's kind among it)."""
-    from sim.config import build
-    from sim.registry import choices
-    from sim.runner import Plan, execute
     spec = get_game("mohur")
     cfgs = [spec.validate(build(spec.package, None, (f"rules.coin_token={v}",)), 2) for v in (3, 5)]
     plan = Plan("mohur", 2, 400, 7, tuple(choices("mohur", cfgs[0].presets, ["greedy", "racer"])), 200)
@@ -274,8 +270,7 @@ def test_report_and_compare_refuse_tables_that_disagree_with_meta(runs, tmp_path
 def test_a_listed_file_balance_sim_would_not_write_is_kept(runs, tmp_path):
     victim = copy(runs, "G", tmp_path / "victim")
     (victim / "thesis.tex").write_text("four years")
-    meta = json.loads((victim / "meta.json").read_text())
-    (victim / "meta.json").write_text(json.dumps({**meta, "files": meta["files"] + ["thesis.tex"]}))
+    _craft(victim, lambda meta: {**meta, "files": meta["files"] + ["thesis.tex"]})
     ok(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim))
     assert (victim / "thesis.tex").read_text() == "four years"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]  # no .victim.old-PID left

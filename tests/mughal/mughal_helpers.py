@@ -29,11 +29,14 @@ def card(cfg, mask, level=None, unique=None, age=None, skip=()):
     raise LookupError("no such card")
 
 
-def bare_state(cfg, players, turn=1):
-    """A state in turn `turn` with empty tables and hands (cards not placed anywhere: no invariant checks)."""
+def bare_state(cfg, players, turn=1, seed=None):
+    """A state in turn `turn` (0: before the first) with empty tables and hands (cards not placed anywhere: no
+    invariant checks); `seed` seeds the engine's generator."""
     s = E.new_state()
     E.reset(s, players)
     s[E.S_TURN] = turn
+    if seed is not None:
+        E.seed(seed)
     return s
 
 
