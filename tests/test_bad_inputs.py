@@ -13,7 +13,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import analysis.report
+import sim.rng
+from sim.commands import run_cmd
+from sim.config import apply_set, load_defaults
 from sim.game import game_names
+from sim.inputs import MAX_GAMES
+from sim.mohur.config import validate
+from sim.rng import batch_seeds, game_origin
+from sim.variants import Target, parse_range, parse_target
 from cli_runs import cli as _invoke, ok, one_line_error
 
 BIN = Path(sys.executable).with_name("balance-sim")
@@ -122,8 +130,6 @@ def test_report_rebuilds_a_summary_only_folder(folders, tmp_path):
 
 def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
     """report writes to a staging folder and moves the files in only when all are written (as run does)."""
-    import analysis.report
-
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "res" / "report.html"))
 
@@ -139,8 +145,6 @@ def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
 
 
 def test_run_on_a_full_disk_is_one_line_and_keeps_the_saved_batches(tmp_path, monkeypatch):
-    from sim.commands import run_cmd
-
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "report.html")
 
@@ -373,7 +377,6 @@ def test_compare_refuses_a_damaged_or_foreign_folder(folders, tmp_path, monkeypa
 
 # ---------------------------------------------------------------- a game of a run, however far in (issue 27)
 def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
-    from sim.rng import batch_seeds, game_origin
     for seed, size in ((1, 2000), (7, 3), (2**40, 1)):
         for game in (0, 1, 2, 1999, 2000, 2001, 12_345):
             b, local = divmod(game, size)
@@ -381,9 +384,6 @@ def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
 
 
 def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
-    import sim.rng
-    from sim.inputs import MAX_GAMES
-
     def no_lists(root, n):
         raise AssertionError(f"a list of {n:,} batch seeds was made")
 
@@ -393,7 +393,6 @@ def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
 
 
 def test_ranges_and_targets_next_to_the_refused_ones_still_work():
-    from sim.variants import Target, parse_range, parse_target
     assert len(parse_range("0:9999")) == 10_000 and parse_range("0:1:0.25") == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert parse_range("-3:-1") == [-3, -2, -1] and parse_range("5:5") == [5]
     assert parse_target("m=0.5:0") == Target("m", 0.5, 0.5) == parse_target("m=0.5") == parse_target("m=0.5..0.5")
@@ -421,8 +420,6 @@ def test_degenerate_mohur_settings_warn_in_one_line_without_numpy_warnings(tmp_p
 
 
 def test_a_deck_that_is_exactly_the_deal_is_warned_about():
-    from sim.config import apply_set, load_defaults
-    from sim.mohur.config import validate
     cfg = load_defaults("sim.mohur")
     for kind, count in dict(diamond=3, gold=3, silver=4, cloth=0, spice=0, leather=2, coin=3).items():
         apply_set(cfg, f"cards.{kind}={count}")
@@ -439,7 +436,6 @@ def test_quiet_parallel_run_prints_nothing(tmp_path):
 
 
 def test_unwritable_cache_folder_falls_back_to_a_stated_one(tmp_path, monkeypatch, capsys):
-    import sim
     (tmp_path / "file").write_text("mine")
     monkeypatch.setenv("BALANCE_SIM_CACHE", "")  # unset for cache_root, and restored afterwards
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "cache"))

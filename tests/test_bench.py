@@ -8,7 +8,7 @@ import pytest
 from sim.commands.bench_cmd import _strength
 from sim.config import build
 from sim.game import get_game
-from cli_runs import ok, one_line_error
+from cli_runs import cli, ok, one_line_error
 
 NUMBER = r"([\d,]+(?:\.\d+)?(?:e[-+]?\d+)?)"
 LINE = re.compile(rf"^  (\S+) +{NUMBER} decisions/CPU-s \(\d+ mirror games\); vs greedy wins {NUMBER}% "
@@ -21,9 +21,7 @@ def _number(text: str) -> float:
 
 @pytest.fixture(scope="module")
 def mughal_bench():
-    from click.testing import CliRunner
-    from sim.cli import main
-    return CliRunner().invoke(main, ["bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "4"])
+    return cli("bench", "mughal", "-n", 100, "-j", 1, "--strength-games", 4)
 
 
 def test_bench_prints_each_search_preset_with_its_decision_rate_and_win_rate(mughal_bench):

@@ -2,20 +2,26 @@
 `sim.game.game_names()` so a new game needs no edit here; game-specific files keep only the rules."""
 from __future__ import annotations
 
+import html as html_text
 import json
+import re
+import shlex
 import tomllib
+import types
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.replay import embedded_data
 from sim.config import build, load_defaults
 from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
 from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
-from sim.registry import all_names, choices, registered, round_robin_names
+from sim.registry import HEURISTIC_ONLY, all_names, choices, registered, round_robin_names
 from sim.runner import execute
+from strategies.search import PARAMS as SEARCH_PARAMS
 from cli_runs import cli as _invoke, default_plan, ok, one_line_error
 from strategy_params import strategy_arrays
 
@@ -94,9 +100,7 @@ def test_every_engine_speaks_the_engine_interface(game):
 
 
 def test_an_engine_that_departs_from_the_interface_is_named_with_each_problem():
-    import types
-
-    from sim.mohur import engine as good
+    from sim.mohur import engine as good  # deferred: any one game's engine to break
     broken = types.ModuleType("broken_engine")
     for name in ENGINE_FUNCTIONS:
         setattr(broken, name, getattr(good, name))
@@ -219,12 +223,6 @@ def _seats_of(row, players):
 def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path):
     """The report's sample games link replay pages (heuristic players only): each is that row's game, and the
     command printed under the link writes the same page."""
-    import html as html_text
-    import re
-    import shlex
-
-    from analysis.replay import embedded_data
-
     game, out = run_folder
     spec = get_game(game)
     report = (out / "report.html").read_text()
@@ -514,8 +512,6 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
     """Random and greedy play-outs through the bound play loop with invariants checked after every action (the
     loop itself refuses a live game without a legal action); every game ends, with win shares summing to 1 (0
     where the configuration lets nobody win)."""
-    from sim.registry import HEURISTIC_ONLY
-
     engine = _engine(game)
     play = get_game(game).module("kernel").play  # the binding the kernel and the trace driver play with
     for players in _player_counts(game):
@@ -544,7 +540,6 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
 
 @pytest.mark.parametrize("game", GAMES)
 def test_search_player_is_registered_with_its_presets(game):
-    from strategies.search import PARAMS as SEARCH_PARAMS
     spec, cfg = _setup(game, get_game(game).default_players)
     search = [d for d in registered(game) if d.search]
     assert [d.name for d in search] == ["ismcts"]

@@ -7,7 +7,11 @@ import pandas as pd
 import pytest
 
 from analysis import sensitivity, sweep
+from analysis.common import meta_game_section
 from analysis.tune import build_tune_report, tune_findings
+from sim.game import get_game
+from sim.registry import alias_of, registered
+from sim.setup import load_setup
 from sim.variants import Target
 from cli_runs import ok, one_line_error
 
@@ -98,7 +102,6 @@ def test_tune_says_plainly_when_no_candidate_meets_every_target(tmp_path):
 
 
 def test_a_meta_game_taken_by_one_strategy_is_a_table_not_a_chart(tmp_path):
-    from analysis.common import meta_game_section
     summary = {"nash_weight[a]": {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 10},
                "nash_weight[b]": {"estimate": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 10}}
     _, sections = meta_game_section(summary, tmp_path, {}, 2)
@@ -116,7 +119,6 @@ def test_game_names_and_player_counts_read_plainly(cli, tmp_path, args, words):
 
 
 def test_game_names_ignore_case():
-    from sim.game import get_game
     assert get_game("MOHUR").name == "mohur" and get_game(" Muziris").name == "muziris"
 
 
@@ -135,8 +137,6 @@ def test_another_games_configuration_is_named_in_one_line(cli, tmp_path):
 
 
 def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
-    from sim.setup import load_setup
-    from sim.registry import alias_of, registered
     names = [d.name for d in registered("muziris")]
     assert "endgame" in names and "condition" not in names
     assert names.index("endgame") == sorted(names).index("endgame")  # sorted where the old name was: same ids

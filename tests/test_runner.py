@@ -66,7 +66,6 @@ PLAY = sim.runner.run_one_batch  # the real one, whatever a test patches in its 
 
 
 def play_and_name_the_process(game, cfg, plan, b, seed, debug):
-    import os
     return {**PLAY(game, cfg, plan, b, seed, debug), "process": {"pid": np.array([os.getpid()])}}
 
 

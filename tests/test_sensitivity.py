@@ -13,6 +13,7 @@ from analysis.sensitivity import reading
 from sim import sensitivity_design as S
 from sim.config import load_defaults
 from sim.errors import UserError
+from sim.game import get_game
 from cli_runs import interrupt_sensitivity_at, ok
 from cli_runs import cli as invoke
 
@@ -188,7 +189,6 @@ def test_too_small_budget_is_refused():
 
 
 def test_ranges_are_narrowed_to_what_the_game_accepts():
-    from sim.game import get_game
     spec = get_game("mohur")
     base = load_defaults(spec.package)
     check = S.checker(spec, 2, base)
@@ -318,7 +318,6 @@ def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tm
 
 
 def test_neighbouring_stack_elements_split_their_gap_so_every_combination_stays_sorted():
-    from sim.game import get_game
     spec = get_game("mohur")
     base = load_defaults(spec.package)
     knobs, left_out, check = S.make_knobs(spec, 2, base, [])  # --all-numeric
