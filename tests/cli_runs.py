@@ -1,6 +1,8 @@
 """The CLI in-process for the tests of runs and studies: a command's result, its one-line error, Ctrl-C at a
-chosen moment (the real code runs until then), and plans of a game's defaults."""
+chosen moment (the real code runs until then), plans of a game's defaults, and waiting on a run in a process."""
 import json
+import time
+from pathlib import Path
 
 import pandas as pd
 from click.testing import CliRunner
@@ -11,6 +13,7 @@ from sim.commands import sensitivity_cmd
 from sim.config import build
 from sim.game import get_game
 from sim.registry import choices
+from sim.results import partial_path
 from sim.runner import Plan
 
 
@@ -88,3 +91,28 @@ def interrupt_sensitivity_at(monkeypatch, point: int):
 
     monkeypatch.setattr(sensitivity_cmd, "execute", execute)  # where the command calls it
     return calls
+
+
+def saved(out) -> int:
+    """The batches an interrupted or running run into `out` has saved."""
+    return len(list((partial_path(out) / "batches").glob("batch-*")))
+
+
+def wait_for_batches(out, count: int, proc, timeout: float = 300) -> int:
+    """Wait until the run `proc` (still running) into `out` has saved `count` batches; returns how many it has."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if saved(out) >= count:
+            return saved(out)
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"no {count} saved batches in {partial_path(out)} after {timeout} s")
+
+
+def alive(pid: int) -> bool:
+    """The process runs (Linux /proc; a zombie has exited, only its parent's bookkeeping is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runs import cli, one_line_error
+from cli_runs import alive, cli, one_line_error
 
 pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
 
@@ -89,17 +89,6 @@ HOLD = textwrap.dedent("""
 """)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (not yet reaped by init) is gone for our purposes
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the prompt end uses Linux's PR_SET_PDEATHSIG")
 def test_local_workers_end_with_a_killed_run(tmp_path):
     script = tmp_path / "hold.py"
@@ -115,9 +104,9 @@ def test_local_workers_end_with_a_killed_run(tmp_path):
         proc.kill()
         proc.wait(30)
         deadline = time.monotonic() + 15  # their batches would hold them for a minute or more
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not [p for p in pids if _alive(p)], "worker processes outlived the killed run"
+        assert not [p for p in pids if alive(p)], "worker processes outlived the killed run"
     finally:
         proc.kill()
         for pid in pids:  # the workers this test started, should the check have failed

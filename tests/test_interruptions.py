@@ -15,7 +15,7 @@ import sim.results
 import sim.runner
 from sim.game import game_names
 from sim.results import partial_path
-from cli_runs import cli, ok, one_line_error, same_tables
+from cli_runs import alive, cli, ok, one_line_error, same_tables, saved, wait_for_batches
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -58,21 +58,6 @@ def start(*args):
                             stderr=subprocess.PIPE, text=True)
 
 
-def saved(out: Path) -> int:
-    return len(list((partial_path(out) / "batches").glob("batch-*")))
-
-
-def wait_until(condition, proc, what: str, timeout: float = 300):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"ended before {what}: {proc.communicate()}")
-        time.sleep(0.05)
-    raise AssertionError(f"no {what} after {timeout} s")
-
-
 def children(pid: int) -> set[int]:
     """Every descendant process of pid (Linux /proc)."""
     kids = set()
@@ -85,14 +70,6 @@ def children(pid: int) -> set[int]:
             child = int(stat.parent.name)
             kids |= {child} | children(child)
     return kids
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has exited; only its parent's bookkeeping is left
 
 
 # ------------------------------------------------------------------ a signal at any moment, then --resume
@@ -111,7 +88,7 @@ def signal_cases():
 def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, reference, game, sig):
     out = tmp_path / "D"
     proc = start("run", game, *COMMON, *ENDLESS, "-j", 2, "-o", out)
-    wait_until(lambda: saved(out) >= 3, proc, "three saved batches")  # the workers are playing by now
+    wait_for_batches(out, 3, proc)  # the workers are playing by now
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=300)
     if sig == signal.SIGKILL:
@@ -129,7 +106,7 @@ def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, re
 def test_double_ctrl_c_then_resume_gives_identical_tables(tmp_path, reference, game):
     out = tmp_path / "D"
     proc = start("run", game, *COMMON, *ENDLESS, "-j", 2, "-o", out)
-    wait_until(lambda: saved(out) >= 3, proc, "three saved batches")
+    wait_for_batches(out, 3, proc)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.05)
     proc.send_signal(signal.SIGINT)  # the second stops at once, mid-batch
@@ -191,7 +168,7 @@ def test_workers_exit_with_their_parent(tmp_path, sig):
     out = tmp_path / "D"
     proc = start("run", "mohur", "-n", 10**7, "--batch-size", BATCH, "-s", "greedy", "-j", 2, "-q", "--no-report",
                  "-o", out)
-    wait_until(lambda: saved(out) >= 4, proc, "four saved batches")
+    wait_for_batches(out, 4, proc)
     workers = children(proc.pid)
     assert workers, "no worker processes found"
     proc.send_signal(sig)

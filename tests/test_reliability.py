@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ import sim.runner
 from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, default_plan, interrupt_at, ok, one_line_error, same_tables
+from cli_runs import cli, default_plan, interrupt_at, ok, one_line_error, same_tables, saved, wait_for_batches
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
@@ -77,25 +76,12 @@ def test_concurrent_runs_and_resumes_of_one_folder(tmp_path):
     resume = subprocess.Popen([sys.executable, "-m", "sim.cli", "run", "--resume", str(out), "-q", "--no-report"],
                               stderr=subprocess.PIPE, text=True)
     try:
-        before = len(list((partial_path(out) / "batches").glob("batch-*")))
-        wait_for_batches(out, before + 1, resume)
+        wait_for_batches(out, saved(out) + 1, resume)
         one_line_error(cli("run", "--resume", out), "another balance-sim")
     finally:
         resume.send_signal(signal.SIGINT)
         _, err = resume.communicate(timeout=120)
     assert resume.returncode == 2 and "--resume" in err
-
-
-def wait_for_batches(out: Path, count: int, proc, timeout: float = 300) -> int:
-    batches = partial_path(out) / "batches"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done = len(list(batches.glob("batch-*")))
-        if done >= count:
-            return done
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
-    raise AssertionError(f"no {count} saved batches in {batches}")
 
 
 # ------------------------------------------------------------------ --summary-only with threads

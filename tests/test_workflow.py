@@ -3,14 +3,13 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sim.variants import Target, parse_range, parse_target
-from cli_runs import cli as invoke, ok, same_tables
+from cli_runs import cli as invoke, ok, same_tables, wait_for_batches
 
 SMALL = ["-s", "greedy,racer", "--seed", "5"]
 
@@ -87,9 +86,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     args = ["run", "mohur", "-n", "200000", "--batch-size", "500", "-o", str(out), "-q", "--no-report", *SMALL]
     proc = subprocess.Popen([sys.executable, "-m", "sim.cli", *args], stderr=subprocess.PIPE, text=True)
     partial = Path(str(out) + ".partial") / "batches"
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list(partial.glob("batch-*.npz"))) < 3:
-        time.sleep(0.2)
+    wait_for_batches(out, 3, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "--resume" in err
