@@ -93,6 +93,12 @@ def interrupt_sensitivity_at(monkeypatch, point: int):
     return calls
 
 
+def listing(root) -> dict:
+    """Every path under root: a file's bytes, "entry" for a folder or a link (never followed)."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else "entry")
+            for p in sorted(root.rglob("*"))}
+
+
 def saved(out) -> int:
     """The batches an interrupted or running run into `out` has saved."""
     return len(list((partial_path(out) / "batches").glob("batch-*")))

@@ -18,14 +18,9 @@ from sim.lock import exclusive, shared
 from sim.registry import choices
 from sim.results import partial_path
 from sim.runner import Plan, execute
-from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, ok, one_line_error, same_tables
+from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, listing, ok, one_line_error, same_tables
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
-
-
-def listing(root: Path) -> dict:
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else "entry")
-            for p in sorted(root.rglob("*"))}
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ import sim.runner
 from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, default_plan, interrupt_at, ok, one_line_error, same_tables, saved, wait_for_batches
+from cli_runs import cli, default_plan, interrupt_at, listing, ok, one_line_error, same_tables, saved, wait_for_batches
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
@@ -34,10 +33,6 @@ def whole_and_interrupted(tmp_path, monkeypatch, args, batch: int, *words):
     one_line_error(cli(*args, "-o", out), *words)
     monkeypatch.undo()
     return out, ref
-
-
-def listing(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # ------------------------------------------------------------------ one writer per output folder
@@ -332,10 +327,10 @@ def test_the_same_command_again_continues_an_interrupted_run(tmp_path, monkeypat
     out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "mughal", "-n", 2500, *SMALL], 3,
                                      "interrupted: 3 of 5 batches")
     # other settings: refused, and the saved batches stay
-    saved = listing(partial_path(out))
+    before = listing(partial_path(out))
     one_line_error(cli("run", "mughal", "-n", 2500, *SMALL[:-4], "--seed", 8, "-q", "--no-report", "-o", out),
                    "other settings", "--resume")
-    assert listing(partial_path(out)) == saved
+    assert listing(partial_path(out)) == before
     r = ok(cli("run", "mughal", "-n", 2500, *SMALL, "-o", out))
     assert "continuing the interrupted run" in r.stderr and "3 saved parts" in r.stderr
     assert "cannot be trusted" not in r.stderr
