@@ -1,6 +1,5 @@
-"""`balance-sim bench`: the search players' cost (decisions per CPU-second) beside their strength (win share
-against greedy with a 95% interval), and the refusals of a bad `--strength-games`. Behaviour only: the figures
-are parsed as numbers, never compared with a time."""
+"""`balance-sim bench`: search players' decisions per CPU-second beside their win share against greedy (95% interval),
+a bad `--strength-games` refused; figures are parsed as numbers, never compared with a time."""
 import re
 
 import pytest

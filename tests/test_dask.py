@@ -1,6 +1,5 @@
-"""Dask (issue 27): a scheduler that accepts the connection but never answers is refused in one line; Ctrl-C
-stops a Dask run at once; a local cluster's worker processes end with the run however it ends (kill -9 included).
-Seconds each, on loopback only; skipped without dask.distributed."""
+"""Dask (issue 27): a scheduler that never answers is refused in one line; Ctrl-C stops a Dask run at once; local
+workers end with the run however it ends (kill -9 too). Loopback only; skipped without dask.distributed."""
 import os
 import signal
 import socket

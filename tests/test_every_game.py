@@ -450,9 +450,8 @@ def test_new_game_depends_only_on_seed_and_game(game):
 
 
 def _step_through(game, players, seed, game_index, choose_row):
-    """Play one game action by action from Python over the interface, checking at every decision what any
-    engine must guarantee; returns (the final state, decisions seen, decisions whose hidden part a
-    determinized world changed)."""
+    """One game action by action over the interface, checking at every decision what any engine must guarantee;
+    returns (final state, cfg, decisions seen, decisions whose hidden part a determinized world changed)."""
     engine = _engine(game)
     spec = get_game(game)
     _, cfg = _setup(game, players)
@@ -509,9 +508,8 @@ def test_interface_step_by_step_keeps_its_promises(game):
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strategy):
-    """Random and greedy play-outs through the bound play loop with invariants checked after every action (the
-    loop itself refuses a live game without a legal action); every game ends, with win shares summing to 1 (0
-    where the configuration lets nobody win)."""
+    """Random and greedy play-outs through the bound play loop, invariants checked after every action: every game
+    ends, with win shares summing to 1 (0 where the configuration lets nobody win)."""
     engine = _engine(game)
     play = get_game(game).module("kernel").play  # the binding the kernel and the trace driver play with
     for players in _player_counts(game):

@@ -42,9 +42,8 @@ def reference(tmp_path_factory):
 
 
 def cut_plan(out: Path) -> int:
-    """Cut an interrupted ENDLESS run's plan to N games (more if more batches were saved): batches and seeds are
-    a function of the batch index alone, so its saved batches are the first ones of the shorter plan, and --resume
-    then plays the rest of that. Returns the games of the cut plan."""
+    """Cut an interrupted ENDLESS run's plan to N games (more if more were saved; batches and seeds depend on the
+    batch index alone), so --resume plays the rest of the shorter plan. Returns the games of the cut plan."""
     games = max(N, (saved(out) + 2) * BATCH)
     meta_path = partial_path(out) / "meta.json"
     meta = json.loads(meta_path.read_text())

@@ -54,9 +54,8 @@ def test_sweep_bad_value_writes_nothing(tmp_path):
 
 
 def test_tune_finds_the_known_effect(tmp_path):
-    """A parameter with a known effect: with one seal to win, a match is one round (a drawn round, rare, adds
-    one); with two or three it needs at least two. Successive halving must rank seals_to_win = 1 first and
-    show the evidence that it meets the target."""
+    """A known effect: one seal to win makes a match one round (rarely two), two or three at least two; successive
+    halving must rank seals_to_win = 1 first and show the evidence that it meets the target."""
     out = tmp_path / "tune"
     ok(invoke("tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", "3",
               "--target", "rounds_per_match=0.95..1.05", "--budget", "6000", "--batch-size", "500",

@@ -90,9 +90,8 @@ def deal(v, seed, starter=0):
 
 
 def reach_state(v, seed, steps, take_bias=0.0):
-    """Deal a round from `seed` and play up to `steps` random legal actions (Python RNG picks them; with
-    probability `take_bias` a non-sale is preferred, which fills hands and coffers). Returns the state
-    (possibly over) and the number of actions played."""
+    """Deal a round from `seed` and play up to `steps` random legal actions (a non-sale preferred with probability
+    `take_bias`, to fill hands and coffers); returns the state (possibly over) and the number of actions played."""
     rng = random.Random(seed)
     s = deal(v, seed, starter=seed % 2)
     buf = actions_buffer()
@@ -115,9 +114,8 @@ def reach_state(v, seed, steps, take_bias=0.0):
 
 
 def plant_unknown_card(s, rng):
-    """Same observation for the trader to move, different hidden state: a card of the rival's hand that it does
-    not know of swapped with a deck card of another kind, the deck shuffled. Returns the new state, or None when
-    nothing can be swapped."""
+    """Same observation for the trader to move, other hidden state: a rival's card it does not know of swapped with
+    a deck card of another kind, the deck shuffled; None when nothing can be swapped."""
     q = 1 - int(s[E.S_CUR])
     t = s.copy()
     free = [g for g in range(E.NG) if t[E.S_HAND + 7 * q + g] > t[E.S_KNOWN + 6 * q + g]]

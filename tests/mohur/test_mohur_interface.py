@@ -1,6 +1,5 @@
-"""Mohur through the engine interface (sim.interface): a forced pass is an action, `apply_action` scores a finished
-round into the state's history and deals the next one, and a whole match played by the bound play loop is the
-kernel's match, row for row."""
+"""Mohur through the engine interface: a forced pass is an action, `apply_action` scores a finished round and deals
+the next, and a match played by the bound play loop is the kernel's match, row for row."""
 import dataclasses
 
 import numpy as np
