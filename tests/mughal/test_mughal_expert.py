@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mughal_helpers import make_cfg, observe, plant
+from mughal_helpers import make_cfg, observe, plant, play_until, round_start
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
 from sim.mughal.determinize import determinize, sample_state
@@ -30,13 +30,8 @@ def reach(cfg, players, seed, turn, step):
     start when nothing is to declare) of `turn`."""
     s = E.new_state()
     E.new_game(s, cfg.vector, players, np.uint32(seed), 0)
-    sids = np.full(players, RANDOM_ID, np.int64)
-    args = (np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(8),
-            HEURISTIC_ONLY, True, 1, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
-    while not (s[E.S_TURN] == turn and (step == 0 or s[E.S_STEP] == step)
-               and (s[E.S_PEND_SLOT: E.S_PEND_SLOT + players] < 0).all()):   # no pick pending
-        K.play(s, cfg.vector, sids, np.zeros((players, 8)), *args)
-    return s
+    return play_until(cfg, s, np.full(players, RANDOM_ID, np.int64), np.zeros((players, 8)),
+                      lambda s: s[E.S_TURN] == turn and (step == 0 or s[E.S_STEP] == step) and round_start(s))
 
 
 def vector(name, cfg=CFG4, **overrides):
