@@ -20,10 +20,6 @@ NAMES = list(FEATURES)
 DEFAULTS = np.array([w for w, _, _ in FEATURES.values()])
 
 
-def definition():
-    return next(d for d in registered("mohur") if d.name == "weighted")
-
-
 def weights(**named):
     """A weight vector: zero but the features named."""
     w = np.zeros(len(NAMES))
@@ -73,7 +69,7 @@ def choose(s, params, seed=1):
 
 
 def test_registration_every_weight_has_bounds():
-    d = definition()
+    d = next(d for d in registered("mohur") if d.name == "weighted")
     assert list(d.params) == NAMES and 10 <= len(NAMES) <= 30
     assert set(d.bounds) == set(NAMES) and not d.round_robin and d.listing == "row"
     for name, (lo, hi, whole) in d.bounds.items():

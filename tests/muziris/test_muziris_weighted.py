@@ -16,10 +16,6 @@ from cli_runs import check_run_and_trace
 from strategy_params import strategy_arrays
 
 
-def definition():
-    return next(d for d in registered("muziris") if d.name == "weighted")
-
-
 def weights(**overrides):
     """The default weights, or every weight 0 but the overrides when `only=True` is among them."""
     only = overrides.pop("only", False)
@@ -41,7 +37,7 @@ def choose(cfg, s, w, seed=0):
 
 
 def test_registration_one_bounded_weight_per_feature():
-    d = definition()
+    d = next(d for d in registered("muziris") if d.name == "weighted")
     assert list(d.params) == list(NAMES) and 10 <= len(NAMES) <= 30
     assert not d.round_robin and not d.search
     for name, default, (lo, hi) in FEATURES:
