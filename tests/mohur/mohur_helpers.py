@@ -27,8 +27,12 @@ def make_cfg(*sets):
     return validate(build("sim.mohur", None, tuple(sets)))
 
 
-def actions_buffer():
-    return np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+def actions_buffer(rows=None):
+    """An action buffer, holding `rows` first when given."""
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    if rows is not None:
+        buf[: len(rows)] = rows
+    return buf
 
 
 def observed(v, s, p=None):
@@ -144,8 +148,7 @@ def drawn_cards(before, after):
 def effect(s, v, p, rows, i):
     """Apply row i to a copy; return (after_state, hand delta per kind, market delta before refill, sold)."""
     after = s.copy()
-    buf = actions_buffer()
-    buf[: len(rows)] = rows
+    buf = actions_buffer(rows)
     E.play_row(after, v, p, buf, i)
     hd = [a - b for a, b in zip(hand(after, p), hand(s, p))]
     drawn = drawn_cards(s, after)

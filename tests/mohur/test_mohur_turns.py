@@ -22,8 +22,7 @@ def find(rows, typ, good=None, count=None):
 def play(s, p, typ, good=None, count=None, v=V):
     rows = legal_rows(s, v, p)
     i = find(rows, typ, good, count)
-    buf = actions_buffer()
-    buf[: len(rows)] = rows
+    buf = actions_buffer(rows)
     E.play_row(s, v, p, buf, i)
     return rows[i]
 

@@ -137,8 +137,7 @@ def test_hidden_state_does_not_change_the_choice():
 def feature_changes(s, rows, j):
     """Each feature's change by row j (unweighted): the score with one weight at 1, the others 0."""
     obs = observed(V, s)
-    buf = actions_buffer()
-    buf[:len(rows)] = rows
+    buf = actions_buffer(rows)
     return {name: row_score(obs, buf, j, weights(**{name: 1.0})) for name in NAMES}
 
 
@@ -147,8 +146,7 @@ def test_score_is_the_weighted_sum_of_the_feature_changes():
     for i, s in enumerate(STATES[:60]):
         a, rows = choose(s, DEFAULTS, seed=i)
         w = rng.uniform(-3, 3, len(NAMES))
-        buf = actions_buffer()
-        buf[:len(rows)] = rows
+        buf = actions_buffer(rows)
         obs = observed(V, s)
         for j in range(len(rows)):
             if rows[j, E.A_TYPE] in (E.T_EXCHANGES, E.T_PASS):
@@ -167,8 +165,7 @@ def test_it_plays_the_highest_score():
         a, rows = choose(s, params, seed=i)
         if len(rows) == 1:
             continue
-        buf = actions_buffer()
-        buf[:len(rows)] = rows
+        buf = actions_buffer(rows)
         obs = observed(V, s)
         scores = [row_score(obs, buf, j, params) for j in range(len(rows)) if rows[j, E.A_TYPE] != E.T_EXCHANGES]
         assert row_score(obs, buf, a, params) >= max(scores) - 1e-9
