@@ -137,6 +137,22 @@ def plant_unknown_card(s, rng):
     return t
 
 
+def plant_hidden(s, v, rng):
+    """`plant_unknown_card`, and the bonus piles reshuffled and the hidden bonus rupees changed too."""
+    t = plant_unknown_card(s, rng)
+    if t is None:
+        return None
+    p = int(s[E.S_CUR])
+    for b in range(3):
+        base, start, nb = E.S_BONUS + b * E.MAX_BONUS, int(t[E.S_BPOS + b]), int(v[E.CFG_NBONUS + b])
+        rest = list(t[base + start: base + nb])
+        rng.shuffle(rest)
+        t[base + start: base + nb] = rest
+    t[E.S_BSUM + 1 - p] += 3
+    t[E.S_BSUM + p] += 1
+    return t
+
+
 def drawn_cards(before, after):
     """Counts per kind of the cards drawn from the deck between two states."""
     out = [0] * 7

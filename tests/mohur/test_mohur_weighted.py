@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, effect,
-                           make_cfg, observed, plant_unknown_card, play_batch)
+                           make_cfg, observed, plant_hidden, play_batch)
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.registry import choices, registered
@@ -108,22 +108,11 @@ def test_deterministic_for_a_seed():
     assert not all(np.array_equal(a[2][k], c[2][k]) for k in a[2])
 
 
-def plant(s, rng):
-    """A hidden card moved (`plant_unknown_card`) and the hidden bonus rupees changed; None when nothing can be
-    swapped."""
-    t = plant_unknown_card(s, rng)
-    if t is not None:
-        p = int(s[E.S_CUR])
-        t[E.S_BSUM + 1 - p] += 4
-        t[E.S_BSUM + p] += 2
-    return t
-
-
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(3)
     checked = 0
     for i, s in enumerate(STATES):
-        t = plant(s, rng)
+        t = plant_hidden(s, V, rng)
         if t is None:
             continue
         assert not np.array_equal(s, t) and np.array_equal(observed(V, s), observed(V, t))
