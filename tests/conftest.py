@@ -10,9 +10,8 @@ WHOLE_RUN = 100  # tests in a session from which compiling every game's kernels 
 
 @pytest.fixture(scope="session", autouse=True)
 def kernels_compiled_side_by_side(request):
-    """On more than one core, a whole run first compiles each game's kernels in a process of its own, all at once
-    (or loads them, when numba's cache has them); tests then load them instead of compiling one after another.
-    Should that fail, nothing is lost: each test compiles what it needs itself, and reports any error there."""
+    """On more than one core a whole run first compiles every game's kernels side by side, for the tests to load;
+    should that fail, nothing is lost: each test compiles what it needs itself, and reports any error there."""
     if len(request.session.items) >= WHOLE_RUN and (os.cpu_count() or 1) > 1:
         import warm_kernels
         from sim.game import game_names

@@ -27,10 +27,8 @@ def sampled_worlds(engine, determinize, obs, v, seen, count):
 
 
 def check_hidden_state_is_ignored(states, plant, seen, choose, enough, at_least):
-    """For each (k, s) of `states`: `plant(s, k)` is a copy with other hidden state (None when nothing can be
-    planted), `seen(state, k)` what the one to choose observes (the same in both), `choose(state, k)` the row the
-    search picks with the k-th seed (None without a choice): the same in both. Stops after `enough` states with a
-    choice, and asserts `at_least` of them."""
+    """For each (k, s) of `states`, `plant(s, k)` (other hidden state, or None) looks the same by `seen` and gets the
+    same row from `choose` (None: no choice); stops after `enough` states with a choice, asserts `at_least`."""
     checked = 0
     for k, s in states:
         t = plant(s, k)

@@ -5,12 +5,11 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis import common, stats
 from analysis import summary as summaries
 from analysis import mohur as mohur_analysis
-from sim.cli import main
+from cli_runs import cli, ok
 
 
 def test_wilson_known_values():
@@ -165,9 +164,7 @@ def test_bradley_terry_orders_strengths():  # planted-truth tests of the fit its
 
 def test_report_end_to_end_and_summary_agrees_with_parquet(tmp_path):
     out = tmp_path / "run"
-    r = CliRunner().invoke(main, ["run", "mohur", "-n", "600", "--batch-size", "300", "-o", str(out), "-q",
-                                  "-s", "greedy,racer,setbuilder"])
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "mohur", "-n", 600, "--batch-size", 300, "-o", out, "-q", "-s", "greedy,racer,setbuilder"))
     html = (out / "report.html").read_text()
     assert "First-player advantage" in html and "data:image/png;base64," in html
     assert "src='http" not in html  # self-contained: nothing to fetch
@@ -208,17 +205,14 @@ def test_report_end_to_end_and_summary_agrees_with_parquet(tmp_path):
         if isinstance(m, dict) and m.get("estimate") is not None and m.get("ci_low") is not None:
             assert m["ci_low"] <= m["estimate"] + 1e-12 <= m["ci_high"] + 2e-12
     # the report command rebuilds the same summary from the folder
-    again = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "again")])
-    assert again.exit_code == 0
+    ok(cli("report", out, "-o", tmp_path / "again"))
     assert json.loads((tmp_path / "again" / "summary.json").read_text()) == summary
 
 
 @pytest.mark.parametrize("game,players", [("mughal", 4), ("muziris", 3)])
 def test_other_games_report_end_to_end(game, players, tmp_path):
     out = tmp_path / game
-    r = CliRunner().invoke(main, ["run", game, "-n", "400", "--batch-size", "200", "-p", str(players),
-                                  "-o", str(out), "-q"])
-    assert r.exit_code == 0, r.output
+    ok(cli("run", game, "-n", 400, "--batch-size", 200, "-p", players, "-o", out, "-q"))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["game"] == game and summary["games"] == 400
     for seat in range(players):

@@ -1,8 +1,5 @@
-"""Every bad input of issue 12 (section 5): one line on stderr naming the problem, exit code 2, no traceback,
-nothing written and nothing existing changed, all before any game of the run is played.
-
-The table runs the CLI in-process (click's CliRunner) from a scratch folder and compares a snapshot of that
-folder (every path and every file's bytes) before and after each refused command."""
+"""Every bad input of issue 12 (section 5): one line on stderr naming the problem, exit code 2, no traceback, and
+a snapshot of the scratch folder (paths and bytes) unchanged, all before any game of the run is played."""
 import errno
 import hashlib
 import json
@@ -15,10 +12,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sim.cli import main
+import analysis.report
+import sim.rng
+from sim.commands import run_cmd
+from sim.config import apply_set, load_defaults
 from sim.game import game_names
+from sim.inputs import MAX_GAMES
+from sim.mohur.config import validate
+from sim.rng import batch_seeds, game_origin
+from sim.variants import Target, parse_range, parse_target
+from cli_runs import cli as _invoke, ok, one_line_error
 
 BIN = Path(sys.executable).with_name("balance-sim")
 RUN = ["run", "mohur", "-n", "10", "-s", "greedy,greedy", "-q", "--no-report", "-o", "out"]
@@ -28,18 +32,13 @@ TUNE = ["tune", "mohur", "--param", "rules.coin_token", "--values", "4", "6", "-
         "--target", "first_player_match_win_rate=0.5:0.1", "--budget", "4000"]
 
 
-def _invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     """Small finished runs to damage: Mohur tables, Mughal tables (another game's), a --summary-only folder."""
     base = tmp_path_factory.mktemp("runs")
     for name, args in (("mohur", ["mohur", "-s", "greedy,greedy"]), ("mughal", ["mughal", "-p", "2"]),
                        ("summary", ["mohur", "-s", "greedy,greedy", "--summary-only"])):
-        r = _invoke("run", *args, "-n", 40, "--batch-size", 20, "-q", "--no-report", "-o", base / name)
-        assert r.exit_code == 0, r.output
+        ok(_invoke("run", *args, "-n", 40, "--batch-size", 20, "-q", "--no-report", "-o", base / name))
     return base
 
 
@@ -50,15 +49,10 @@ def snapshot(root: Path) -> dict:
 
 
 def assert_refused(result, before: dict, root: Path, names):
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    line = one_line_error(result, *names)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert len(lines) == 1, f"expected one line on stderr, got {result.stderr!r}"
-    assert lines[0].startswith("balance-sim: error: ") and "Traceback" not in result.output
-    for name in names:
-        assert name in lines[0], f"{name!r} not named in {lines[0]!r}"
     assert snapshot(root) == before, "a refused command wrote, changed or deleted something"
-    return lines[0]
+    return line
 
 
 # ---------------------------------------------------------------- a results folder damaged for `report`
@@ -129,16 +123,13 @@ def test_report_rebuilds_a_summary_only_folder(folders, tmp_path):
     res = tmp_path / "res"
     shutil.copytree(folders / "summary", res)
     written = json.loads((res / "summary.json").read_text())
-    result = _invoke("report", res, "-o", tmp_path / "again")
-    assert result.exit_code == 0, result.output
+    ok(_invoke("report", res, "-o", tmp_path / "again"))
     rebuilt = json.loads((tmp_path / "again" / "summary.json").read_text())
     assert rebuilt == written and (tmp_path / "again" / "report.html").is_file()
 
 
 def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
     """report writes to a staging folder and moves the files in only when all are written (as run does)."""
-    import analysis.report
-
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "res" / "report.html"))
 
@@ -154,18 +145,14 @@ def test_report_on_a_full_disk_changes_nothing(folders, tmp_path, monkeypatch):
 
 
 def test_run_on_a_full_disk_is_one_line_and_keeps_the_saved_batches(tmp_path, monkeypatch):
-    from sim.commands import run_cmd
-
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "report.html")
 
     monkeypatch.setattr(run_cmd, "build_report", full)  # where `run` calls it
     monkeypatch.chdir(tmp_path)
     result = _invoke("run", "mohur", "-n", 40, "--batch-size", 20, "-s", "greedy,greedy", "-q", "-o", "out")
-    assert result.exit_code == 2, result.output
+    one_line_error(result, "No space left on device", "--resume out")
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "No space left on device" in lines[0] and "--resume out" in lines[0], lines
     assert not (tmp_path / "out").exists()
     assert len(list((tmp_path / "out.partial" / "batches").glob("batch-*"))) == 2
 
@@ -390,7 +377,6 @@ def test_compare_refuses_a_damaged_or_foreign_folder(folders, tmp_path, monkeypa
 
 # ---------------------------------------------------------------- a game of a run, however far in (issue 27)
 def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
-    from sim.rng import batch_seeds, game_origin
     for seed, size in ((1, 2000), (7, 3), (2**40, 1)):
         for game in (0, 1, 2, 1999, 2000, 2001, 12_345):
             b, local = divmod(game, size)
@@ -398,9 +384,6 @@ def test_a_games_seed_is_made_directly_and_is_the_one_the_list_gave():
 
 
 def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
-    import sim.rng
-    from sim.inputs import MAX_GAMES
-
     def no_lists(root, n):
         raise AssertionError(f"a list of {n:,} batch seeds was made")
 
@@ -410,7 +393,6 @@ def test_the_last_game_of_the_largest_run_needs_no_list_of_seeds(monkeypatch):
 
 
 def test_ranges_and_targets_next_to_the_refused_ones_still_work():
-    from sim.variants import Target, parse_range, parse_target
     assert len(parse_range("0:9999")) == 10_000 and parse_range("0:1:0.25") == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert parse_range("-3:-1") == [-3, -2, -1] and parse_range("5:5") == [5]
     assert parse_target("m=0.5:0") == Target("m", 0.5, 0.5) == parse_target("m=0.5") == parse_target("m=0.5..0.5")
@@ -419,9 +401,8 @@ def test_ranges_and_targets_next_to_the_refused_ones_still_work():
 
 def test_valid_neighbours_of_the_refused_inputs_still_work(cli):
     """A new preset on a built-in base, and a table given as an inline table, are accepted."""
-    result = cli("strategies", "mohur", "--set", 'strategies.mine.base="greedy"', "--set", "rules={hand_limit=8}",
-                 "--set", "strategies.expert-fast.iterations=100000")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("strategies", "mohur", "--set", 'strategies.mine.base="greedy"', "--set", "rules={hand_limit=8}",
+                    "--set", "strategies.expert-fast.iterations=100000"))
     assert "mine" in result.stdout.split()
 
 
@@ -439,8 +420,6 @@ def test_degenerate_mohur_settings_warn_in_one_line_without_numpy_warnings(tmp_p
 
 
 def test_a_deck_that_is_exactly_the_deal_is_warned_about():
-    from sim.config import apply_set, load_defaults
-    from sim.mohur.config import validate
     cfg = load_defaults("sim.mohur")
     for kind, count in dict(diamond=3, gold=3, silver=4, cloth=0, spice=0, leather=2, coin=3).items():
         apply_set(cfg, f"cards.{kind}={count}")
@@ -457,7 +436,6 @@ def test_quiet_parallel_run_prints_nothing(tmp_path):
 
 
 def test_unwritable_cache_folder_falls_back_to_a_stated_one(tmp_path, monkeypatch, capsys):
-    import sim
     (tmp_path / "file").write_text("mine")
     monkeypatch.setenv("BALANCE_SIM_CACHE", "")  # unset for cache_root, and restored afterwards
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "cache"))

@@ -1,14 +1,13 @@
-"""`balance-sim bench`: the search players' cost (decisions per CPU-second) beside their strength (win share
-against greedy with a 95% interval), and the refusals of a bad `--strength-games`. Behaviour only: the figures
-are parsed as numbers, never compared with a time."""
+"""`balance-sim bench`: search players' decisions per CPU-second beside their win share against greedy (95% interval),
+a bad `--strength-games` refused; figures are parsed as numbers, never compared with a time."""
 import re
 
-import numpy as np
 import pytest
 
 from sim.commands.bench_cmd import _strength
 from sim.config import build
 from sim.game import get_game
+from cli_runs import cli, ok, one_line_error
 
 NUMBER = r"([\d,]+(?:\.\d+)?(?:e[-+]?\d+)?)"
 LINE = re.compile(rf"^  (\S+) +{NUMBER} decisions/CPU-s \(\d+ mirror games\); vs greedy wins {NUMBER}% "
@@ -21,9 +20,7 @@ def _number(text: str) -> float:
 
 @pytest.fixture(scope="module")
 def mughal_bench():
-    from click.testing import CliRunner
-    from sim.cli import main
-    return CliRunner().invoke(main, ["bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "4"])
+    return cli("bench", "mughal", "-n", 100, "-j", 1, "--strength-games", 4)
 
 
 def test_bench_prints_each_search_preset_with_its_decision_rate_and_win_rate(mughal_bench):
@@ -40,18 +37,14 @@ def test_bench_prints_each_search_preset_with_its_decision_rate_and_win_rate(mug
 
 
 def test_zero_strength_games_skips_the_win_rate(cli):
-    result = cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "0")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "0"))
     lines = [line for line in result.stdout.splitlines() if "decisions/CPU-s" in line]
     assert len(lines) == 2 and not any("wins" in line for line in lines), result.stdout
 
 
 @pytest.mark.parametrize("value", ["-1", "100001", "many"])
 def test_bad_strength_games_is_one_line_and_exit_2(cli, value):
-    result = cli("bench", "mughal", "--strength-games", value)
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 2 and len(lines) == 1, result.output
-    assert "--strength-games" in lines[0] and "Traceback" not in result.output
+    one_line_error(cli("bench", "mughal", "--strength-games", value), "--strength-games")
 
 
 @pytest.mark.parametrize("game", ["mohur", "mughal"])  # a `winner` column and a `players` table of win shares

@@ -1,6 +1,5 @@
 """The `balance-sim` command line: one-line errors with exit code 2, listings, config, trace vs run."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +8,7 @@ import pandas as pd
 import pytest
 
 from sim.mohur.config import GOODS, KINDS
+from cli_runs import ok, one_line_error
 
 BIN = Path(sys.executable).with_name("balance-sim")
 
@@ -34,11 +34,7 @@ BAD = [
 def test_bad_run_input_exits_2_with_one_line(cli, tmp_path, args, names):
     out = tmp_path / "out"
     result = cli("run", *args, "-o", out, *([] if "-n" in args else ["-n", "10"]), "--no-report")
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got: {result.stderr!r}"
-    for name in names:
-        assert name in lines[0], f"{name!r} not named in {lines[0]!r}"
+    one_line_error(result, *names)
     assert result.stdout == ""
     assert not out.exists(), "an output folder was created for a refused run"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")], "a partial folder was left"
@@ -52,10 +48,8 @@ def test_click_usage_errors_are_one_line(cli, tmp_path, args):
     was written: they printed click's 4-line usage block.)"""
     out = tmp_path / "out"
     result = cli("run", "mohur", *args, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 2
+    one_line_error(result)
     assert not out.exists()
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, f"expected one line on stderr, got: {result.stderr!r}"
 
 
 def test_bad_input_through_the_installed_script(tmp_path):
@@ -71,14 +65,11 @@ def test_trace_and_strategies_refuse_bad_input_too(cli):
     """Per game: tests/test_every_game.py (bad input); here, commands given no game of this balance-sim."""
     for args in (["strategies", "nosuchgame"], ["config", "nosuchgame"], ["trace", "nosuchgame"],
                  ["strategies", "mohur", "--set", "rules.hand_limit=-1"]):
-        result = cli(*args)
-        assert result.exit_code == 2, (args, result.output)
-        assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+        one_line_error(cli(*args))
 
 
 def test_strategies_lists_names_one_per_line(cli):
-    result = cli("strategies", "mohur")
-    assert result.exit_code == 0
+    result = ok(cli("strategies", "mohur"))
     lines = result.stdout.splitlines()
     assert {"greedy", "setbuilder", "racer", "hoarder", "random"} <= set(lines)
     assert {"setbuilder-patient", "racer-precious"} <= set(lines)  # the shipped presets
@@ -150,15 +141,13 @@ def check_trace_schema(events):
                                       (42, "setbuilder", "racer"), (99, "random", "random"),
                                       (5, "racer-precious", "greedy")])
 def test_trace_matches_kernel_run(cli, tmp_path, seed, a, b):
-    result = cli("trace", "mohur", "--seed", seed, "-s", f"{a},{b}")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("trace", "mohur", "--seed", seed, "-s", f"{a},{b}"))
     events = [json.loads(line) for line in result.stdout.splitlines()]
     check_trace_schema(events)
     assert events[0]["strategies"] == [a, b] and events[0]["seed"] == seed
 
     out = tmp_path / "run"
-    result = cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q"))
     games = pd.read_parquet(out / "games.parquet")
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert len(games) == 1

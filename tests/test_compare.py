@@ -1,19 +1,14 @@
-"""Paired comparisons (analysis/paired.py, `balance-sim compare`, sweep differences from a baseline).
-
-Planted truth: simulated games on common random numbers with a known difference; the paired interval must cover
-it about 95% of the time over repeated seeds and be narrower than the unpaired one; Welch's interval on
-independent runs must cover too. Then the real command end to end on tiny Mohur runs.
-"""
+"""Paired comparisons (analysis/paired.py, `balance-sim compare`, sweep differences from a baseline): intervals
+on planted differences (paired ones narrower, Welch's on independent runs), then the command on tiny Mohur runs."""
 import json
 import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis import paired, stats
-from sim.cli import main
+from cli_runs import cli as invoke, ok
 
 TRUE_RATE_DIFF = 0.02   # B's round-win probability minus A's
 TRUE_MEAN_DIFF = 1.5    # B's turns per round minus A's
@@ -60,19 +55,14 @@ def _coverage(common: bool, reps: int = 300):
     return {k: v / reps for k, v in hits.items()}, width
 
 
-def test_paired_interval_covers_planted_difference_and_is_narrower():
-    coverage, width = _coverage(common=True)
+@pytest.mark.parametrize("common", [True, False], ids=["paired and narrower", "unpaired on independent runs"])
+def test_interval_covers_planted_difference(common):
+    coverage, width = _coverage(common)
     # 300 repetitions: a true 95% gives 92.5%-97.5% with probability ~0.95 each; the bounds allow chance only
     assert 0.92 <= coverage["rate"] <= 0.98, coverage
     assert 0.92 <= coverage["mean"] <= 0.98, coverage
-    assert np.mean(width["paired"]) < 0.5 * np.mean(width["unpaired"]), \
-        (np.mean(width["paired"]), np.mean(width["unpaired"]))
-
-
-def test_unpaired_interval_covers_planted_difference_on_independent_runs():
-    coverage, _ = _coverage(common=False)
-    assert 0.92 <= coverage["rate"] <= 0.98, coverage
-    assert 0.92 <= coverage["mean"] <= 0.98, coverage
+    if common:
+        assert np.mean(width["paired"]) < 0.5 * np.mean(width["unpaired"]), width
 
 
 def test_multiple_comparison_correction_on_known_p_values():
@@ -107,10 +97,6 @@ def test_block_statistics_reproduce_the_summary_and_drop_what_is_not_a_sum_over_
 
 
 # ---- the command, end to end on tiny Mohur runs ------------------------------------------------------------
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")
@@ -118,8 +104,7 @@ def runs(tmp_path_factory):
     for name, extra in (("base", ["--seed", 3]), ("rich", ["--seed", 3, "--set", "rules.coin_token=10"]),
                         ("other", ["--seed", 4]), ("summary", ["--seed", 3, "--summary-only"]),
                         ("lineup", ["--seed", 3, "--set", "rules.coin_token=3", "-s", "greedy,racer,setbuilder"])):
-        r = invoke("run", "mohur", *common, *extra, "-o", root / name)
-        assert r.exit_code == 0, r.output
+        ok(invoke("run", "mohur", *common, *extra, "-o", root / name))
     return root
 
 
@@ -129,8 +114,7 @@ def _load(folder):
 
 def test_compare_same_seed_is_paired(runs):
     out = runs / "cmp-rich"
-    r = invoke("compare", runs / "base", runs / "rich", "-o", out)
-    assert r.exit_code == 0, r.output
+    ok(invoke("compare", runs / "base", runs / "rich", "-o", out))
     doc = _load(out)
     assert doc["paired"] is True and doc["why_not_paired"] == []
     assert doc["differences_in_configuration"] == ["rules.coin_token = 10 (A: 5)"]
@@ -156,8 +140,7 @@ def test_compare_same_seed_is_paired(runs):
 
 def test_compare_different_seeds_is_unpaired(runs):
     out = runs / "cmp-other"
-    r = invoke("compare", runs / "base", runs / "other", "-o", out)
-    assert r.exit_code == 0, r.output
+    ok(invoke("compare", runs / "base", runs / "other", "-o", out))
     doc = _load(out)
     assert doc["paired"] is False and "seeds differ" in doc["why_not_paired"][0]
     assert all(m["paired"] is False for m in doc["metrics"].values())
@@ -166,8 +149,7 @@ def test_compare_different_seeds_is_unpaired(runs):
 
 def test_compare_summary_only_run_falls_back_to_its_intervals(runs):
     out = runs / "cmp-summary"
-    r = invoke("compare", runs / "base", runs / "summary", "-o", out)
-    assert r.exit_code == 0, r.output
+    ok(invoke("compare", runs / "base", runs / "summary", "-o", out))
     doc = _load(out)
     assert doc["paired"] is False and any("summary-only" in w for w in doc["why_not_paired"])
     fp = doc["metrics"]["first_player_round_win_rate"]
@@ -184,8 +166,7 @@ def test_compare_run_with_itself_finds_no_change(runs):
 def test_compare_of_different_lineups_lists_them_and_gives_strategy_figures_no_verdict(runs):
     """The trap of issue 29: B forgot A's -s, so its win rates move because other strategies played."""
     out = runs / "cmp-lineup"
-    r = invoke("compare", runs / "base", runs / "lineup", "-o", out)
-    assert r.exit_code == 0, r.output
+    ok(invoke("compare", runs / "base", runs / "lineup", "-o", out))
     doc = _load(out)
     assert doc["differences_in_lineup"] == ["strategies = greedy, racer, setbuilder (A: greedy, racer)"]
     assert doc["differences_in_configuration"] == ["rules.coin_token = 3 (A: 5)"]
@@ -245,9 +226,8 @@ def test_compare_bad_input_one_line_exit_2_nothing_written(runs, tmp_path):
 def test_sweep_differences_from_baseline(tmp_path):
     out = tmp_path / "sweep"
     # greedy,greedy: mirror matches, so the starter edge is a rate over games and pairs game by game
-    r = invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "10", "-n", 400,
-               "--batch-size", 200, "-s", "greedy,greedy", "--seed", 3, "-o", out, "-q", "--baseline", "5")
-    assert r.exit_code == 0, r.output
+    ok(invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "10", "-n", 400,
+              "--batch-size", 200, "-s", "greedy,greedy", "--seed", 3, "-o", out, "-q", "--baseline", "5"))
     table = pd.read_csv(out / "sweep.csv")
     assert table["baseline"].tolist() == [False, True, False]
     m = "first_player_round_win_rate"

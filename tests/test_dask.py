@@ -1,6 +1,5 @@
-"""Dask (issue 27): a scheduler that accepts the connection but never answers is refused in one line; Ctrl-C
-stops a Dask run at once; a local cluster's worker processes end with the run however it ends (kill -9 included).
-Seconds each, on loopback only; skipped without dask.distributed."""
+"""Dask (issue 27): a scheduler that never answers is refused in one line; Ctrl-C stops a Dask run at once; local
+workers end with the run however it ends (kill -9 too). Loopback only; skipped without dask.distributed."""
 import os
 import signal
 import socket
@@ -12,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+
+from cli_runs import alive, cli, one_line_error
 
 pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
 
@@ -47,14 +47,10 @@ def silent_listener():
 
 
 def test_a_scheduler_that_never_answers_is_one_line(tmp_path, monkeypatch, silent_listener):
-    from sim.cli import main
     address, accepted = silent_listener
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["run", "mohur", "-n", "20", "--batch-size", "10", "-s", "greedy,greedy", "-q",
-                                       "--no-report", "-o", "out", "--backend", "dask", "--scheduler", address])
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code == 2 and len(lines) == 1, result.output
-    assert f"--scheduler {address}" in lines[0] and "does not answer" in lines[0], lines
+    one_line_error(cli("run", "mohur", "-n", 20, "--batch-size", 10, "-s", "greedy,greedy", "-q", "--no-report", "-o",
+                       "out", "--backend", "dask", "--scheduler", address), f"--scheduler {address}", "does not answer")
     assert accepted, "the check never connected"
     assert list(tmp_path.iterdir()) == []
 
@@ -92,17 +88,6 @@ HOLD = textwrap.dedent("""
 """)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (not yet reaped by init) is gone for our purposes
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the prompt end uses Linux's PR_SET_PDEATHSIG")
 def test_local_workers_end_with_a_killed_run(tmp_path):
     script = tmp_path / "hold.py"
@@ -118,9 +103,9 @@ def test_local_workers_end_with_a_killed_run(tmp_path):
         proc.kill()
         proc.wait(30)
         deadline = time.monotonic() + 15  # their batches would hold them for a minute or more
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not [p for p in pids if _alive(p)], "worker processes outlived the killed run"
+        assert not [p for p in pids if alive(p)], "worker processes outlived the killed run"
     finally:
         proc.kill()
         for pid in pids:  # the workers this test started, should the check have failed

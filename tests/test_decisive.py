@@ -1,5 +1,7 @@
 """What decides games: hand-built games whose answer is known, and the kernels' score-by-source bookkeeping
 (per-source columns sum to the total; the winners recomputed from them are the recorded winners)."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,10 +10,9 @@ from analysis import decisive as D
 from analysis import mohur as M
 from analysis import mughal as G
 from analysis import muziris as muziris_analysis
-from sim.config import build
-from sim.game import get_game
-from sim.registry import choices
-from sim.runner import Plan, execute
+from analysis.summary import summary_for
+from sim.runner import execute
+from cli_runs import cli as _invoke, default_plan, ok
 
 GOODS = M.GOODS
 
@@ -218,9 +219,7 @@ def test_muziris_sources_follow_the_rules_and_the_condition_tie_break():
 
 # ---- kernels: per-source columns sum to the totals, and the recomputed winners are the recorded ones ---------
 def _play(game, players, n=300, lineup=("greedy",)):
-    spec = get_game(game)
-    cfg = spec.validate(build(spec.package), players)
-    plan = Plan(game, players, n, 5, tuple(choices(game, cfg.presets, list(lineup))), 150)
+    spec, cfg, plan = default_plan(game, players, n, 5, lineup, 150)
     tables, _ = execute(spec, cfg, plan, jobs=1, progress=False)
     return tables, cfg
 
@@ -292,7 +291,6 @@ def test_muziris_kernel_books_every_coin_by_source(muziris_run):
 
 
 def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, muziris_run):
-    from analysis.summary import summary_for
     for game, players, (tables, cfg) in (("mohur", 2, mohur_run), ("mughal", 4, mughal_run),
                                          ("muziris", 3, muziris_run)):
         s = summary_for(tables, {"game": game, "games": len(tables["games"]), "players": players, "config": cfg.raw})
@@ -310,17 +308,10 @@ def test_summaries_carry_decisive_rates_for_every_source(mohur_run, mughal_run, 
 
 
 # ---- the designer's commands: summary-only runs, sweeps and tune targets -------------------------------------
-def _invoke(*args):
-    from click.testing import CliRunner
-    from sim.cli import main
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
 SMALL = ["-s", "greedy,racer", "--seed", "5", "--batch-size", "500", "-q"]
 
 
 def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
-    import json
     full, agg = tmp_path / "full", tmp_path / "agg"
     assert _invoke("run", "mohur", "-n", "1000", "-o", full, *SMALL).exit_code == 0
     assert _invoke("run", "mohur", "-n", "1000", "-o", agg, "--summary-only", *SMALL).exit_code == 0
@@ -334,20 +325,17 @@ def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
 
 
 def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
-    import json
     # without a coin token (0 rupees) it can decide nothing; at 10 rupees it decides some matches
     target = "decisive_rate[coin_token]=0..0.02"
-    r = _invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "-n", "1000",
-                "-o", tmp_path / "sweep", "--target", target, *SMALL)
-    assert r.exit_code == 0, r.output
+    r = ok(_invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "-n", "1000",
+                   "-o", tmp_path / "sweep", "--target", target, *SMALL))
     table = pd.read_csv(tmp_path / "sweep" / "sweep.csv")
     assert table["decisive_rate[coin_token]"].tolist()[0] == 0 and table["decisive_rate[coin_token]"][1] > 0.02
     assert "decisive_rate[coin_token]" in (tmp_path / "sweep" / "sweep_report.html").read_text()
     assert ("inside every target (Winner changes without coin_token in 0.0% to 2.0%): rules.coin_token=0."
             in r.output)
-    r = _invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
-                "--budget", "2000", "-o", tmp_path / "tune", *SMALL)
-    assert r.exit_code == 0, r.output
+    r = ok(_invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
+                   "--budget", "2000", "-o", tmp_path / "tune", *SMALL))
     best = json.loads((tmp_path / "tune" / "tune.json").read_text())["ranking"][0]
     assert best["params"] == {"rules.coin_token": 0}
     assert best["targets"]["decisive_rate[coin_token]"]["verdict"] == "meets"

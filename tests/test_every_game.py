@@ -1,26 +1,29 @@
-"""Tests every registered game passes (OpenSpiel's games_sim_test is the model).
-
-Parametrised over `sim.game.game_names()`, so a new game is picked up without an edit here. Game-specific
-files keep only the rules.
-"""
+"""Tests every registered game passes (OpenSpiel's games_sim_test is the model), parametrised over
+`sim.game.game_names()` so a new game needs no edit here; game-specific files keep only the rules."""
 from __future__ import annotations
 
+import html as html_text
 import json
+import re
+import shlex
 import tomllib
+import types
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sim.cli import main
+from analysis.replay import embedded_data
 from sim.config import build, load_defaults
 from sim.errors import UserError
 from sim.game import FUNCTIONS, MAIN_TABLE, ROOMS, game_names, get_game
 from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check_engine
-from sim.registry import all_names, choices, registered, round_robin_names
-from sim.runner import Plan, execute
+from sim.registry import HEURISTIC_ONLY, all_names, choices, registered, round_robin_names
+from sim.runner import execute
+from strategies.search import PARAMS as SEARCH_PARAMS
+from cli_runs import cli as _invoke, default_plan, ok, one_line_error
+from strategy_params import strategy_arrays
 
 GAMES = game_names()
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,9 +45,7 @@ def _lineup(game: str, players: int, offset: int = 0) -> list[str]:
 
 
 def _play(game, players, names, n, seed, *, debug=False, jobs=1, batch=None, backend="loky"):
-    spec, cfg = _setup(game, players)
-    chosen = tuple(choices(game, cfg.presets, names))
-    plan = Plan(game, players, n, seed, chosen, batch or n, round_robin=False)
+    spec, cfg, plan = default_plan(game, players, n, seed, names, batch or n, round_robin=False)
     tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, debug=debug, progress=False)
     return spec, tables
 
@@ -52,10 +53,6 @@ def _play(game, players, names, n, seed, *, debug=False, jobs=1, batch=None, bac
 def _player_counts(game):
     spec = get_game(game)
     return sorted({spec.min_players, spec.default_players, spec.max_players})
-
-
-def _invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def test_every_game_is_found():
@@ -103,9 +100,7 @@ def test_every_engine_speaks_the_engine_interface(game):
 
 
 def test_an_engine_that_departs_from_the_interface_is_named_with_each_problem():
-    import types
-
-    from sim.mohur import engine as good
+    from sim.mohur import engine as good  # deferred: any one game's engine to break
     broken = types.ModuleType("broken_engine")
     for name in ENGINE_FUNCTIONS:
         setattr(broken, name, getattr(good, name))
@@ -128,14 +123,12 @@ def test_strategies_and_config_commands(game):
     """`strategies GAME` lists every strategy and preset once per line; `config GAME` prints the defaults as TOML
     that validate."""
     spec = get_game(game)
-    listed = _invoke("strategies", game)
-    assert listed.exit_code == 0, listed.output
+    listed = ok(_invoke("strategies", game))
     lines = listed.stdout.splitlines()
     cfg = spec.validate(load_defaults(spec.package), spec.default_players)
     assert lines == all_names(game, cfg.presets) and len(lines) == len(set(lines))
     assert set(lines) >= {d.name for d in registered(game)} | set(load_defaults(spec.package).get("strategies", {}))
-    printed = _invoke("config", game)
-    assert printed.exit_code == 0, printed.output
+    printed = ok(_invoke("config", game))
     parsed = tomllib.loads(printed.stdout)
     assert parsed == load_defaults(spec.package)
     assert spec.validate(parsed, spec.default_players) is not None
@@ -162,10 +155,8 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(game, tmp_path):
     for args, named in cases:
         result = _invoke(*args, *(["-o", out, "-q", "--no-report"] if args[0] == "run" else []),
                          *(["-o", out, "-q"] if args[0] == "sweep" else []))
-        lines = result.stderr.strip().splitlines()
-        assert result.exit_code == 2 and len(lines) == 1, (args, result.output)
-        assert all(name in lines[0] for name in named), (args, lines[0])
-        assert "Traceback" not in result.output and not out.exists(), args
+        one_line_error(result, *named)
+        assert not out.exists(), args
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
@@ -174,8 +165,7 @@ def run_folder(request, tmp_path_factory):
     """A small `run GAME -s all` with its report, per game."""
     game = request.param
     out = tmp_path_factory.mktemp(game) / "run"
-    result = _invoke("run", game, "-n", 240, "--batch-size", 120, "-s", "all", "--seed", 4, "-o", out, "-q")
-    assert result.exit_code == 0, result.output
+    ok(_invoke("run", game, "-n", 240, "--batch-size", 120, "-s", "all", "--seed", 4, "-o", out, "-q"))
     return game, out
 
 
@@ -216,8 +206,7 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
     else:
         assert "skill_edge[tuned]" not in summary and "no tuned mirror games" in html
     assert "src='http" not in html and 'src="http' not in html
-    again = _invoke("report", out, "-o", tmp_path / "again")
-    assert again.exit_code == 0, again.output
+    ok(_invoke("report", out, "-o", tmp_path / "again"))
     assert json.loads((tmp_path / "again" / "summary.json").read_text()) == summary
 
 
@@ -234,12 +223,6 @@ def _seats_of(row, players):
 def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path):
     """The report's sample games link replay pages (heuristic players only): each is that row's game, and the
     command printed under the link writes the same page."""
-    import html as html_text
-    import re
-    import shlex
-
-    from analysis.replay import embedded_data
-
     game, out = run_folder
     spec = get_game(game)
     report = (out / "report.html").read_text()
@@ -257,8 +240,7 @@ def test_report_samples_replay_pages_of_the_games_they_name(run_folder, tmp_path
         assert data["strategies"] == strategies and data["events"][-1]["win_share"] == shares
         assert data["frames"][-1]["final"] and data["frames"][-1]["e"] == len(data["events"]) - 1
         again = tmp_path / f"again-{k}.html"
-        result = _invoke(*shlex.split(commands[k])[1:], "-o", again)
-        assert result.exit_code == 0, (commands[k], result.output)
+        ok(_invoke(*shlex.split(commands[k])[1:], "-o", again))
         assert embedded_data(again.read_text())["events"] == data["events"]
 
 
@@ -270,8 +252,7 @@ def test_game_k_of_a_run_is_traced_exactly(run_folder):
     players = spec.default_players
 
     def trace(*args):
-        result = _invoke("trace", *args)
-        assert result.exit_code == 0, result.output
+        result = ok(_invoke("trace", *args))
         return [json.loads(line) for line in result.stdout.splitlines()]  # stdout: a note may go to stderr
 
     for k in (7, 131):  # in the first and the second batch of 120
@@ -346,7 +327,6 @@ def test_every_heuristic_strategy_plays_legally_with_invariants_checked(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_random_play_outs_keep_every_invariant(game):
-    spec = get_game(game)
     assert "random" in _heuristics(game), "every game has a random player (the legality baseline)"
     for players in _player_counts(game):
         _, tables = _play(game, players, ["random"] * players, 60, seed=17, debug=True)
@@ -370,19 +350,15 @@ def test_same_seed_same_tables_at_any_job_count(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
     """`trace GAME --seed S` is game 0 of `run GAME -n 1 --seed S`, at every player count."""
-    spec = get_game(game)
-    runner = CliRunner()
     for players in _player_counts(game):
         lineup = ",".join(_lineup(game, players, players))
         for seed in (3, 8):
-            traced = runner.invoke(main, ["trace", game, "--seed", seed, "-s", lineup, "-p", players])
-            assert traced.exit_code == 0, traced.output
+            traced = ok(_invoke("trace", game, "--seed", seed, "-s", lineup, "-p", players))
             events = [json.loads(line) for line in traced.output.splitlines()]
             assert events[0]["seed"] == seed and events[0]["game"] == game
             out = tmp_path / f"{players}-{seed}"
-            ran = runner.invoke(main, ["run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players,
-                                       "-o", str(out), "-q", "--no-report"])
-            assert ran.exit_code == 0, ran.output
+            ok(_invoke("run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players, "-o", out, "-q",
+                       "--no-report"))
             row = pd.read_parquet(out / f"{MAIN_TABLE}.parquet").iloc[0]
             end = events[-1]
             assert end["event"] == "game_end"
@@ -425,7 +401,6 @@ def test_seats_rotate_so_every_strategy_sits_in_every_seat_equally(game):
 def test_win_shares_sum_to_one_or_nobody_wins(game):
     """`win_share_<seat>` of the main table: each game's shares sum to 1, or to 0 when by configuration nobody
     wins; a sole winner holds the whole win."""
-    spec = get_game(game)
     for players in _player_counts(game):
         _, tables = _play(game, players, _lineup(game, players), 200, seed=31)
         main = tables[MAIN_TABLE]
@@ -475,9 +450,8 @@ def test_new_game_depends_only_on_seed_and_game(game):
 
 
 def _step_through(game, players, seed, game_index, choose_row):
-    """Play one game action by action from Python over the interface, checking at every decision what any
-    engine must guarantee; returns (the final state, decisions seen, decisions whose hidden part a
-    determinized world changed)."""
+    """One game action by action over the interface, checking at every decision what any engine must guarantee;
+    returns (final state, cfg, decisions seen, decisions whose hidden part a determinized world changed)."""
     engine = _engine(game)
     spec = get_game(game)
     _, cfg = _setup(game, players)
@@ -513,10 +487,8 @@ def _step_through(game, players, seed, game_index, choose_row):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_interface_step_by_step_keeps_its_promises(game):
-    """At every decision of random games: a seat to move, legal actions never 0 while live, invariants after every
-    action, `observe` the same into a reused buffer, and the same for a world that differs only in what the seat
-    cannot see (`determinize`); `returns` are win shares summing to 1 (0 where the configuration lets nobody
-    win)."""
+    """Random games step by step (`_step_through`: a seat to move, an action while live, invariants, `observe` blind
+    to its buffer and to what the seat cannot see); `returns` are win shares summing to 1 (or 0: nobody wins)."""
     engine = _engine(game)
     rng = np.random.default_rng(7)
     varied = 0
@@ -536,18 +508,13 @@ def test_interface_step_by_step_keeps_its_promises(game):
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("strategy", ["random", "greedy"])
 def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strategy):
-    """Random and greedy play-outs through the bound play loop with invariants checked after every action (the
-    loop itself refuses a live game without a legal action); every game ends, with win shares summing to 1 (0
-    where the configuration lets nobody win)."""
-    from sim.registry import HEURISTIC_ONLY
-
+    """Random and greedy play-outs through the bound play loop, invariants checked after every action: every game
+    ends, with win shares summing to 1 (0 where the configuration lets nobody win)."""
     engine = _engine(game)
     play = get_game(game).module("kernel").play  # the binding the kernel and the trace driver play with
     for players in _player_counts(game):
         spec, cfg = _setup(game, players)
-        chosen = choices(game, cfg.presets, [strategy] * players)
-        sids = np.array([c.base_id for c in chosen], dtype=np.int64)
-        params = np.stack([c.vector() for c in chosen])
+        sids, params = strategy_arrays(game, cfg.presets, [strategy] * players)
         obs = np.zeros(engine.OBS_SIZE, dtype=np.int32)
         actions = np.zeros((engine.MAX_ACTIONS, engine.ACOLS), dtype=np.int32)
         mover = np.zeros(params.shape[1], dtype=np.float64)
@@ -571,7 +538,6 @@ def test_bound_play_loop_plays_every_game_to_its_end_in_debug_mode(game, strateg
 
 @pytest.mark.parametrize("game", GAMES)
 def test_search_player_is_registered_with_its_presets(game):
-    from strategies.search import PARAMS as SEARCH_PARAMS
     spec, cfg = _setup(game, get_game(game).default_players)
     search = [d for d in registered(game) if d.search]
     assert [d.name for d in search] == ["ismcts"]
@@ -594,8 +560,7 @@ def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game
     players = get_game(game).default_players
     lineup = "ismcts,greedy,random" if players == 2 else ",".join(["ismcts"] + ["greedy"] * (players - 1))
     out = tmp_path / "skill"
-    result = _invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
+    ok(_invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q"))
     html = (out / "report.html").read_text()
     assert "Skill" in html and "skill gap" in html.lower()
     summary = json.loads((out / "summary.json").read_text())

@@ -1,8 +1,5 @@
-"""`balance-sim evolve` and `exploit` (sim/evolve.py, analysis/evolve_page.py, analysis/exploit.py): the optimiser
-recovers planted optima (a noisy quadratic, the toy game's best parameter), every candidate of a generation is
-dealt the same games, an interrupted search resumes to an identical history, the paired validation intervals
-cover a planted difference, the planted Mohur exploit is found, and bad inputs are one line, exit 2, nothing
-written."""
+"""`balance-sim evolve` and `exploit`: planted optima recovered, a generation's candidates dealt the same games,
+identical resumed histories, validation intervals covering a planted difference, the planted Mohur exploit found."""
 import json
 import os
 import signal
@@ -10,13 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from numba import njit
 
 import toy_game as T
 from analysis import evolve_page
 from sim import evolve as E
-from sim.cli import main
 from sim.config import build
 from sim.errors import UserError
 from sim.game import get_game
@@ -24,10 +19,7 @@ from sim.interface import bind
 from sim.playout import play
 from sim.registry import MAX_PARAMS
 from sim.runner import RunInterrupted, fan_out
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from cli_runs import cli as invoke, ok
 
 
 # ---- the optimiser on a planted quadratic ----
@@ -188,8 +180,7 @@ def test_ctrl_c_stops_a_generation_after_the_call_in_hand():
 def test_interrupted_then_resumed_gives_the_identical_history(tmp_path, monkeypatch):
     args = ["evolve", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--budget", "1000",
             "--popsize", "4", "--validation-games", "20", "--seed", "4", "-j", "1", "-q"]
-    whole = invoke(*args, "-o", tmp_path / "whole")
-    assert whole.exit_code == 0, whole.output
+    ok(invoke(*args, "-o", tmp_path / "whole"))
     evaluate, calls = E.Arena.evaluate, []
 
     def interrupted(self, gen, candidates, games):
@@ -205,34 +196,30 @@ def test_interrupted_then_resumed_gives_the_identical_history(tmp_path, monkeypa
     wrong = invoke("run", "--resume", tmp_path / "cut")
     assert wrong.exit_code == 2 and "interrupted evolve" in wrong.output, wrong.output
     monkeypatch.setattr(E.Arena, "evaluate", evaluate)
-    resumed = invoke("evolve", "--resume", tmp_path / "cut", "-q")
-    assert resumed.exit_code == 0, resumed.output
+    ok(invoke("evolve", "--resume", tmp_path / "cut", "-q"))
     for name in ("history.csv", "preset.toml"):
         assert (tmp_path / "cut" / name).read_text() == (tmp_path / "whole" / name).read_text()
     a, b = (json.loads((tmp_path / f / "evolve.json").read_text()) for f in ("whole", "cut"))
     assert a["validation"] == b["validation"] and a["winner"] == b["winner"]
     for name in ("evolve.html", "convergence.png", "parameters.png"):
         assert (tmp_path / "whole" / name).stat().st_size > 0
-    ran = invoke("run", "mohur", "--config", tmp_path / "cut" / "preset.toml", "-s", "hoarder-evolved,greedy",
-                 "-n", "4", "-j", "1", "-q", "--no-report", "-o", tmp_path / "check")
-    assert ran.exit_code == 0, ran.output
+    ok(invoke("run", "mohur", "--config", tmp_path / "cut" / "preset.toml", "-s", "hoarder-evolved,greedy",
+              "-n", "4", "-j", "1", "-q", "--no-report", "-o", tmp_path / "check"))
 
 
 def test_exploit_finds_the_planted_coin_hoarding_line(tmp_path):
     """With the coin token worth 50 rupees, whoever holds more coins takes every round: a greedy player that
     values coins highly beats the field (hoarder, its equilibrium) almost always; on the defaults it cannot."""
-    found = invoke("exploit", "mohur", "--strategy", "greedy", "--set", "rules.coin_token=50", "--budget", "1500",
-                   "--field-games", "500", "--validation-games", "200", "-j", "1", "-q", "-o", tmp_path / "x")
-    assert found.exit_code == 0, found.output
+    ok(invoke("exploit", "mohur", "--strategy", "greedy", "--set", "rules.coin_token=50", "--budget", "1500",
+              "--field-games", "500", "--validation-games", "200", "-j", "1", "-q", "-o", tmp_path / "x"))
     doc = json.loads((tmp_path / "x" / "exploit.json").read_text())
     assert doc["verdict"] == "exploit found", doc["answer"]
     assert doc["winner"]["coin_value"] > 2.0, "values coins above greedy's default (1)"
     assert set(doc["field_mix"]) == {"greedy", "hoarder", "racer", "random", "setbuilder", "tuned"}, \
         "the field is `-s all`: every heuristic and the evolved `tuned`"
     assert (tmp_path / "x" / "exploit.html").is_file() and (tmp_path / "x" / "evolve.html").is_file()
-    control = invoke("exploit", "mohur", "--strategy", "greedy", "--budget", "800", "--field-games", "300",
-                     "--validation-games", "100", "-j", "1", "-q", "-o", tmp_path / "control")
-    assert control.exit_code == 0, control.output
+    ok(invoke("exploit", "mohur", "--strategy", "greedy", "--budget", "800", "--field-games", "300",
+              "--validation-games", "100", "-j", "1", "-q", "-o", tmp_path / "control"))
     assert json.loads((tmp_path / "control" / "exploit.json").read_text())["verdict"] == "none found"
 
 

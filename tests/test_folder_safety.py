@@ -1,11 +1,8 @@
 """Results folders are shared between designers (issue 27): nothing in one runs code, side paths take the folder's
 lock and refuse what does not match, nothing of a user's is lost, and a crafted meta.json is one line, exit 2.
-
-Small runs, in-process (click's CliRunner): a lock held here by `exclusive`/`shared` is a real `flock` on its own
-open file, which conflicts with the command's as another process's would."""
+In-process runs: a lock held here (`exclusive`/`shared`) is a real `flock`, conflicting as another process's."""
 import json
 import os
-import pickle
 import shutil
 import stat
 from pathlib import Path
@@ -14,29 +11,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.runner
 from sim.batches import CHECK, ForeignBatch, problem, save_batch
+from sim.config import build
 from sim.game import get_game
 from sim.lock import exclusive, shared
+from sim.registry import choices
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, one_line_error
+from sim.runner import Plan, execute
+from cli_runs import cli, interrupt_at, interrupt_sensitivity_at, listing, ok, one_line_error, same_tables
 
 SMALL = ["-j", "1", "--batch-size", "200", "-s", "greedy,racer", "--seed", "7", "-q"]
-
-
-def listing(root: Path) -> dict:
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else "entry")
-            for p in sorted(root.rglob("*"))}
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """A finished Mohur run with its report (replays included), another without, and an interrupted one."""
     base = tmp_path_factory.mktemp("runs")
-    r = cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F")
-    assert r.exit_code == 0, r.output
-    r = cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G")
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "mohur", "-n", 400, *SMALL, "-o", base / "F"))
+    ok(cli("run", "mohur", "-n", 400, *SMALL, "--no-report", "--set", "rules.coin_token=3", "-o", base / "G"))
     mp = pytest.MonkeyPatch()
     interrupt_at(mp, 2)
     r = cli("run", "mohur", "-n", 600, *SMALL, "--no-report", "-o", base / "P")
@@ -57,8 +49,7 @@ def test_report_rebuilds_a_finished_folder_with_replays(runs, tmp_path):
     folder = copy(runs, "F", tmp_path / "F")
     assert (folder / "replays").is_dir() and any((folder / "replays").iterdir())
     (folder / "notes.txt").write_text("mine")
-    r = cli("report", folder)
-    assert r.exit_code == 0, r.output
+    ok(cli("report", folder))
     assert sorted(p.name for p in (folder / "replays").iterdir()) == sorted(
         p.name for p in (runs / "F" / "replays").iterdir())
     assert (folder / "notes.txt").read_text() == "mine"
@@ -83,10 +74,7 @@ def test_a_pickled_batch_runs_no_code_and_is_refused(runs, tmp_path):
     folder = copy(runs, "P.partial", tmp_path / "X.partial")
     marker = tmp_path / "code-ran"
     batch = folder / "batches" / "batch-0000000.npz"
-    arrays = dict(np.load(batch, allow_pickle=False))
-    arrays["games/evil"] = np.array([_Touch(marker)], dtype=object)
-    with open(batch, "wb") as f:
-        np.savez(f, **arrays)
+    _rewrite(batch, lambda a: a.update({"games/evil": np.array([_Touch(marker)], dtype=object)}))
     assert b"code-ran" in batch.read_bytes()
     one_line_error(cli("report", folder), "batch-0000000.npz", "pickled", "not a batch file balance-sim wrote")
     one_line_error(cli("report", folder, "-o", tmp_path / "R"), "pickled")
@@ -143,8 +131,7 @@ def test_a_linked_batch_is_refused_and_text_columns_need_no_pickle(tmp_path):
 def test_meta_listing_paths_outside_the_folder_is_refused_untouched(runs, tmp_path, files):
     victim = copy(runs, "G", tmp_path / "victim")
     (tmp_path / "outside").write_text("theirs")
-    meta = json.loads((victim / "meta.json").read_text())
-    (victim / "meta.json").write_text(json.dumps({**meta, "files": files}))
+    _craft(victim, lambda meta: {**meta, "files": files})
     before = listing(tmp_path)
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim), "'files'",
                    "did not write it")
@@ -193,21 +180,15 @@ def test_resume_replays_a_batch_played_under_other_settings(runs, tmp_path, monk
         monkeypatch.undo()
         out = copy(runs, "P.partial", tmp_path / "Z.partial")
         shutil.copy(tmp_path / f"{name}.partial" / "batches" / "batch-0000001.npz", out / "batches")
-        r = cli("run", "--resume", tmp_path / "Z", "-q", "--no-report")
-        assert r.exit_code == 0, r.output
+        r = ok(cli("run", "--resume", tmp_path / "Z", "-q", "--no-report"))
         assert "batch-0000001.npz (played under other settings" in r.stderr
-        for table in get_game("mohur").tables:
-            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "Z" / f"{table}.parquet"),
-                                          pd.read_parquet(ref / f"{table}.parquet"))
+        same_tables(tmp_path / "Z", ref, "mohur")
         shutil.rmtree(tmp_path / "Z")
 
 
 def test_batches_of_another_tune_candidate_or_command_are_played_again(tmp_path, capsys):
     """What sweep variants and tune candidates share with a run: `execute` checks what each saved batch was
     played under (configuration and the command's kind among it)."""
-    from sim.config import build
-    from sim.registry import choices
-    from sim.runner import Plan, execute
     spec = get_game("mohur")
     cfgs = [spec.validate(build(spec.package, None, (f"rules.coin_token={v}",)), 2) for v in (3, 5)]
     plan = Plan("mohur", 2, 400, 7, tuple(choices("mohur", cfgs[0].presets, ["greedy", "racer"])), 200)
@@ -230,22 +211,13 @@ def test_a_sweep_variant_copied_from_another_is_played_again(tmp_path, monkeypat
              "-s", "greedy", "-q"]
     ref = tmp_path / "ref"
     assert cli(*sweep, "-o", ref).exit_code == 0
-    calls, real = [], sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        calls.append(b)
-        if len(calls) == 3:  # variant 0 finished, variant 1 started
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+    interrupt_at(monkeypatch, 3, nth=True)  # variant 0 finished, variant 1 started
     one_line_error(cli(*sweep, "-o", tmp_path / "D"), "interrupted")
     monkeypatch.undo()
     staging = partial_path(tmp_path / "D")
     shutil.rmtree(staging / "variant-001", ignore_errors=True)
     shutil.copytree(staging / "variant-000", staging / "variant-001")
-    r = cli(*sweep, "-o", tmp_path / "D")
-    assert r.exit_code == 0, r.output
+    ok(cli(*sweep, "-o", tmp_path / "D"))
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "D" / "sweep.csv"), pd.read_csv(ref / "sweep.csv"))
 
 
@@ -267,8 +239,7 @@ def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatc
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", out),
                    "interrupted sensitivity", "'balance-sim sensitivity'")
     assert listing(tmp_path) == before
-    r = cli(*SENS, "-o", out)  # the same command starts it again
-    assert r.exit_code == 0, r.output
+    ok(cli(*SENS, "-o", out))  # the same command starts it again
     one_line_error(cli("report", out), "sensitivity.html")
     one_line_error(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", out), "holds a sensitivity")
 
@@ -294,10 +265,8 @@ def test_report_and_compare_refuse_tables_that_disagree_with_meta(runs, tmp_path
 def test_a_listed_file_balance_sim_would_not_write_is_kept(runs, tmp_path):
     victim = copy(runs, "G", tmp_path / "victim")
     (victim / "thesis.tex").write_text("four years")
-    meta = json.loads((victim / "meta.json").read_text())
-    (victim / "meta.json").write_text(json.dumps({**meta, "files": meta["files"] + ["thesis.tex"]}))
-    r = cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim)
-    assert r.exit_code == 0, r.output
+    _craft(victim, lambda meta: {**meta, "files": meta["files"] + ["thesis.tex"]})
+    ok(cli("run", "mohur", "-n", 200, *SMALL, "--no-report", "-o", victim))
     assert (victim / "thesis.tex").read_text() == "four years"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]  # no .victim.old-PID left
 
@@ -324,8 +293,7 @@ def test_report_elsewhere_replaces_only_its_own_report(runs, tmp_path):
     one_line_error(cli("report", runs / "G", "-o", runs / "F"), "holds results of 'balance-sim run'")
     assert listing(tmp_path) == before
     for _ in range(2):  # a report folder of its own is ours to replace
-        r = cli("report", runs / "G", "-o", tmp_path / "R")
-        assert r.exit_code == 0, r.output
+        ok(cli("report", runs / "G", "-o", tmp_path / "R"))
     (tmp_path / "R" / "notes.txt").write_text("kept")
     assert cli("report", runs / "G", "-o", tmp_path / "R").exit_code == 0
     assert (tmp_path / "R" / "notes.txt").read_text() == "kept"
@@ -361,8 +329,7 @@ def test_compare_into_one_folder_twice_at_once_and_reruns_leave_no_junk(runs, tm
         one_line_error(cli("compare", runs / "F", runs / "G", "-o", out), "another balance-sim")
     assert not out.exists()
     for _ in range(3):
-        r = cli("compare", runs / "F", runs / "G", "-o", out)
-        assert r.exit_code == 0, r.output
+        ok(cli("compare", runs / "F", runs / "G", "-o", out))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cc"]
     assert {"compare.json", "compare.html", "compare.png", "meta.json"} <= {p.name for p in out.iterdir()}
 

@@ -9,15 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import sim.results
 import sim.runner
-from sim.cli import main
-from sim.game import game_names, get_game
+from sim.game import game_names
 from sim.results import partial_path
+from cli_runs import alive, cli, ok, one_line_error, same_tables, saved, wait_for_batches
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -28,15 +26,6 @@ COMMON = ["-j", "1", "-n", str(N), "--batch-size", str(BATCH), "-s", "greedy", "
 ENDLESS = ["-n", str(10**7)]
 
 
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in get_game(game).tables:
-        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """One uninterrupted one-worker run per game, made on first use."""
@@ -45,8 +34,7 @@ def reference(tmp_path_factory):
     def get(game, games=N):
         if (game, games) not in made:
             out = tmp_path_factory.mktemp("ref") / game
-            r = cli("run", game, *COMMON, "-n", games, "-o", out)
-            assert r.exit_code == 0, r.output
+            ok(cli("run", game, *COMMON, "-n", games, "-o", out))
             made[game, games] = out
         return made[game, games]
 
@@ -54,9 +42,8 @@ def reference(tmp_path_factory):
 
 
 def cut_plan(out: Path) -> int:
-    """Cut an interrupted ENDLESS run's plan to N games (more if more batches were saved): batches and seeds are
-    a function of the batch index alone, so its saved batches are the first ones of the shorter plan, and --resume
-    then plays the rest of that. Returns the games of the cut plan."""
+    """Cut an interrupted ENDLESS run's plan to N games (more if more were saved; batches and seeds depend on the
+    batch index alone), so --resume plays the rest of the shorter plan. Returns the games of the cut plan."""
     games = max(N, (saved(out) + 2) * BATCH)
     meta_path = partial_path(out) / "meta.json"
     meta = json.loads(meta_path.read_text())
@@ -68,21 +55,6 @@ def cut_plan(out: Path) -> int:
 def start(*args):
     return subprocess.Popen([sys.executable, "-m", "sim.cli", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-
-
-def saved(out: Path) -> int:
-    return len(list((partial_path(out) / "batches").glob("batch-*")))
-
-
-def wait_until(condition, proc, what: str, timeout: float = 300):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"ended before {what}: {proc.communicate()}")
-        time.sleep(0.05)
-    raise AssertionError(f"no {what} after {timeout} s")
 
 
 def children(pid: int) -> set[int]:
@@ -97,14 +69,6 @@ def children(pid: int) -> set[int]:
             child = int(stat.parent.name)
             kids |= {child} | children(child)
     return kids
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has exited; only its parent's bookkeeping is left
 
 
 # ------------------------------------------------------------------ a signal at any moment, then --resume
@@ -123,7 +87,7 @@ def signal_cases():
 def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, reference, game, sig):
     out = tmp_path / "D"
     proc = start("run", game, *COMMON, *ENDLESS, "-j", 2, "-o", out)
-    wait_until(lambda: saved(out) >= 3, proc, "three saved batches")  # the workers are playing by now
+    wait_for_batches(out, 3, proc)  # the workers are playing by now
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=300)
     if sig == signal.SIGKILL:
@@ -132,8 +96,7 @@ def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, re
         assert proc.returncode == 2 and "--resume" in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists() and saved(out) >= 3
     games = cut_plan(out)
-    r = cli("run", "--resume", out, "-j", 2, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-j", 2, "-q", "--no-report"))
     assert "cannot be trusted" not in r.stderr
     same_tables(out, reference(game, games), game)
 
@@ -142,7 +105,7 @@ def test_signal_mid_parallel_run_then_resume_gives_identical_tables(tmp_path, re
 def test_double_ctrl_c_then_resume_gives_identical_tables(tmp_path, reference, game):
     out = tmp_path / "D"
     proc = start("run", game, *COMMON, *ENDLESS, "-j", 2, "-o", out)
-    wait_until(lambda: saved(out) >= 3, proc, "three saved batches")
+    wait_for_batches(out, 3, proc)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.05)
     proc.send_signal(signal.SIGINT)  # the second stops at once, mid-batch
@@ -151,8 +114,7 @@ def test_double_ctrl_c_then_resume_gives_identical_tables(tmp_path, reference, g
     assert proc.returncode == 2 and "--resume" in err and len(err.strip().splitlines()) == 1, err
     assert not list((partial_path(out) / "batches").glob(".tmp-*"))
     games = cut_plan(out)
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert "cannot be trusted" not in r.stderr
     same_tables(out, reference(game, games), game)
 
@@ -175,15 +137,11 @@ def full_disk_after(monkeypatch, batches: int):
 def test_full_disk_keeps_saved_batches_and_resumes_identically(tmp_path, monkeypatch, reference, game):
     out = tmp_path / "D"
     full_disk_after(monkeypatch, 5)
-    r = cli("run", game, *COMMON, "-o", out)
-    assert r.exit_code == 2, r.output
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "No space left on device" in lines[0] and "5 of 32 batches are saved" in lines[0]
-    assert f"balance-sim run --resume {out}" in lines[0]
+    one_line_error(cli("run", game, *COMMON, "-o", out), "No space left on device", "5 of 32 batches are saved",
+                   f"balance-sim run --resume {out}")
     monkeypatch.undo()
     assert saved(out) == 5 and not list((partial_path(out) / "batches").glob(".tmp-*"))
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "--resume", out, "-q", "--no-report"))
     same_tables(out, reference(game), game)
 
 
@@ -194,12 +152,9 @@ def test_full_disk_while_writing_the_tables_then_resume(tmp_path, monkeypatch, r
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(sink.folder / "games.parquet"))
 
     monkeypatch.setattr(sim.results.ParquetSink, "close", full)
-    r = cli("run", "mohur", *COMMON, "-o", out)
-    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
-    assert "games.parquet" in r.stderr and "32 of 32 batches are saved" in r.stderr
+    one_line_error(cli("run", "mohur", *COMMON, "-o", out), "games.parquet", "32 of 32 batches are saved")
     monkeypatch.undo()
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert json.loads((out / "meta.json").read_text())["timing"]["games_played_now"] == 0
     same_tables(out, reference("mohur"), "mohur")
 
@@ -212,7 +167,7 @@ def test_workers_exit_with_their_parent(tmp_path, sig):
     out = tmp_path / "D"
     proc = start("run", "mohur", "-n", 10**7, "--batch-size", BATCH, "-s", "greedy", "-j", 2, "-q", "--no-report",
                  "-o", out)
-    wait_until(lambda: saved(out) >= 4, proc, "four saved batches")
+    wait_for_batches(out, 4, proc)
     workers = children(proc.pid)
     assert workers, "no worker processes found"
     proc.send_signal(sig)
@@ -258,8 +213,7 @@ def test_a_worker_killed_mid_batch_is_replaced_and_its_batches_replayed(tmp_path
     out = tmp_path / "D"
     marker = str(tmp_path / "died")
     monkeypatch.setattr(sim.runner, "run_one_batch", functools.partial(dies_once, marker=marker))
-    r = cli("run", "mohur", *COMMON, "-j", 2, "-o", out)
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "mohur", *COMMON, "-j", 2, "-o", out))
     assert os.path.exists(marker), "the worker was never killed"
     assert "a worker process died while playing batch" in r.stderr
     same_tables(out, reference("mohur"), "mohur")
@@ -285,9 +239,7 @@ def test_full_disk_before_the_first_batch_is_one_line(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(Path(folder) / "meta.json"))
 
     monkeypatch.setattr(sim.results, "write_meta", full)
-    r = cli("run", "mohur", *COMMON, "-o", tmp_path / "D")
-    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
-    assert "No space left on device" in r.stderr and "Traceback" not in r.output
+    one_line_error(cli("run", "mohur", *COMMON, "-o", tmp_path / "D"), "No space left on device")
 
 
 def test_dask_giving_up_on_a_batch_is_one_line(tmp_path, monkeypatch):
@@ -302,6 +254,4 @@ def test_dask_giving_up_on_a_batch_is_one_line(tmp_path, monkeypatch):
         return PLAY(game, cfg, plan, b, seed, debug)
 
     monkeypatch.setattr(sim.runner, "run_one_batch", killed)
-    r = cli("run", "mohur", *COMMON, "-o", tmp_path / "D")
-    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
-    assert "Dask workers died" in r.stderr and "2 of 32 batches are saved" in r.stderr
+    one_line_error(cli("run", "mohur", *COMMON, "-o", tmp_path / "D"), "Dask workers died", "2 of 32 batches are saved")

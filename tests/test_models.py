@@ -1,13 +1,17 @@
 """Strengths, equal-skill seat edges and the meta-game, each on simulated data with a planted truth."""
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import expit, logit
 
-from analysis import common, edges, models
+from analysis import common, edges, models, stats
 from analysis import mohur as mohur_analysis
-from analysis.formatting import plain_name
+from analysis import summary as summaries
+from analysis.formatting import fmt_metric, plain_name
 from analysis.style import clip_upper, overflow_note
+from sim.runner import Plan, lineups
 
 
 # ---- Bradley-Terry / Luce ----
@@ -303,14 +307,9 @@ def _statement(fit, name):
 
 
 def test_strength_bounds_at_6000_and_50000_games_hold_and_never_contradict_each_other():
-    """What 'stable across run sizes' means for a strength the data bound on one side: d (planted 1550 Elo
-    below b) wins none of its games in about 64% of 6,000-game runs (it expects half a win), and a handful in
-    50,000 (the posterior's normal interval, used before, put its lower end above the truth whenever d won
-    twice: 7% of runs). The 50,000-game run extends the 6,000-game one (same seed, more batches). Each run's
-    statement (a one-sided bound, or an interval) holds the
-    truth ~95% of the time, one side at a time; the larger run's statement overlaps the smaller's (more games
-    may tighten a bound, never contradict it); where both runs bound d, the larger run's bound is the lower,
-    by about ELO * ln(games ratio), the record's chance and not a drift."""
+    """d (1550 Elo below b) wins nothing in ~64% of 6,000-game runs and a handful in 50,000 (which extend them).
+    Each run's bound or interval holds the truth ~95% of the time, one side at a time; the larger run's statement
+    overlaps the smaller's, and where both bound d the larger's bound is lower by about ELO * ln(games ratio)."""
     elo = np.array([200.0, 0.0, -150.0, -1550.0])
     reps, misses, disjoint = 200, {6000: [0, 0], 50000: [0, 0]}, 0
     for rep in range(reps):
@@ -438,9 +437,6 @@ def test_an_unmeasured_pair_is_unknown_not_even():
 
 
 def test_every_pair_of_strategies_meets_in_a_multi_player_round_robin():
-    import itertools
-
-    from sim.runner import Plan, lineups
     for c, p in ((6, 3), (7, 3), (9, 4), (5, 3)):
         seats = lineups(Plan("muziris", p, 3000, 1, tuple(range(c)), 3000, True), 0, 3000)
         met = {pair for row in seats for pair in itertools.combinations(sorted(set(row.tolist())), 2)}
@@ -465,8 +461,6 @@ def test_plain_names_and_clipped_histograms():
 
 # ---- --summary-only: model estimates merge as lineup cells ----
 def test_model_estimate_merges_across_batches_exactly():
-    from analysis import stats
-    from analysis import summary as summaries
     rng = np.random.default_rng(9)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 4000, 0.53, mirrors=False)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
@@ -482,8 +476,6 @@ def test_model_estimate_merges_across_batches_exactly():
 
 
 def test_mirror_rate_wins_over_a_batch_without_mirror_games():
-    from analysis import stats
-    from analysis import summary as summaries
     rng = np.random.default_rng(10)
     games, rounds = _mohur_like(rng, np.array([1.0, 0.0, -1.0]), 3000, 0.53)
     r = rounds[["winner", "starter", "strategy_0", "strategy_1"]]
@@ -556,10 +548,8 @@ def _mirror_matches(rng, n, seat0=0.5085, strategies=("a", "b", "c", "d")):
 
 
 def test_balance_does_not_drift_with_run_size():
-    """Four strategies' mirror matches, the same planted seat gap (1.7 points: balance 0.983). The worst of the
-    four per-strategy gaps would read about 0.95 at 6,000 matches and climb towards 0.98 with more; the pooled
-    figure reads the same on average at 6,000 and 50,000, the small run's interval holds the large run's estimate
-    and the two intervals overlap."""
+    """Mirror matches with a planted seat gap (balance 0.983): the pooled figure reads the same on average at 6,000
+    and 50,000 matches (the worst per-strategy gap would drift from 0.95 up), and the two intervals agree."""
     means, inside = {6000: [], 50000: []}, []
     for rep in range(40):
         rng = np.random.default_rng(70 + rep)
@@ -605,7 +595,6 @@ def test_win_rate_vs_field_leaves_out_the_strategys_own_mirror_games():
 
 
 def test_a_model_figure_on_too_few_games_says_so_and_is_not_plotted(tmp_path):
-    from analysis.formatting import fmt_metric
     table = pd.DataFrame({"rate": [0.094, 0.906], "ci_low": [0.0, 0.0], "ci_high": [1.0, 1.0]})
     tiny, enough = models.model_rate(table, 0, 1), models.model_rate(table, 0, edges.MIN_MODEL_GAMES)
     assert tiny["too_few_games"] and edges.too_few(tiny) and not edges.too_few(enough)

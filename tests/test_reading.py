@@ -7,8 +7,13 @@ import pandas as pd
 import pytest
 
 from analysis import sensitivity, sweep
+from analysis.common import meta_game_section
 from analysis.tune import build_tune_report, tune_findings
+from sim.game import get_game
+from sim.registry import alias_of, registered
+from sim.setup import load_setup
 from sim.variants import Target
+from cli_runs import ok, one_line_error
 
 
 @pytest.fixture
@@ -97,7 +102,6 @@ def test_tune_says_plainly_when_no_candidate_meets_every_target(tmp_path):
 
 
 def test_a_meta_game_taken_by_one_strategy_is_a_table_not_a_chart(tmp_path):
-    from analysis.common import meta_game_section
     summary = {"nash_weight[a]": {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 10},
                "nash_weight[b]": {"estimate": 0.0, "ci_low": 0.0, "ci_high": 0.0, "n": 10}}
     _, sections = meta_game_section(summary, tmp_path, {}, 2)
@@ -111,14 +115,10 @@ def test_a_meta_game_taken_by_one_strategy_is_a_table_not_a_chart(tmp_path):
     (["mohur", "-p", "3"], ["mohur is a 2-player game", "allowed: 2"]),
 ])
 def test_game_names_and_player_counts_read_plainly(cli, tmp_path, args, words):
-    result = cli("run", *args, "-n", "10", "--no-report", "-o", tmp_path / "out")
-    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
-    for word in words:
-        assert word in result.stderr
+    one_line_error(cli("run", *args, "-n", "10", "--no-report", "-o", tmp_path / "out"), *words)
 
 
 def test_game_names_ignore_case():
-    from sim.game import get_game
     assert get_game("MOHUR").name == "mohur" and get_game(" Muziris").name == "muziris"
 
 
@@ -137,8 +137,6 @@ def test_another_games_configuration_is_named_in_one_line(cli, tmp_path):
 
 
 def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
-    from sim.setup import load_setup
-    from sim.registry import alias_of, registered
     names = [d.name for d in registered("muziris")]
     assert "endgame" in names and "condition" not in names
     assert names.index("endgame") == sorted(names).index("endgame")  # sorted where the old name was: same ids
@@ -148,9 +146,8 @@ def test_the_renamed_strategy_keeps_its_old_name_as_an_alias_that_says_so():
 
 
 def test_the_alias_note_is_one_line_on_stderr(cli, tmp_path):
-    result = cli("run", "muziris", "-s", "condition,greedy,greedy", "-n", "4", "--batch-size", "4", "-q",
-                 "--no-report", "-o", tmp_path / "out")
-    assert result.exit_code == 0, result.output
+    result = ok(cli("run", "muziris", "-s", "condition,greedy,greedy", "-n", "4", "--batch-size", "4", "-q",
+                    "--no-report", "-o", tmp_path / "out"))
     assert "strategy 'condition' is now called 'endgame'" in result.stderr
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
     assert [s["name"] for s in meta["strategies"]] == ["endgame", "greedy", "greedy"]

@@ -3,9 +3,13 @@ import importlib
 
 import pytest
 
-from sim.game import game_names
+from sim.config import build
+from sim.errors import ConfigError, UserError
+from sim.game import game_names, get_game
 from sim.interface import STRATEGY_ARGS
-from sim.registry import HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, kernel_mode, observer, registered, strategy
+from sim.registry import (HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, check_presets, choices, kernel_mode, observer,
+                          registered, round_robin_names, strategy)
+from sim.setup import load_setup
 
 GAMES = game_names()
 
@@ -67,8 +71,6 @@ def test_a_listing_its_game_does_not_declare_is_refused_at_registration(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_parameters_have_named_index_constants(game):
     """Each strategy's module holds P_<NAME> = the parameter's index in the vector, for every declared name."""
-    import importlib
-
     for d in registered(game):
         module = importlib.import_module(d.module)
         assert [getattr(module, f"P_{name.upper()}") for name in d.params] == list(range(len(d.params)))
@@ -76,11 +78,6 @@ def test_parameters_have_named_index_constants(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_rollout_is_named_and_resolved_to_its_id(game):
-    from sim.config import build
-    from sim.errors import ConfigError
-    from sim.game import get_game
-    from sim.registry import check_presets, choices
-
     spec = get_game(game)
     names = [d.name for d in registered(game)]
     search = next(d for d in registered(game) if d.search)
@@ -100,10 +97,6 @@ def test_rollout_is_named_and_resolved_to_its_id(game):
 def test_a_preset_may_hold_values_for_some_player_counts(game):
     """`[strategies.<name>.players.<n>]`: values played only with n players, over the preset's own; checked like
     the preset's (known parameters, within bounds), with the key named in the error."""
-    from sim.config import build
-    from sim.errors import ConfigError
-    from sim.game import get_game
-    from sim.registry import check_presets, choices
     spec = get_game(game)
     search = next(d for d in registered(game) if d.search)
     n = spec.default_players
@@ -131,9 +124,6 @@ def test_a_preset_with_round_robin_plays_in_all(game):
     """`round_robin = true` puts a preset in `-s all` (after the registered heuristics), whatever its base's own
     flag; false, or no flag, leaves it to be named. Only a bool is accepted, and never on a search player's
     preset. The flag is no parameter: the preset's vector is the same with or without it."""
-    from sim.setup import load_setup
-    from sim.errors import ConfigError
-    from sim.registry import check_presets, choices, round_robin_names
     base = next(d for d in registered(game) if not d.search and not d.round_robin)  # `weighted` in every game
     heuristics = [d.name for d in registered(game) if not d.search and d.round_robin]
     presets = check_presets(game, {"in": {"base": base.name, "round_robin": True},
@@ -157,7 +147,6 @@ def test_a_preset_with_round_robin_plays_in_all(game):
 
 
 def spec_allows(spec, players: int) -> bool:
-    from sim.errors import UserError
     try:
         spec.check_players(players)
         return True

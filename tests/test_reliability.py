@@ -7,8 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,18 +15,13 @@ import pytest
 import sim.batches
 import sim.rng
 import sim.runner
-from sim.game import game_names, get_game
+from sim.game import game_names
 from sim.lock import exclusive
 from sim.results import partial_path
-from cli_runs import cli, interrupt_at, one_line_error
+from cli_runs import cli, default_plan, interrupt_at, listing, ok, one_line_error, same_tables, saved, wait_for_batches
 
 GAMES = game_names()
 SMALL = ["-j", "1", "--batch-size", "500", "-s", "greedy", "--seed", "7", "-q", "--no-report"]  # -j 1: interrupt_at counts batches played here
-
-
-def same_tables(a: Path, b: Path, game: str) -> None:
-    for table in get_game(game).tables:
-        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"), pd.read_parquet(b / f"{table}.parquet"))
 
 
 def whole_and_interrupted(tmp_path, monkeypatch, args, batch: int, *words):
@@ -40,10 +33,6 @@ def whole_and_interrupted(tmp_path, monkeypatch, args, batch: int, *words):
     one_line_error(cli(*args, "-o", out), *words)
     monkeypatch.undo()
     return out, ref
-
-
-def listing(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # ------------------------------------------------------------------ one writer per output folder
@@ -82,25 +71,12 @@ def test_concurrent_runs_and_resumes_of_one_folder(tmp_path):
     resume = subprocess.Popen([sys.executable, "-m", "sim.cli", "run", "--resume", str(out), "-q", "--no-report"],
                               stderr=subprocess.PIPE, text=True)
     try:
-        before = len(list((partial_path(out) / "batches").glob("batch-*")))
-        wait_for_batches(out, before + 1, resume)
+        wait_for_batches(out, saved(out) + 1, resume)
         one_line_error(cli("run", "--resume", out), "another balance-sim")
     finally:
         resume.send_signal(signal.SIGINT)
         _, err = resume.communicate(timeout=120)
     assert resume.returncode == 2 and "--resume" in err
-
-
-def wait_for_batches(out: Path, count: int, proc, timeout: float = 300) -> int:
-    batches = partial_path(out) / "batches"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done = len(list(batches.glob("batch-*")))
-        if done >= count:
-            return done
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
-    raise AssertionError(f"no {count} saved batches in {batches}")
 
 
 # ------------------------------------------------------------------ --summary-only with threads
@@ -115,8 +91,7 @@ def test_summary_only_with_threads_is_exact_and_clean(tmp_path, game):
     reference = json.loads((tmp_path / "one" / "summary.json").read_text())
     for attempt in range(3):
         out = tmp_path / f"threads-{attempt}"
-        r = cli(*common, "-j", 2, "--backend", "threading", "-o", out)
-        assert r.exit_code == 0, r.output
+        ok(cli(*common, "-j", 2, "--backend", "threading", "-o", out))
         summary = json.loads((out / "summary.json").read_text())
         leaked = [(name, key) for name, m in summary.items() if isinstance(m, dict) for key in m if key.startswith("_")]
         assert not leaked
@@ -192,17 +167,11 @@ def test_a_huge_plan_costs_nothing_before_its_first_games(monkeypatch):
     """10**12 games: batches and seeds are generated as they are handed out, never listed."""
     import tracemalloc
 
-    from sim.config import build
-    from sim.game import get_game
-    from sim.registry import choices
-
     def no_lists(root, n):
         raise AssertionError(f"the plan was materialised: batch_seeds({root}, {n})")
 
     monkeypatch.setattr(sim.rng, "batch_seeds", no_lists)
-    spec = get_game("mohur")
-    cfg = spec.validate(build(spec.package), 2)
-    plan = sim.runner.Plan("mohur", 2, 10**12, 3, tuple(choices("mohur", cfg.presets, ["greedy"])), 200)
+    spec, cfg, plan = default_plan("mohur", 2, 10**12, 3, ["greedy"], 200)
 
     class Enough(Exception):
         pass
@@ -243,8 +212,7 @@ def test_a_thousand_workers_for_three_batches_start_two(tmp_path, monkeypatch):
         real(self, n_jobs=n_jobs, **kw)
 
     monkeypatch.setattr(joblib.Parallel, "__init__", record)
-    r = cli("run", "mohur", "-n", 1500, *SMALL, "-j", 1000, "--backend", "threading", "-o", tmp_path / "D")
-    assert r.exit_code == 0, r.output
+    ok(cli("run", "mohur", "-n", 1500, *SMALL, "-j", 1000, "--backend", "threading", "-o", tmp_path / "D"))
     assert asked == [2]  # the first batch plays in the main process, two are left
 
 
@@ -296,12 +264,10 @@ def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     sim.batches.write_tables(batches / "batch-0000004.npz", tables, check["identity"], check["digest"],
                              check["context"])
     # a partial report leaves the damaged batches out, naming them, instead of a traceback
-    r = cli("report", partial_path(out), "-o", tmp_path / "partial-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("report", partial_path(out), "-o", tmp_path / "partial-report"))
     assert json.loads((tmp_path / "partial-report" / "summary.json").read_text())["games"] == 1000
     assert cli("report", partial_path(out)).exit_code == 0  # written into the .partial folder itself
-    r = cli("run", "--resume", out, "-q", "--no-report")
-    assert r.exit_code == 0, r.output
+    r = ok(cli("run", "--resume", out, "-q", "--no-report"))
     assert not (out / "summary.json").exists() and not (out / "report.html").exists()  # not the partial's
     assert "batch-0000002.npz (holds batch 1)" in r.stderr
     assert "batch-0000003.npz (unreadable" in r.stderr
@@ -361,12 +327,11 @@ def test_the_same_command_again_continues_an_interrupted_run(tmp_path, monkeypat
     out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "mughal", "-n", 2500, *SMALL], 3,
                                      "interrupted: 3 of 5 batches")
     # other settings: refused, and the saved batches stay
-    saved = listing(partial_path(out))
+    before = listing(partial_path(out))
     one_line_error(cli("run", "mughal", "-n", 2500, *SMALL[:-4], "--seed", 8, "-q", "--no-report", "-o", out),
                    "other settings", "--resume")
-    assert listing(partial_path(out)) == saved
-    r = cli("run", "mughal", "-n", 2500, *SMALL, "-o", out)
-    assert r.exit_code == 0, r.output
+    assert listing(partial_path(out)) == before
+    r = ok(cli("run", "mughal", "-n", 2500, *SMALL, "-o", out))
     assert "continuing the interrupted run" in r.stderr and "3 saved parts" in r.stderr
     assert "cannot be trusted" not in r.stderr
     assert json.loads((out / "meta.json").read_text())["timing"]["games_played_now"] == 1000
@@ -378,8 +343,7 @@ def test_interrupted_summary_only_run_reports_its_saved_batches(tmp_path, monkey
     interrupt_at(monkeypatch, 3)
     line = one_line_error(cli("run", "mohur", "-n", 3000, "--summary-only", *SMALL, "-o", out), "3 of 6 batches")
     assert f"balance-sim report {partial_path(out)}" in line
-    r = cli("report", partial_path(out), "-o", tmp_path / "R")
-    assert r.exit_code == 0, r.output
+    ok(cli("report", partial_path(out), "-o", tmp_path / "R"))
     summary = json.loads((tmp_path / "R" / "summary.json").read_text())
     assert summary["games"] == 1500 and summary["partial"] is True
     assert summary["rounds_per_match"]["n"] == 1500
@@ -395,22 +359,12 @@ TUNE = ["tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", 
 def test_interrupted_sweeps_and_tunes_continue_with_the_same_command(tmp_path, monkeypatch, command):
     out, ref = tmp_path / "D", tmp_path / "ref"
     assert cli(*command, "-o", ref).exit_code == 0
-    calls = []
-    real = sim.runner.run_one_batch
-
-    def play(game, cfg, plan, b, seed, debug):
-        calls.append(b)
-        if len(calls) == 4:  # four batches in: the second variant, or the second candidate
-            raise KeyboardInterrupt
-        return real(game, cfg, plan, b, seed, debug)
-
-    monkeypatch.setattr(sim.runner, "run_one_batch", play)
+    interrupt_at(monkeypatch, 4, nth=True)  # four batches in: the second variant, or the second candidate
     line = one_line_error(cli(*command, "-o", out), "interrupted", f"balance-sim {command[0]}")
     assert str(partial_path(out)) in line
     monkeypatch.undo()
     one_line_error(cli("run", "--resume", out), f"interrupted {command[0]}", f"'balance-sim {command[0]}'")
-    r = cli(*command, "-o", out)
-    assert r.exit_code == 0, r.output
+    r = ok(cli(*command, "-o", out))
     assert "continuing the interrupted run" in r.stderr
     if command[0] == "sweep":
         pd.testing.assert_frame_equal(pd.read_csv(out / "sweep.csv"), pd.read_csv(ref / "sweep.csv"))

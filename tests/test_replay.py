@@ -6,14 +6,13 @@ import shlex
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis.replay import build_page, embedded_data, mohur, mughal, muziris
 from analysis.replay.samples import command, pick
-from sim.cli import main
 from sim.setup import load_setup
 from sim.game import game_names, get_game
 from sim.registry import registered
+from cli_runs import cli, ok
 
 GAMES = game_names()
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier", 3),  # what the sentence tests read
@@ -142,24 +141,20 @@ def test_muziris_use_sentence_tolerates_new_choices_and_fields():
 def run_folder(tmp_path, game, n=12, batch=5):
     names, players = LINEUPS[game]
     out = tmp_path / game
-    result = CliRunner().invoke(main, ["run", game, "-n", n, "--batch-size", batch, "--seed", 4, "-s", names,
-                                       "-p", players, "-o", out, "-q", "--no-report"])
-    assert result.exit_code == 0, result.output
+    ok(cli("run", game, "-n", n, "--batch-size", batch, "--seed", 4, "-s", names, "-p", players, "-o", out, "-q",
+           "--no-report"))
     return out
 
 
 def trace_cli(*args):
-    result = CliRunner().invoke(main, ["trace", *[str(a) for a in args]])
-    assert result.exit_code == 0, result.output
+    result = ok(cli("trace", *args))
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
     out = run_folder(tmp_path, "mohur", n=6, batch=4)
-    runner = CliRunner()
     page = tmp_path / "r.html"
-    result = runner.invoke(main, ["replay", "--run", str(out), "--game", "5", "-o", str(page)])
-    assert result.exit_code == 0, result.output
+    ok(cli("replay", "--run", out, "--game", 5, "-o", page))
     data = embedded_data(page.read_text())
     assert data["events"] == trace_cli("--run", out, "--game", 5) and data["game_index"] == 5
     bad = [["replay", "--run", str(out), "--game", "6", "-o", str(tmp_path / "x.html")],
@@ -167,7 +162,7 @@ def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
            ["replay", "--run", str(out), "--set", "rules.hand_limit=8", "-o", str(tmp_path / "x.html")],
            ["replay", "mohur", "--game", "-1", "-o", str(tmp_path / "x.html")]]
     for args in bad:
-        result = runner.invoke(main, args)
+        result = cli(*args)
         assert result.exit_code == 2, (args, result.output)
         assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
         assert not (tmp_path / "x.html").exists()
@@ -175,18 +170,18 @@ def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
 
 def test_trace_and_replay_without_s_say_they_seat_greedy_everywhere(tmp_path):
     """Issue 29: a designer who forgot -s must not take greedy against greedy for the game they meant."""
-    runner, note = CliRunner(), "no -s given: every seat plays greedy"
-    traced = runner.invoke(main, ["trace", "mohur", "--seed", "3"])
+    note = "no -s given: every seat plays greedy"
+    traced = cli("trace", "mohur", "--seed", 3)
     assert traced.exit_code == 0 and note in traced.stderr and note not in traced.stdout
     assert [json.loads(line) for line in traced.stdout.splitlines()] == trace_cli("mohur", "--seed", 3, "-s", "greedy")
     page = tmp_path / "r.html"
-    made = runner.invoke(main, ["replay", "mohur", "--seed", "3", "-o", str(page)])
+    made = cli("replay", "mohur", "--seed", 3, "-o", page)
     assert made.exit_code == 0 and note in made.stderr and embedded_data(page.read_text())["note"] == note
     for command in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
-        chosen = runner.invoke(main, command)
+        chosen = cli(*command)
         assert chosen.exit_code == 0 and "note" not in chosen.stderr, command
     assert embedded_data(page.read_text())["note"] == ""
-    refused = runner.invoke(main, ["trace", "mohur", "--seed", "-1"])  # a refusal stays the one line
+    refused = cli("trace", "mohur", "--seed", -1)  # a refusal stays the one line
     assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1 and note not in refused.stderr
 
 

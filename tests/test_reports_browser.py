@@ -1,11 +1,10 @@
 """Every game's report in a real browser at 1366x768: the Findings box is in the first screen, before any scrolling.
 Headless Chromium and chromedriver (tests/headless_chromium.py); without them the test skips and says why."""
 import pytest
-from click.testing import CliRunner
 
-from sim.cli import main
 from sim.game import game_names
 from headless_chromium import chromium_session
+from cli_runs import cli, ok
 
 WIDTH, HEIGHT = 1366, 768
 
@@ -29,8 +28,7 @@ def first_screen_box(browser, path) -> dict:
 @pytest.mark.parametrize("game", game_names())
 def test_findings_fill_the_first_screen_of_every_report(game, screen, tmp_path):
     out = tmp_path / game
-    r = CliRunner().invoke(main, ["run", game, "-n", "400", "--batch-size", "200", "-o", str(out), "-q"])
-    assert r.exit_code == 0, r.output
+    ok(cli("run", game, "-n", 400, "--batch-size", 200, "-o", out, "-q"))
     box = first_screen_box(screen, out / "report.html")
     assert box is not None, "no Findings box"
     assert box["view"] <= HEIGHT and box["visible"]
@@ -51,12 +49,9 @@ def test_findings_fill_the_first_screen_of_compare_sweep_and_tune_pages(screen, 
     runs = []
     for name, extra in (("a", ["-s", "greedy,racer"]), ("b", ["--set", "rules.coin_token=3"])):
         out = tmp_path / name
-        r = CliRunner().invoke(main, ["run", "mohur", "-n", "200", "--batch-size", "100", "-q", "--no-report",
-                                      "-o", str(out), *extra])
-        assert r.exit_code == 0, r.output
+        ok(cli("run", "mohur", "-n", 200, "--batch-size", 100, "-q", "--no-report", "-o", out, *extra))
         runs.append(out)
-    r = CliRunner().invoke(main, ["compare", *map(str, runs), "-o", str(tmp_path / "cmp"), "-q"])
-    assert r.exit_code == 0, r.output
+    ok(cli("compare", *runs, "-o", tmp_path / "cmp", "-q"))
     table = pd.DataFrame({"variant": [0, 1], "rules.coin_token": [0, 5],
                           **{f"turns_per_round{s}": v for s, v in (("", [40.0, 41.0]), (".ci_low", [39.0, 40.0]),
                                                                     (".ci_high", [41.0, 42.0]), (".n", [99, 99]))}})

@@ -14,6 +14,7 @@ import sim.runner
 from sim.registry import choices, registered
 from sim.rng import batch_seeds
 from sim.runner import Plan, lineups, pairings
+from cli_runs import default_plan, ok, one_line_error
 
 MOHUR = [d.name for d in registered("mohur") if not d.search and d.round_robin]  # the registered heuristics
 FAST = ",".join(d.name for d in registered("mohur") if not getattr(d, "search", False))  # search players are slow
@@ -24,8 +25,7 @@ def tables(folder):
 
 
 def run_ok(cli, *args):
-    result = cli("run", "mohur", "--no-report", "-q", *args)
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("run", "mohur", "--no-report", "-q", *args))
     return result
 
 
@@ -55,12 +55,7 @@ def test_identical_tables_for_one_and_two_jobs(cli, tmp_path):
 def test_parallel_run_counts_every_game_it_played():
     """The first batch of a parallel run plays in the main process (the kernel compiles once); the timing and
     the tables still cover every game."""
-    from sim.config import build
-    from sim.game import get_game
-
-    spec = get_game("mohur")
-    cfg = spec.validate(build(spec.package), 2)
-    plan = Plan("mohur", 2, 1200, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 300)
+    spec, cfg, plan = default_plan("mohur", 2, 1200, 3, ["greedy", "random"], 300)
     tabs, timing = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
     assert timing["games_played_now"] == 1200
     assert len(tabs["games"]) == 1200
@@ -71,7 +66,6 @@ PLAY = sim.runner.run_one_batch  # the real one, whatever a test patches in its 
 
 
 def play_and_name_the_process(game, cfg, plan, b, seed, debug):
-    import os
     return {**PLAY(game, cfg, plan, b, seed, debug), "process": {"pid": np.array([os.getpid()])}}
 
 
@@ -81,9 +75,6 @@ def test_workers_started_before_the_first_batch_play_the_rest(monkeypatch):
     if not Path(f"/proc/{os.getpid()}/task").is_dir():
         pytest.skip("reads a process's children from Linux's /proc")
     import cloudpickle
-
-    from sim.config import build
-    from sim.game import get_game
 
     started, real_start = set(), sim.runner._start_workers
 
@@ -101,9 +92,7 @@ def test_workers_started_before_the_first_batch_play_the_rest(monkeypatch):
     monkeypatch.setattr(sim.runner, "run_one_batch", play_and_name_the_process)
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
     try:
-        spec = get_game("mohur")
-        cfg = spec.validate(build(spec.package), 2)
-        plan = Plan("mohur", 2, 2000, 3, tuple(choices("mohur", cfg.presets, ["greedy", "random"])), 200)
+        spec, cfg, plan = default_plan("mohur", 2, 2000, 3, ["greedy", "random"], 200)
         tabs, _ = sim.runner.execute(spec, cfg, plan, jobs=2, progress=False)
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
@@ -257,10 +246,7 @@ def test_existing_non_results_folder_is_refused(cli, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "thesis.txt").write_text("precious")
-    result = cli("run", "mohur", "-n", 10, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(out) in lines[0]
+    one_line_error(cli("run", "mohur", "-n", 10, "-o", out, "--no-report", "-q"), str(out))
     assert sorted(p.name for p in out.iterdir()) == ["thesis.txt"]
     assert (out / "thesis.txt").read_text() == "precious"
     assert leftovers(tmp_path, out) == []

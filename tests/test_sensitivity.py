@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis.sensitivity import reading
 from sim import sensitivity_design as S
-from sim.cli import main
 from sim.config import load_defaults
 from sim.errors import UserError
-from cli_runs import interrupt_sensitivity_at
+from sim.game import get_game
+from cli_runs import interrupt_sensitivity_at, ok
+from cli_runs import cli as invoke
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 
@@ -189,7 +189,6 @@ def test_too_small_budget_is_refused():
 
 
 def test_ranges_are_narrowed_to_what_the_game_accepts():
-    from sim.game import get_game
     spec = get_game("mohur")
     base = load_defaults(spec.package)
     check = S.checker(spec, 2, base)
@@ -233,15 +232,10 @@ RUN = ["sensitivity", "mohur", "--param", "tokens.diamond.2=5:7", "--param", "to
        "--metric", "first_player_round_win_rate", "--metric", "turns_per_round", "--metric", "score_margin"]
 
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def mohur_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sens") / "out"
-    result = invoke(*RUN, "-o", out)
-    assert result.exit_code == 0, result.output
+    result = ok(invoke(*RUN, "-o", out))
     return out, result
 
 
@@ -324,7 +318,6 @@ def test_ctrl_c_stops_after_the_point_in_hand_and_analyses_whole_trajectories(tm
 
 
 def test_neighbouring_stack_elements_split_their_gap_so_every_combination_stays_sorted():
-    from sim.game import get_game
     spec = get_game("mohur")
     base = load_defaults(spec.package)
     knobs, left_out, check = S.make_knobs(spec, 2, base, [])  # --all-numeric
@@ -347,16 +340,13 @@ DIRECT_STACKS_EFFECT = 5.9  # turns per round, empty_stacks_to_end 2 -> 4 played
 
 
 def test_audit_case_ranks_the_same_knob_across_seeds_and_sizes_whole_number_knobs_right(tmp_path, monkeypatch):
-    """The audit used -n 2000 --budget 100000; a fifth of it keeps the property: across seeds 1-3 the top knob
-    of each metric is the same whenever its mu* is at least 3 times the noise, and empty_stacks_to_end's change
-    of turns_per_round across 2..4 agrees with the direct measurement within its interval (SALib's nominal step
-    read it as 4.78 / 2.74 / 3.49 across the seeds)."""
+    """A fifth of the audit's run: across seeds 1-3 each metric's top knob is the same wherever its mu* is 3 noise
+    widths; empty_stacks_to_end's effect agrees with the direct one (SALib's nominal step read 4.78 / 2.74 / 3.49)."""
     monkeypatch.setattr(S, "GAME_BLOCKS", 10)  # fewer block summaries: a quicker test, the same estimator
     tops, clear = {}, {}
     for seed in (1, 2, 3):
         out = tmp_path / f"s{seed}"
-        result = invoke(*AUDIT, "-n", 400, "--budget", 20000, "--seed", seed, "-o", out)
-        assert result.exit_code == 0, result.output
+        ok(invoke(*AUDIT, "-n", 400, "--budget", 20000, "--seed", seed, "-o", out))
         table = pd.read_csv(out / "sensitivity.csv")
         for metric, rows in table.groupby("metric"):
             top = rows.sort_values("mu_star", ascending=False).iloc[0]

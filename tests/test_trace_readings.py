@@ -1,18 +1,13 @@
-"""An independent check of the settled rule readings, from the traces alone (docs/trace.md).
-
-Each reading is re-derived here from the events and the configuration in `game_start`, never from the engines'
-functions: a few dozen games of Muziris (2-4 players) and Mughal (2-8 players), random players included so
-that every option is taken somewhere.
-- Muziris: the discard is reshuffled the moment the last card leaves the deck (no state shows an empty deck
-  beside a non-empty discard unless both ran dry together); Monsoon is taken by the player whose turn saw the
-  first reshuffle (the next first player when it came with the end-of-round refill); Cinnamon offers 1 or 2
-  cards of a type by choice and the Captain every card of it; the Broker's extra coin comes even with an empty
-  hand; every `use` records its character choice with the options offered; hand-limit discards and
-  `round_ended` agree with the states.
-- Mughal: card ids map to deck rows in order and `kind` is the documented label; the game starts with the
-  Early cards only; a track that skips an age never brings that age's cards; `scoring` states are after the
-  clean-up; `emperor_winners` counts the seats with the highest favoured total.
-"""
+"""The settled rule readings re-derived from the traces alone (docs/trace.md: events and `game_start`'s configuration,
+never the engines' functions), over a few dozen games with random players among them so every option is taken.
+- Muziris (2-4 players): the discard is reshuffled the moment the deck empties (an empty deck beside a non-empty
+  discard only when both ran dry); Monsoon goes to the player whose turn saw the first reshuffle (the next first
+  player when it came with the end-of-round refill); Cinnamon offers 1 or 2 cards of a type, the Captain all of it;
+  the Broker's extra coin comes even with an empty hand; every `use` records its choice with the options offered;
+  hand-limit discards and `round_ended` agree with the states.
+- Mughal (2-8 players): card ids map to deck rows in order, `kind` is the documented label; the game starts with
+  the Early cards only; a track that skips an age never brings its cards; `scoring` states are after the clean-up;
+  `emperor_winners` counts the seats with the highest favoured total."""
 import json
 
 import pytest

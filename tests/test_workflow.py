@@ -3,22 +3,15 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from sim.cli import main
 from sim.variants import Target, parse_range, parse_target
+from cli_runs import cli as invoke, ok, same_tables, wait_for_batches
 
 SMALL = ["-s", "greedy,racer", "--seed", "5"]
-
-
-def invoke(*args):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    return result
 
 
 def test_range_and_target_parsing():
@@ -34,9 +27,8 @@ def test_range_and_target_parsing():
 
 def test_sweep_common_random_numbers_and_outputs(tmp_path):
     out = tmp_path / "sweep"
-    r = invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "-n", "1000",
-               "--batch-size", "500", "-o", out, "-q", "--target", "turns_per_round=0..1000", *SMALL)
-    assert r.exit_code == 0, r.output
+    r = ok(invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "-n", "1000",
+                  "--batch-size", "500", "-o", out, "-q", "--target", "turns_per_round=0..1000", *SMALL))
     table = pd.read_csv(out / "sweep.csv")
     assert list(table["rules.coin_token"]) == [0, 5]
     assert (out / "sweep_report.html").is_file() and (out / "variant-000" / "games.parquet").is_file()
@@ -55,22 +47,19 @@ def test_sweep_common_random_numbers_and_outputs(tmp_path):
 
 def test_sweep_bad_value_writes_nothing(tmp_path):
     out = tmp_path / "bad"
-    r = CliRunner().invoke(main, ["sweep", "mohur", "--param", "rules.hand_limit", "--values", "7", "-3",
-                                  "-n", "100", "-o", str(out)])
+    r = invoke("sweep", "mohur", "--param", "rules.hand_limit", "--values", "7", "-3", "-n", "100", "-o", out)
     assert r.exit_code == 2
     assert "rules.hand_limit" in r.output
     assert not out.exists() and not Path(str(out) + ".partial").exists()
 
 
 def test_tune_finds_the_known_effect(tmp_path):
-    """A parameter with a known effect: with one seal to win, a match is one round (a drawn round, rare, adds
-    one); with two or three it needs at least two. Successive halving must rank seals_to_win = 1 first and
-    show the evidence that it meets the target."""
+    """A known effect: one seal to win makes a match one round (rarely two), two or three at least two; successive
+    halving must rank seals_to_win = 1 first and show the evidence that it meets the target."""
     out = tmp_path / "tune"
-    r = invoke("tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", "3",
-               "--target", "rounds_per_match=0.95..1.05", "--budget", "6000", "--batch-size", "500",
-               "-o", out, "-q", *SMALL)
-    assert r.exit_code == 0, r.output
+    ok(invoke("tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", "3",
+              "--target", "rounds_per_match=0.95..1.05", "--budget", "6000", "--batch-size", "500",
+              "-o", out, "-q", *SMALL))
     result = json.loads((out / "tune.json").read_text())
     best = result["ranking"][0]
     assert best["params"] == {"rules.seals_to_win": 1}  # one seal ends every match after one round
@@ -96,9 +85,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     args = ["run", "mohur", "-n", "200000", "--batch-size", "500", "-o", str(out), "-q", "--no-report", *SMALL]
     proc = subprocess.Popen([sys.executable, "-m", "sim.cli", *args], stderr=subprocess.PIPE, text=True)
     partial = Path(str(out) + ".partial") / "batches"
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list(partial.glob("batch-*.npz"))) < 3:
-        time.sleep(0.2)
+    wait_for_batches(out, 3, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "--resume" in err
@@ -106,8 +93,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     done = len(list(partial.glob("batch-*.npz")))
     assert 3 <= done < 400
     # a partial folder can be reported, marked partial
-    r = invoke("report", Path(str(out) + ".partial"), "-o", tmp_path / "partial-report")
-    assert r.exit_code == 0
+    ok(invoke("report", Path(str(out) + ".partial"), "-o", tmp_path / "partial-report"))
     assert json.loads((tmp_path / "partial-report" / "summary.json").read_text())["partial"] is True
     # shrink the plan so the test stays short: resume only needs meta.json and the saved batches
     meta_path = Path(str(out) + ".partial") / "meta.json"
@@ -118,9 +104,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     assert out.is_dir() and not Path(str(out) + ".partial").exists()
     assert invoke("run", "mohur", "-n", str((done + 2) * 500), "--batch-size", "500", "-o", ref, "-q",
                   "--no-report", *SMALL).exit_code == 0
-    for table in ("games", "rounds"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{table}.parquet"),
-                                      pd.read_parquet(ref / f"{table}.parquet"))
+    same_tables(out, ref, "mohur")
 
 
 def test_dask_backend_gives_identical_results(tmp_path):
@@ -128,12 +112,9 @@ def test_dask_backend_gives_identical_results(tmp_path):
     local, dask = tmp_path / "local", tmp_path / "dask"
     assert invoke("run", "mohur", "-n", "1500", "--batch-size", "500", "-o", local, "-q", "--no-report",
                   *SMALL).exit_code == 0
-    r = invoke("run", "mohur", "-n", "1500", "--batch-size", "500", "-j", "2", "--backend", "dask", "-o", dask,
-               "-q", "--no-report", *SMALL)
-    assert r.exit_code == 0, r.output
-    for table in ("games", "rounds"):
-        pd.testing.assert_frame_equal(pd.read_parquet(local / f"{table}.parquet"),
-                                      pd.read_parquet(dask / f"{table}.parquet"))
+    ok(invoke("run", "mohur", "-n", "1500", "--batch-size", "500", "-j", "2", "--backend", "dask", "-o", dask,
+              "-q", "--no-report", *SMALL))
+    same_tables(local, dask, "mohur")
 
 
 def test_round_robin_over_named_strategies(tmp_path):
@@ -144,5 +125,5 @@ def test_round_robin_over_named_strategies(tmp_path):
     pairs = g.groupby(["strategy_0", "strategy_1"], observed=True).size().to_dict()
     # pairings greedy-greedy, greedy-racer, racer-racer, each played both ways round in blocks of two
     assert pairs == {("greedy", "greedy"): 8, ("greedy", "racer"): 4, ("racer", "greedy"): 4, ("racer", "racer"): 8}
-    r = CliRunner().invoke(main, ["run", "mughal", "-n", "8", "--round-robin", "-o", str(tmp_path / "m")])
+    r = invoke("run", "mughal", "-n", "8", "--round-robin", "-o", tmp_path / "m")
     assert r.exit_code == 2 and "--round-robin" in r.output

@@ -1,11 +1,6 @@
-"""Compile every game's kernels side by side before a whole test run (tests/conftest.py starts this).
-
-With an empty numba cache (a fresh clone, CI) each game's batch kernels cost tens of seconds of compiling on one
-core, and the test process compiles them one after another as tests first touch them. One process per game
-compiles what the tests call through the runner (the heuristic and the search-player variants of its batch kernel,
-and the trace's play loop) at the same time; numba's on-disk cache hands them to the test process, which loads
-them in a fraction of a second. The same compiling, spread over the cores.
-"""
+"""Compile every game's kernels side by side before a whole test run (tests/conftest.py starts this): on an empty
+numba cache each game costs tens of seconds on one core; one process per game compiles what the tests call through
+the runner and the trace at the same time, and numba's on-disk cache hands the results to the test process."""
 import dataclasses
 import os
 

@@ -12,10 +12,11 @@ import numpy as np
 from sim.config import build
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
-from sim.mohur.config import GOODS, KINDS, validate
+from sim.mohur.config import validate
 from sim.registry import choices
 from sim.rng import deal_seed
 from sim.runner import Plan, lineups
+from strategy_params import strategy_arrays
 
 DIAMOND, GOLD, SILVER, CLOTH, SPICE, LEATHER, COIN = range(7)
 PRECIOUS = (DIAMOND, GOLD, SILVER)
@@ -26,8 +27,12 @@ def make_cfg(*sets):
     return validate(build("sim.mohur", None, tuple(sets)))
 
 
-def actions_buffer():
-    return np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+def actions_buffer(rows=None):
+    """An action buffer, holding `rows` first when given."""
+    buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
+    if rows is not None:
+        buf[: len(rows)] = rows
+    return buf
 
 
 def observed(v, s, p=None):
@@ -89,9 +94,8 @@ def deal(v, seed, starter=0):
 
 
 def reach_state(v, seed, steps, take_bias=0.0):
-    """Deal a round from `seed` and play up to `steps` random legal actions (Python RNG picks them; with
-    probability `take_bias` a non-sale is preferred, which fills hands and coffers). Returns the state
-    (possibly over) and the number of actions played."""
+    """Deal a round from `seed` and play up to `steps` random legal actions (a non-sale preferred with probability
+    `take_bias`, to fill hands and coffers); returns the state (possibly over) and the number of actions played."""
     rng = random.Random(seed)
     s = deal(v, seed, starter=seed % 2)
     buf = actions_buffer()
@@ -114,9 +118,8 @@ def reach_state(v, seed, steps, take_bias=0.0):
 
 
 def plant_unknown_card(s, rng):
-    """Same observation for the trader to move, different hidden state: a card of the rival's hand that it does
-    not know of swapped with a deck card of another kind, the deck shuffled. Returns the new state, or None when
-    nothing can be swapped."""
+    """Same observation for the trader to move, other hidden state: a rival's card it does not know of swapped with
+    a deck card of another kind, the deck shuffled; None when nothing can be swapped."""
     q = 1 - int(s[E.S_CUR])
     t = s.copy()
     free = [g for g in range(E.NG) if t[E.S_HAND + 7 * q + g] > t[E.S_KNOWN + 6 * q + g]]
@@ -134,6 +137,22 @@ def plant_unknown_card(s, rng):
     return t
 
 
+def plant_hidden(s, v, rng):
+    """`plant_unknown_card`, and the bonus piles reshuffled and the hidden bonus rupees changed too."""
+    t = plant_unknown_card(s, rng)
+    if t is None:
+        return None
+    p = int(s[E.S_CUR])
+    for b in range(3):
+        base, start, nb = E.S_BONUS + b * E.MAX_BONUS, int(t[E.S_BPOS + b]), int(v[E.CFG_NBONUS + b])
+        rest = list(t[base + start: base + nb])
+        rng.shuffle(rest)
+        t[base + start: base + nb] = rest
+    t[E.S_BSUM + 1 - p] += 3
+    t[E.S_BSUM + p] += 1
+    return t
+
+
 def drawn_cards(before, after):
     """Counts per kind of the cards drawn from the deck between two states."""
     out = [0] * 7
@@ -145,8 +164,7 @@ def drawn_cards(before, after):
 def effect(s, v, p, rows, i):
     """Apply row i to a copy; return (after_state, hand delta per kind, market delta before refill, sold)."""
     after = s.copy()
-    buf = actions_buffer()
-    buf[: len(rows)] = rows
+    buf = actions_buffer(rows)
     E.play_row(after, v, p, buf, i)
     hd = [a - b for a, b in zip(hand(after, p), hand(s, p))]
     drawn = drawn_cards(s, after)
@@ -160,10 +178,8 @@ def effect_key(hd):
 
 
 def brute_force(s, v, p):
-    """Every legal action of seat p, as the hand delta it causes, enumerated straight from the rules page:
-    sell one kind (n >= max(1, min_sale)); take one good (hand limit); take *all* coins; exchange: take
-    k >= max(2, min_exchange) goods (no coins) from the market and give back k cards of kinds not taken
-    (goods or coins), with the hand within the limit afterwards."""
+    """Every legal action of seat p as its hand delta, straight from the rules page: sell one kind (n >= min_sale);
+    take one good; take all coins; exchange k >= max(2, min_exchange) goods for k cards of other kinds."""
     h = hand(s, p)
     m = market(s)
     limit = int(v[E.CFG_HAND_LIMIT])
@@ -205,7 +221,6 @@ def play_batch(cfg, names, n, seed, debug=False, batch_start=0):
     chosen = choices("mohur", cfg.presets, list(names))
     plan = Plan("mohur", 2, n, seed, tuple(chosen), n, round_robin=len(names) > 2)
     lu = lineups(plan, batch_start, batch_start + n)
-    base = np.array([c.base_id for c in chosen], dtype=np.int64)
-    params = np.stack([c.vector() for c in chosen])
+    base, params = strategy_arrays("mohur", cfg.presets, names)
     out = K.run_batch(cfg, 2, lu, base, params, seed, debug)
     return lu, out["games"], out["rounds"]

@@ -1,7 +1,7 @@
 """Configuration: every kind of bad input is a ConfigError naming the key (one line), good input validates."""
 import pytest
 
-from mohur_helpers import E, make_cfg
+from mohur_helpers import E, make_cfg, play_batch
 from sim.config import apply_set, build, load_defaults
 from sim.errors import ConfigError, UserError
 from sim.mohur.config import validate
@@ -162,7 +162,6 @@ def test_hand_size_over_hand_limit_is_refused_or_plays():
     """A configuration that validates must play under --debug. (Broken when this suite was written:
     `--set rules.hand_size=9` validated, the deal gave a trader up to 9 goods, and `run --debug` died with
     'invariant: hand over the limit'.) Either fix is accepted: a ConfigError naming the key, or a clean run."""
-    from mohur_helpers import play_batch
     try:
         cfg = make_cfg("rules.hand_size=9")
     except ConfigError as err:

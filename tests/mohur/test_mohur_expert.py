@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from mohur_helpers import observed, plant_unknown_card
+from mohur_helpers import observed, plant_hidden
 from sim.config import build
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
@@ -66,23 +66,6 @@ def test_determinized_world_is_consistent_with_the_observation(seed):
         assert len(hands) > 1, "the unknown part of the rival's hand is sampled, not copied"
 
 
-def plant(s, rng):
-    """A hidden card moved (`plant_unknown_card`), the bonus piles reshuffled and the hidden bonus rupees changed;
-    None when nothing can be swapped."""
-    t = plant_unknown_card(s, rng)
-    if t is None:
-        return None
-    p = int(s[E.S_CUR])
-    for b in range(3):
-        base, start, nb = E.S_BONUS + b * E.MAX_BONUS, int(t[E.S_BPOS + b]), int(V[E.CFG_NBONUS + b])
-        rest = list(t[base + start: base + nb])
-        rng.shuffle(rest)
-        t[base + start: base + nb] = rest
-    t[E.S_BSUM + 1 - p] += 3
-    t[E.S_BSUM + p] += 1
-    return t
-
-
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(5)
     params = ismcts_params("mohur", CFG.presets, ismcts, iterations=40)
@@ -97,7 +80,7 @@ def test_hidden_state_does_not_change_the_choice():
         return int(ismcts(observed(V, state, p), buf, n, params, V))
 
     check_hidden_state_is_ignored(((seed, reach(seed, 6 + seed % 17)) for seed in range(40)),
-                                  lambda s, _: plant(s, rng), lambda s, _: observed(V, s), choose, 6, 4)
+                                  lambda s, _: plant_hidden(s, V, rng), lambda s, _: observed(V, s), choose, 6, 4)
 
 
 def play(names, n, seed, **overrides):

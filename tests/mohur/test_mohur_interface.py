@@ -1,12 +1,11 @@
-"""Mohur through the engine interface (sim.interface): a forced pass is an action, `apply_action` scores a finished
-round into the state's history and deals the next one, and a whole match played by the bound play loop is the
-kernel's match, row for row."""
+"""Mohur through the engine interface: a forced pass is an action, `apply_action` scores a finished round and deals
+the next, and a match played by the bound play loop is the kernel's match, row for row."""
 import dataclasses
 
 import numpy as np
 import pytest
 
-from mohur_helpers import E, K, build_state, make_cfg, play_batch
+from mohur_helpers import E, K, build_state, make_cfg, play_batch, reach_state
 from sim.errors import ConfigError
 from sim import registry
 from sim.registry import choices, listings, registered
@@ -107,7 +106,6 @@ def _exchanges_from(obs):
 
 
 def test_exchanges_on_demand_are_exactly_the_listed_ones():
-    from mohur_helpers import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     on_demand_seen = 0
     for seed in range(40):
@@ -133,7 +131,6 @@ def test_exchanges_on_demand_are_exactly_the_listed_ones():
 def test_counted_exchanges_are_the_listed_ones_written_when_chosen():
     # EX_COUNTED (random): the same number of legal actions, the simple rows listed, and whichever exchange is
     # chosen, apply_action plays the row the full listing has at that index
-    from mohur_helpers import reach_state
     buf, full = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     counted_seen = 0
     for seed in range(40):
@@ -173,7 +170,6 @@ def test_counting_gives_matches_walking_them():
 
 
 def test_the_exchanges_row_is_not_an_action():
-    from mohur_helpers import reach_state
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
     for seed in range(40):
         s, _ = reach_state(V, seed, 9, take_bias=0.6)

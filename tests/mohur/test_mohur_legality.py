@@ -6,10 +6,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mohur_helpers import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, PRECIOUS, SILVER, SPICE, E, actions_buffer,
-                           brute_force, build_state, effect, goods, hand, legal_rows, make_cfg, market, reach_state)
+from mohur_helpers import (COIN, CLOTH, LEATHER, PRECIOUS, SPICE, E, actions_buffer, brute_force, build_state, effect,
+                           goods, hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()
+V = DEFAULT.vector
 # a designer's variant: bigger market, tighter hand, bigger minimum exchange, precious cloth
 VARIANT = make_cfg("rules.market_size=6", "rules.market_coins=2", "rules.hand_limit=6", "rules.min_exchange=3",
                    "min_sale.cloth=2", "rules.hand_size=4")
@@ -73,8 +74,7 @@ def engine_effects(s, cfg, p):
 
 
 def test_coins_and_goods_never_together_and_never_some_coins():
-    v = DEFAULT.vector
-    s = build_state(v, market_cards=(1, 0, 0, 1, 0, 0, 3), hands=((0, 0, 0, 1, 1, 0, 2), (0,) * 7),
+    s = build_state(V, market_cards=(1, 0, 0, 1, 0, 0, 3), hands=((0, 0, 0, 1, 1, 0, 2), (0,) * 7),
                     deck=[LEATHER] * 20)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     coin_rows = [r for r in rows if r[E.A_TAKE + COIN] > 0]
@@ -82,22 +82,20 @@ def test_coins_and_goods_never_together_and_never_some_coins():
     r = coin_rows[0]
     assert r[E.A_TYPE] == E.T_TAKE_COINS and r[E.A_TAKE + COIN] == 3
     assert not any(r[E.A_TAKE + g] for g in range(6)) and not any(r[E.A_GIVE:E.A_GIVE + 7])
-    after, hd, md, _ = effect(s, v, 0, rows, next(i for i in range(len(rows)) if rows[i][E.A_TYPE] == E.T_TAKE_COINS))
+    after, hd, md, _ = effect(s, V, 0, rows, next(i for i in range(len(rows)) if rows[i][E.A_TYPE] == E.T_TAKE_COINS))
     assert hd == [0] * 6 + [3] and market(after)[COIN] == 0  # the deck holds only leather
     assert market(after) == [1, 0, 0, 1, 0, 3, 0]  # refilled to 5 from the deck
 
 
 def test_no_coin_take_when_market_has_no_coins():
-    v = DEFAULT.vector
-    s = build_state(v, market_cards=(1, 1, 1, 1, 1, 0, 0), hands=((0,) * 6 + (4,), (0,) * 7), deck=[LEATHER] * 5)
+    s = build_state(V, market_cards=(1, 1, 1, 1, 1, 0, 0), hands=((0,) * 6 + (4,), (0,) * 7), deck=[LEATHER] * 5)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     assert not any(r[E.A_TYPE] == E.T_TAKE_COINS for r in rows)
 
 
 def test_no_one_for_one_exchange_and_no_same_kind_exchange():
-    v = DEFAULT.vector
     # market: 2 cloth, 1 spice, 1 diamond, 1 coin; hand: 2 cloth, 1 spice, 1 leather, coins 2
-    s = build_state(v, market_cards=(1, 0, 0, 2, 1, 0, 1), hands=((0, 0, 0, 2, 1, 1, 2), (0,) * 7),
+    s = build_state(V, market_cards=(1, 0, 0, 2, 1, 0, 1), hands=((0, 0, 0, 2, 1, 1, 2), (0,) * 7),
                     deck=[LEATHER] * 10)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     for r in rows:
@@ -115,49 +113,44 @@ def test_no_one_for_one_exchange_and_no_same_kind_exchange():
 
 
 def test_one_for_one_is_not_legal_even_when_it_is_the_only_exchange_shape():
-    v = DEFAULT.vector
     # market has a single good; the hand has other goods: only take-one-good, never a 1-for-1 swap
-    s = build_state(v, market_cards=(1, 0, 0, 0, 0, 0, 4), hands=((0, 0, 0, 3, 0, 0, 0), (0,) * 7), deck=[1] * 5)
+    s = build_state(V, market_cards=(1, 0, 0, 0, 0, 0, 4), hands=((0, 0, 0, 3, 0, 0, 0), (0,) * 7), deck=[1] * 5)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     assert not any(r[E.A_TYPE] == E.T_EXCHANGE for r in rows)
 
 
 @pytest.mark.parametrize("good", PRECIOUS)
 def test_single_precious_sale_never_legal(good):
-    v = DEFAULT.vector
     h = [0] * 7
     h[good] = 1
-    s = build_state(v, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=(tuple(h), (0,) * 7), deck=[5] * 5)
+    s = build_state(V, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=(tuple(h), (0,) * 7), deck=[5] * 5)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     assert not any(r[E.A_TYPE] == E.T_SELL for r in rows)
     h[good] = 3
-    s = build_state(v, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=(tuple(h), (0,) * 7), deck=[5] * 5)
-    sells = sorted(int(r[E.A_COUNT]) for r in legal_rows(s, v, 0) if r[E.A_TYPE] == E.T_SELL)
+    s = build_state(V, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=(tuple(h), (0,) * 7), deck=[5] * 5)
+    sells = sorted(int(r[E.A_COUNT]) for r in legal_rows(s, V, 0) if r[E.A_TYPE] == E.T_SELL)
     assert sells == [2, 3]
 
 
 @pytest.mark.parametrize("good", (CLOTH, SPICE, LEATHER))
 def test_common_goods_sell_singly(good):
-    v = DEFAULT.vector
     h = [0] * 7
     h[good] = 2
-    s = build_state(v, market_cards=(5, 0, 0, 0, 0, 0, 0), hands=(tuple(h), (0,) * 7), deck=[0] * 5)
-    sells = sorted(int(r[E.A_COUNT]) for r in legal_rows(s, v, 0) if r[E.A_TYPE] == E.T_SELL)
+    s = build_state(V, market_cards=(5, 0, 0, 0, 0, 0, 0), hands=(tuple(h), (0,) * 7), deck=[0] * 5)
+    sells = sorted(int(r[E.A_COUNT]) for r in legal_rows(s, V, 0) if r[E.A_TYPE] == E.T_SELL)
     assert sells == [1, 2]
 
 
 def test_selling_more_than_one_kind_impossible():
-    v = DEFAULT.vector
-    s = build_state(v, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=((2, 2, 2, 1, 0, 0, 0), (0,) * 7), deck=[5] * 5)
+    s = build_state(V, market_cards=(0, 0, 0, 0, 0, 5, 0), hands=((2, 2, 2, 1, 0, 0, 0), (0,) * 7), deck=[5] * 5)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     sells = [r for r in rows if r[E.A_TYPE] == E.T_SELL]
     assert len(sells) == 4  # 2 diamond, 2 gold, 2 silver, 1 cloth: one kind each
 
 
 def test_hand_limit_after_take():
-    v = DEFAULT.vector
     # 7 goods in hand: no take of one good; an exchange may not be paid with coins (hand would grow)
-    s = build_state(v, market_cards=(1, 1, 0, 1, 0, 0, 2), hands=((0, 0, 0, 3, 2, 2, 5), (0,) * 7),
+    s = build_state(V, market_cards=(1, 1, 0, 1, 0, 0, 2), hands=((0, 0, 0, 3, 2, 2, 5), (0,) * 7),
                     deck=[5] * 20)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     assert not any(r[E.A_TYPE] == E.T_TAKE_GOOD for r in rows)
@@ -165,7 +158,7 @@ def test_hand_limit_after_take():
     assert any(r[E.A_TYPE] == E.T_EXCHANGE for r in rows)  # goods-for-goods still fine
     assert any(r[E.A_TYPE] == E.T_TAKE_COINS for r in rows)  # coins never crowd the hand
     # 6 goods: one coin may pay, not two
-    s = build_state(v, market_cards=(1, 1, 0, 1, 0, 0, 2), hands=((0, 0, 0, 2, 2, 2, 5), (0,) * 7),
+    s = build_state(V, market_cards=(1, 1, 0, 1, 0, 0, 2), hands=((0, 0, 0, 2, 2, 2, 5), (0,) * 7),
                     deck=[5] * 20)
     rows = check_line_worth_knowing(s, DEFAULT, 0)
     assert any(r[E.A_TYPE] == E.T_TAKE_GOOD for r in rows)
@@ -174,8 +167,7 @@ def test_hand_limit_after_take():
 
 
 def test_exchange_may_give_coins_but_never_take_them():
-    v = DEFAULT.vector
-    s = build_state(v, market_cards=(0, 0, 0, 2, 1, 0, 2), hands=((0,) * 6 + (3,), (0,) * 7), deck=[5] * 20)
+    s = build_state(V, market_cards=(0, 0, 0, 2, 1, 0, 2), hands=((0,) * 6 + (3,), (0,) * 7), deck=[5] * 20)
     effects, rows = engine_effects(s, DEFAULT, 0)
     check_line_worth_knowing(s, DEFAULT, 0)
     # take 2 cloth for 2 coins, take cloth+spice for 2 coins, take all three for 3 coins
@@ -186,11 +178,10 @@ def test_exchange_may_give_coins_but_never_take_them():
 
 
 def test_exchange_enumeration_matches_brute_force_on_hand_built_state():
-    v = DEFAULT.vector
-    s = build_state(v, market_cards=(1, 1, 1, 1, 1, 0, 0), hands=((0, 0, 0, 2, 2, 2, 4), (0,) * 7),
+    s = build_state(V, market_cards=(1, 1, 1, 1, 1, 0, 0), hands=((0, 0, 0, 2, 2, 2, 4), (0,) * 7),
                     deck=[5] * 20)
     effects, rows = engine_effects(s, DEFAULT, 0)
-    assert effects == brute_force(s, v, 0)
+    assert effects == brute_force(s, V, 0)
     assert max(effects.values()) == 1, "duplicate legal actions"
     assert len(rows) > 100  # a rich position: many exchanges
 

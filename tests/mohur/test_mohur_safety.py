@@ -4,7 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
-from mohur_helpers import COIN, CLOTH, E, build_state, deal, make_cfg, play_batch, reach_state
+from mohur_helpers import COIN, CLOTH, E, build_state, make_cfg, play_batch, reach_state
 from sim.registry import registered
 
 DEFAULT = make_cfg()

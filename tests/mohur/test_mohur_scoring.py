@@ -143,14 +143,11 @@ def test_match_is_best_of_three(greedy_tables):
     assert (games["rounds"] == 3).any() and (games["rounds"] == 2).any()
 
 
-def test_seals_to_win_configurable():
-    cfg = make_cfg("rules.seals_to_win=3")
-    _, games, rounds = play_batch(cfg, ["greedy", "hoarder"], 100, 9)
-    check_match_end(games, rounds, 3)
-    assert (games["rounds"] >= 3).all()
-    cfg = make_cfg("rules.seals_to_win=1")
-    _, games, rounds = play_batch(cfg, ["greedy", "hoarder"], 100, 9)
-    check_match_end(games, rounds, 1)
+@pytest.mark.parametrize("seals", [3, 1])
+def test_seals_to_win_configurable(seals):
+    _, games, rounds = play_batch(make_cfg(f"rules.seals_to_win={seals}"), ["greedy", "hoarder"], 100, 9)
+    check_match_end(games, rounds, seals)
+    assert (games["rounds"] >= seals).all()
 
 
 def test_recorded_round_scores_are_consistent(greedy_tables):

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mohur_helpers import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, SILVER, SPICE, E, actions_buffer, build_state, deal,
-                           effect, hand, legal_rows, make_cfg, market, reach_state)
+                           hand, legal_rows, make_cfg, market, reach_state)
 
 DEFAULT = make_cfg()
 V = DEFAULT.vector
@@ -22,8 +22,7 @@ def find(rows, typ, good=None, count=None):
 def play(s, p, typ, good=None, count=None, v=V):
     rows = legal_rows(s, v, p)
     i = find(rows, typ, good, count)
-    buf = actions_buffer()
-    buf[: len(rows)] = rows
+    buf = actions_buffer(rows)
     E.play_row(s, v, p, buf, i)
     return rows[i]
 
@@ -194,7 +193,6 @@ def test_bonus_draws_follow_the_shuffled_pile():
     """Over a round's shuffled pile, successive draws give every token of the pile exactly once."""
     pile = 2
     nb = int(V[E.CFG_NBONUS + pile])
-    from mohur_helpers import deal
     s = deal(V, 11)
     expected = sorted(int(x) for x in s[E.S_BONUS + pile * E.MAX_BONUS: E.S_BONUS + pile * E.MAX_BONUS + nb])
     got = []

@@ -6,21 +6,18 @@ import random
 import numpy as np
 import pytest
 
-from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, deal, effect,
-                           make_cfg, observed, plant_unknown_card, play_batch)
+from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, effect,
+                           make_cfg, observed, plant_hidden, play_batch)
 from sim.mohur import engine as E
 from sim.mohur import kernel as K
 from sim.registry import choices, registered
 from strategies.mohur.weighted import FEATURES, row_score, weighted
+from cli_runs import ok
 
 CFG = make_cfg()
 V = CFG.vector
 NAMES = list(FEATURES)
 DEFAULTS = np.array([w for w, _, _ in FEATURES.values()])
-
-
-def definition():
-    return next(d for d in registered("mohur") if d.name == "weighted")
 
 
 def weights(**named):
@@ -72,7 +69,7 @@ def choose(s, params, seed=1):
 
 
 def test_registration_every_weight_has_bounds():
-    d = definition()
+    d = next(d for d in registered("mohur") if d.name == "weighted")
     assert list(d.params) == NAMES and 10 <= len(NAMES) <= 30
     assert set(d.bounds) == set(NAMES) and not d.round_robin and d.listing == "row"
     for name, (lo, hi, whole) in d.bounds.items():
@@ -111,22 +108,11 @@ def test_deterministic_for_a_seed():
     assert not all(np.array_equal(a[2][k], c[2][k]) for k in a[2])
 
 
-def plant(s, rng):
-    """A hidden card moved (`plant_unknown_card`) and the hidden bonus rupees changed; None when nothing can be
-    swapped."""
-    t = plant_unknown_card(s, rng)
-    if t is not None:
-        p = int(s[E.S_CUR])
-        t[E.S_BSUM + 1 - p] += 4
-        t[E.S_BSUM + p] += 2
-    return t
-
-
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(3)
     checked = 0
     for i, s in enumerate(STATES):
-        t = plant(s, rng)
+        t = plant_hidden(s, V, rng)
         if t is None:
             continue
         assert not np.array_equal(s, t) and np.array_equal(observed(V, s), observed(V, t))
@@ -140,8 +126,7 @@ def test_hidden_state_does_not_change_the_choice():
 def feature_changes(s, rows, j):
     """Each feature's change by row j (unweighted): the score with one weight at 1, the others 0."""
     obs = observed(V, s)
-    buf = actions_buffer()
-    buf[:len(rows)] = rows
+    buf = actions_buffer(rows)
     return {name: row_score(obs, buf, j, weights(**{name: 1.0})) for name in NAMES}
 
 
@@ -150,8 +135,7 @@ def test_score_is_the_weighted_sum_of_the_feature_changes():
     for i, s in enumerate(STATES[:60]):
         a, rows = choose(s, DEFAULTS, seed=i)
         w = rng.uniform(-3, 3, len(NAMES))
-        buf = actions_buffer()
-        buf[:len(rows)] = rows
+        buf = actions_buffer(rows)
         obs = observed(V, s)
         for j in range(len(rows)):
             if rows[j, E.A_TYPE] in (E.T_EXCHANGES, E.T_PASS):
@@ -170,8 +154,7 @@ def test_it_plays_the_highest_score():
         a, rows = choose(s, params, seed=i)
         if len(rows) == 1:
             continue
-        buf = actions_buffer()
-        buf[:len(rows)] = rows
+        buf = actions_buffer(rows)
         obs = observed(V, s)
         scores = [row_score(obs, buf, j, params) for j in range(len(rows)) if rows[j, E.A_TYPE] != E.T_EXCHANGES]
         assert row_score(obs, buf, a, params) >= max(scores) - 1e-9
@@ -276,12 +259,10 @@ def test_beats_random_and_holds_its_own_against_greedy():
 
 def test_runs_through_run_and_trace(cli, tmp_path):
     out = tmp_path / "w"
-    result = cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q"))
     meta = json.loads((out / "meta.json").read_text())
     assert "weighted" in json.dumps(meta["strategies"])
-    result = cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4)
-    assert result.exit_code == 0, (result.output, result.exception)
+    result = ok(cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4))
     events = [json.loads(line) for line in result.output.splitlines()]
     assert events[-1]["event"] == "game_end" or any(e["event"] == "round_end" for e in events)
     assert sum(e["event"] == "action" for e in events) > 20

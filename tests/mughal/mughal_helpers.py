@@ -3,7 +3,7 @@ import numpy as np
 from sim import config as C
 from sim.mughal import engine as E
 from sim.mughal.config import validate
-from sim.registry import choices
+from strategy_params import strategy_arrays
 
 
 def make_cfg(players=4, sets=()):
@@ -29,11 +29,14 @@ def card(cfg, mask, level=None, unique=None, age=None, skip=()):
     raise LookupError("no such card")
 
 
-def bare_state(cfg, players, turn=1):
-    """A state in turn `turn` with empty tables and hands (cards not placed anywhere: no invariant checks)."""
+def bare_state(cfg, players, turn=1, seed=None):
+    """A state in turn `turn` (0: before the first) with empty tables and hands (cards not placed anywhere: no
+    invariant checks); `seed` seeds the engine's generator."""
     s = E.new_state()
     E.reset(s, players)
     s[E.S_TURN] = turn
+    if seed is not None:
+        E.seed(seed)
     return s
 
 
@@ -67,10 +70,8 @@ def plant(cfg, s, p, rng):
 
 
 def lineup_args(cfg, names, players, n):
-    ch = choices("mughal", cfg.presets, names)
-    base = np.array([c.base_id for c in ch], dtype=np.int64)
-    params = np.stack([c.vector() for c in ch])
-    lin = np.tile(np.arange(players, dtype=np.int64) % len(ch), (n, 1))
+    base, params = strategy_arrays("mughal", cfg.presets, names)
+    lin = np.tile(np.arange(players, dtype=np.int64) % len(base), (n, 1))
     return lin, base, params
 
 

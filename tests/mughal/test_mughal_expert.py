@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mughal_helpers import observe, plant
-from sim import config as C
+from mughal_helpers import make_cfg, observe, plant, play_until, round_start
 from sim.mughal import engine as E
 from sim.mughal import kernel as K
-from sim.mughal.config import validate
 from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
@@ -21,11 +19,8 @@ from strategy_params import preset_vector, strategy_arrays
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
 
-def make_cfg(players):
-    return validate(C.load_defaults("sim.mughal"), players)
-
-
 CFG4 = make_cfg(4)
+V4 = CFG4.vector
 NAMES = [d.name for d in registered("mughal")]
 RANDOM_ID = NAMES.index("random")
 
@@ -35,13 +30,8 @@ def reach(cfg, players, seed, turn, step):
     start when nothing is to declare) of `turn`."""
     s = E.new_state()
     E.new_game(s, cfg.vector, players, np.uint32(seed), 0)
-    sids = np.full(players, RANDOM_ID, np.int64)
-    args = (np.zeros(E.OBS_SIZE, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32), np.zeros(8),
-            HEURISTIC_ONLY, True, 1, np.zeros((0, 0), np.int32), np.zeros((0, E.STATE_SIZE), np.int32))
-    while not (s[E.S_TURN] == turn and (step == 0 or s[E.S_STEP] == step)
-               and (s[E.S_PEND_SLOT: E.S_PEND_SLOT + players] < 0).all()):   # no pick pending
-        K.play(s, cfg.vector, sids, np.zeros((players, 8)), *args)
-    return s
+    return play_until(cfg, s, np.full(players, RANDOM_ID, np.int64), np.zeros((players, 8)),
+                      lambda s: s[E.S_TURN] == turn and (step == 0 or s[E.S_STEP] == step) and round_start(s))
 
 
 def vector(name, cfg=CFG4, **overrides):
@@ -113,25 +103,24 @@ def test_turn_worlds_deal_hidden_hands_as_whole_worlds_do(players, seed, turn, s
 
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(5)
-    v = CFG4.vector
     params = ismcts_params("mughal", CFG4.presets, ismcts, iterations=60)
     buf = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
 
     def planted(s, seed):
         t = plant(CFG4, s, seed % 4, rng)
         if t is not None:
-            E.check_invariants(t, v)
+            E.check_invariants(t, V4)
         return t
 
     def choose(state, seed):
         state = state.copy()
         state[E.S_CUR] = seed % 4   # the seat the change is hidden from chooses
-        n = E.legal_actions(state, v, buf)
+        n = E.legal_actions(state, V4, buf)
         if n < 2:
             return None
         obs = observe(CFG4, state, seed % 4)
         E.seed(np.uint32(1000 + seed))
-        return int(ismcts(obs, buf, n, params, v))
+        return int(ismcts(obs, buf, n, params, V4))
 
     check_hidden_state_is_ignored(((seed, reach(CFG4, 4, seed, 1 + seed % 7, 1 + seed % 4)) for seed in range(30)),
                                   planted, lambda s, seed: observe(CFG4, s, seed % 4), choose, 8, 5)
@@ -145,20 +134,19 @@ def test_a_sampled_turn_is_played_from_the_front_of_the_state(seed):
     g = search.py_func.__globals__
     rollout, rparams, world = g["ROLLOUT"], g["ROLLOUT_PARAMS"], g["WORLD"]
     assert world == E.S_DECK < E.STATE_SIZE
-    v = CFG4.vector
     gid = NAMES.index("greedy")
     s = reach(CFG4, 4, seed, 2 + seed % 5, 1 + seed % 3)
     played = 0
     for p in range(4):
         w = np.zeros(E.STATE_SIZE, np.int32)
         E.seed(np.uint32(seed))
-        determinize_turn(observe(CFG4, s, p), v, w)
+        determinize_turn(observe(CFG4, s, p), V4, w)
         ends = []
         for front_only in (False, True):
             t = np.full(E.STATE_SIZE, -7, np.int32) if front_only else w.copy()
             t[:world] = w[:world]
             E.seed(np.uint32(100 + p))
-            played += rollout(t, v, np.full(4, gid, np.int64), np.repeat(rparams[gid:gid + 1], 4, 0),
+            played += rollout(t, V4, np.full(4, gid, np.int64), np.repeat(rparams[gid:gid + 1], 4, 0),
                               np.zeros(E.OBS_TALLIES, np.int32), np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32),
                               np.zeros(rparams.shape[1]), 0, False, -1, np.zeros((0, 1), np.int32),
                               np.zeros((0, 1), np.int32))
@@ -197,17 +185,15 @@ def test_rollout_policy_and_options_are_parameters():
         play(CFG4, 4, ["ismcts", "greedy"], 2, 5, iterations=8, rollout=NAMES.index("ismcts"))
 
 
-@njit
+@njit(cache=True)
 def numba_draw():
     return np.random.randint(0, 1 << 30)
 
 
 @pytest.mark.parametrize("players", [2, 4, 8])
 def test_own_greedy_rollout_plays_as_the_play_loop(players):
-    """The search's own greedy rollout (`greedy_rollout`, no action rows, the tables observed once a round) makes
-    the same choices with the same random draws as the play loop over the registered greedy: from sampled turn
-    worlds (mid-round too) and whole games across turns, to the end or cut after a few actions, the states end
-    equal."""
+    """The search's own `greedy_rollout` (no action rows) makes the registered greedy's choices with the same draws:
+    from sampled turn worlds (mid-round too) and whole games, to the end or cut short, the states end equal."""
     from strategies.mughal.expert import determinize_turn, greedy_rollout, search
     cfg = make_cfg(players)
     v = cfg.vector
@@ -292,14 +278,11 @@ def test_turn_gains_are_what_scoring_adds(players):
 
 @pytest.mark.parametrize("seed", [31, 32, 33, 34])
 def test_a_playout_reads_only_what_restore_turn_copies(seed):
-    """The search restores each playout's state with `restore_turn` (the seats and slots in use), not the whole
-    state: every candidate of sampled worlds (mid-round too: the seats before the searcher have picked) played
-    to the turn's end from a state restored over garbage ends with the same value, tables, hands and VT, and
-    uses the same random draws, as from a whole copy of the world."""
+    """Each candidate of sampled worlds (mid-round too), played to the turn's end from `restore_turn` over garbage,
+    ends with the same value, tables, hands, VT and random draws as from a whole copy of the world."""
     from strategies.mughal.expert import restore_turn, search, turn_value
     g = search.py_func.__globals__
     sample, rollout, rparams = g["SAMPLE"], g["ROLLOUT"], g["ROLLOUT_PARAMS"]
-    v = CFG4.vector
     gid = NAMES.index("greedy")
     sids, params = np.full(E.MAX_PLAYERS, gid, np.int64), np.repeat(rparams[gid:gid + 1], E.MAX_PLAYERS, 0)
     pv = vector("expert")[1]
@@ -311,13 +294,13 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
         obs = observe(CFG4, s, p)
         t = s.copy()
         t[E.S_CUR] = p
-        n = E.legal_actions(t, v, buf)
+        n = E.legal_actions(t, V4, buf)
         if n < 2:  # p does not choose in this round (a declaration round without its card) or has no choice
             continue
         actions = buf.copy()
         world = np.zeros(E.STATE_SIZE, np.int32)
         E.seed(np.uint32(seed + p))
-        sample(obs, v, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
+        sample(obs, V4, world, p, sids, params, robs, buf, np.zeros(rparams.shape[1]), nolog)
         assert E.current_player(world) == p
         for a in range(n):
             ends = []
@@ -325,11 +308,11 @@ def test_a_playout_reads_only_what_restore_turn_copies(seed):
                 w = np.full(E.STATE_SIZE, -7, np.int32) if restored else world.copy()
                 if restored:
                     restore_turn(w, world)
-                E.apply_action(w, v, actions, a)
+                E.apply_action(w, V4, actions, a)
                 E.seed(np.uint32(500 + a))
-                rollout(w, v, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
+                rollout(w, V4, sids, params, robs, buf, np.zeros(rparams.shape[1]), 0, False, -1, nolog, nolog)
                 value = np.zeros(E.MAX_PLAYERS)
-                turn_value(w, v, pv, value)
+                turn_value(w, V4, pv, value)
                 assert w[E.S_OVER] == E.OVER_TURN_END
                 ends.append((value, w[E.S_VT:E.S_VT + 4].copy(), w[E.S_TOT:E.S_TOT + E.NSUITS * 4].copy(),
                              w[E.S_CNT:E.S_CNT + E.NSUITS * 4].copy(), w[E.S_TDIS:E.S_TDIS + 4].copy(), w[E.S_HLEN:E.S_HLEN + 4].copy(), numba_draw()))
@@ -355,10 +338,8 @@ def _fast_and_plain_vt(obs, cfg, p, rows, out):
 
 @pytest.mark.parametrize("players", [2, 4, 8])
 def test_fast_pick_scoring_is_vt_now(players):
-    """The own greedy rollout scores a pick from per-suit terms (`pick_terms`, `pick_vt`) instead of `vt_now`:
-    the same VT for every seat, suit (a Disaster too) and level, on observed tables and on random tallies (ties
-    of totals, suits without a card, a seat one suit short of all four), under every emperor tie rule and
-    either zero-total rule."""
+    """`pick_terms`/`pick_vt` give `vt_now`'s VT for every seat, suit (a Disaster too) and level, on observed tables
+    and random tallies (ties, empty suits, one suit short of four), under every emperor tie and zero-total rule."""
     cfg = make_cfg(players)
     rng = np.random.default_rng(players)
     rows = np.zeros((E.MAX_ACTIONS, E.ACOLS), np.int32)
@@ -422,7 +403,6 @@ def test_the_expert_plays_no_dominated_placement():
     """On decision points of greedy games, `expert` never picks a row that another row dominates, and where one
     row dominates every other candidate it plays that row without drawing a random number."""
     from strategies.mughal.expert import candidate_key, dominated
-    v = CFG4.vector
     _, params = vector("expert")
     gid = NAMES.index("greedy")
     sids = np.full(4, gid, np.int64)
@@ -436,14 +416,14 @@ def test_the_expert_plays_no_dominated_placement():
     pruned = alone = 0
     for seed in range(3):
         s = E.new_state()
-        E.new_game(s, v, 4, np.uint32(40 + seed), 0)
+        E.new_game(s, V4, 4, np.uint32(40 + seed), 0)
         while not E.is_over(s):
             p = E.current_player(s)
-            n = E.legal_actions(s, v, buf)
+            n = E.legal_actions(s, V4, buf)
             if n > 1:
                 obs = observe(CFG4, s, p)
                 E.seed(np.uint32(seed))
-                row = int(ismcts(obs, buf, n, params, v))
+                row = int(ismcts(obs, buf, n, params, V4))
                 beaten = [any(dominated(obs, buf, a, b) for b in range(n)) for a in range(n)]
                 top = {candidate_key(buf, a) for a in range(n) if not beaten[a]}
                 assert not beaten[row]
@@ -451,16 +431,11 @@ def test_the_expert_plays_no_dominated_placement():
                 if len(top) == 1 and len({candidate_key(buf, a) for a in range(n)}) > 1:
                     assert row == min(a for a in range(n) if not beaten[a])
                     E.seed(np.uint32(seed))
-                    expected = _draw()
+                    expected = numba_draw()
                     E.seed(np.uint32(seed))
-                    ismcts(obs, buf, n, params, v)
-                    assert _draw() == expected, "one candidate left: no world sampled"
+                    ismcts(obs, buf, n, params, V4)
+                    assert numba_draw() == expected, "one candidate left: no world sampled"
                     alone += 1
-            K.play(s, v, sids, gparams, *args)
+            K.play(s, V4, sids, gparams, *args)
     assert pruned >= 50 and alone >= 3
-
-
-@njit(cache=True)
-def _draw():
-    return np.random.randint(0, 1 << 30)
 

@@ -22,8 +22,7 @@ def put(cfg, s, p, c, suit):
 
 
 def test_pass_direction_alternates(cfg4):
-    s = E.new_state()
-    E.reset(s, 4)
+    s = bare_state(cfg4, 4, turn=0)
     for turn, shift in ((1, 1), (2, -1), (3, 1)):
         E.begin_turn(s, cfg4.vector)
         assert s[E.S_TURN] == turn
@@ -62,9 +61,7 @@ def _play_turns(cfg, s, n, players):
 
 def test_ages_open_with_the_discard(cfg4):
     v = cfg4.vector
-    s = E.new_state()
-    E.reset(s, 4)
-    E.seed(3)
+    s = bare_state(cfg4, 4, turn=0, seed=3)
     _play_turns(cfg4, s, 2, 4)
     assert s[E.S_OPENED] == 0
     in_deck = {int(s[E.S_DECK + i]) for i in range(s[E.S_DECKLEN])}
@@ -94,9 +91,7 @@ def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
         sets += (f'rules.skipped_ages="{skipped}"',)
     cfg = make_cfg(4, sets)
     v = cfg.vector
-    s = E.new_state()
-    E.reset(s, 4)
-    E.seed(3)
+    s = bare_state(cfg, 4, turn=0, seed=3)
     _play_turns(cfg, s, 2, 4)
     E.begin_turn(s, v)                                             # turn 3 opens Late
     ages = [int(v[E.CFG_CARD_AGE + c]) for c in range(v[E.CFG_NCARDS])]
@@ -113,9 +108,7 @@ def test_a_track_that_skips_an_age_brings_only_that_ages_cards(skipped):
 
 def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
     cfg = make_cfg(8)
-    s = E.new_state()
-    E.reset(s, 8)
-    E.seed(1)
+    s = bare_state(cfg, 8, turn=0, seed=1)
     _play_turns(cfg, s, 1, 8)      # turn 1 deals all 56 Early cards
     assert s[E.S_DECKLEN] == 0 and s[E.S_RESHUFFLES] == 0
     E.begin_turn(s, cfg.vector)   # turn 2: the discard becomes the deck
@@ -126,9 +119,7 @@ def test_eight_players_reshuffle_the_discard_when_the_deck_runs_out():
 @pytest.mark.parametrize("players", [2, 8])
 def test_deal_destiny_face_up_and_a_hand_of_five(players):
     cfg = make_cfg(players)
-    s = E.new_state()
-    E.reset(s, players)
-    E.seed(2)
+    s = bare_state(cfg, players, turn=0, seed=2)
     E.begin_turn(s, cfg.vector)
     E.check_invariants(s, cfg.vector)
     for p in range(players):
@@ -294,9 +285,7 @@ def test_most_vt_wins_and_ties_share(cfg4):
 
 def test_memory_of_passed_hands_and_hidden_hands(cfg4):
     v = cfg4.vector
-    s = E.new_state()
-    E.reset(s, 4)
-    E.seed(4)
+    s = bare_state(cfg4, 4, turn=0, seed=4)
     E.begin_turn(s, v)
     obs = np.zeros(E.OBS_SIZE, dtype=np.int32)
     E.observe(s, v, 0, obs)

@@ -7,6 +7,7 @@ from sim.mughal import kernel as K
 from sim.registry import choices
 from sim.rng import batch_seeds
 from mughal_helpers import make_cfg
+from strategy_params import strategy_arrays
 
 
 def test_trace_replays_the_kernel_game():
@@ -20,8 +21,7 @@ def test_trace_replays_the_kernel_game():
     step = next(e for e in events if e["event"] == "step")
     assert len(step["choices"]) == 3 and all("suit" in c for c in step["choices"])
     assert len(step["state"]["seats"][0]["table"]) >= 3
-    base = np.array([c.base_id for c in chosen], dtype=np.int64)
-    params = np.stack([c.vector() for c in chosen])
+    base, params = strategy_arrays("mughal", cfg.presets, ["greedy", "denier", "random"])
     # the trace of seed S is game 0 of `run -n 1 --seed S`, whose one batch has seed batch_seeds(S, 1)[0]
     out = K.run_batch(cfg, 3, np.array([[0, 1, 2]], dtype=np.int64), base, params, batch_seeds(42, 1)[0], False)
     assert events[-1]["vt"] == out["players"]["vt_total"].tolist()

@@ -146,9 +146,8 @@ def observed(v, s):
 
 
 def plant(s, rng):
-    """Same observation for the player to act, different hidden state: a card of another hand swapped with a
-    deck card of another produce, a discard card swapped with a deck card, the deck shuffled (None when
-    nothing could be swapped)."""
+    """Same observation for the player to act, other hidden state: a card of another hand and one of the discard
+    swapped with deck cards of another produce, the deck shuffled (None when nothing could be swapped)."""
     me = int(s[E.S_CUR])
     t = s.copy()
     lo, hi = int(E.S_DECK + t[E.S_DECKPOS]), int(E.S_DECK + t[E.S_DECKLEN])

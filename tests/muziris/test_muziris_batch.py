@@ -14,19 +14,15 @@ from sim.muziris import GAME, engine as E
 from sim.muziris.config import validate
 from sim.muziris.kernel import run_batch
 from sim.registry import choices
+from strategy_params import strategy_arrays
 
 NAMES = ["random", "greedy", "collector", "grabber", "endgame", "blocker"]
-
-
-def _choices(cfg, names):
-    ch = choices("muziris", cfg.presets, names)
-    return ch, np.array([c.base_id for c in ch]), np.stack([c.vector() for c in ch])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_invariants_debug_all_strategies(players):
     cfg = validate(build("sim.muziris"), players)
-    _, base, params = _choices(cfg, NAMES)
+    base, params = strategy_arrays("muziris", cfg.presets, NAMES)
     out = run_batch(cfg, players, rotating_lineup(120, players, len(NAMES)), base, params, 11 + players, True)
     g, p = out["games"], out["players"]
     assert len(g["game"]) == 120 and len(p["game"]) == 120 * players
@@ -42,7 +38,7 @@ def test_invariants_debug_all_strategies(players):
 @pytest.mark.parametrize("name", NAMES[1:])
 def test_heuristics_beat_random(name):
     cfg = validate(build("sim.muziris"), 3)
-    _, base, params = _choices(cfg, ["random", name])
+    base, params = strategy_arrays("muziris", cfg.presets, ["random", name])
     n = 300
     lin = np.zeros((n, 3), dtype=np.int64)
     lin[np.arange(n), np.arange(n) % 3] = 1
@@ -54,7 +50,7 @@ def test_heuristics_beat_random(name):
 
 def test_aggregate_tables_and_coin_flag():
     cfg = validate(build("sim.muziris"), 3)
-    _, base, params = _choices(cfg, ["greedy"])
+    base, params = strategy_arrays("muziris", cfg.presets, ["greedy"])
     out = run_batch(cfg, 3, np.zeros((200, 3), dtype=np.int64), base, params, 3, False)
     g = out["games"]
     assert (g["coins_short"] == (g["peak_coins"] > 205)).all()
@@ -77,7 +73,7 @@ def test_designer_can_reassign_abilities():
                                   "amount": 2, "at_least": 1}}
     raw["rules"]["round_cap"] = 5
     cfg = validate(raw, 3)
-    _, base, params = _choices(cfg, ["greedy", "random"])
+    base, params = strategy_arrays("muziris", cfg.presets, ["greedy", "random"])
     out = run_batch(cfg, 3, rotating_lineup(50, 3, 2), base, params, 1, True)
     assert (out["games"]["rounds"] == 5).all() and (out["games"]["end_reason"] == E.END_ROUND_CAP).all()
     assert out["players"]["coins_abilities"].sum() > 0
@@ -116,7 +112,7 @@ def test_largest_produce_value_is_accepted_and_plays_in_debug_mode():
     raw = build("sim.muziris")
     raw["produce"]["banana"]["values"] = [1, 2, 1_000_000]
     cfg = validate(raw, 3)
-    out = run_batch(cfg, 3, rotating_lineup(6, 3, 1), *_choices(cfg, ["greedy"])[1:], 1, True)
+    out = run_batch(cfg, 3, rotating_lineup(6, 3, 1), *strategy_arrays("muziris", cfg.presets, ["greedy"]), 1, True)
     assert len(out["games"]["rounds"]) == 6
 
 
@@ -142,7 +138,8 @@ def test_config_errors_structural():
 
 def test_trace_replays_kernel():
     cfg = validate(build("sim.muziris"), 3)
-    ch, base, params = _choices(cfg, ["greedy", "random", "blocker"])
+    ch = choices("muziris", cfg.presets, ["greedy", "random", "blocker"])
+    base, params = strategy_arrays("muziris", cfg.presets, ["greedy", "random", "blocker"])
     events = [json.loads(json.dumps(e)) for e in GAME.trace(cfg, 3, ch, 2024)]
     assert events[0]["event"] == "game_start" and events[0]["config"] == cfg.raw
     assert events[-1]["event"] == "game_end"

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from muziris_helpers import T, add_play, observed, plant, reach, rotating_lineup, setup, slot
+from muziris_helpers import T, add_play, cfg_with, observed, plant, reach, rotating_lineup, setup, slot
 from sim.muziris import engine as E
 from sim.muziris.kernel import run_batch
 from sim.registry import registered
@@ -14,10 +14,6 @@ from strategies.muziris._weights import FEATURES, NAMES
 from strategies.muziris.weighted import weighted  # called directly: the kernels' own compiled copy
 from cli_runs import check_run_and_trace
 from strategy_params import strategy_arrays
-
-
-def definition():
-    return next(d for d in registered("muziris") if d.name == "weighted")
 
 
 def weights(**overrides):
@@ -41,7 +37,7 @@ def choose(cfg, s, w, seed=0):
 
 
 def test_registration_one_bounded_weight_per_feature():
-    d = definition()
+    d = next(d for d in registered("muziris") if d.name == "weighted")
     assert list(d.params) == list(NAMES) and 10 <= len(NAMES) <= 30
     assert not d.round_robin and not d.search
     for name, default, (lo, hi) in FEATURES:
@@ -50,9 +46,7 @@ def test_registration_one_bounded_weight_per_feature():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_legal_choices_in_debug_mode(players):
-    from sim.config import build
-    from sim.muziris.config import validate
-    c = validate(build("sim.muziris"), players)
+    c = cfg_with(players)
     base, params = strategy_arrays("muziris", c.presets, ["weighted", "greedy", "random", "endgame"])
     # debug: the invariants after every action, and a row outside the legal actions raises
     out = run_batch(c, players, rotating_lineup(160, players, len(base)), base, params, 31 + players, True)
