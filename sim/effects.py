@@ -1,23 +1,9 @@
-"""Morris elementary effects measured with the step actually taken, and their intervals from the games.
-
-SALib's Morris analysis divides every change of the figure by the design's nominal step (2/3 of the range for 4
-levels). A whole-number knob rounds that step: `empty_stacks_to_end` 2..4 moves by one unit (half its range), so
-the nominal step mis-sizes its effect by a third, and which unit a trajectory happens to take (2->3 or 3->4)
-decides the rank. Here each elementary effect is the figure's change divided by the change of the knob's value
-as played, on the scale of its whole range; a step that rounds to no change is no step.
-
-A knob with few whole values (at most `FEW_VALUES`) is moved one unit at a time, the trajectories taking its
-units in turn (`align_whole_levels`), so every value is played and `effect_across_range` is the sum of the
-units' mean changes: the figure's change from the lowest value to the highest, whatever the shape in between.
-Other knobs' `effect_across_range` is the mean elementary effect (the linear reading of the change across the
-range).
-
-Intervals: every design point is played from the same seed, so game i of one point and game i of another were
-dealt alike. Their errors are shared, not independent, and the trajectories are not independent samples either.
-A bootstrap replicate therefore resamples the games (the same blocks of game ids at every point, as
-`analysis.paired` cuts them) and, independently, the trajectories (within each unit of a few-valued knob), and
-recomputes every estimate. A figure that is not a sum over games (no block statistics) falls back to the points'
-own standard errors taken as independent noise, an upper bound under common random numbers.
+"""Morris elementary effects measured with the step actually taken, and their intervals from the games
+(docs/sensitivity.md). SALib divides by the design's nominal step, which a whole-number knob rounds: here each
+effect is divided by the change of the knob's value as played. A few-valued knob is moved one unit at a time so
+every value is played. Points share their deals (common random numbers), so a bootstrap replicate resamples the
+games (the same blocks of game ids at every point) and, independently, the trajectories; without block
+statistics a point's own standard error stands in as independent noise, an upper bound.
 """
 from __future__ import annotations
 
@@ -40,10 +26,8 @@ def few_values(integer: bool, scales_list: bool, value_low, value_high) -> int:
 
 
 def align_whole_levels(X: np.ndarray, size: int, knobs: list[tuple[int, int, int]], seed: int) -> np.ndarray:
-    """Morris trajectories (blocks of `size` rows, one column changing per row) with each few-valued knob
-    (column, lowest value, number of values) moved one unit at its own step: trajectory t takes the knob's unit
-    (t + a random offset) mod (values - 1), up or down as the design's step went. Only that column changes, so
-    the trajectories keep their one-at-a-time structure."""
+    """Morris trajectories (blocks of `size` rows) with each few-valued knob (column, lowest value, number of
+    values) moved one unit at its own step, trajectory t taking unit (t + a random offset) mod (values - 1)."""
     X = np.array(X, dtype=float)
     rng = np.random.default_rng(seed)
     for column, low, count in knobs:
@@ -73,8 +57,8 @@ def steps(X: np.ndarray, size: int) -> list[list[tuple[int, int]]]:
 
 
 class Effects:
-    """Estimates for one metric. `position[point, knob]`: the knob's value as played, on the scale of its whole
-    range (0 = low end, 1 = high end); `unit[point, knob]`: for a few-valued knob the value's index (else -1)."""
+    """Elementary effects of a design. `position[point, knob]`: the knob's value as played, on the scale of its
+    whole range (0 = low end, 1 = high end); `few[knob]`: its number of whole values played (0: design steps)."""
 
     def __init__(self, X: np.ndarray, size: int, position: np.ndarray, few: list[int]):
         self.position, self.few = position, few
@@ -123,9 +107,8 @@ class Effects:
 
 def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None, reps: int, rng
                     ) -> np.ndarray:
-    """(points, reps) figures under resampled games. blocks: (points, G, 2) per-block (sum, count), the same
-    game ids in block g at every point: the blocks are drawn once per replicate for all points. Without blocks,
-    each point's figure moves by its own standard error, independently (None: not at all)."""
+    """(points, reps) figures under resampled games: `blocks` (points, G, 2), (sum, count) per block of game ids,
+    drawn once per replicate for all points; else each point moves by its own standard error `se`, if any."""
     if blocks is not None:
         G = blocks.shape[1]
         weights = rng.multinomial(G, np.full(G, 1 / G), size=reps).T.astype(float)  # (G, reps)
@@ -152,10 +135,8 @@ def small_sample_stretch(effects: Effects) -> np.ndarray:
 
 def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None,
                    seed: int, reps: int = RESAMPLES) -> dict:
-    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and its noise level:
-    the mu* that the games' noise alone gives its steps (sqrt(2/pi) x the median standard deviation, under
-    resampled games, of its elementary effects that vary at all). Per knob, because a one-unit step of a knob
-    with many units is divided by a small share of the range, which magnifies its noise as much as its effect."""
+    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and the mu* the
+    games' noise alone gives its steps (per knob: a small step magnifies its noise as much as its effect)."""
     rng = np.random.default_rng(seed)
     point = effects.estimate(y[:, None])[..., 0]   # (knobs, 4)
     games = game_replicates(y, blocks, se, reps, rng)

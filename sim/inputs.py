@@ -1,6 +1,5 @@
-"""Checks of what a user hands the command line, done before any game is played: numbers of games, workers,
-seeds and batch sizes, output folders, a Dask scheduler. Each refusal is a UserError naming the option, the value
-and what is allowed (the CLI prints it as one line, exit code 2)."""
+"""Checks of what a user hands the command line, before any game is played; each refusal is a UserError naming
+the option, the value and what is allowed."""
 from __future__ import annotations
 
 import asyncio
@@ -66,10 +65,8 @@ def scale(value) -> float:
 
 
 def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool = True) -> Path:
-    """A folder we will be able to create: not empty, not the root, not on a pseudo filesystem, its nearest
-    existing ancestor a folder we can create entries in, and (for a run, `staged`) its `.partial` sibling not a
-    file. With `own_name` (the folder itself is written or swapped into place, not only folders inside it), not
-    '.' or '..' either: a folder is staged and renamed by its name."""
+    """A folder we will be able to create (not the root or a system folder; `staged`: its `.partial` not a file;
+    `own_name`: written by its name, so not '.' or '..')."""
     if out is None or str(out).strip() == "":
         raise UserError(f"{option} '': give a folder path")
     path = Path(out)
@@ -102,8 +99,7 @@ def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool =
 
 
 def named_folder(folder, option: str = "-o") -> Path:
-    """A results folder is staged beside itself and renamed into place by its name: '.', '..' and the root
-    have none."""
+    """A results folder is staged and renamed by its name: '.', '..' and the root have none."""
     path = Path(folder)
     if path.name in ("", ".", ".."):
         where = "the root folder" if Path(os.path.abspath(path)) == Path(path.anchor or "/") else \
@@ -114,8 +110,7 @@ def named_folder(folder, option: str = "-o") -> Path:
 
 
 def dask_scheduler(backend: str, scheduler: str | None) -> None:
-    """--backend dask: dask.distributed must be installed, and a named scheduler must answer (a short timeout)
-    before any batch is played."""
+    """--backend dask: dask.distributed installed, and a named scheduler answering, before any batch is played."""
     if backend != "dask":
         return
     try:

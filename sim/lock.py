@@ -1,14 +1,8 @@
-"""Readers and writers of a folder: a command that writes a folder (`run`, `--resume`, `sweep`, `tune`,
-`sensitivity`, `compare -o`, `report` in place, `replay -o`) holds an exclusive lock on it for as long as it
-writes; one that only reads a folder (`report X -o Y`, `compare`, `replay --run`) holds a shared lock. A writer
-is refused while anyone holds the folder, a reader while a writer does, so a report never reads a folder half
-replaced by a run and a run never replaces a folder a report is reading. Refusals are immediate (one line), never
-a wait.
+"""Readers and writers of a folder: a command that writes one holds an exclusive lock while it writes, one that
+only reads it a shared lock, so a report never reads a folder half replaced by a run. Refusals are immediate.
 
-The lock of a path (which covers `<out>` and `<out>.partial`) is an advisory `flock` on a hidden sibling file,
-`.<name>.lock`: the kernel drops it when the process ends however it ends (SIGKILL included), so a killed run
-never leaves a folder locked. The file is not inherited by workers (Python opens it non-inheritable), so a worker
-that outlives its parent cannot hold it. The last holder removes the file while it holds it exclusively.
+The lock (of `<out>` and `<out>.partial`) is a `flock` on the hidden sibling `.<name>.lock`: the kernel drops it
+however the process ends, and workers do not inherit it. The last holder removes the file.
 """
 from __future__ import annotations
 
@@ -97,9 +91,8 @@ def exclusive(out: Path, what: str = "-o"):
 
 @contextlib.contextmanager
 def shared(folder: Path, what: str):
-    """Hold the read lock of `folder` for the block (other readers welcome), or refuse while a writer holds it.
-    A folder whose parent we cannot write in (a read-only share) cannot be written by us either, nor locked:
-    it is read without a lock."""
+    """Hold the read lock of `folder` for the block, or refuse while a writer holds it; a folder on a read-only
+    share (no lock file can be made) is read without one."""
     import fcntl
     path = lock_path(folder)
     try:

@@ -1,9 +1,5 @@
-"""A folder's meta.json: read and checked before any of its fields is used. Results folders are shared between
-designers, so a meta.json is untrusted input, checked with the command line's own rules (`sim.inputs`, the
-registry's parameter checks, the configuration's validation): one function, `check_run`, for every command
-that reads a run's meta.json (`report`, `compare`, `run --resume`, `replay`/`trace --run`, partial loads).
-
-What kind of folder it is (`kind_of`) decides which command may read or continue it."""
+"""A folder's meta.json, untrusted input (folders are shared): checked with the command line's own rules by
+`check_run` before any field is used; its kind (`kind_of`) decides which command may read or continue it."""
 from __future__ import annotations
 
 import json
@@ -99,10 +95,8 @@ def _flag(value, option: str):
 
 
 def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
-    """Every field of a run's meta.json that a command uses, checked with the command line's rules; returns the
-    checked settings: {"spec", "players", "config" (validated), "choices" (StrategyChoice), "games", "seed",
-    "batch_size" (None for an old finished folder without one), "round_robin", "summary_only", "partial"}.
-    A folder of another kind is refused by name (`require_kind`)."""
+    """The checked settings of a run's meta.json: {"spec", "players", "config" (validated), "choices", "games",
+    "seed", "batch_size" (None in an old finished folder), "round_robin", "summary_only", "partial"}."""
     folder = Path(folder)
     path = folder / META
     require_kind(folder, meta, "run", doing or "")

@@ -1,8 +1,5 @@
 """Seeds for numba's generator, derived per game from the batch seed, and Mohur's per-round deal streams.
-
-Re-seeding every game from (batch seed, game, part) makes a game's random numbers independent of what the games
-before it did, so sweep variants share them game by game (common random numbers), not only until the first
-game whose length differs.
+Re-seeding every game makes its numbers independent of the games before it: common random numbers game by game.
 """
 import numpy as np
 from sim.jit import njit
@@ -21,12 +18,9 @@ def batch_seeds(root: int, n_batches: int) -> list[int]:
 
 
 def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[int, int]:
-    """(batch seed, index within its batch) of game `game` of a run with this root seed and batch size: what a
-    trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
-    so game 0 is the same for every batch size."""
+    """(batch seed, index within its batch) of game `game` of a run: what a trace needs to replay it."""
     b, local = divmod(int(game), int(batch_size))
     return batch_seed(seed, b), local  # made on its own: no list of the b seeds before it
-
 
 
 @njit(cache=True)
@@ -46,10 +40,8 @@ def reseed(batch_seed, game, part):
     np.random.seed(game_seed(batch_seed, game, part))
 
 
-# A counter-based stream for dealing: seeding numba's Mersenne Twister costs about 1.3 us (it fills 624 words)
-# and every np.random draw fetches the thread's generator through a C call, so a deal that shuffles a
-# 55-card deck through np.random costs about 1 us. splitmix64 needs one 64-bit word of state and is seeded by
-# a hash, so a deal can have its own stream per (batch seed, game, round) at no cost.
+# A counter-based stream for dealing: seeding numba's Mersenne Twister costs 1.3 us and each np.random draw a C
+# call; splitmix64 is one word of state, so a deal has its own stream per (batch seed, game, round) at no cost.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 

@@ -1,12 +1,7 @@
-"""Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most.
-
-Morris elementary effects (many knobs, few design points) or Sobol indices (a short list), both sampled and
-estimated with SALib. Every design point is one configuration played from the same seed, as a sweep's variants
-are (common random numbers), so neighbouring points differ by the knobs' effect, not by a new deal.
-
-Design points are grouped in blocks (a Morris trajectory: k + 1 points; a Sobol block: k + 2), and the
-estimators need whole blocks. A point the game's own validation refuses (a stack no longer sorted, a deck too
-small) is counted and its block is replaced by another sampled block before any game is played.
+"""Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most, by Morris
+elementary effects or Sobol indices (SALib), every design point played from the same seed (common random
+numbers). The estimators need whole blocks of points (a Morris trajectory: k + 1; a Sobol block: k + 2), so a
+block with a point the game refuses is replaced by another before any game is played.
 """
 from __future__ import annotations
 
@@ -55,9 +50,8 @@ def _round_half_up(x: float) -> int:
 
 @dataclass(frozen=True)
 class Factor:
-    """One knob: a numeric key set to a value in [low, high], or a whole list (a token stack) scaled by a
-    factor in [low, high]. Whole-number keys are rounded to the nearest whole number (rounding keeps a scaled
-    stack's order)."""
+    """One knob: a numeric key set to a value in [low, high], or a whole list (a token stack) scaled by a factor in
+    [low, high]; whole numbers rounded (which keeps a scaled stack's order)."""
     key: str
     default: object          # the configuration's value: a number, or the list a factor scales
     low: float
@@ -132,8 +126,7 @@ def numeric_keys(raw, prefix: str = "") -> list[str]:
 
 
 def assign_config(base: dict, assign: dict) -> dict:
-    """The base configuration with each knob set. Keys were checked when the knobs were made (get_value), so
-    values are set as they are (set_value), not parsed back from TOML by apply_set: a design validates thousands."""
+    """The base configuration with each knob set (keys checked when the knobs were made: no TOML parsing)."""
     cfg = copy.deepcopy(base)
     for key, value in assign.items():
         set_value(cfg, key, value)
@@ -160,8 +153,7 @@ def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
 
 
 def checker(spec, players: int, base: dict):
-    """`check(assign)`: whether the game accepts a set of knob values: None, or the reason it refuses (remembered
-    per assignment, so a design point is validated once)."""
+    """`check(assign)`: None where the game accepts a set of knob values, else why not (remembered per set)."""
 
     @functools.cache
     def refusal(label: str) -> str | None:
@@ -176,8 +168,8 @@ def checker(spec, players: int, base: dict):
 
 def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
                 spread: float = DEFAULT_SPREAD) -> Factor | str:
-    """A knob for `key`: its given range, or +-spread around its default narrowed, one knob at a time, to the
-    values the game's validation accepts. A string says why the key cannot be a knob."""
+    """A knob for `key`: its given range, or +-spread around its default narrowed to what the game accepts; or a
+    string saying why the key cannot be a knob."""
     value = get_value(base, key)
     if isinstance(value, list):
         if not value or not all(_is_number(v) for v in value):
@@ -208,8 +200,7 @@ def make_factor(key: str, base: dict, check, given: tuple[float, float] | None =
 
 
 def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
-    """The value nearest `end`, between `end` and the default, that the game accepts (validity taken as
-    monotone along the range: bisection)."""
+    """The value nearest `end`, towards the default, that the game accepts (bisection: validity monotone)."""
     if ok(end):
         return end
     bad, good = end, default
@@ -225,10 +216,8 @@ def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
 
 
 def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list[str]]:
-    """Neighbouring elements of one list (tokens.diamond.2 and .3) whose ranges overlap could cross. Where the
-    game refuses the crossing (a stack must stay sorted), the overlap is split at the midpoint of their defaults:
-    each element moves within its gap, and every combination keeps the order. Returns the knobs and, for any
-    left with no room, why."""
+    """Neighbouring elements of one list whose ranges overlap could cross: where the game refuses that (a sorted
+    stack), the overlap is split at the midpoint of their defaults. Returns the knobs, and why any has no room."""
     knobs = {f.key: f for f in factors}
     for f in factors:
         head, _, index = f.key.rpartition(".")
@@ -251,8 +240,8 @@ def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list
 
 
 def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
-    """The knobs of a screening: the --param keys (or every numeric key when `params` is empty), their ranges
-    checked against the game's validation. Returns (knobs, keys left out with the reason, checker)."""
+    """(knobs, keys left out with the reason, checker): the --param keys (or every numeric key), their ranges
+    checked against the game's validation."""
     check = checker(spec, players, base)
     wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
     given, default, left_out = [], [], []
@@ -280,11 +269,8 @@ def block_size(method: str, k: int) -> int:
 
 
 def size_design(method: str, k: int, n_games: int | None, budget: int | None) -> tuple[int, int]:
-    """(blocks, games per point) such that blocks x points per block x games <= budget.
-
-    With -n and --budget: as many blocks as the budget pays for. With --budget alone: the default number of
-    blocks (10 Morris trajectories, 32 Sobol blocks) and the games that leaves each point, but never under
-    MIN_GAMES a point while fewer blocks would do. With neither: the default blocks of DEFAULT_GAMES each."""
+    """(blocks, games per point) within the budget: with -n, as many blocks as it pays for; alone, the default
+    blocks and the games left a point (never under MIN_GAMES while fewer blocks would do)."""
     size = block_size(method, k)
     blocks = DEFAULT_BLOCKS[method]
     if budget is None:
@@ -334,9 +320,8 @@ class Design:
 
 
 def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
-    """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts. Blocks are
-    sampled SPARE_BLOCKS times over what is needed, again (seed + 1, ...) while too few pass, up to
-    MAX_SAMPLED times."""
+    """SALib's design: the first `blocks` blocks whose every point the game accepts, sampled SPARE_BLOCKS times
+    over (again with seed + 1, ... while too few pass, up to MAX_SAMPLED times)."""
     prob, size = problem(factors), block_size(method, len(factors))
     design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter())
     kept = []
@@ -371,15 +356,12 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
 
 def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None,
             blocks: dict[str, np.ndarray] | None = None, se: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
-    """One row per metric and knob, ranked, with 95% bootstrap intervals. Morris: elementary effects with the
-    steps as played and `effect_across_range` (sim.effects), the games resampled through `blocks` (per point,
-    per block of game ids: (sum, count)) where a metric has them, else through the points' standard errors `se`
-    as independent noise; `noise` overrides the noise level computed from them. Sobol: SALib's indices. A metric
-    missing at some point (NaN) is analysed on the blocks where it is defined."""
+    """One row per metric and knob, ranked, with 95% bootstrap intervals: Morris by sim.effects (games resampled
+    through `blocks`, (sum, count) per point and block of game ids, else the points' `se`; `noise` overrides the
+    noise level), Sobol by SALib. A metric missing at some point is analysed on the blocks where it is defined."""
     prob, size = problem(design.factors), design.size
     morris = design.method == "morris"
-    # the estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
-    # half-width
+    # the estimate, its interval's half-width, then Morris mu and sigma, or Sobol S1 and its half-width
     keys = ("mu_star", "mu_star_conf", "mu", "sigma") if morris else ("ST", "ST_conf", "S1", "S1_conf")
     few = [f.whole_values for f in design.factors]
     rows = []
@@ -435,9 +417,8 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
 
 
 def noise_level(se: float, levels: int) -> float:
-    """mu* that sampling noise alone gives a knob with no effect when its two points are independent:
-    E|e1 - e2| / delta = 2 se / (sqrt(pi) delta), delta being Morris's step on the unit scale (2/3 of the range
-    for 4 levels). Common random numbers push a real knob's noise below this."""
+    """mu* that noise alone gives a knob with no effect, its two points independent: 2 se / (sqrt(pi) delta),
+    delta Morris's step on the unit scale (common random numbers push a real knob's noise below this)."""
     delta = levels / (2 * (levels - 1))
     return 2 * se / (math.sqrt(math.pi) * delta)
 

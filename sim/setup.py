@@ -1,10 +1,6 @@
-"""What a command plays, validated before any game is: the game, its players, its configuration and lineup
-(`load_setup`), the main job's setups, and one game of a run to trace or replay (`choose_game`, `from_meta`).
-
-Without `--game`, a traced game is game 0 of `run -n 1 --seed S` with `-s` listing the strategies seat by seat.
-With `--game K`, `-s`, `--batch-size` and `--round-robin` are the *run's* options and the game is game K of that
-run: its batch seed, its index in the batch and its seats as the run's lineup rotation gives them. `--run DIR`
-takes all of those from a results folder's meta.json.
+"""What a command plays, validated before any game is (`load_setup`, the main job's setups), and one game of a
+run to trace or replay (`choose_game`): game 0 of `run -n 1` with `-s` seat by seat, or with `--game K` game K of
+the run that `-s`, `--batch-size` and `--round-robin` (or `--run DIR`'s meta.json) describe.
 """
 from __future__ import annotations
 
@@ -32,9 +28,8 @@ def _note(line: str) -> None:
 
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
-    """Everything validated before any game is played: game, players, configuration, strategies. Returns
-    (spec, players, config, strategy choices, round robin); `-s all` is every heuristic and every preset with
-    round_robin = true, seats rotated."""
+    """(spec, players, config, strategy choices, round robin), all validated; `-s all` is every heuristic and
+    every preset with round_robin = true."""
     spec = get_game(game)
     _check_engine_once(spec)
     players = spec.check_players(players if players is not None else spec.default_players)
@@ -61,8 +56,7 @@ def _check_engine_once(spec) -> None:
 
 
 def main_setups(scale: float = 1.0) -> list[tuple]:
-    """The main job's games, each (spec, players, config, strategies, round robin, games): its defaults, every
-    heuristic, seats rotated."""
+    """The main job's games on their defaults, each (spec, players, config, strategies, round robin, games)."""
     setups = []
     for name in game_names():
         spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
