@@ -20,30 +20,27 @@ PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 SCHEDULER_TIMEOUT_S = 5.0
 
 
-def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
+def whole(option: str, value, lo: int, hi: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise UserError(f"{option} {value}: must be {what} of at least {lo:,} and at most {hi:,}")
     return value
 
 
-whole = _whole  # the rule every whole-number option follows, for meta.json's fields too (sim/meta.py)
-
-
 def games(value, option: str = "--games") -> int:
-    return _whole(option, value, 1, MAX_GAMES, "a number of games")
+    return whole(option, value, 1, MAX_GAMES, "a number of games")
 
 
 def game_index(value, option: str = "--game") -> int:
     """Game K of a run (0-based, as in games.parquet): a run has at most MAX_GAMES games."""
-    return _whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
+    return whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
 
 
 def batch_size(value, option: str = "--batch-size") -> int:
-    return _whole(option, value, 1, MAX_BATCH, "a number of games per batch")
+    return whole(option, value, 1, MAX_BATCH, "a number of games per batch")
 
 
 def seed(value, option: str = "--seed") -> int:
-    return _whole(option, value, 0, MAX_SEED, "a whole number")
+    return whole(option, value, 0, MAX_SEED, "a whole number")
 
 
 def jobs(value, allow_all: bool = True) -> int:
@@ -55,7 +52,7 @@ def jobs(value, allow_all: bool = True) -> int:
 
 
 def positive(option: str, value, hi: int | None = None) -> int:
-    return _whole(option, value, 1, hi if hi is not None else MAX_GAMES, "a whole number")
+    return whole(option, value, 1, hi if hi is not None else MAX_GAMES, "a whole number")
 
 
 def scale(value) -> float:

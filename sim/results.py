@@ -99,8 +99,8 @@ def _ours(folder: Path) -> set[str]:
     """Names in `folder` that we can show we wrote (see the module's docstring); anything else is the user's."""
     folder = Path(folder)
     listed = _listed(folder, _meta_of(folder) or {})
-    return {p.name for p in folder.iterdir()
-            if any(fnmatch.fnmatchcase(p.name, pattern) for pattern in OUR_NAMES) and not p.is_symlink() and (listed is None or p.name in listed or p.name == META)}
+    return {p.name for p in folder.iterdir() if any(fnmatch.fnmatchcase(p.name, pattern) for pattern in OUR_NAMES)
+            and not p.is_symlink() and (listed is None or p.name in listed or p.name == META)}
 
 
 def check_output(out: Path, kind: str, option: str = "-o") -> None:
