@@ -111,8 +111,7 @@ def load_batch(batch_dir: Path, b: int, summary_only: bool = False) -> dict:
 
 
 def _read(path: Path, summary_only: bool) -> tuple[dict, dict]:
-    """(tables or summary, {"identity": [...], "digest": ..., "context": ...}) of one saved batch. Raises
-    ForeignBatch for a file that is not what balance-sim writes, another exception if it is damaged."""
+    """(tables or summary, its identity, digest and context) of one saved batch; ForeignBatch if not ours."""
     if path.is_symlink():
         raise _foreign(path, "a link")
     if summary_only:
@@ -210,8 +209,7 @@ def _layout(path: Path, raw: np.ndarray, size: int, entries: dict) -> list:
 
 def problem(batch_dir: Path, b: int, seed: int, bounds: tuple[int, int], id_column: str,
             summary_only: bool = False, context: str | None = None) -> str | None:
-    """Why saved batch `b` cannot be trusted, or None (`context` None: not checked); a foreign file raises
-    ForeignBatch."""
+    """Why saved batch `b` cannot be trusted, or None; a file balance-sim did not write raises ForeignBatch."""
     path = batch_path(batch_dir, b, summary_only)
     try:
         content, check = _read(path, summary_only)

@@ -42,8 +42,7 @@ def _fail(message: str) -> None:
 
 
 class Group(click.Group):
-    """Loads each command's module on first use, and turns our UserError and click's own usage errors into one
-    line on stderr and exit code 2."""
+    """Loads each command's module on first use; a UserError or usage error is one line on stderr, exit 2."""
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)

@@ -40,8 +40,7 @@ def _not_a_table(dotted: str, value, table: dict) -> ConfigError:
 
 
 def merge(base: dict, override: dict, path: str = "") -> dict:
-    """Deep-merge `override` into a copy of `base`; a key absent from `base` is an error, and so is a value
-    where `base` holds a table."""
+    """Deep-merge `override` into a copy of `base`, refusing keys `base` lacks and values over its tables."""
     out = copy.deepcopy(base)
     for key, value in override.items():
         dotted = f"{path}{key}"

@@ -135,8 +135,7 @@ def small_sample_stretch(effects: Effects) -> np.ndarray:
 
 def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None,
                    seed: int, reps: int = RESAMPLES) -> dict:
-    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and the mu* the
-    games' noise alone gives its steps (per knob: a small step magnifies its noise as much as its effect)."""
+    """Per knob: estimates with 95% intervals (games and trajectories resampled), and its noise level."""
     rng = np.random.default_rng(seed)
     point = effects.estimate(y[:, None])[..., 0]   # (knobs, 4)
     games = game_replicates(y, blocks, se, reps, rng)

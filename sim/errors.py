@@ -30,8 +30,7 @@ class ConfigError(UserError):
 
 @contextlib.contextmanager
 def machine_errors(say):
-    """An OSError of the machine (WRITE_ERRNOS) as the one line `say(exc)`; any other OSError is a bug, not the
-    machine, and is raised as it is."""
+    """An OSError of the machine (WRITE_ERRNOS) as the one line `say(exc)`; any other is a bug, raised."""
     try:
         yield
     except OSError as exc:

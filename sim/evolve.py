@@ -89,19 +89,6 @@ class Settings:
     step: float = SIGMA0  # cma's initial step, a fraction of each range: smaller keeps a good start's neighbourhood
 
 
-class _Normal:
-    """cma's `randn` option: standard normals from a generator re-seeded per generation (see the module note)."""
-
-    def __init__(self):
-        self.rng = np.random.default_rng(0)
-
-    def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, *shape):
-        return self.rng.standard_normal(shape)
-
-
 @dataclass
 class Incumbent:
     unit: list
@@ -121,8 +108,7 @@ class Incumbent:
 
 
 def fitness(shares: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate: weighted mean over members of its mean win share, and its standard error.
-    shares: [candidate, member, game]."""
+    """Per candidate of shares[candidate, member, game]: weighted mean win share and its standard error."""
     means = shares.mean(axis=2)
     n = shares.shape[2]
     var = shares.var(axis=2, ddof=1) if n > 1 else np.zeros_like(means)
@@ -130,16 +116,15 @@ def fitness(shares: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 class Evolution:
-    """CMA-ES in the unit cube with common random numbers, a re-evaluated incumbent and growing games.
-    `history` is the list of generation records (JSON-able) that `save`/`resume` keep."""
+    """CMA-ES in the unit cube; `history`: the JSON-able generation records `save`/`resume` keep."""
 
     def __init__(self, space: Space, start: dict, weights, settings: Settings):
         import cma  # here: workers import this module for candidate_shares and never need cma (seconds to import)
         self.space, self.settings = space, settings
         self.weights = np.asarray(weights, dtype=float) / np.sum(weights)
         self.start_unit = space.unit(start)
-        self.normal = _Normal()
-        opts = {"bounds": [0.0, 1.0], "randn": self.normal,
+        self.rng = np.random.default_rng(0)  # cma's normals, re-seeded per generation (`_ask`)
+        opts = {"bounds": [0.0, 1.0], "randn": lambda *shape: self.rng.standard_normal(shape),
                 "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0,
                 "tolfunhist": 0, "tolx": 1e-4}
         if settings.popsize:
@@ -162,7 +147,7 @@ class Evolution:
 
     def _ask(self, gen: int) -> tuple[list, list]:
         """cma's samples of generation `gen` (told back as these very arrays), and as plain lists."""
-        self.normal.reseed(stream_seed(self.settings.seed, SEARCH, gen, 2**31 - 1))
+        self.rng = np.random.default_rng(stream_seed(self.settings.seed, SEARCH, gen, 2**31 - 1))
         arrays = self.es.ask()
         return arrays, [list(map(float, x)) for x in arrays]
 
@@ -219,8 +204,7 @@ class Evolution:
         return record
 
     def replay(self, records: list[dict]) -> None:
-        """Rebuild the search from saved generation records; one that does not replay (another cma, an edited file)
-        is refused rather than silently diverging."""
+        """Rebuild the search from saved generation records, refusing one that does not replay exactly."""
         for gen, rec in enumerate(records):
             arrays, asked = self._ask(gen)
             if not isinstance(rec, dict) or rec.get("generation") != gen or asked != rec.get("candidates") \
@@ -313,8 +297,7 @@ class Arena:
         return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(float(v) for v in given.values()))
 
     def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
-        """shares[candidate, member, game]: each of `lineup` in one seat against a member (default the pool) in every
-        other, every candidate on the same deals per member."""
+        """shares[candidate, member, game]: each of `lineup` in one seat against a member in every other."""
         members = self.pool if members is None else members
         calls, self.plans = [], []
         for cand in lineup:

@@ -91,8 +91,7 @@ def exclusive(out: Path, what: str = "-o"):
 
 @contextlib.contextmanager
 def shared(folder: Path, what: str):
-    """Hold the read lock of `folder` for the block, or refuse while a writer holds it; a folder on a read-only
-    share (no lock file can be made) is read without one."""
+    """Hold the read lock of `folder`, or refuse while a writer holds it; a read-only share goes unlocked."""
     import fcntl
     path = lock_path(folder)
     try:

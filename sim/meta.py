@@ -126,9 +126,3 @@ def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
         raise UserError(f"{path}: 'config': {exc}; {REMAKE}") from None
     return {"spec": spec, "players": players, "config": cfg, "choices": choices, "games": games, "seed": seed,
             "batch_size": batch_size, "round_robin": round_robin, "summary_only": summary_only, "partial": partial}
-
-
-def checked(folder: Path, doing: str = "") -> tuple[dict, dict]:
-    """(meta, checked settings) of a run's folder: `read` then `check_run`."""
-    meta = read(folder)
-    return meta, check_run(folder, meta, doing)

@@ -46,8 +46,7 @@ def _read_table(path: Path):
 
 
 def _check_tables(folder: Path, spec, meta: dict, tables: dict) -> None:
-    """The tables agree with meta.json: the rows it recorded (where it does), every game 0..games-1 in the main
-    table and none outside it in any."""
+    """The tables agree with meta.json: rows recorded, and every game 0..games-1 and none outside."""
     recorded = meta.get("tables")
     if recorded is not None:
         if not isinstance(recorded, dict) or set(recorded) != set(tables):
@@ -73,8 +72,7 @@ def _check_tables(folder: Path, spec, meta: dict, tables: dict) -> None:
 
 
 def load(folder: Path, doing: str = "report", summariser=None):
-    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one
-    (`summariser` merges an interrupted one's batches: `sim.results.load`)."""
+    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one."""
     folder = Path(folder)
     meta = read(folder)
     run = check_run(folder, meta, doing)

@@ -58,8 +58,7 @@ def _meta_of(folder: Path) -> dict | None:
 
 
 def is_ours(folder: Path) -> bool:
-    """A folder balance-sim wrote: its meta.json carries our format marker (or, from before the marker, the
-    balance-sim version or the sweep/tune fields we always wrote; or it is a comparison of then)."""
+    """A folder balance-sim wrote: our format marker in its meta.json (or the fields of earlier versions)."""
     meta = _meta_of(folder)
     if meta is None:
         names = {p.name for p in Path(folder).iterdir()} if Path(folder).is_dir() else set()
@@ -83,8 +82,7 @@ def plain_name(name) -> bool:
 
 
 def _listed(folder: Path, meta: dict) -> set[str] | None:
-    """The folder's own list of what we wrote (None before there was one); a list naming anything but plain
-    names inside the folder is refused: balance-sim never wrote it."""
+    """The folder's own list of what we wrote (None if none); one naming anything but plain names is refused."""
     files = meta.get("files")
     if files is None:
         return None
@@ -131,8 +129,7 @@ def check_output(out: Path, kind: str, option: str = "-o") -> None:
 
 
 def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
-    """The `-o` rule for a file (a replay page): absent, or a regular file that `ours(path)` recognises as one
-    balance-sim wrote; anything else is refused, never replaced."""
+    """The `-o` rule for a file (a replay page): absent, or a regular file `ours(path)` recognises."""
     import stat
     out = Path(out)
     try:
@@ -153,8 +150,7 @@ def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
 
 
 def identity(fields: dict) -> str:
-    """A digest of everything that decides a run's results: an interrupted run with the same one may be
-    continued by the same command; any other is left alone."""
+    """A digest of what decides a run's results: only a run of the same one may continue it."""
     import hashlib
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
@@ -207,8 +203,7 @@ def table_rows(folder: Path) -> dict[str, int]:
 
 
 class ParquetSink:
-    """A run's batches, in order, appended to one Parquet file per table in row groups of about `rows` rows: a run
-    of any size holds only a few batches in memory."""
+    """A run's batches appended to a Parquet file per table in row groups: flat memory at any size."""
 
     def __init__(self, folder: Path, spec, plan, rows: int = 250_000):
         self.folder, self.spec, self.plan, self.rows = Path(folder), spec, plan, rows

@@ -109,8 +109,7 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
 
 def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool, meta: dict,
                         summariser) -> dict:
-    """--summary-only: play batch b and return only its mergeable summary (counts and sums, `summariser.batch`),
-    so memory stays flat however many games are played."""
+    """--summary-only: batch b's mergeable summary (`summariser.batch`): flat memory at any -n."""
     spec = get_game(game)
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
     return summariser.batch(tables, {**meta, "games": plan.batch_games(b)})
@@ -122,8 +121,7 @@ def _warn(message: str) -> None:
 
 
 def worker_count(jobs: int, tasks: int, backend: str, scheduler: str | None) -> int:
-    """Workers worth starting: never more than there are batches left to hand out (each loky worker is a whole
-    process with its own numba, about 300 MB); more than the cores is allowed but said."""
+    """Workers worth starting (each ~300 MB): no more than the batches left; beyond the cores, said."""
     cores = os.cpu_count() or 1
     wanted = cores if jobs < 0 else jobs
     if wanted > cores and not scheduler and tasks > cores:
@@ -157,8 +155,7 @@ PARENT_ENV = "BALANCE_SIM_RUN_PID"  # set for a local Dask cluster's worker proc
 
 
 def dask_setup(worker) -> None:
-    """Dask preload of a local cluster's workers: end with the run (Dask's own watch waits on the GIL) and leave
-    Ctrl-C to the run."""
+    """Dask preload of a local cluster's workers: end with the run, and leave Ctrl-C to it."""
     parent = os.environ.get(PARENT_ENV)
     if not parent:
         return  # a worker of someone's cluster (--scheduler): its own supervisor ends it
@@ -185,8 +182,7 @@ def _ready(game: str) -> int:
 
 
 def _start_workers(game: str, workers: int, loky: dict):
-    """Start the loky workers now (joblib keeps them for the next Parallel call with the same arguments); the
-    generator of their first tasks is consumed once the parent has played its batch."""
+    """Start the loky workers now; their first tasks' generator is consumed after the parent's batch."""
     from joblib import Parallel, delayed, parallel_config
     with parallel_config(backend="loky", **loky):
         return Parallel(n_jobs=workers, return_as="generator")(delayed(_ready)(game) for _ in range(workers))
@@ -232,8 +228,7 @@ def _client(n_jobs: int, backend: str, scheduler: str | None):
 
 
 def _close(client, stopped: bool) -> None:
-    """End the Dask client and the local cluster we started; stopped part-way, Dask's warnings about cancelled
-    batches are what was asked for, not news."""
+    """End the Dask client and our local cluster; stopped part-way, its warnings of cancelled work are noise."""
     cluster = getattr(client, "cluster", None)
     if stopped:
         logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -373,8 +368,7 @@ def _sound_saved(spec: GameSpec, plan: Plan, batch_dir, seed_of, summary_only: b
 
 
 class _InOrder:
-    """Finished batches, saved at once and delivered in batch order (a resumed --summary-only run sums exactly as
-    an uninterrupted one); saved batches are read back only when their turn comes."""
+    """Finished batches, saved at once, delivered in batch order (a resumed run sums exactly the same)."""
 
     def __init__(self, plan: Plan, batch_dir, done: set[int], summary_only: bool, context: str, seed_of, deliver,
                  bar):
@@ -428,8 +422,7 @@ def _play_first(game: str, first, play, order: _InOrder, stop, workers: int, bac
 
 def _play_in_parallel(work, head: tuple, seed_of, tail: tuple, last, order: _InOrder, stop, workers: int,
                       backend: str, loky: dict) -> None:
-    """The batches after `last` on `workers` workers, results taken in batch order; a worker that dies is
-    replaced and its batches played again, WORKER_RETRIES times in a row at most."""
+    """The batches after `last` in order; a dead worker's batches replayed, WORKER_RETRIES times in a row."""
     from joblib import delayed  # deferred: joblib starts nothing for a plan run here
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
@@ -470,8 +463,7 @@ def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.Da
 
 
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
-    """Concatenate a table's batches, column by column (peak memory: one table and a column), and name the
-    strategies (`strategy_codes`)."""
+    """Concatenate a table's batches column by column (peak: a table and a column) and name the strategies."""
     import pandas as pd  # deferred: a worker plays its batches without importing pandas (nor pyarrow)
     frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:

@@ -110,8 +110,7 @@ def get_value(raw: dict, key: str):
 
 
 def numeric_keys(raw, prefix: str = "") -> list[str]:
-    """Every numeric key of a configuration, lists element by element (tokens.diamond.1, emperors.2.bonus);
-    strategy presets and report settings left out."""
+    """Every numeric key of a configuration, lists element by element (presets and report settings left out)."""
     keys = []
     items = raw.items() if isinstance(raw, dict) else ((str(i + 1), v) for i, v in enumerate(raw))
     for name, value in items:
@@ -168,8 +167,7 @@ def checker(spec, players: int, base: dict):
 
 def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
                 spread: float = DEFAULT_SPREAD) -> Factor | str:
-    """A knob for `key`: its given range, or +-spread around its default narrowed to what the game accepts; or a
-    string saying why the key cannot be a knob."""
+    """A knob for `key`: its given range, or +-spread narrowed to what the game accepts; or why not, a str."""
     value = get_value(base, key)
     if isinstance(value, list):
         if not value or not all(_is_number(v) for v in value):
@@ -240,8 +238,7 @@ def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list
 
 
 def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
-    """(knobs, keys left out with the reason, checker): the --param keys (or every numeric key), their ranges
-    checked against the game's validation."""
+    """(knobs, keys left out with the reason, checker) of the --param keys, or of every numeric key."""
     check = checker(spec, players, base)
     wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
     given, default, left_out = [], [], []

@@ -15,7 +15,7 @@ from sim.errors import UserError
 from sim.game import game_names, get_game
 from sim.interface import check_engine
 from sim.lock import shared
-from sim.meta import check_run, checked
+from sim.meta import check_run, read
 from sim.registry import alias_of, all_names, choices, round_robin_names
 from sim.rng import DEFAULT_BATCH
 from sim.runner import Plan, plan_of, seat_choices
@@ -28,8 +28,7 @@ def _note(line: str) -> None:
 
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
-    """(spec, players, config, strategy choices, round robin), all validated; `-s all` is every heuristic and
-    every preset with round_robin = true."""
+    """(spec, players, config, strategy choices, round robin), all validated before any game is played."""
     spec = get_game(game)
     _check_engine_once(spec)
     players = spec.check_players(players if players is not None else spec.default_players)
@@ -98,7 +97,13 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
     if run_dir:
         if config_file or sets:
             raise UserError("--run takes the configuration from that run's meta.json: drop --config/--set")
-        return _from_run(Path(run_dir), game, game_index or 0)
+        folder = Path(run_dir)
+        with shared(folder, "--run"):  # not while a run is replacing the folder
+            meta = read(folder)
+            run = check_run(folder, meta, "--run")
+        if game and game != meta["game"]:
+            raise UserError(f"--run {folder}: that run played {meta['game']}, not {game}")
+        return from_meta(meta, game_index or 0, run)
     if not game:
         raise UserError("missing GAME (or --run DIR)")
     spec, players, cfg, chosen, everyone = load_setup(game, config_file, sets, players, strategies)
@@ -115,12 +120,7 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
     return Chosen(spec, cfg, players, seats, seed, game_index, batch_size or DEFAULT_BATCH)
 
 
-def _from_run(folder: Path, game, index: int) -> Chosen:
-    with shared(folder, "--run"):  # not while a run is replacing the folder
-        meta, run = checked(folder, "--run")
-    if game and game != meta["game"]:
-        raise UserError(f"--run {folder}: that run played {meta['game']}, not {game}")
-    return from_meta(meta, index, run)
+
 
 
 def from_meta(meta: dict, index: int, run: dict | None = None) -> Chosen:

@@ -87,8 +87,7 @@ PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_
 
 
 def sweep_setup(kind: str, game: str, opts, targets) -> tuple:
-    """What sweep and tune check once their own options are: the common options, the setup, the output folder
-    and the targets' names, before anything is played. Returns (spec, players, chosen, round_robin, out)."""
+    """What sweep and tune check before anything is played: (spec, players, chosen, round_robin, out)."""
     inputs.jobs(opts.jobs)
     inputs.seed(opts.seed)
     inputs.batch_size(opts.batch_size)

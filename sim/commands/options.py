@@ -78,8 +78,7 @@ def say_default_lineup(note: str) -> None:
 
 
 def refuse_with_resume(allowed: set[str], what: str, only: str, then: str = "") -> None:
-    """--resume plays what the run was started with: the first option given outside `allowed` (parameter names)
-    is refused rather than silently ignored."""
+    """--resume plays what the run was started with: an option outside `allowed` is refused, not ignored."""
     ctx = click.get_current_context()
     given = [p for p in ctx.command.params if p.name not in allowed
              and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]

@@ -155,16 +155,15 @@ def _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, rep
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
                                  summary_meta=summary_meta, summariser=SUMMARISER, sink=sink)
         meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
-        if summary_only := meta.get("summary_only"):
+        if meta.get("summary_only"):
             build_summary_report(tables["summary"], meta, staging)
         else:
             sink.close()  # the tables were streamed to Parquet batch by batch
-        if report and not summary_only:
-            warmup.wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
-            with reporting(None if quiet else say):
-                build_report(results.read_tables(staging), meta, staging, game_of_run=from_meta)
-        if not summary_only:  # what a reader checks the tables against (a table cut short is refused)
-            meta["tables"] = results.table_rows(staging)
+            if report:
+                warmup.wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it
+                with reporting(None if quiet else say):
+                    build_report(results.read_tables(staging), meta, staging, game_of_run=from_meta)
+            meta["tables"] = results.table_rows(staging)  # what a reader checks the tables against
         results.write_meta(staging, meta)
         results.finish(staging, out)
     if not quiet and timing["games_per_second"]:
