@@ -1,10 +1,7 @@
 """Saved batches of a run in progress (`<out>.partial/batches/`): written atomically, checked before trusted.
-
-Each file carries what it claims to be (batch index, seed, games), a SHA-256 of its contents and what it was
-played under (`context`), so a damaged, misplaced or foreign batch is played again instead of merged in. A file is
-an .npz of the numeric columns as one byte buffer plus their layout (an entry per column cost 4 ms a batch in zip
-bookkeeping; such older files are still read); text columns are fixed-width Unicode. Files are untrusted input:
-read with pickling off, and anything balance-sim would not write is refused as `ForeignBatch`, never loaded.
+Each carries its batch, seed, games, a SHA-256 and what it was played under, so a damaged or misplaced batch is
+played again, not merged in. An .npz of the columns as one buffer and its layout (an entry per column cost 4 ms a
+batch); untrusted, read with pickling off, anything balance-sim would not write refused as `ForeignBatch`.
 """
 from __future__ import annotations
 

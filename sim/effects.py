@@ -1,9 +1,6 @@
-"""Morris elementary effects measured with the step actually taken, and their intervals from the games
-(docs/sensitivity.md). SALib divides by the design's nominal step, which a whole-number knob rounds: here each
-effect is divided by the change of the knob's value as played. A few-valued knob is moved one unit at a time so
-every value is played. Points share their deals (common random numbers), so a bootstrap replicate resamples the
-games (the same blocks of game ids at every point) and, independently, the trajectories; without block
-statistics a point's own standard error stands in as independent noise, an upper bound.
+"""Morris elementary effects with the step as played (SALib divides by the nominal step, which a whole-number knob
+rounds), a few-valued knob moved a unit at a time, and intervals from a bootstrap over the games (the same blocks
+of game ids at every point: common random numbers) and the trajectories (docs/sensitivity.md).
 """
 from __future__ import annotations
 
@@ -120,8 +117,7 @@ def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | N
 
 
 def small_sample_stretch(effects: Effects) -> np.ndarray:
-    """Per knob: t(0.975, n - u) / z(0.975) x sqrt(n / (n - u)), n its steps and u its units (1 for a knob moved
-    by design steps): the pooled within-unit degrees of freedom, at least 1."""
+    """Per knob: t(0.975, n - u) / z(0.975) x sqrt(n / (n - u)), n its steps and u its units."""
     from scipy.special import ndtri, stdtrit  # not scipy.stats: importing it costs about 1 CPU-s
     z = float(ndtri(0.5 + LEVEL / 2))
     out = np.ones(len(effects.pairs))

@@ -41,8 +41,7 @@ def machine_errors(say):
 
 @contextlib.contextmanager
 def stopped_part_way(kept, go_on: str, or_else: str = "", workers_sep: str = ";"):
-    """A run stopped part-way (interrupted, workers lost, disk full) as one line: what is kept (`kept()`) and how
-    to go on (`go_on`; `or_else`: another way after an interruption)."""
+    """A run stopped part-way as one line: what is kept (`kept()`) and how to go on (`go_on`, `or_else`)."""
     def full(exc: OSError) -> str:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write{where}: {exc.strerror or exc}; {kept()}; make room and {go_on}"

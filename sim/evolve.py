@@ -1,9 +1,6 @@
 """`balance-sim evolve`: tune a strategy's declared parameters with CMA-ES (`cma`) in the unit cube, on common
-random numbers, with a re-played incumbent and growing games against the noise (docs/evolve.md). cma's samples come
-from a generator re-seeded per generation, so a resume replays ask/tell from the saved JSON state exactly.
-
-`Evolution` takes any `evaluate(gen, candidates, games) -> shares[candidate, member, game]` (tests plant an
-optimum); `Arena` plays the games through sim.runner.
+random numbers, with a re-played incumbent and growing games (docs/evolve.md); a resume replays ask/tell from the
+saved JSON exactly. `Evolution` takes any `evaluate` (tests plant an optimum); `Arena` plays the games.
 """
 from __future__ import annotations
 
@@ -434,8 +431,7 @@ def check_budget(prepared: Prepared) -> None:
 
 def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, command: str = "evolve",
                      quiet: bool = False, progress=None) -> tuple[Path, list[str]]:
-    """Search, validate on fresh deals and `publish(staging, result)` in `<out>.partial`, renamed to `out` when
-    complete; interrupted, `--resume` or the same command continues with an identical history."""
+    """Search, validate and `publish(staging, result)` in `<out>.partial`; `--resume` continues it."""
     from sim import results  # here: it imports pandas, which the workers importing this module do not need
     ident = results.identity(setup)
     with exclusive(out):

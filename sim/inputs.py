@@ -62,8 +62,7 @@ def scale(value) -> float:
 
 
 def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool = True) -> Path:
-    """A folder we will be able to create (not the root or a system folder; `staged`: its `.partial` not a file;
-    `own_name`: written by its name, so not '.' or '..')."""
+    """A folder we can create, not the root nor a system folder (`own_name`: not '.' or '..' either)."""
     if out is None or str(out).strip() == "":
         raise UserError(f"{option} '': give a folder path")
     path = Path(out)

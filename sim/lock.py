@@ -1,8 +1,6 @@
-"""Readers and writers of a folder: a command that writes one holds an exclusive lock while it writes, one that
-only reads it a shared lock, so a report never reads a folder half replaced by a run. Refusals are immediate.
-
-The lock (of `<out>` and `<out>.partial`) is a `flock` on the hidden sibling `.<name>.lock`: the kernel drops it
-however the process ends, and workers do not inherit it. The last holder removes the file.
+"""Readers and writers of a folder: a writer holds an exclusive lock, a reader a shared one, so a report never
+reads a folder half replaced by a run; refusals are immediate. The lock is a `flock` on `.<name>.lock` beside it:
+dropped however the process ends, not inherited by workers, its file removed by the last holder.
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def read(folder: Path) -> dict:
 
 
 def require_kind(folder: Path, meta: dict, wanted: str, doing: str) -> None:
-    """Refuse a folder of another kind than `wanted`, naming what it is and the command that handles it."""
+    """Refuse a folder of another kind than `wanted`, naming what it is and the command that reads it."""
     kind = kind_of(meta)
     if kind == wanted:
         return

@@ -1,10 +1,6 @@
-"""Results folders: written whole or not at all, resumable when interrupted, read back as DataFrames.
-
-A run works in `<out>.partial/` and renames it to `<out>` only when everything is written; an interrupted one is
-completed by `run --resume` or reported as it is. Every command's `-o` follows one rule: an existing folder is
-replaced only if balance-sim wrote it, and then only the entries it can show it wrote (a name of `OUR_NAMES`, not
-a link, and listed where the folder lists its files; a listed path that is not a plain name makes the folder not
-ours). Everything else in it (a user's notes) is kept.
+"""Results folders: staged in `<out>.partial/` and renamed into place when complete, resumable, read back as
+DataFrames. Every `-o` follows one rule: an existing folder is replaced only if balance-sim wrote it, and then only
+the entries it can show it wrote (a name of `OUR_NAMES`, not a link, listed where it lists); a user's files stay.
 """
 from __future__ import annotations
 
@@ -102,8 +98,7 @@ def _ours(folder: Path) -> set[str]:
 
 
 def check_output(out: Path, kind: str, option: str = "-o") -> None:
-    """Refuse, before anything is played or written, an `-o` that is not ours to write: a link, a `.partial` name,
-    a file, or a folder balance-sim did not write, of another kind, or listing files outside itself."""
+    """Refuse, before anything is played, an `-o` that is not ours to write (a link, a file, a user's folder)."""
     out = Path(out)
     if out.name.endswith(".partial"):
         raise UserError(f"{option} {out}: names ending in .partial are where balance-sim keeps runs in progress; "
@@ -156,8 +151,7 @@ def identity(fields: dict) -> str:
 
 
 def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) -> Path:
-    """The staging folder for `out`: an interrupted one of the same `identity` is continued (said so), any other
-    refused rather than discarded. `keeps_parts=False`: the command plays everything again (sensitivity)."""
+    """The staging folder for `out`, continuing an interrupted one of the same `identity` and no other."""
     staging = partial_path(out)
     if staging.is_symlink():
         raise UserError(f"-o {out}: {staging} is a symbolic link; move it away or choose another path")
@@ -292,8 +286,7 @@ def check_installable(target: Path, names) -> None:
 
 
 def install(staging: Path, target: Path) -> list[str]:
-    """Move every entry of `staging` into the existing folder `target`, replacing what is ours there, refused
-    before anything moves where a name is not ours; a folder's list of files gets them. Returns their names."""
+    """Move every entry of `staging` into the folder `target`, none unless every name there is ours."""
     staging, target = Path(staging), Path(target)
     names = sorted(p.name for p in staging.iterdir())
     check_installable(target, names)
@@ -313,8 +306,7 @@ def install(staging: Path, target: Path) -> list[str]:
 
 
 def load(folder: Path, run: dict | None = None, summariser=None) -> tuple[dict[str, pd.DataFrame], dict]:
-    """Tables and meta of a results folder; of a `.partial` one, its sound batches (damaged ones named), marked
-    partial, or for --summary-only {"summary": ...} merged by `summariser`. `run`: `sim.meta.check_run`'s."""
+    """Tables and meta of a results folder; of a `.partial` one, its sound batches (or merged summary)."""
     folder = Path(folder)
     meta = read(folder)
     if not meta.get("partial"):

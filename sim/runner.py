@@ -57,11 +57,9 @@ def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
 
 
 def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
-    """Strategy (choice index) per game and seat, a pure function of the game's index. Seats rotate game by game,
-    so seat effects separate from strategy effects: two players play each pairing both ways round; more players
-    play blocks of p games of one line-up rotated by g mod p (consecutive choices while every pair still meets,
-    else every combination in turn), and round-robin alternates them with mirror games to measure seats at equal
-    skill."""
+    """Strategy (choice index) per game and seat, a pure function of the game's index, seats rotating game by game
+    (pairings both ways round; more players: a line-up rotated over p games, every pair meeting, round-robin
+    alternating with mirror games to measure seats at equal skill)."""
     g = np.arange(start, stop, dtype=np.int64)
     p, c = plan.players, len(plan.choices)
     if p == 2:
@@ -252,8 +250,7 @@ def stop_quietly_once_interrupted() -> None:
 
 
 class _StopOnCtrlC:
-    """The first Ctrl-C (or SIGTERM) asks the run to stop after the batch in hand (it is saved, so nothing is
-    lost); a second one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
+    """The first Ctrl-C (or SIGTERM) stops after the batch in hand (kernels cannot stop mid-batch)."""
 
     def __init__(self):
         self.requested = False
@@ -403,8 +400,7 @@ class _InOrder:
 
 
 def _play_first(game: str, first, play, order: _InOrder, stop, workers: int, backend: str, loky: dict) -> None:
-    """The first batch plays here, so the kernel is compiled once and the workers load it from numba's cache
-    (compiling side by side doubles the work and trips loky's leak guard); loky's workers start meanwhile."""
+    """The first batch plays here, compiling the kernel once for the workers to load from numba's cache."""
     starting = _start_workers(game, workers, loky) if workers > 1 and backend == "loky" else None
     try:
         if first is not None:
@@ -449,8 +445,7 @@ def _play_in_parallel(work, head: tuple, seed_of, tail: tuple, last, order: _InO
 
 
 def batch_context(spec: GameSpec, cfg, plan: Plan, summary_only: bool, kind: str) -> str:
-    """The digest of what a batch is played under, saved in its file. Not the number of games: a tune candidate
-    extends its plan round by round (each batch's games and seed are checked beside it)."""
+    """What a batch is played under, saved in its file (not its games: a tune candidate extends them)."""
     return context_digest({"kind": kind, "game": spec.name, "config": getattr(cfg, "raw", None),
                            "players": plan.players, "round_robin": plan.round_robin, "seed": plan.seed,
                            "batch_size": plan.batch_size, "summary_only": bool(summary_only),

@@ -214,8 +214,7 @@ def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
 
 
 def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list[str]]:
-    """Neighbouring elements of one list whose ranges overlap could cross: where the game refuses that (a sorted
-    stack), the overlap is split at the midpoint of their defaults. Returns the knobs, and why any has no room."""
+    """Neighbours of one list whose ranges could cross where the game refuses it split the overlap."""
     knobs = {f.key: f for f in factors}
     for f in factors:
         head, _, index = f.key.rpartition(".")
@@ -317,8 +316,7 @@ class Design:
 
 
 def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
-    """SALib's design: the first `blocks` blocks whose every point the game accepts, sampled SPARE_BLOCKS times
-    over (again with seed + 1, ... while too few pass, up to MAX_SAMPLED times)."""
+    """SALib's design: its first `blocks` blocks whose every point the game accepts, resampled as needed."""
     prob, size = problem(factors), block_size(method, len(factors))
     design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter())
     kept = []

@@ -104,8 +104,7 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
 def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,
                     n_games: int, seed: int, jobs: int, batch_size: int, out: Path, quiet: bool = False,
                     budget: int | None = None, skipped_knobs: list[str] = ()):
-    """Play every distinct design point once, all from the same seed, under the output's lock; analyse and write
-    sensitivity.csv, points.csv and sensitivity.html. Returns (reading lines, output folder)."""
+    """Play every distinct design point once under the output's lock, analyse, write the pages."""
     assigns = [design.assignment(row) for row in design.X]
     labels = [json.dumps(a, sort_keys=True) for a in assigns]
     distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
