@@ -31,8 +31,7 @@ COMMANDS = {
     "main": ("main_cmd", "main_job"),
 }
 
-# joblib warns that "0 tasks ... have been cancelled" when a result generator is closed after its last result:
-# nothing was cancelled, so it is noise on every parallel run.
+# joblib's "0 tasks ... cancelled" on closing a generator after its last result: noise on every parallel run
 warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
 
 

@@ -140,9 +140,8 @@ def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a knob with no step at all: NaN, said in the table
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
-    # a knob's steps are few (ten, over a few-valued knob's units): the bootstrap's spread of the units' means
-    # understates their error by sqrt((n - u) / n), and its normal quantile is too short for n - u degrees of
-    # freedom (n steps in u units); the interval is stretched about the estimate by both
+    # few steps (n in u units): the bootstrap understates the error by sqrt((n - u) / n) and its normal quantile
+    # is too short for n - u degrees of freedom; the interval is stretched about the estimate by both
     stretch = small_sample_stretch(effects)[:, None]
     low, high = point + stretch * (low - point), point + stretch * (high - point)
     # noise: the spread of each step's elementary effect under resampled games alone

@@ -4,8 +4,7 @@ from __future__ import annotations
 import contextlib
 import errno
 
-# Errors of the machine rather than of the program (a full disk, a quota, a read-only or vanished drive, no
-# permission): said in one line, like a bad flag, with what was saved kept.
+# the machine's errors, not the program's (a full disk, no permission): one line, like a bad flag, what is saved kept
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO,
                           errno.EFBIG})
 

@@ -380,8 +380,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
                 None if blocks is None or blocks.get(metric) is None else blocks[metric][idx],
                 None if se is None or se.get(metric) is None else np.asarray(se[metric], dtype=float)[idx], seed)
             point, lo, hi = found["estimate"].T, found["low"].T, found["high"].T   # (4, knobs)
-            # resampled games add their noise to |effect|, so mu*'s bootstrap can sit above the estimate: the
-            # interval is widened to hold it
+            # resampled games add noise to |effect|: mu*'s interval is widened to hold the estimate
             low, high = np.clip(np.fmin(lo[0], point[0]), 0, None), np.fmax(hi[0], point[0])  # mu* >= 0
             est = [point[0], (high - low) / 2, point[1], point[2]]
             level = found["noise"]

@@ -80,8 +80,7 @@ def parse_target(text: str) -> Target:
     return Target(metric.strip(), lo, hi)
 
 
-def _count(n: int) -> str:
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+
 
 
 def parse_range(text: str) -> list:
@@ -100,7 +99,8 @@ def parse_range(text: str) -> list:
     count = (int(math.floor(span + 1e-9)) + 1 if math.isfinite(span) else  # overflowed: counted exactly instead
              math.floor((Fraction(nums[1]) - Fraction(nums[0])) / Fraction(step)) + 1)
     if count > MAX_VALUES:
-        raise UserError(f"--range {text!r}: {_count(count)} values; at most {MAX_VALUES:,} per parameter")
+        size = f"{count:,}" if count < 10**15 else f"about 10^{len(str(count)) - 1}"
+        raise UserError(f"--range {text!r}: {size} values; at most {MAX_VALUES:,} per parameter")
     values = [nums[0] + i * step for i in range(count)]
     integral = all(float(p).is_integer() for p in nums)
     return [int(round(v)) if integral else round(v, 10) for v in values]

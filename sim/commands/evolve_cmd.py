@@ -59,7 +59,7 @@ def check(o: dict) -> None:
     check_backend(o["backend"], o["scheduler"], o["quiet"])
 
 
-def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
+def setup_of(kind: str, game, strategy, against, o: dict) -> dict:
     spec, players, cfg, _, _ = load_setup(game, o["config_file"], o["sets"], o["players"], strategy)
     if against is None:
         names = round_robin_names(spec.name, cfg.presets)
@@ -68,9 +68,9 @@ def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> 
         if not names:
             raise UserError("--against: give one or more strategy or preset names separated by commas")
     return {"kind": kind, "game": spec.name, "players": players, "strategy": strategy, "against": names,
-            "weights": pool_weights, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
-            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"], "batch_size": o["batch_size"],
-            "config": cfg.raw}
+            "weights": None, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
+            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"],
+            "batch_size": o["batch_size"], "config": cfg.raw}
 
 
 def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
@@ -82,9 +82,6 @@ def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
     if meta.get("command") != command or not isinstance(setup, dict):
         raise UserError(f"--resume {folder}: {staging} is not an interrupted {command}")
     return setup, out
-
-
-
 
 
 def go(setup: dict, o: dict, out: Path, publish, command: str) -> None:

@@ -66,8 +66,7 @@ def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list
         rows, summaries, blocks, metas = [], [], [], []
         for i, (assign, cfg) in enumerate(zip(variants, configs)):
             folder = staging / f"variant-{i:03d}"
-            # what this variant plays: a folder finished under anything else (copied from another variant, or
-            # from before a change) is played again, as a saved batch is
+            # what this variant plays: a folder finished under anything else is played again, as a batch is
             played_under = results.identity({"variant": assign, "config": cfg.raw, "games": n_games, "seed": seed,
                                              "players": players, "round_robin": round_robin,
                                              "batch_size": batch_size, "reports": reports,
