@@ -1,8 +1,7 @@
-"""Saved batches of a run in progress (`<out>.partial/batches/`): written atomically, checked before trusted.
-Each carries its batch, seed, games, a SHA-256 and what it was played under, so a damaged or misplaced batch is
-played again, not merged in. An .npz of the columns as one buffer and its layout (an entry per column cost 4 ms a
-batch); untrusted, read with pickling off, anything balance-sim would not write refused as `ForeignBatch`.
-"""
+"""Saved batches of a run in progress (`<out>.partial/batches/`): written atomically, checked before trusted
+(batch, seed, games, SHA-256 and settings, so a damaged or misplaced one is played again, not merged in). Untrusted:
+read with pickling off, anything balance-sim would not write refused as `ForeignBatch`. Columns are saved as one
+buffer and its layout (an npz entry per column cost 4 ms a batch)."""
 from __future__ import annotations
 
 import hashlib

@@ -1,8 +1,6 @@
-"""Write the bytecode of the modules a run imports, once, at install (`make install`: python -m sim.bytecode).
-
-pip installs with --no-compile (30 s saved); where PYTHONDONTWRITEBYTECODE is set every process would otherwise
-compile its ~1,000 modules at every start (1.9 CPU-s a run, 1.2 a worker: docs/architecture.md).
-"""
+"""Write the bytecode of the modules a run imports, once, at install (`make install`: python -m sim.bytecode):
+pip installs with --no-compile, and where PYTHONDONTWRITEBYTECODE is set every process would otherwise compile its
+~1,000 modules at every start (1.9 CPU-s a run, 1.2 a worker: docs/architecture.md)."""
 from __future__ import annotations
 
 import importlib

@@ -1,6 +1,5 @@
-"""The `balance-sim` command line: wiring only. Each command lives in sim/commands/<command>_cmd.py and is
-imported when it is run (or listed by --help), so `balance-sim CMD` loads only what CMD needs. Every mistake in a
-flag or configuration is one line on stderr, exit 2."""
+"""The `balance-sim` command line: wiring only. Each command's module (sim/commands/<command>_cmd.py) is
+imported when it is run, so `balance-sim CMD` loads only what CMD needs; every mistake is one line, exit 2."""
 from __future__ import annotations
 
 import importlib

@@ -1,7 +1,6 @@
 """Morris elementary effects with the step as played (SALib divides by the nominal step, which a whole-number knob
 rounds), a few-valued knob moved a unit at a time, and intervals from a bootstrap over the games (the same blocks
-of game ids at every point: common random numbers) and the trajectories (docs/sensitivity.md).
-"""
+of game ids at every point: common random numbers) and the trajectories (docs/sensitivity.md)."""
 from __future__ import annotations
 
 import math
@@ -73,9 +72,8 @@ class Effects:
             self.pairs.append((rows[:, 0], rows[:, 1], change, stratum))
 
     def estimate(self, Y: np.ndarray, resample=None) -> np.ndarray:
-        """(knobs, 4, replicates): mu*, mu, sigma and effect_across_range from point figures Y (points,
-        replicates). `resample` (a generator): each replicate also redraws every knob's steps with replacement,
-        within each unit of a few-valued knob, as a bootstrap over trajectories."""
+        """(knobs, 4, replicates): mu*, mu, sigma and effect_across_range from figures Y (points, replicates);
+        `resample`: a generator redrawing every knob's steps (within each unit) per replicate."""
         reps = Y.shape[1]
         out = np.full((len(self.pairs), 4, reps), np.nan)
         for k, (before, after, change, stratum) in enumerate(self.pairs):

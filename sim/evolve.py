@@ -1,7 +1,6 @@
 """`balance-sim evolve`: tune a strategy's declared parameters with CMA-ES (`cma`) in the unit cube, on common
 random numbers, with a re-played incumbent and growing games (docs/evolve.md); a resume replays ask/tell from the
-saved JSON exactly. `Evolution` takes any `evaluate` (tests plant an optimum); `Arena` plays the games.
-"""
+saved JSON exactly. `Evolution` takes any `evaluate` (tests plant an optimum); `Arena` plays the games."""
 from __future__ import annotations
 
 import json

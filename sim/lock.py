@@ -1,7 +1,6 @@
 """Readers and writers of a folder: a writer holds an exclusive lock, a reader a shared one, so a report never
 reads a folder half replaced by a run; refusals are immediate. The lock is a `flock` on `.<name>.lock` beside it:
-dropped however the process ends, not inherited by workers, its file removed by the last holder.
-"""
+dropped however the process ends, not inherited by workers, its file removed by the last holder."""
 from __future__ import annotations
 
 import contextlib

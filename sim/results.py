@@ -1,7 +1,6 @@
 """Results folders: staged in `<out>.partial/` and renamed into place when complete, resumable, read back as
 DataFrames. Every `-o` follows one rule: an existing folder is replaced only if balance-sim wrote it, and then only
-the entries it can show it wrote (a name of `OUR_NAMES`, not a link, listed where it lists); a user's files stay.
-"""
+the entries it can show it wrote (a name of `OUR_NAMES`, not a link, listed where it lists); a user's files stay."""
 from __future__ import annotations
 
 import fnmatch

@@ -1,6 +1,5 @@
-"""Seeds for numba's generator, derived per game from the batch seed, and Mohur's per-round deal streams.
-Re-seeding every game makes its numbers independent of the games before it: common random numbers game by game.
-"""
+"""Seeds for numba's generator, derived per game from the batch seed (so a game's numbers do not depend on the
+games before it: common random numbers game by game), and Mohur's per-round deal streams."""
 import numpy as np
 from sim.jit import njit
 

@@ -1,6 +1,5 @@
-"""Batch runs: plan the games, fan the batches out through joblib, gather the tables. Batches have a fixed size
-and each its own seed (`SeedSequence(root).spawn(n)[b]`), so a root seed gives the same tables at any -j, backend
-or scheduling order."""
+"""Batch runs: plan the games, fan the batches out through joblib, gather the tables. Each batch has a fixed size
+and its own seed (`SeedSequence(root).spawn(n)[b]`): the same tables at any -j, backend or scheduling order."""
 from __future__ import annotations
 
 import contextlib
@@ -165,9 +164,8 @@ def dask_setup(worker) -> None:
 
 
 def start_worker(parent_pid: int) -> None:
-    """loky worker initializer: end with the parent, and ready numba's compiler (~0.9 CPU-s) with a trivial
-    function while the parent plays (and compiles) the first batch. Nothing names the game, so `main`'s games
-    share the workers."""
+    """loky worker initializer: end with the parent, and ready numba's compiler (~0.9 CPU-s) while the parent plays
+    the first batch; nothing names the game, so `main`'s games share the workers."""
     exit_with_parent(parent_pid)
     from numba import njit
     njit(lambda x: x + 1)(1)
@@ -283,12 +281,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
             batch_dir: Path | None = None, summary_meta: dict | None = None, summariser=None,
             sink=None, kind: str = "run") -> tuple[dict, dict]:
-    """Play the plan and return (tables, timings), batches delivered in batch order. `batch_dir`: each batch is
-    saved at once, and sound saved ones (`batch_context`, `kind` the command) are loaded instead of played, so an
-    interrupted run resumes with identical results. `summary_meta` (--summary-only): each batch is summarised in
-    its worker by `summariser` (the core does not import the analysis): `({"summary": ...}, timing)`. `sink(b,
-    tables)`: every batch handed over in order, nothing kept (`run` streams Parquet with flat memory): `({},
-    timing)`. Batches and seeds are generated as handed out, so a plan's size costs no memory."""
+    """Play the plan: (tables, timings), batches delivered in order. `batch_dir`: each saved at once, sound saved
+    ones loaded instead (`kind` the command), so a resumed run is identical. `summary_meta`: summarised in the workers
+    by `summariser` ({"summary": ...}). `sink(b, tables)`: handed over, nothing kept ({}). Flat memory in the plan."""
     from tqdm import tqdm  # deferred with joblib's imports below: a plan run in this process needs neither
 
     summary_only = summary_meta is not None
@@ -492,9 +487,8 @@ def plan_of(run: dict, games: int | None = None) -> Plan:
 
 
 def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list:
-    """Run `calls`, each (module-level function, args), on `execute`'s workers and return their results in call
-    order (`evolve`'s generations). The first runs here, compiling the kernel once, as `_play_first`. Ctrl-C stops
-    after the call in hand: RunInterrupted."""
+    """Run `calls`, each (module-level function, args), on `execute`'s workers, results in call order, the first
+    here (compiling the kernel once); Ctrl-C stops after the call in hand: RunInterrupted."""
     from joblib import delayed  # deferred: joblib starts nothing for calls played here
     out: list = []
     if not calls:

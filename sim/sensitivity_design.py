@@ -1,8 +1,6 @@
 """Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most, by Morris
-elementary effects or Sobol indices (SALib), every design point played from the same seed (common random
-numbers). The estimators need whole blocks of points (a Morris trajectory: k + 1; a Sobol block: k + 2), so a
-block with a point the game refuses is replaced by another before any game is played.
-"""
+elementary effects or Sobol indices (SALib), every point from the same seed. The estimators need whole blocks of
+points (Morris: k + 1, Sobol: k + 2), so a block with a point the game refuses is replaced before any game."""
 from __future__ import annotations
 
 import copy
@@ -352,8 +350,7 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
 def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None,
             blocks: dict[str, np.ndarray] | None = None, se: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
     """One row per metric and knob, ranked, with 95% bootstrap intervals: Morris by sim.effects (games resampled
-    through `blocks`, (sum, count) per point and block of game ids, else the points' `se`; `noise` overrides the
-    noise level), Sobol by SALib. A metric missing at some point is analysed on the blocks where it is defined."""
+    through `blocks`, else the points' `se`), Sobol by SALib; a metric missing somewhere uses the blocks it has."""
     prob, size = problem(design.factors), design.size
     morris = design.method == "morris"
     # the estimate, its interval's half-width, then Morris mu and sigma, or Sobol S1 and its half-width

@@ -1,7 +1,5 @@
-"""What a command plays, validated before any game is (`load_setup`, the main job's setups), and one game of a
-run to trace or replay (`choose_game`): game 0 of `run -n 1` with `-s` seat by seat, or with `--game K` game K of
-the run that `-s`, `--batch-size` and `--round-robin` (or `--run DIR`'s meta.json) describe.
-"""
+"""What a command plays, validated before any game is, and one game of a run to trace or replay (`choose_game`):
+game 0 of `run -n 1` with `-s` seat by seat, or game K (`--game K`) of the run its options (or `--run DIR`) name."""
 from __future__ import annotations
 
 import functools

@@ -1,7 +1,5 @@
-"""Variants of a configuration, as `sweep` and `tune` play them: targets, value ranges, the grid, a variant's
-configuration and meta, the staging folder. Every variant is played from the same root seed (common random
-numbers), so differences between them are the parameter's effect, not noise.
-"""
+"""Variants of a configuration, as `sweep` and `tune` play them: targets, ranges, the grid, a variant's config and
+meta, the staging folder. All from the same root seed: differences are the parameter's effect, not noise."""
 from __future__ import annotations
 
 import contextlib

@@ -1,6 +1,5 @@
 """`balance-sim bench`: games per second per strategy pairing, on one core and on several workers. Speed lives
-here, never in timed test asserts; figures are warm and from one process, so their ratios hold on a noisy machine.
-"""
+here, never in timed test asserts; figures are warm and from one process, so their ratios hold on a noisy machine."""
 from __future__ import annotations
 
 import time
@@ -63,9 +62,8 @@ def bench(games, n_games, jobs, n_strength):
 
 
 def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
-    """Search players (SEARCH_PRESETS, else each search strategy), on one core: decisions per CPU-second in mirror
-    games, and the win share against the bench lineup's heuristic with the seat rotated (95% interval). CPU time:
-    the figures should not depend on what else the machine runs."""
+    """Search players (SEARCH_PRESETS, else each search strategy) on one core: decisions per CPU-second in mirror
+    games, and the win share against the bench lineup's heuristic, seat rotated (CPU time: not the machine's load)."""
     names = ([name for name in SEARCH_PRESETS if name in cfg.presets]
              or [d.name for d in registered(spec.name) if d.search])
     kernel = spec.function("kernel")

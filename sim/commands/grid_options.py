@@ -102,9 +102,8 @@ def sweep_setup(kind: str, game: str, opts, targets) -> tuple:
 
 
 def check_targets(spec, cfg, players, chosen, round_robin, targets: list[Target]) -> None:
-    """Refuse a --target that names no figure of the game before anything is played. The names depend on the
-    game, strategies and players, so they come from a few games played in memory; a name with a [..] qualifier
-    passes when its base name is a figure (the qualifier may need more games to appear)."""
+    """Refuse a --target that names no figure of the game, learnt from a few games played in memory (the names
+    depend on game, strategies and players); `name[..]` passes when `name` is a figure."""
     if not targets:
         return
     for t in targets:

@@ -62,9 +62,8 @@ def game_options(f):
 
 
 def default_lineup(which: dict) -> str:
-    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so:
-    a designer who forgot -s must not read greedy against greedy as the game they meant. Empty when -s or --run
-    decides the strategies."""
+    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so, so
+    greedy against greedy is not read as the game meant; empty when -s or --run decides."""
     if which["strategies"] is not None:
         return ""
     which["strategies"] = DEFAULT_STRATEGY

@@ -50,9 +50,8 @@ def sweep(game, args):
 
 
 def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list[Target], out: Path, opts):
-    """Play every variant of the grid on common random numbers into a results folder each, then sweep.csv,
-    sweep.parquet (each variant's paired difference from the baseline) and sweep_report.html. Run again after an
-    interruption, it keeps the variants that finished."""
+    """Play every variant on common random numbers into a folder each, then sweep.csv, sweep.parquet and the page;
+    run again after an interruption, it keeps the variants that finished."""
     seed, batch_size, reports, quiet = opts.seed, opts.batch_size, opts.reports, opts.quiet
     variants = grid(params)
     games_check(n_games, f"sweep -n {n_games:,}")

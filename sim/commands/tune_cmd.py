@@ -59,9 +59,8 @@ def tune(game, args):
 
 
 def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opts):
-    """Successive halving over the parameter grid: each round the better half (by distance to the targets) goes on
-    with twice the games, until one is left or the budget is spent; candidates share their deals (common random
-    numbers) and extend their earlier games (saved batches reused)."""
+    """Successive halving: each round the better half (by distance to the targets) goes on with twice the games,
+    on shared deals, extending their saved batches, until one is left or the budget is spent."""
     budget, seed, max_candidates, batch_size = opts.budget, opts.seed, opts.max_candidates, opts.batch_size
     if max_candidates > MAX_VARIANTS:
         raise UserError(f"--max-candidates {max_candidates:,}: at most {MAX_VARIANTS:,}")
