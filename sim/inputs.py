@@ -1,5 +1,4 @@
-"""Checks of what a user hands the command line, before any game is played; each refusal is a UserError naming
-the option, the value and what is allowed."""
+"""Checks of what a user hands the command line, before any game: a UserError naming option, value and rule."""
 from __future__ import annotations
 
 import asyncio

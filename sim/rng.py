@@ -46,8 +46,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 @njit(cache=True)
 def deal_seed(batch_seed, game, part):
-    """The starting state of one deal's stream: 63 bits, returned as int64 so that Python callers (the trace,
-    tests) and kernels hand `deal_round` the same type."""
+    """The 63-bit start of one deal's stream, int64 so Python callers and kernels hand `deal_round` one type."""
     z = np.uint64(game_seed(batch_seed, game, part)) * _GOLDEN
     z = z ^ (np.uint64(part) << np.uint64(32)) ^ np.uint64(game)
     return np.int64(z >> np.uint64(1))
@@ -55,8 +54,7 @@ def deal_seed(batch_seed, game, part):
 
 @njit(cache=True)
 def below(state, n):
-    """(next state, an integer in [0, n)) from a splitmix64 stream. Multiply-shift on 32 random bits: the bias
-    is under n / 2**32 (1e-8 for a 55-card deck)."""
+    """(next state, an integer in [0, n)) from a splitmix64 stream; multiply-shift's bias is under n / 2**32."""
     state = np.uint64(state) + _GOLDEN  # the cast keeps int64 callers from promoting to float
     z = state
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

@@ -93,8 +93,7 @@ def _strength(spec, cfg, players, kernel, name, opponent, n) -> str:
 
 
 def _seat_shares(spec, tables, players, n) -> np.ndarray:
-    """(games, seats) win shares: a `players` table's `win_share` where the game has one, else the main table's
-    `winner` seat (-1: no single winner, the win shared by every seat)."""
+    """(games, seats) win shares: the `players` table's `win_share`, else the `winner` seat's (-1: all share)."""
     share = np.zeros((n, players))
     seats = tables.get("players")
     if seats is not None and "win_share" in seats:

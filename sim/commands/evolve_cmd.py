@@ -1,5 +1,4 @@
-"""`balance-sim evolve`: flags to a setup (sim.evolve.prepare checks it), the search (sim.evolve), the page
-(analysis.evolve_page). `exploit_cmd` shares its options and steps."""
+"""`balance-sim evolve`: flags to a setup, the search (sim.evolve), the page; `exploit` shares options and steps."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,4 @@
-"""`balance-sim run`: play a game many times into a results folder (tables, meta.json, report), or finish an
-interrupted run (`--resume`)."""
+"""`balance-sim run`: play a game many times into a results folder, or finish an interrupted one (`--resume`)."""
 from __future__ import annotations
 
 import importlib
