@@ -1,22 +1,7 @@
-"""Saved batches of a run in progress (`<out>.partial/batches/`): written atomically, and checked before a resume
-or a partial report trusts them.
-
-Each file carries what it claims to be (batch index, batch seed, first and last game) and a SHA-256 of its
-contents, so a file that was truncated, corrupted, copied over another batch or left by another run is
-recognised and played again instead of being merged in (which would duplicate some games and lose others).
-
-A file is an .npz holding the batch's numeric columns as one byte buffer (`__batch__/data`) and where each lies in
-it (`__batch__/layout`): a run saves every batch, and an entry per column (70-odd) cost the main process 4 ms a
-batch in zip bookkeeping, more than the data itself. Text columns (labels) are saved as fixed-width Unicode arrays
-and read back as the object arrays they were. Files with an entry per column (saved before) are still read.
-
-A batch file is untrusted input (results folders are shared): it is read with pickling off, and anything that is
-not what balance-sim writes (a pickled object, another entry, a dtype or shape out of place, a layout pointing
-outside its buffer) is refused as `ForeignBatch`, a one-line error, never loaded. Each file also records what its
-games were played under (`context`: game, configuration, lineup, seed, batch size and the command's kind), so a
-batch copied from a run with other settings, or from another sweep variant or tune candidate, is played again
-rather than merged in.
-"""
+"""Saved batches of a run in progress (`<out>.partial/batches/`): written atomically, checked before trusted
+(batch, seed, games, SHA-256 and settings, so a damaged or misplaced one is played again, not merged in). Untrusted:
+read with pickling off, anything balance-sim would not write refused as `ForeignBatch`. Columns are saved as one
+buffer and its layout (an npz entry per column cost 4 ms a batch)."""
 from __future__ import annotations
 
 import hashlib
@@ -41,8 +26,7 @@ MAX_MEMBER_BYTES = 2**34  # no entry of ours is this large; a zip claiming so is
 
 
 class ForeignBatch(UserError):
-    """A saved batch file that balance-sim did not write (a pickled object, unexpected entries): refused, not
-    read."""
+    """A saved batch file that balance-sim did not write: refused, not read."""
 
 
 def context_digest(fields: dict) -> str:
@@ -123,8 +107,7 @@ def load_batch(batch_dir: Path, b: int, summary_only: bool = False) -> dict:
 
 
 def _read(path: Path, summary_only: bool) -> tuple[dict, dict]:
-    """(tables or summary, {"identity": [...], "digest": ..., "context": ...}) of one saved batch. Raises
-    ForeignBatch for a file that is not what balance-sim writes, another exception if it is damaged."""
+    """(tables or summary, its identity, digest and context) of one saved batch; ForeignBatch if not ours."""
     if path.is_symlink():
         raise _foreign(path, "a link")
     if summary_only:
@@ -222,9 +205,7 @@ def _layout(path: Path, raw: np.ndarray, size: int, entries: dict) -> list:
 
 def problem(batch_dir: Path, b: int, seed: int, bounds: tuple[int, int], id_column: str,
             summary_only: bool = False, context: str | None = None) -> str | None:
-    """Why saved batch `b` cannot be trusted, or None when it is the batch this run would play (`context`:
-    what the run plays under, see `context_digest`; None checks the rest only). A file balance-sim did not
-    write raises ForeignBatch."""
+    """Why saved batch `b` cannot be trusted, or None; a file balance-sim did not write raises ForeignBatch."""
     path = batch_path(batch_dir, b, summary_only)
     try:
         content, check = _read(path, summary_only)

@@ -1,14 +1,6 @@
-"""Write the bytecode of the modules a run imports, once, at install (`make install` calls this).
-
-pip installs with --no-compile (byte-compiling every module of every dependency was about 30 s of a fresh
-install) and Python writes the bytecode of the modules it imports on first use. Not where PYTHONDONTWRITEBYTECODE
-is set: there every process compiled the ~1,000 modules it imports from source at every start, about 1.9 CPU-s
-in the main process of a run and 1.2 in each worker (measured with and without this, docs/architecture.md). Python
-still reads bytecode that exists, so this writes it for just the modules a run, its workers and its report import
-(pip, byte-compiling at install, does the same whatever that variable says).
-
-    python -m sim.bytecode
-"""
+"""Write the bytecode of the modules a run imports, once, at install (`make install`: python -m sim.bytecode):
+pip installs with --no-compile, and where PYTHONDONTWRITEBYTECODE is set every process would otherwise compile its
+~1,000 modules at every start (1.9 CPU-s a run, 1.2 a worker: docs/architecture.md)."""
 from __future__ import annotations
 
 import importlib

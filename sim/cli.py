@@ -1,6 +1,5 @@
-"""The `balance-sim` command line: wiring only. Each command lives in sim/commands/<command>_cmd.py and is
-imported when it is run (or listed by --help), so `balance-sim CMD` loads only what CMD needs. Every mistake in a
-flag or configuration is one line on stderr, exit 2."""
+"""The `balance-sim` command line: wiring only. Each command's module (sim/commands/<command>_cmd.py) is
+imported when it is run, so `balance-sim CMD` loads only what CMD needs; every mistake is one line, exit 2."""
 from __future__ import annotations
 
 import importlib
@@ -31,8 +30,7 @@ COMMANDS = {
     "main": ("main_cmd", "main_job"),
 }
 
-# joblib warns that "0 tasks ... have been cancelled" when a result generator is closed after its last result:
-# nothing was cancelled, so it is noise on every parallel run.
+# joblib's "0 tasks ... cancelled" on closing a generator after its last result: noise on every parallel run
 warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
 
 
@@ -42,8 +40,7 @@ def _fail(message: str) -> None:
 
 
 class Group(click.Group):
-    """Loads each command's module on first use, and turns our UserError and click's own usage errors into one
-    line on stderr and exit code 2."""
+    """Loads each command's module on first use; a UserError or usage error is one line on stderr, exit 2."""
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)

@@ -1,8 +1,5 @@
-"""Configuration: TOML defaults shipped in each game package, a designer's file, and `--set` overrides.
-
-Merging refuses unknown keys (naming the closest valid ones); each game then validates values and turns the
-result into arrays for its kernels.
-"""
+"""Configuration: TOML defaults shipped in each game package, a designer's file, and `--set` overrides. Merging
+refuses unknown keys (naming the closest); each game then validates values and turns them into arrays."""
 from __future__ import annotations
 
 import copy
@@ -43,8 +40,7 @@ def _not_a_table(dotted: str, value, table: dict) -> ConfigError:
 
 
 def merge(base: dict, override: dict, path: str = "") -> dict:
-    """Deep-merge `override` into a copy of `base`; a key absent from `base` is an error, and so is a value
-    where `base` holds a table."""
+    """Deep-merge `override` into a copy of `base`, refusing keys `base` lacks and values over its tables."""
     out = copy.deepcopy(base)
     for key, value in override.items():
         dotted = f"{path}{key}"
@@ -60,8 +56,7 @@ def merge(base: dict, override: dict, path: str = "") -> dict:
     return out
 
 
-MAX_NESTING = 32  # tables and lists inside one another; the defaults nest 4 deep. Python's parser and our merges
-# recurse, so a value nested thousands deep would end in a RecursionError
+MAX_NESTING = 32  # tables and lists in one another (the defaults: 4); deeper would end in a RecursionError
 
 
 def check_nesting(value, where: str):
@@ -155,8 +150,7 @@ def build(package: str, config_file: str | None = None, sets: tuple[str, ...] = 
 
 
 def _other_game_of(data: dict, package: str) -> str | None:
-    """The game whose defaults hold every top-level table of `data` when this game's do not (None: no such
-    game, or the file is this game's with a mistake inside): a whole file of another game is named as such."""
+    """The game whose defaults hold every top-level table of `data` when this game's do not, else None."""
     mine = set(load_defaults(package))
     if not isinstance(data, dict) or set(data) <= mine:
         return None

@@ -1,24 +1,6 @@
-"""Morris elementary effects measured with the step actually taken, and their intervals from the games.
-
-SALib's Morris analysis divides every change of the figure by the design's nominal step (2/3 of the range for 4
-levels). A whole-number knob rounds that step: `empty_stacks_to_end` 2..4 moves by one unit (half its range), so
-the nominal step mis-sizes its effect by a third, and which unit a trajectory happens to take (2->3 or 3->4)
-decides the rank. Here each elementary effect is the figure's change divided by the change of the knob's value
-as played, on the scale of its whole range; a step that rounds to no change is no step.
-
-A knob with few whole values (at most `FEW_VALUES`) is moved one unit at a time, the trajectories taking its
-units in turn (`align_whole_levels`), so every value is played and `effect_across_range` is the sum of the
-units' mean changes: the figure's change from the lowest value to the highest, whatever the shape in between.
-Other knobs' `effect_across_range` is the mean elementary effect (the linear reading of the change across the
-range).
-
-Intervals: every design point is played from the same seed, so game i of one point and game i of another were
-dealt alike. Their errors are shared, not independent, and the trajectories are not independent samples either.
-A bootstrap replicate therefore resamples the games (the same blocks of game ids at every point, as
-`analysis.paired` cuts them) and, independently, the trajectories (within each unit of a few-valued knob), and
-recomputes every estimate. A figure that is not a sum over games (no block statistics) falls back to the points'
-own standard errors taken as independent noise, an upper bound under common random numbers.
-"""
+"""Morris elementary effects with the step as played (SALib divides by the nominal step, which a whole-number knob
+rounds), a few-valued knob moved a unit at a time, and intervals from a bootstrap over the games (the same blocks
+of game ids at every point: common random numbers) and the trajectories (docs/sensitivity.md)."""
 from __future__ import annotations
 
 import math
@@ -40,10 +22,8 @@ def few_values(integer: bool, scales_list: bool, value_low, value_high) -> int:
 
 
 def align_whole_levels(X: np.ndarray, size: int, knobs: list[tuple[int, int, int]], seed: int) -> np.ndarray:
-    """Morris trajectories (blocks of `size` rows, one column changing per row) with each few-valued knob
-    (column, lowest value, number of values) moved one unit at its own step: trajectory t takes the knob's unit
-    (t + a random offset) mod (values - 1), up or down as the design's step went. Only that column changes, so
-    the trajectories keep their one-at-a-time structure."""
+    """Morris trajectories (blocks of `size` rows) with each few-valued knob (column, lowest value, number of
+    values) moved one unit at its own step, trajectory t taking unit (t + a random offset) mod (values - 1)."""
     X = np.array(X, dtype=float)
     rng = np.random.default_rng(seed)
     for column, low, count in knobs:
@@ -73,8 +53,8 @@ def steps(X: np.ndarray, size: int) -> list[list[tuple[int, int]]]:
 
 
 class Effects:
-    """Estimates for one metric. `position[point, knob]`: the knob's value as played, on the scale of its whole
-    range (0 = low end, 1 = high end); `unit[point, knob]`: for a few-valued knob the value's index (else -1)."""
+    """Elementary effects of a design. `position[point, knob]`: the knob's value as played, on the scale of its
+    whole range (0 = low end, 1 = high end); `few[knob]`: its number of whole values played (0: design steps)."""
 
     def __init__(self, X: np.ndarray, size: int, position: np.ndarray, few: list[int]):
         self.position, self.few = position, few
@@ -92,9 +72,8 @@ class Effects:
             self.pairs.append((rows[:, 0], rows[:, 1], change, stratum))
 
     def estimate(self, Y: np.ndarray, resample=None) -> np.ndarray:
-        """(knobs, 4, replicates): mu*, mu, sigma and effect_across_range from point figures Y (points,
-        replicates). `resample` (a generator): each replicate also redraws every knob's steps with replacement,
-        within each unit of a few-valued knob, as a bootstrap over trajectories."""
+        """(knobs, 4, replicates): mu*, mu, sigma and effect_across_range from figures Y (points, replicates);
+        `resample`: a generator redrawing every knob's steps (within each unit) per replicate."""
         reps = Y.shape[1]
         out = np.full((len(self.pairs), 4, reps), np.nan)
         for k, (before, after, change, stratum) in enumerate(self.pairs):
@@ -123,9 +102,8 @@ class Effects:
 
 def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None, reps: int, rng
                     ) -> np.ndarray:
-    """(points, reps) figures under resampled games. blocks: (points, G, 2) per-block (sum, count), the same
-    game ids in block g at every point: the blocks are drawn once per replicate for all points. Without blocks,
-    each point's figure moves by its own standard error, independently (None: not at all)."""
+    """(points, reps) figures under resampled games: `blocks` (points, G, 2), (sum, count) per block of game ids,
+    drawn once per replicate for all points; else each point moves by its own standard error `se`, if any."""
     if blocks is not None:
         G = blocks.shape[1]
         weights = rng.multinomial(G, np.full(G, 1 / G), size=reps).T.astype(float)  # (G, reps)
@@ -137,8 +115,7 @@ def game_replicates(y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | N
 
 
 def small_sample_stretch(effects: Effects) -> np.ndarray:
-    """Per knob: t(0.975, n - u) / z(0.975) x sqrt(n / (n - u)), n its steps and u its units (1 for a knob moved
-    by design steps): the pooled within-unit degrees of freedom, at least 1."""
+    """Per knob: t(0.975, n - u) / z(0.975) x sqrt(n / (n - u)), n its steps and u its units."""
     from scipy.special import ndtri, stdtrit  # not scipy.stats: importing it costs about 1 CPU-s
     z = float(ndtri(0.5 + LEVEL / 2))
     out = np.ones(len(effects.pairs))
@@ -152,10 +129,7 @@ def small_sample_stretch(effects: Effects) -> np.ndarray:
 
 def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, se: np.ndarray | None,
                    seed: int, reps: int = RESAMPLES) -> dict:
-    """Per knob: estimates with 95% percentile intervals (games and trajectories resampled), and its noise level:
-    the mu* that the games' noise alone gives its steps (sqrt(2/pi) x the median standard deviation, under
-    resampled games, of its elementary effects that vary at all). Per knob, because a one-unit step of a knob
-    with many units is divided by a small share of the range, which magnifies its noise as much as its effect."""
+    """Per knob: estimates with 95% intervals (games and trajectories resampled), and its noise level."""
     rng = np.random.default_rng(seed)
     point = effects.estimate(y[:, None])[..., 0]   # (knobs, 4)
     games = game_replicates(y, blocks, se, reps, rng)
@@ -164,9 +138,8 @@ def analyse_metric(effects: Effects, y: np.ndarray, blocks: np.ndarray | None, s
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a knob with no step at all: NaN, said in the table
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=-1)
-    # a knob's steps are few (ten, over a few-valued knob's units): the bootstrap's spread of the units' means
-    # understates their error by sqrt((n - u) / n), and its normal quantile is too short for n - u degrees of
-    # freedom (n steps in u units); the interval is stretched about the estimate by both
+    # few steps (n in u units): the bootstrap understates the error by sqrt((n - u) / n) and its normal quantile
+    # is too short for n - u degrees of freedom; the interval is stretched about the estimate by both
     stretch = small_sample_stretch(effects)[:, None]
     low, high = point + stretch * (low - point), point + stretch * (high - point)
     # noise: the spread of each step's elementary effect under resampled games alone

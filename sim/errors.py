@@ -4,8 +4,7 @@ from __future__ import annotations
 import contextlib
 import errno
 
-# Errors of the machine rather than of the program (a full disk, a quota, a read-only or vanished drive, no
-# permission): said in one line, like a bad flag, with what was saved kept.
+# the machine's errors, not the program's (a full disk, no permission): one line, like a bad flag, what is saved kept
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO,
                           errno.EFBIG})
 
@@ -30,8 +29,7 @@ class ConfigError(UserError):
 
 @contextlib.contextmanager
 def machine_errors(say):
-    """An OSError of the machine (WRITE_ERRNOS) as the one line `say(exc)`; any other OSError is a bug, not the
-    machine, and is raised as it is."""
+    """An OSError of the machine (WRITE_ERRNOS) as the one line `say(exc)`; any other is a bug, raised."""
     try:
         yield
     except OSError as exc:
@@ -42,9 +40,7 @@ def machine_errors(say):
 
 @contextlib.contextmanager
 def stopped_part_way(kept, go_on: str, or_else: str = "", workers_sep: str = ";"):
-    """A run, sweep or tune stopped part-way (interrupted, its workers lost, the disk full) as one line: what is
-    kept (`kept()`, asked only then) and how to go on (`go_on`; `or_else` offers another way after an
-    interruption)."""
+    """A run stopped part-way as one line: what is kept (`kept()`) and how to go on (`go_on`, `or_else`)."""
     def full(exc: OSError) -> str:  # a full disk, a quota, a read-only or vanished drive: what is saved stays saved
         where = f" ({exc.filename})" if exc.filename else ""
         return f"cannot write{where}: {exc.strerror or exc}; {kept()}; make room and {go_on}"

@@ -1,23 +1,6 @@
-"""`balance-sim evolve`: tune a strategy's declared parameters with CMA-ES (the maintained `cma` package).
-
-The search runs in the unit cube: parameter k's declared bounds (lo, hi) map to [0, 1], where cma's own
-boundary handling keeps its samples; whole-number parameters are rounded when a candidate is played. Fitness is
-a candidate's mean win share against the pool (each member weighted, by default equally), on common random
-numbers: every candidate of a generation plays the same deals against each member (one plan seed per
-generation and member, the same games and batch size), seats rotated by the runner's lineups. Noise is handled
-two ways: the incumbent (best so far) is played again on every generation's deals and is replaced only by a
-candidate that beats it on those same deals by more than one paired standard error; and the games per candidate
-double whenever the spread of a generation's fitness is within twice its noise (the search has converged as far
-as the games can tell), within the budget.
-
-Determinism and resume: cma draws its samples from a generator this module re-seeds per generation from the
-root seed, so the asked candidates are a pure function of (root seed, everything told before). The state saved
-after each generation is plain JSON (candidates, fitness, incumbent): a resume replays ask/tell from it, checks
-that every replayed candidate equals the saved one, and continues as if never stopped. No pickle.
-
-The optimiser (`Evolution`) takes any `evaluate(gen, candidates, games) -> shares[candidate, member, game]`, so
-its tests can plant a known optimum; `Arena` is the one for the games, playing through sim.runner.
-"""
+"""`balance-sim evolve`: tune a strategy's declared parameters with CMA-ES (`cma`) in the unit cube, on common
+random numbers, with a re-played incumbent and growing games (docs/evolve.md); a resume replays ask/tell from the
+saved JSON exactly. `Evolution` takes any `evaluate` (tests plant an optimum); `Arena` plays the games."""
 from __future__ import annotations
 
 import json
@@ -45,8 +28,7 @@ REPLACE_Z = 1.0  # a challenger replaces the incumbent when it beats it by more 
 
 
 def stream_seed(root: int, stream: int, *key: int) -> int:
-    """A 63-bit seed for one (stream, generation, member) from the root SeedSequence: plans of different keys
-    never share deals, plans of the same key always do."""
+    """A 63-bit seed for one (stream, generation, member): plans of the same key share deals, others never."""
     words = np.random.SeedSequence(root, spawn_key=(stream, *key)).generate_state(2, dtype=np.uint32)
     return int((int(words[0]) << 31) ^ int(words[1])) & (2**63 - 1)
 
@@ -71,8 +53,7 @@ class Space:
 
 
 def search_space(d: StrategyDef, only: list[str] | None = None) -> Space:
-    """Every declared parameter of `d` (or the `only` subset), each with declared bounds; one without bounds is
-    refused by name (`--param` picks a subset)."""
+    """Every declared parameter of `d` (or the `only` subset); one without bounds is refused by name."""
     names = list(only) if only else list(d.params)
     if not names:
         raise UserError(f"--strategy {d.name}: it has no parameters to evolve")
@@ -104,19 +85,6 @@ class Settings:
     step: float = SIGMA0  # cma's initial step, a fraction of each range: smaller keeps a good start's neighbourhood
 
 
-class _Normal:
-    """cma's `randn` option: standard normals from a generator re-seeded per generation (see the module note)."""
-
-    def __init__(self):
-        self.rng = np.random.default_rng(0)
-
-    def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, *shape):
-        return self.rng.standard_normal(shape)
-
-
 @dataclass
 class Incumbent:
     unit: list
@@ -136,8 +104,7 @@ class Incumbent:
 
 
 def fitness(shares: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate: weighted mean over members of its mean win share, and its standard error.
-    shares: [candidate, member, game]."""
+    """Per candidate of shares[candidate, member, game]: weighted mean win share and its standard error."""
     means = shares.mean(axis=2)
     n = shares.shape[2]
     var = shares.var(axis=2, ddof=1) if n > 1 else np.zeros_like(means)
@@ -145,16 +112,15 @@ def fitness(shares: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 class Evolution:
-    """CMA-ES in the unit cube with common random numbers, a re-evaluated incumbent and growing games.
-    `history` is the list of generation records (JSON-able) that `save`/`resume` keep."""
+    """CMA-ES in the unit cube; `history`: the JSON-able generation records `save`/`resume` keep."""
 
     def __init__(self, space: Space, start: dict, weights, settings: Settings):
         import cma  # here: workers import this module for candidate_shares and never need cma (seconds to import)
         self.space, self.settings = space, settings
         self.weights = np.asarray(weights, dtype=float) / np.sum(weights)
         self.start_unit = space.unit(start)
-        self.normal = _Normal()
-        opts = {"bounds": [0.0, 1.0], "randn": self.normal,
+        self.rng = np.random.default_rng(0)  # cma's normals, re-seeded per generation (`_ask`)
+        opts = {"bounds": [0.0, 1.0], "randn": lambda *shape: self.rng.standard_normal(shape),
                 "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolflatfitness": 10**9, "tolfun": 0,
                 "tolfunhist": 0, "tolx": 1e-4}
         if settings.popsize:
@@ -177,7 +143,7 @@ class Evolution:
 
     def _ask(self, gen: int) -> tuple[list, list]:
         """cma's samples of generation `gen` (told back as these very arrays), and as plain lists."""
-        self.normal.reseed(stream_seed(self.settings.seed, SEARCH, gen, 2**31 - 1))
+        self.rng = np.random.default_rng(stream_seed(self.settings.seed, SEARCH, gen, 2**31 - 1))
         arrays = self.es.ask()
         return arrays, [list(map(float, x)) for x in arrays]
 
@@ -234,8 +200,7 @@ class Evolution:
         return record
 
     def replay(self, records: list[dict]) -> None:
-        """Rebuild the search from saved generation records (see the module note); a record that does not
-        replay (another version of cma, an edited file) is refused rather than silently diverging."""
+        """Rebuild the search from saved generation records, refusing one that does not replay exactly."""
         for gen, rec in enumerate(records):
             arrays, asked = self._ask(gen)
             if not isinstance(rec, dict) or rec.get("generation") != gen or asked != rec.get("candidates") \
@@ -262,8 +227,7 @@ def _numbers(values, count: int) -> bool:
 
 
 def _sound(rec: dict, popsize: int, members: int, space: Space) -> bool:
-    """A saved generation record holds what replay and the pages read, of the right types (the file is
-    untrusted: a .partial folder may come from someone else)."""
+    """A saved generation record (untrusted) holds what replay and the pages read, of the right types."""
     whole = [("spent", int), ("games_per_member", int), ("incumbent_since", int), ("grew", bool),
              ("replaced", bool)]
     if not all(isinstance(rec.get(k), t) for k, t in whole):
@@ -296,8 +260,7 @@ def run(evolution: Evolution, evaluate, save=None, progress=None) -> Evolution:
 
 # ---- playing the games ----
 def candidate_shares(game: str, cfg, plan, b: int, seed: int) -> np.ndarray:
-    """Batch b of `plan`: the win share of choice 0 (the candidate) in each game. Module-level: shipped to
-    workers."""
+    """Batch b of `plan`: the win share of choice 0 (the candidate) in each game (shipped to workers)."""
     spec = get_game(game)
     tables = run_one_batch(game, cfg, plan, b, seed, False)
     main = tables["games"]
@@ -330,8 +293,7 @@ class Arena:
         return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(float(v) for v in given.values()))
 
     def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
-        """shares[candidate, member, game]: each of `lineup` against each member (default the pool), one seat
-        against the member in every other seat; every candidate on the same deals per member."""
+        """shares[candidate, member, game]: each of `lineup` in one seat against a member in every other."""
         members = self.pool if members is None else members
         calls, self.plans = [], []
         for cand in lineup:
@@ -352,8 +314,7 @@ class Arena:
         return self.play(SEARCH, gen, [self.choice(v) for v in candidates], games)
 
     def validate(self, winner: dict, start: dict, games: int) -> dict:
-        """Fresh deals the search never saw: winner and start against each member on the same deals, and the
-        winner against its start (one seat against the start in every other seat)."""
+        """On fresh deals: winner and start against each member, and the winner against its start."""
         games = rotation(self.players, games)
         both = self.play(VALIDATE, 0, [self.choice(winner), self.choice(start)], games)
         h2h = self.play(VALIDATE, 1, [self.choice(winner)], games, members=(self.choice(start),))
@@ -404,8 +365,7 @@ def check_step(step) -> None:
 
 
 def check_setup(setup) -> None:
-    """A setup read back from an interrupted folder's meta.json is untrusted: every field of the right type and
-    range before anything uses it."""
+    """A setup read back from meta.json is untrusted: every field of the right type and range before use."""
     if not isinstance(setup, dict):
         raise UserError("the saved setup is not a table; delete the .partial folder to start again")
     for key, kind in SETUP_FIELDS.items():
@@ -430,8 +390,7 @@ def check_setup(setup) -> None:
 
 
 def prepare(setup: dict, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> Prepared:
-    """Check and resolve a setup (fresh from the flags, or read back for --resume): game, players, configuration,
-    strategy, pool, weights and search space. Every refusal is a UserError before any game is played."""
+    """Check and resolve a setup (from the flags, or read back for --resume), every refusal before any game."""
     check_setup(setup)
     spec = get_game(setup["game"])
     players = spec.check_players(setup["players"])
@@ -471,15 +430,13 @@ def check_budget(prepared: Prepared) -> None:
 
 def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, command: str = "evolve",
                      quiet: bool = False, progress=None) -> tuple[Path, list[str]]:
-    """Search, validate on fresh deals and `publish(staging, result)` the pages, all in `<out>.partial`, renamed
-    to `out` when complete. Interrupted (Ctrl-C, SIGTERM): the generations so far are saved there, and
-    `--resume` or the same command continues with an identical history."""
+    """Search, validate and `publish(staging, result)` in `<out>.partial`; `--resume` continues it."""
     from sim import results  # here: it imports pandas, which the workers importing this module do not need
     ident = results.identity(setup)
     with exclusive(out):
         results.check_output(out, command)
-        staging = results.begin(out, {"game": setup["game"], "evolve": setup, "command": command,
-                                      "identity": ident}, quiet)
+        meta = {"game": setup["game"], "evolve": setup, "command": command, "identity": ident}
+        staging = results.begin(out, meta, quiet)
         state = load_state(staging)
         ev = Evolution(prepared.space, prepared.start, prepared.weights, prepared.settings)
 
@@ -506,16 +463,14 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
                       "history": ev.history, "validation": validation, "stopped": ev.stopped,
                       "popsize": ev.popsize, "spent": ev.spent}
             lines = publish(staging, result)
-            results.write_meta(staging, {"game": setup["game"], "evolve": setup, "command": command,
-                                         "identity": ident, "partial": False})
+            results.write_meta(staging, {**meta, "partial": False})
             results.finish(staging, out)
     return out, lines
 
 
 def play_field(spec, cfg, players: int, field: tuple, games: int, seed: int, jobs: int = 1,
                backend: str = "loky", scheduler=None):
-    """The games table of a round-robin of `games` games of the field, on the field's own deals (`exploit`
-    weighs the field by its equilibrium mix: analysis.exploit.field_mix)."""
+    """The games table of a round-robin of the field on its own deals (`exploit` weighs the field by its mix)."""
     plan = Plan(spec.name, players, games, stream_seed(seed, FIELD, 0), tuple(field), min(2000, games), True)
     tables, _ = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler, progress=False)
     return tables["games"]

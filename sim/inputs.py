@@ -1,6 +1,4 @@
-"""Checks of what a user hands the command line, done before any game is played: numbers of games, workers,
-seeds and batch sizes, output folders, a Dask scheduler. Each refusal is a UserError naming the option, the value
-and what is allowed (the CLI prints it as one line, exit code 2)."""
+"""Checks of what a user hands the command line, before any game: a UserError naming option, value and rule."""
 from __future__ import annotations
 
 import asyncio
@@ -21,30 +19,27 @@ PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 SCHEDULER_TIMEOUT_S = 5.0
 
 
-def _whole(option: str, value, lo: int, hi: int, what: str) -> int:
+def whole(option: str, value, lo: int, hi: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise UserError(f"{option} {value}: must be {what} of at least {lo:,} and at most {hi:,}")
     return value
 
 
-whole = _whole  # the rule every whole-number option follows, for meta.json's fields too (sim/meta.py)
-
-
 def games(value, option: str = "--games") -> int:
-    return _whole(option, value, 1, MAX_GAMES, "a number of games")
+    return whole(option, value, 1, MAX_GAMES, "a number of games")
 
 
 def game_index(value, option: str = "--game") -> int:
     """Game K of a run (0-based, as in games.parquet): a run has at most MAX_GAMES games."""
-    return _whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
+    return whole(option, value, 0, MAX_GAMES - 1, "a game number (0-based)")
 
 
 def batch_size(value, option: str = "--batch-size") -> int:
-    return _whole(option, value, 1, MAX_BATCH, "a number of games per batch")
+    return whole(option, value, 1, MAX_BATCH, "a number of games per batch")
 
 
 def seed(value, option: str = "--seed") -> int:
-    return _whole(option, value, 0, MAX_SEED, "a whole number")
+    return whole(option, value, 0, MAX_SEED, "a whole number")
 
 
 def jobs(value, allow_all: bool = True) -> int:
@@ -56,7 +51,7 @@ def jobs(value, allow_all: bool = True) -> int:
 
 
 def positive(option: str, value, hi: int | None = None) -> int:
-    return _whole(option, value, 1, hi if hi is not None else MAX_GAMES, "a whole number")
+    return whole(option, value, 1, hi if hi is not None else MAX_GAMES, "a whole number")
 
 
 def scale(value) -> float:
@@ -66,10 +61,7 @@ def scale(value) -> float:
 
 
 def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool = True) -> Path:
-    """A folder we will be able to create: not empty, not the root, not on a pseudo filesystem, its nearest
-    existing ancestor a folder we can create entries in, and (for a run, `staged`) its `.partial` sibling not a
-    file. With `own_name` (the folder itself is written or swapped into place, not only folders inside it), not
-    '.' or '..' either: a folder is staged and renamed by its name."""
+    """A folder we can create, not the root nor a system folder (`own_name`: not '.' or '..' either)."""
     if out is None or str(out).strip() == "":
         raise UserError(f"{option} '': give a folder path")
     path = Path(out)
@@ -102,8 +94,7 @@ def output_folder(out, option: str = "-o", staged: bool = True, own_name: bool =
 
 
 def named_folder(folder, option: str = "-o") -> Path:
-    """A results folder is staged beside itself and renamed into place by its name: '.', '..' and the root
-    have none."""
+    """A results folder is staged and renamed by its name: '.', '..' and the root have none."""
     path = Path(folder)
     if path.name in ("", ".", ".."):
         where = "the root folder" if Path(os.path.abspath(path)) == Path(path.anchor or "/") else \
@@ -114,8 +105,7 @@ def named_folder(folder, option: str = "-o") -> Path:
 
 
 def dask_scheduler(backend: str, scheduler: str | None) -> None:
-    """--backend dask: dask.distributed must be installed, and a named scheduler must answer (a short timeout)
-    before any batch is played."""
+    """--backend dask: dask.distributed installed, and a named scheduler answering, before any batch is played."""
     if backend != "dask":
         return
     try:

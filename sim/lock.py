@@ -1,15 +1,6 @@
-"""Readers and writers of a folder: a command that writes a folder (`run`, `--resume`, `sweep`, `tune`,
-`sensitivity`, `compare -o`, `report` in place, `replay -o`) holds an exclusive lock on it for as long as it
-writes; one that only reads a folder (`report X -o Y`, `compare`, `replay --run`) holds a shared lock. A writer
-is refused while anyone holds the folder, a reader while a writer does, so a report never reads a folder half
-replaced by a run and a run never replaces a folder a report is reading. Refusals are immediate (one line), never
-a wait.
-
-The lock of a path (which covers `<out>` and `<out>.partial`) is an advisory `flock` on a hidden sibling file,
-`.<name>.lock`: the kernel drops it when the process ends however it ends (SIGKILL included), so a killed run
-never leaves a folder locked. The file is not inherited by workers (Python opens it non-inheritable), so a worker
-that outlives its parent cannot hold it. The last holder removes the file while it holds it exclusively.
-"""
+"""Readers and writers of a folder: a writer holds an exclusive lock, a reader a shared one, so a report never
+reads a folder half replaced by a run; refusals are immediate. The lock is a `flock` on `.<name>.lock` beside it:
+dropped however the process ends, not inherited by workers, its file removed by the last holder."""
 from __future__ import annotations
 
 import contextlib
@@ -97,9 +88,7 @@ def exclusive(out: Path, what: str = "-o"):
 
 @contextlib.contextmanager
 def shared(folder: Path, what: str):
-    """Hold the read lock of `folder` for the block (other readers welcome), or refuse while a writer holds it.
-    A folder whose parent we cannot write in (a read-only share) cannot be written by us either, nor locked:
-    it is read without a lock."""
+    """Hold the read lock of `folder`, or refuse while a writer holds it; a read-only share goes unlocked."""
     import fcntl
     path = lock_path(folder)
     try:

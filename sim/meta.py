@@ -1,9 +1,5 @@
-"""A folder's meta.json: read and checked before any of its fields is used. Results folders are shared between
-designers, so a meta.json is untrusted input, checked with the command line's own rules (`sim.inputs`, the
-registry's parameter checks, the configuration's validation): one function, `check_run`, for every command
-that reads a run's meta.json (`report`, `compare`, `run --resume`, `replay`/`trace --run`, partial loads).
-
-What kind of folder it is (`kind_of`) decides which command may read or continue it."""
+"""A folder's meta.json, untrusted input (folders are shared): checked with the command line's own rules by
+`check_run` before any field is used; its kind (`kind_of`) decides which command may read or continue it."""
 from __future__ import annotations
 
 import json
@@ -62,7 +58,7 @@ def read(folder: Path) -> dict:
 
 
 def require_kind(folder: Path, meta: dict, wanted: str, doing: str) -> None:
-    """Refuse a folder of another kind than `wanted`, naming what it is and the command that handles it."""
+    """Refuse a folder of another kind than `wanted`, naming what it is and the command that reads it."""
     kind = kind_of(meta)
     if kind == wanted:
         return
@@ -99,10 +95,8 @@ def _flag(value, option: str):
 
 
 def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
-    """Every field of a run's meta.json that a command uses, checked with the command line's rules; returns the
-    checked settings: {"spec", "players", "config" (validated), "choices" (StrategyChoice), "games", "seed",
-    "batch_size" (None for an old finished folder without one), "round_robin", "summary_only", "partial"}.
-    A folder of another kind is refused by name (`require_kind`)."""
+    """The checked settings of a run's meta.json: {"spec", "players", "config" (validated), "choices", "games",
+    "seed", "batch_size" (None in an old finished folder), "round_robin", "summary_only", "partial"}."""
     folder = Path(folder)
     path = folder / META
     require_kind(folder, meta, "run", doing or "")
@@ -132,9 +126,3 @@ def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
         raise UserError(f"{path}: 'config': {exc}; {REMAKE}") from None
     return {"spec": spec, "players": players, "config": cfg, "choices": choices, "games": games, "seed": seed,
             "batch_size": batch_size, "round_robin": round_robin, "summary_only": summary_only, "partial": partial}
-
-
-def checked(folder: Path, doing: str = "") -> tuple[dict, dict]:
-    """(meta, checked settings) of a run's folder: `read` then `check_run`."""
-    meta = read(folder)
-    return meta, check_run(folder, meta, doing)

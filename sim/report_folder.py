@@ -1,7 +1,5 @@
-"""What `balance-sim report` and `balance-sim compare` accept, checked before anything is read in earnest: a
-results folder whose meta.json (checked field by field, `sim.meta.check_run`) and tables belong together. Sweep,
-tune, sensitivity and comparison folders, damaged files, tables of another game, and tables that disagree with
-meta.json (cut short, swapped) are one line each (a UserError); a --summary-only folder gives its summary.json."""
+"""What `report` and `compare` accept: a results folder whose meta.json (`sim.meta.check_run`) and tables belong
+together; anything else (another kind, damaged, cut short, another game's) is one line, a UserError."""
 from __future__ import annotations
 
 import json
@@ -48,8 +46,7 @@ def _read_table(path: Path):
 
 
 def _check_tables(folder: Path, spec, meta: dict, tables: dict) -> None:
-    """The tables agree with meta.json: the rows it recorded of each (folders since it records them), and in any
-    case every game 0..games-1 in the main table and no table holding a game outside it."""
+    """The tables agree with meta.json: rows recorded, and every game 0..games-1 and none outside."""
     recorded = meta.get("tables")
     if recorded is not None:
         if not isinstance(recorded, dict) or set(recorded) != set(tables):
@@ -75,8 +72,7 @@ def _check_tables(folder: Path, spec, meta: dict, tables: dict) -> None:
 
 
 def load(folder: Path, doing: str = "report", summariser=None):
-    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one
-    (`summariser` merges an interrupted one's batches: `sim.results.load`)."""
+    """("tables", tables, meta) for a results folder, ("summary", summary, meta) for a --summary-only one."""
     folder = Path(folder)
     meta = read(folder)
     run = check_run(folder, meta, doing)

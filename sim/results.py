@@ -1,16 +1,6 @@
-"""Results folders: written whole or not at all, resumable when interrupted, read back as DataFrames.
-
-A run works in `<out>.partial/` (meta.json marked partial, one file per finished batch) and renames it to
-`<out>` only when everything, report included, is written. An interrupted run leaves the `.partial` folder:
-`balance-sim run --resume <out>` completes it, and `balance-sim report <out>.partial` reports what finished.
-
-Every command's `-o` follows one rule (`check_output`, `finish`, `install`): an existing folder is replaced only
-if balance-sim wrote it, and then only the entries balance-sim can show it wrote: a name it writes (`OUR_NAMES`),
-inside the folder, not a link, and (in a folder that lists its files) listed. The folder's own list is never
-followed blindly: a listed name balance-sim would not write (a user's `thesis.tex`) stays the user's, and a
-listed path that is not a plain name (`../x`, `/etc/x`) makes the folder refused as not ours. Everything else in
-a replaced folder (a user's notes) is kept.
-"""
+"""Results folders: staged in `<out>.partial/` and renamed into place when complete, resumable, read back as
+DataFrames. Every `-o` follows one rule: an existing folder is replaced only if balance-sim wrote it, and then only
+the entries it can show it wrote (a name of `OUR_NAMES`, not a link, listed where it lists); a user's files stay."""
 from __future__ import annotations
 
 import fnmatch
@@ -24,10 +14,9 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
-from sim.meta import KINDS, MAX_META_BYTES, kind_of
-from sim.runner import assemble, batch_context, batch_seed, plan_of, strategy_codes
-from sim.meta import check_run, read
 from sim.batches import load_batch, sound_batches
+from sim.meta import KINDS, MAX_META_BYTES, check_run, kind_of, read
+from sim.runner import assemble, batch_context, batch_seed, plan_of, strategy_codes
 
 META = "meta.json"
 BATCHES = "batches"
@@ -64,8 +53,7 @@ def _meta_of(folder: Path) -> dict | None:
 
 
 def is_ours(folder: Path) -> bool:
-    """A folder balance-sim wrote: its meta.json carries our format marker (or, from before the marker, the
-    balance-sim version or the sweep/tune fields we always wrote; or it is a comparison of then)."""
+    """A folder balance-sim wrote: our format marker in its meta.json (or the fields of earlier versions)."""
     meta = _meta_of(folder)
     if meta is None:
         names = {p.name for p in Path(folder).iterdir()} if Path(folder).is_dir() else set()
@@ -88,13 +76,8 @@ def plain_name(name) -> bool:
             and "\x00" not in name)
 
 
-def ours_by_name(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in OUR_NAMES)
-
-
 def _listed(folder: Path, meta: dict) -> set[str] | None:
-    """The folder's own list of what we wrote (None before there was one); a list naming anything but plain
-    names inside the folder is refused: balance-sim never wrote it."""
+    """The folder's own list of what we wrote (None if none); one naming anything but plain names is refused."""
     files = meta.get("files")
     if files is None:
         return None
@@ -109,14 +92,12 @@ def _ours(folder: Path) -> set[str]:
     """Names in `folder` that we can show we wrote (see the module's docstring); anything else is the user's."""
     folder = Path(folder)
     listed = _listed(folder, _meta_of(folder) or {})
-    return {p.name for p in folder.iterdir()
-            if ours_by_name(p.name) and not p.is_symlink() and (listed is None or p.name in listed or p.name == META)}
+    return {p.name for p in folder.iterdir() if any(fnmatch.fnmatchcase(p.name, pattern) for pattern in OUR_NAMES)
+            and not p.is_symlink() and (listed is None or p.name in listed or p.name == META)}
 
 
 def check_output(out: Path, kind: str, option: str = "-o") -> None:
-    """Refuse, before anything is played or written, an `-o` that is not ours to write: a link, a name ending
-    in .partial (where runs in progress live), a file, or an existing folder balance-sim did not write, holding
-    another kind of results, or listing files outside itself."""
+    """Refuse, before anything is played, an `-o` that is not ours to write (a link, a file, a user's folder)."""
     out = Path(out)
     if out.name.endswith(".partial"):
         raise UserError(f"{option} {out}: names ending in .partial are where balance-sim keeps runs in progress; "
@@ -142,9 +123,7 @@ def check_output(out: Path, kind: str, option: str = "-o") -> None:
 
 
 def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
-    """The `-o` rule for a file (a replay page): absent, or a regular file that `ours(path)` recognises as one
-    balance-sim wrote. A link, a device, a FIFO or a folder is refused (never replaced by a file), and so is a
-    user's own file, saying it would be replaced."""
+    """The `-o` rule for a file (a replay page): absent, or a regular file `ours(path)` recognises."""
     import stat
     out = Path(out)
     try:
@@ -165,21 +144,13 @@ def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
 
 
 def identity(fields: dict) -> str:
-    """A digest of everything that decides a run's results: an interrupted run with the same one may be
-    continued by the same command; any other is left alone."""
+    """A digest of what decides a run's results: only a run of the same one may continue it."""
     import hashlib
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _continue_hint(kind: str, out: Path) -> str:
-    return (f"finish it with 'balance-sim run --resume {out}'" if kind == "run" else
-            f"run the same 'balance-sim {kind}' command again to continue it")
-
-
 def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) -> Path:
-    """The staging folder for `out`. A `.partial` left by an interrupted run of the same command (same
-    `identity` in its meta) is continued, and said so; one of another run, or not ours, is refused rather than
-    discarded with what it holds. `keeps_parts=False`: the command plays everything again (sensitivity)."""
+    """The staging folder for `out`, continuing an interrupted one of the same `identity` and no other."""
     staging = partial_path(out)
     if staging.is_symlink():
         raise UserError(f"-o {out}: {staging} is a symbolic link; move it away or choose another path")
@@ -192,8 +163,10 @@ def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) 
         kind, wanted = kind_of(old), kind_of(meta)
         if not old.get("partial", True) or old.get("identity") != meta.get("identity") or "identity" not in meta:
             what = "with other settings" if kind == wanted else f"(not a {wanted})"
+            hint = (f"finish it with 'balance-sim run --resume {out}'" if kind == "run" else
+                    f"run the same 'balance-sim {kind}' command again to continue it")
             raise UserError(f"-o {out}: {staging} holds an interrupted {kind} {what} ({saved} saved parts); "
-                            f"{_continue_hint(kind, out)}, or delete {staging} to start again")
+                            f"{hint}, or delete {staging} to start again")
         if keeps_parts and (not quiet or saved):
             print(f"balance-sim: continuing the interrupted run in {staging} with the same settings "
                   f"({saved} saved parts kept)", file=sys.stderr)
@@ -217,15 +190,13 @@ def write_meta(folder: Path, meta: dict) -> None:
 
 
 def table_rows(folder: Path) -> dict[str, int]:
-    """Rows of each Parquet table in `folder` (from the files' footers), recorded in meta.json so a reader can
-    tell a table cut short or swapped."""
+    """Rows of each Parquet table in `folder` (from the footers), recorded in meta.json against tables cut short."""
     import pyarrow.parquet as pq
     return {path.stem: pq.read_metadata(path).num_rows for path in sorted(Path(folder).glob("*.parquet"))}
 
 
 class ParquetSink:
-    """Receives a run's batches in order and appends them to one Parquet file per table, in row groups of
-    about `rows` rows, so a run of any size holds only a few batches in memory."""
+    """A run's batches appended to a Parquet file per table in row groups: flat memory at any size."""
 
     def __init__(self, folder: Path, spec, plan, rows: int = 250_000):
         self.folder, self.spec, self.plan, self.rows = Path(folder), spec, plan, rows
@@ -233,8 +204,7 @@ class ParquetSink:
         self.writers: dict = {}
 
     def __call__(self, b: int, tables: dict) -> None:
-        # the batches' columns are kept as they come and made into one frame per row group: a frame per batch
-        # cost the parent more CPU than writing the Parquet (60-odd columns each), taken from the workers
+        # columns kept as they come: a frame per batch cost the parent more CPU than writing the Parquet
         for name, columns in tables.items():
             self.buffers.setdefault(name, []).append(columns)
             if sum(len(next(iter(c.values()), ())) for c in self.buffers[name]) >= self.rows:
@@ -248,8 +218,7 @@ class ParquetSink:
             return
         columns = {k: np.concatenate([p.pop(k) for p in parts]) for k in list(parts[0])}
         if name not in self.writers:
-            # the schema of the frame `assemble` makes (pandas' metadata included), from one row: the file is the
-            # one pandas would write, while the row groups are built as Arrow arrays (a frame cost more CPU)
+            # the schema of `assemble`'s frame, from one row: the file pandas would write, built as Arrow arrays
             sample = assemble(self.spec, self.plan, [{name: {k: v[:1] for k, v in columns.items()}}])[name]
             self.writers[name] = pq.ParquetWriter(self.folder / f"{name}.parquet",
                                                   pa.Schema.from_pandas(sample, preserve_index=False))
@@ -280,8 +249,7 @@ def read_tables(folder: Path) -> dict[str, pd.DataFrame]:
 
 
 def finish(staging: Path, out: Path) -> None:
-    """Swap the finished staging folder into place: renames, never a half-written `out`. What we wrote in an
-    earlier `out` is replaced; anything else in it (a user's notes) is moved into the new folder."""
+    """Swap the finished staging folder into place by renames; a user's files in an earlier `out` move across."""
     staging, out = Path(staging), Path(out)
     if out.is_symlink():  # checked before anything was played; a link made since is not followed either
         raise UserError(f"-o {out}: is a symbolic link (made while this ran?); the results are kept in {staging}")
@@ -317,9 +285,7 @@ def check_installable(target: Path, names) -> None:
 
 
 def install(staging: Path, target: Path) -> list[str]:
-    """Move every entry of `staging` into the existing folder `target`, replacing what is ours there (a folder
-    such as replays/ included); refused, before anything is moved, where an entry of that name is not ours.
-    A folder that lists its files gets the new names added. Returns the names installed."""
+    """Move every entry of `staging` into the folder `target`, none unless every name there is ours."""
     staging, target = Path(staging), Path(target)
     names = sorted(p.name for p in staging.iterdir())
     check_installable(target, names)
@@ -339,10 +305,7 @@ def install(staging: Path, target: Path) -> list[str]:
 
 
 def load(folder: Path, run: dict | None = None, summariser=None) -> tuple[dict[str, pd.DataFrame], dict]:
-    """Tables and meta of a results folder; a `.partial` folder gives the batches that finished (checked; a
-    damaged one is left out and named, one balance-sim did not write refused), marked partial. A --summary-only
-    `.partial` gives {"summary": ...}, its batches merged by `summariser` (the analysis' Summariser). `run`: the
-    meta's checked settings (`sim.meta.check_run`)."""
+    """Tables and meta of a results folder; of a `.partial` one, its sound batches (or merged summary)."""
     folder = Path(folder)
     meta = read(folder)
     if not meta.get("partial"):

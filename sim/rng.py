@@ -1,9 +1,5 @@
-"""Seeds for numba's generator, derived per game from the batch seed, and Mohur's per-round deal streams.
-
-Re-seeding every game from (batch seed, game, part) makes a game's random numbers independent of what the games
-before it did, so sweep variants share them game by game (common random numbers), not only until the first
-game whose length differs.
-"""
+"""Seeds for numba's generator, derived per game from the batch seed (so a game's numbers do not depend on the
+games before it: common random numbers game by game), and Mohur's per-round deal streams."""
 import numpy as np
 from sim.jit import njit
 
@@ -21,12 +17,9 @@ def batch_seeds(root: int, n_batches: int) -> list[int]:
 
 
 def game_origin(seed: int, game: int, batch_size: int = DEFAULT_BATCH) -> tuple[int, int]:
-    """(batch seed, index within its batch) of game `game` of a run with this root seed and batch size: what a
-    trace needs to replay that game. `SeedSequence.spawn` gives child b the same seed however many are spawned,
-    so game 0 is the same for every batch size."""
+    """(batch seed, index within its batch) of game `game` of a run: what a trace needs to replay it."""
     b, local = divmod(int(game), int(batch_size))
     return batch_seed(seed, b), local  # made on its own: no list of the b seeds before it
-
 
 
 @njit(cache=True)
@@ -46,17 +39,14 @@ def reseed(batch_seed, game, part):
     np.random.seed(game_seed(batch_seed, game, part))
 
 
-# A counter-based stream for dealing: seeding numba's Mersenne Twister costs about 1.3 us (it fills 624 words)
-# and every np.random draw fetches the thread's generator through a C call, so a deal that shuffles a
-# 55-card deck through np.random costs about 1 us. splitmix64 needs one 64-bit word of state and is seeded by
-# a hash, so a deal can have its own stream per (batch seed, game, round) at no cost.
+# A counter-based stream for dealing: seeding numba's Mersenne Twister costs 1.3 us and each np.random draw a C
+# call; splitmix64 is one word of state, so a deal has its own stream per (batch seed, game, round) at no cost.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
 def deal_seed(batch_seed, game, part):
-    """The starting state of one deal's stream: 63 bits, returned as int64 so that Python callers (the trace,
-    tests) and kernels hand `deal_round` the same type."""
+    """The 63-bit start of one deal's stream, int64 so Python callers and kernels hand `deal_round` one type."""
     z = np.uint64(game_seed(batch_seed, game, part)) * _GOLDEN
     z = z ^ (np.uint64(part) << np.uint64(32)) ^ np.uint64(game)
     return np.int64(z >> np.uint64(1))
@@ -64,8 +54,7 @@ def deal_seed(batch_seed, game, part):
 
 @njit(cache=True)
 def below(state, n):
-    """(next state, an integer in [0, n)) from a splitmix64 stream. Multiply-shift on 32 random bits: the bias
-    is under n / 2**32 (1e-8 for a 55-card deck)."""
+    """(next state, an integer in [0, n)) from a splitmix64 stream; multiply-shift's bias is under n / 2**32."""
     state = np.uint64(state) + _GOLDEN  # the cast keeps int64 callers from promoting to float
     z = state
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

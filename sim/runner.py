@@ -1,11 +1,8 @@
-"""Batch runs: plan the games, fan the batches out through joblib, gather the tables, write them atomically.
-
-Determinism: batches have a fixed size that does not depend on the number of workers, and each batch's seed
-comes from `SeedSequence(root).spawn(n_batches)[b]`, so the same root seed gives identical tables for any job
-count, backend or scheduling order.
-"""
+"""Batch runs: plan the games, fan the batches out through joblib, gather the tables. Each batch has a fixed size
+and its own seed (`SeedSequence(root).spawn(n)[b]`): the same tables at any -j, backend or scheduling order."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import logging
@@ -29,7 +26,6 @@ from sim.rng import DEFAULT_BATCH, batch_seed
 
 if TYPE_CHECKING:
     import pandas as pd
-
 
 
 @dataclass(frozen=True)
@@ -60,17 +56,9 @@ def pairings(n_choices: int, round_robin: bool) -> list[tuple[int, int]]:
 
 
 def lineups(plan: Plan, start: int, stop: int) -> np.ndarray:
-    """Strategy (choice index) per game and seat, a pure function of the game's global index.
-
-    Seats rotate game by game, so every strategy sits in every seat equally often and seat effects
-    separate from strategy effects. Two players: blocks of two games play one pairing both ways round.
-    More players: blocks of p games play one line-up of choices, rotated by g mod p. The line-ups are c
-    consecutive choices (block + s) mod c while that lets every pair of choices meet (c <= 2p - 1); with more
-    choices every p-choice combination in turn (itertools.combinations order), since consecutive windows would
-    leave the pairs c/2 apart never meeting. Round-robin (-s all) with more players alternates blocks of p such
-    games with blocks of mirror games (every seat the same choice, each choice in turn), so seat effects can be
-    measured at equal skill.
-    """
+    """Strategy (choice index) per game and seat, a pure function of the game's index, seats rotating game by game
+    (pairings both ways round; more players: a line-up rotated over p games, every pair meeting, round-robin
+    alternating with mirror games to measure seats at equal skill)."""
     g = np.arange(start, stop, dtype=np.int64)
     p, c = plan.players, len(plan.choices)
     if p == 2:
@@ -118,8 +106,7 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
 
 def summarize_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool, meta: dict,
                         summariser) -> dict:
-    """--summary-only: play batch b and return only its mergeable summary (counts and sums, `summariser.batch`),
-    so memory stays flat however many games are played."""
+    """--summary-only: batch b's mergeable summary (`summariser.batch`): flat memory at any -n."""
     spec = get_game(game)
     tables = assemble(spec, plan, [run_one_batch(game, cfg, plan, b, seed, debug)])
     return summariser.batch(tables, {**meta, "games": plan.batch_games(b)})
@@ -131,8 +118,7 @@ def _warn(message: str) -> None:
 
 
 def worker_count(jobs: int, tasks: int, backend: str, scheduler: str | None) -> int:
-    """Workers worth starting: never more than there are batches left to hand out (each loky worker is a whole
-    process with its own numba, about 300 MB); more than the cores is allowed but said."""
+    """Workers worth starting (each ~300 MB): no more than the batches left; beyond the cores, said."""
     cores = os.cpu_count() or 1
     wanted = cores if jobs < 0 else jobs
     if wanted > cores and not scheduler and tasks > cores:
@@ -142,11 +128,8 @@ def worker_count(jobs: int, tasks: int, backend: str, scheduler: str | None) -> 
 
 
 def exit_with_parent(parent_pid: int) -> None:
-    """First thing in a worker process (loky's, see start_worker; a compile process): end it when the main process
-    ends, however it ends. A SIGTERM or SIGKILL
-    to the main process otherwise leaves its workers playing (and holding memory and the terminal) for minutes.
-    Linux delivers SIGKILL on the parent's death even while a compiled batch holds the GIL; elsewhere a thread
-    checks between batches."""
+    """First thing in a worker (or compile) process: end with the main process however it ends, rather than play on
+    for minutes. Linux kills it even while a compiled batch holds the GIL; elsewhere a thread checks."""
     if os.getppid() != parent_pid:
         return  # not our direct child (a Dask worker under its nanny): its own supervisor ends it
     if sys.platform.startswith("linux"):
@@ -169,9 +152,7 @@ PARENT_ENV = "BALANCE_SIM_RUN_PID"  # set for a local Dask cluster's worker proc
 
 
 def dask_setup(worker) -> None:
-    """Dask preload of a local cluster's worker processes (`_client`): end with the run, as loky's workers do
-    (Dask's own watch is a thread, which waits while a compiled batch holds the GIL), and leave Ctrl-C to the run,
-    which stops them."""
+    """Dask preload of a local cluster's workers: end with the run, and leave Ctrl-C to it."""
     parent = os.environ.get(PARENT_ENV)
     if not parent:
         return  # a worker of someone's cluster (--scheduler): its own supervisor ends it
@@ -183,11 +164,8 @@ def dask_setup(worker) -> None:
 
 
 def start_worker(parent_pid: int) -> None:
-    """loky worker initializer: end with the parent (`exit_with_parent`), and set up numba's compiler (its
-    registries, ~0.9 CPU-s, which loading the kernel from numba's cache needs first) while the parent plays the
-    first batch. A trivial function is compiled for that, not the kernel: on a cold cache the parent compiles the
-    kernel, once. Nothing names the game, so `main`'s games share the workers (joblib keeps loky's executor
-    while its arguments stay the same)."""
+    """loky worker initializer: end with the parent, and ready numba's compiler (~0.9 CPU-s) while the parent plays
+    the first batch; nothing names the game, so `main`'s games share the workers."""
     exit_with_parent(parent_pid)
     from numba import njit
     njit(lambda x: x + 1)(1)
@@ -200,9 +178,7 @@ def _ready(game: str) -> int:
 
 
 def _start_workers(game: str, workers: int, loky: dict):
-    """Start the loky workers now and return the generator of their first tasks (`_ready`), to be consumed once
-    the parent has played its batch. joblib keeps loky's executor between calls given the same arguments, so
-    the Parallel call that plays the batches gets these workers, already started."""
+    """Start the loky workers now; their first tasks' generator is consumed after the parent's batch."""
     from joblib import Parallel, delayed, parallel_config
     with parallel_config(backend="loky", **loky):
         return Parallel(n_jobs=workers, return_as="generator")(delayed(_ready)(game) for _ in range(workers))
@@ -214,6 +190,26 @@ def _death(exc: Exception) -> str:
     found = re.search(r"exit codes? of the workers? (?:are|is) \{([^}]*)\}", str(exc))
     return (f"exit codes {found.group(1)}" if found else
             (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160])
+
+
+def _loky(backend: str) -> dict:
+    return {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
+
+
+CANCELLED = ".*(?:successfully executed|been cancelled)"  # joblib on closing a generator early: what was meant
+
+
+@contextlib.contextmanager
+def _parallel(tasks, workers: int, backend: str, loky: dict):
+    """joblib's results of `tasks` in order; leaving early (Ctrl-C, a full disk) cancels the tasks in flight."""
+    from joblib import Parallel, parallel_config  # deferred: joblib starts nothing for a plan run here
+    with parallel_config(backend=backend, **loky), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=CANCELLED)
+        results = Parallel(n_jobs=workers, return_as="generator")(tasks)
+        try:
+            yield results
+        finally:
+            results.close()
 
 
 def _client(n_jobs: int, backend: str, scheduler: str | None):
@@ -228,9 +224,7 @@ def _client(n_jobs: int, backend: str, scheduler: str | None):
 
 
 def _close(client, stopped: bool) -> None:
-    """End the Dask client and the local cluster we started (rather than leave it to the interpreter's exit).
-    Stopped part-way, its workers are in the middle of batches thrown away on purpose: Dask's warnings about
-    cancelled tasks and workers killed after a wait are what was asked for, not news."""
+    """End the Dask client and our local cluster; stopped part-way, its warnings of cancelled work are noise."""
     cluster = getattr(client, "cluster", None)
     if stopped:
         logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -242,8 +236,8 @@ def _close(client, stopped: bool) -> None:
 WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played again, this many times in a row
 
 
-# Set by the command-line program (not when a test or a notebook calls us): once a run has stopped on a signal
-# the process is about to exit, and a further Ctrl-C would only turn its clean exit into a traceback.
+# Set by the command-line program, not a test or notebook: once stopped on a signal the process is about to exit,
+# and a further Ctrl-C would only turn its clean exit into a traceback.
 IGNORE_SIGNALS_ONCE_STOPPED = False
 
 
@@ -254,8 +248,7 @@ def stop_quietly_once_interrupted() -> None:
 
 
 class _StopOnCtrlC:
-    """The first Ctrl-C (or SIGTERM) asks the run to stop after the batch in hand (it is saved, so nothing is
-    lost); a second one stops at once. Compiled kernels cannot be interrupted cleanly mid-batch, hence the flag."""
+    """The first Ctrl-C (or SIGTERM) stops after the batch in hand (kernels cannot stop mid-batch)."""
 
     def __init__(self):
         self.requested = False
@@ -288,21 +281,9 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             scheduler: str | None = None, debug: bool = False, progress: bool = True,
             batch_dir: Path | None = None, summary_meta: dict | None = None, summariser=None,
             sink=None, kind: str = "run") -> tuple[dict, dict]:
-    """Play the plan and return (tables, timings). Batches are delivered in batch order whatever the scheduling.
-
-    With `batch_dir`, each finished batch is saved there at once (atomically), and batches already saved
-    are checked (index, games, checksum, and what they were played under: `batch_context`, with `kind` the
-    command saving them) and loaded instead of played: an interrupted run resumes where it stopped with identical
-    results; a damaged file, or one played under other settings, is named and its batch played again.
-    With `summary_meta` (--summary-only) each batch is summarised in its worker by `summariser` (the analysis'
-    `Summariser`: the core does not import the analysis) and only the merged summary comes back:
-    `({"summary": {...}}, timing)` instead of tables.
-    With `sink` (a callable taking (batch, tables)), every batch is handed to it in batch order as soon as it
-    and all batches before it are in, and nothing is kept: `({}, timing)` comes back. This is how `run` streams
-    its tables to Parquet with flat memory.
-    The plan is never materialised (batches and their seeds are generated as they are handed out), so its
-    size costs no memory before the first game.
-    """
+    """Play the plan: (tables, timings), batches delivered in order. `batch_dir`: each saved at once, sound saved
+    ones loaded instead (`kind` the command), so a resumed run is identical. `summary_meta`: summarised in the workers
+    by `summariser` ({"summary": ...}). `sink(b, tables)`: handed over, nothing kept ({}). Flat memory in the plan."""
     from tqdm import tqdm  # deferred with joblib's imports below: a plan run in this process needs neither
 
     summary_only = summary_meta is not None
@@ -333,7 +314,7 @@ def execute(spec: GameSpec, cfg, plan: Plan, *, jobs: int = 1, backend: str = "l
             first = next(todo, None)
             remaining = plan.n_batches - len(done) - (first is not None)
             workers = worker_count(jobs, remaining, backend, scheduler) if remaining else 1
-            loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
+            loky = _loky(backend)
             _play_first(spec.name, first, play, order, stop, workers if remaining else 1, backend, loky)
             if remaining and workers == 1 and backend != "dask":
                 for b in todo:
@@ -379,9 +360,7 @@ def _sound_saved(spec: GameSpec, plan: Plan, batch_dir, seed_of, summary_only: b
 
 
 class _InOrder:
-    """Finished batches, delivered in batch order (so a resumed run sums, with --summary-only, exactly as an
-    uninterrupted one): each is saved at once (with a batch folder), waits for the batches before it, and is
-    handed to `deliver`; saved batches are read back only when their turn comes."""
+    """Finished batches, saved at once, delivered in batch order (a resumed run sums exactly the same)."""
 
     def __init__(self, plan: Plan, batch_dir, done: set[int], summary_only: bool, context: str, seed_of, deliver,
                  bar):
@@ -416,10 +395,7 @@ class _InOrder:
 
 
 def _play_first(game: str, first, play, order: _InOrder, stop, workers: int, backend: str, loky: dict) -> None:
-    """The first batch plays here, so the kernel is compiled once (or loaded) in this process and the workers load
-    it from numba's cache: workers compiling side by side double the work, and the compiler's memory trips loky's
-    leak guard, which restarts them with a warning. loky's workers start meanwhile (importing, readying numba:
-    about a second each, see start_worker)."""
+    """The first batch plays here, compiling the kernel once for the workers to load from numba's cache."""
     starting = _start_workers(game, workers, loky) if workers > 1 and backend == "loky" else None
     try:
         if first is not None:
@@ -431,32 +407,25 @@ def _play_first(game: str, first, play, order: _InOrder, stop, workers: int, bac
     finally:
         if starting is not None:
             with warnings.catch_warnings():  # stopped early: its tasks are cancelled, as meant
-                warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
+                warnings.filterwarnings("ignore", message=CANCELLED)
                 starting.close()  # (a no-op once they are all in)
 
 
 def _play_in_parallel(work, head: tuple, seed_of, tail: tuple, last, order: _InOrder, stop, workers: int,
                       backend: str, loky: dict) -> None:
-    """The batches after `last` on `workers` workers, results taken in batch order; a worker that dies is
-    replaced and its batches played again, WORKER_RETRIES times in a row at most."""
-    from joblib import Parallel, delayed, parallel_config  # deferred: joblib starts nothing for a plan run here
+    """The batches after `last` in order; a dead worker's batches replayed, WORKER_RETRIES times in a row."""
+    from joblib import delayed  # deferred: joblib starts nothing for a plan run here
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
     deaths = 0
     while True:
         try:
-            with parallel_config(backend=backend, **loky), warnings.catch_warnings():
-                # stopping early (Ctrl-C, a full disk) cancels the batches in flight: that is meant
-                warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
-                tasks = (delayed(work)(*head, b, seed_of(b), *tail) for b in order.pending(last))
-                played = Parallel(n_jobs=workers, return_as="generator")(tasks)
-                try:
-                    for b, tables in zip(order.pending(last), played):
-                        order.keep(b, tables)
-                        last, deaths = b, 0
-                        stop.check()
-                finally:
-                    played.close()  # cancels what is in flight here, under the filter above
+            tasks = (delayed(work)(*head, b, seed_of(b), *tail) for b in order.pending(last))
+            with _parallel(tasks, workers, backend, loky) as played:
+                for b, tables in zip(order.pending(last), played):
+                    order.keep(b, tables)
+                    last, deaths = b, 0
+                    stop.check()
             return
         except BrokenProcessPool as exc:
             if stop.requested:
@@ -471,10 +440,7 @@ def _play_in_parallel(work, head: tuple, seed_of, tail: tuple, last, order: _InO
 
 
 def batch_context(spec: GameSpec, cfg, plan: Plan, summary_only: bool, kind: str) -> str:
-    """The digest of what a batch is played under, saved in its file: game, configuration, lineup (players,
-    strategies, round robin), root seed, batch size, what is kept, and the command's kind. The number of games
-    is not in it (a tune candidate extends its plan round by round); each batch's own games and seed are
-    checked beside it."""
+    """What a batch is played under, saved in its file (not its games: a tune candidate extends them)."""
     return context_digest({"kind": kind, "game": spec.name, "config": getattr(cfg, "raw", None),
                            "players": plan.players, "round_robin": plan.round_robin, "seed": plan.seed,
                            "batch_size": plan.batch_size, "summary_only": bool(summary_only),
@@ -487,11 +453,8 @@ def assemble(spec: GameSpec, plan: Plan, batches: list[dict]) -> dict[str, pd.Da
 
 
 def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
-    """Concatenate a table's batches and name the strategies: a `strategy` column where rows have a seat,
-    `strategy_<seat>` columns where rows are whole games (or rounds of one)."""
-    import pandas as pd  # here, not at the top: a worker plays its batches without importing pandas (nor the
-    # pyarrow that pandas imports)
-    # column by column, dropping each batch's piece once copied: peak memory is one table plus one column
+    """Concatenate a table's batches column by column (peak: a table and a column) and name the strategies."""
+    import pandas as pd  # deferred: a worker plays its batches without importing pandas (nor pyarrow)
     frame = pd.DataFrame({k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])})
     if spec.id_column not in frame:
         return frame  # an aggregate table (counts per batch)
@@ -503,9 +466,8 @@ def _to_frame(spec: GameSpec, plan: Plan, batches: list[dict]) -> pd.DataFrame:
 
 
 def strategy_codes(plan: Plan, columns, id_column: str) -> tuple[list[str], dict[str, np.ndarray]]:
-    """The strategy columns of a table's rows (`columns`: the table's columns by name, holding `id_column`), as
-    (category names, {column: category code per row}): `strategy` where rows have a seat, `strategy_<seat>` where
-    rows are whole games (or rounds of one). Codes, not strings: nothing is made per row."""
+    """(category names, {column: code per row}) of a table's strategy columns: `strategy` where rows have a seat,
+    `strategy_<seat>` where rows are whole games (or rounds of one). Codes: nothing is made per row."""
     names = [c.name for c in plan.choices]
     categories = sorted(set(names))
     code = np.array([categories.index(n) for n in names], dtype=np.int64)
@@ -525,12 +487,9 @@ def plan_of(run: dict, games: int | None = None) -> Plan:
 
 
 def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list:
-    """Run `calls`, each (module-level function, args), on the same workers `execute` uses (loky processes,
-    threads or Dask) and return their results in call order, whatever the scheduling: what `evolve` plays a
-    generation's batches with. The first call runs here, so a kernel is compiled (or loaded) once in this process
-    before the workers load it from numba's cache. Ctrl-C (or SIGTERM) stops after the call in hand:
-    RunInterrupted, nothing returned (the caller keeps what it saved before)."""
-    from joblib import Parallel, delayed, parallel_config
+    """Run `calls`, each (module-level function, args), on `execute`'s workers, results in call order, the first
+    here (compiling the kernel once); Ctrl-C stops after the call in hand: RunInterrupted."""
+    from joblib import delayed  # deferred: joblib starts nothing for calls played here
     out: list = []
     if not calls:
         return out
@@ -549,16 +508,10 @@ def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", schedul
                     stop.check()
             elif rest:
                 client = _client(workers, backend, scheduler)
-                loky = {"initializer": start_worker, "initargs": (os.getpid(),)} if backend == "loky" else {}
-                with parallel_config(backend=backend, **loky), warnings.catch_warnings():
-                    warnings.filterwarnings("ignore", message=".*(?:successfully executed|been cancelled)")
-                    results = Parallel(n_jobs=workers, return_as="generator")(delayed(f)(*a) for f, a in rest)
-                    try:
-                        for result in results:
-                            out.append(result)
-                            stop.check()
-                    finally:
-                        results.close()
+                with _parallel((delayed(f)(*a) for f, a in rest), workers, backend, _loky(backend)) as results:
+                    for result in results:
+                        out.append(result)
+                        stop.check()
     except Exception as exc:
         if stop.requested:
             raise RunInterrupted() from exc

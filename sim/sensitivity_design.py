@@ -1,13 +1,6 @@
-"""Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most.
-
-Morris elementary effects (many knobs, few design points) or Sobol indices (a short list), both sampled and
-estimated with SALib. Every design point is one configuration played from the same seed, as a sweep's variants
-are (common random numbers), so neighbouring points differ by the knobs' effect, not by a new deal.
-
-Design points are grouped in blocks (a Morris trajectory: k + 1 points; a Sobol block: k + 2), and the
-estimators need whole blocks. A point the game's own validation refuses (a stack no longer sorted, a deck too
-small) is counted and its block is replaced by another sampled block before any game is played.
-"""
+"""Sensitivity screening (`balance-sim sensitivity`): which configuration numbers move a figure most, by Morris
+elementary effects or Sobol indices (SALib), every point from the same seed. The estimators need whole blocks of
+points (Morris: k + 1, Sobol: k + 2), so a block with a point the game refuses is replaced before any game."""
 from __future__ import annotations
 
 import copy
@@ -55,9 +48,8 @@ def _round_half_up(x: float) -> int:
 
 @dataclass(frozen=True)
 class Factor:
-    """One knob: a numeric key set to a value in [low, high], or a whole list (a token stack) scaled by a
-    factor in [low, high]. Whole-number keys are rounded to the nearest whole number (rounding keeps a scaled
-    stack's order)."""
+    """One knob: a numeric key set to a value in [low, high], or a whole list (a token stack) scaled by a factor in
+    [low, high]; whole numbers rounded (which keeps a scaled stack's order)."""
     key: str
     default: object          # the configuration's value: a number, or the list a factor scales
     low: float
@@ -116,8 +108,7 @@ def get_value(raw: dict, key: str):
 
 
 def numeric_keys(raw, prefix: str = "") -> list[str]:
-    """Every numeric key of a configuration, lists element by element (tokens.diamond.1, emperors.2.bonus);
-    strategy presets and report settings left out."""
+    """Every numeric key of a configuration, lists element by element (presets and report settings left out)."""
     keys = []
     items = raw.items() if isinstance(raw, dict) else ((str(i + 1), v) for i, v in enumerate(raw))
     for name, value in items:
@@ -132,8 +123,7 @@ def numeric_keys(raw, prefix: str = "") -> list[str]:
 
 
 def assign_config(base: dict, assign: dict) -> dict:
-    """The base configuration with each knob set. Keys were checked when the knobs were made (get_value), so
-    values are set as they are (set_value), not parsed back from TOML by apply_set: a design validates thousands."""
+    """The base configuration with each knob set (keys checked when the knobs were made: no TOML parsing)."""
     cfg = copy.deepcopy(base)
     for key, value in assign.items():
         set_value(cfg, key, value)
@@ -160,8 +150,7 @@ def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
 
 
 def checker(spec, players: int, base: dict):
-    """`check(assign)`: whether the game accepts a set of knob values: None, or the reason it refuses (remembered
-    per assignment, so a design point is validated once)."""
+    """`check(assign)`: None where the game accepts a set of knob values, else why not (remembered per set)."""
 
     @functools.cache
     def refusal(label: str) -> str | None:
@@ -176,8 +165,7 @@ def checker(spec, players: int, base: dict):
 
 def make_factor(key: str, base: dict, check, given: tuple[float, float] | None = None,
                 spread: float = DEFAULT_SPREAD) -> Factor | str:
-    """A knob for `key`: its given range, or +-spread around its default narrowed, one knob at a time, to the
-    values the game's validation accepts. A string says why the key cannot be a knob."""
+    """A knob for `key`: its given range, or +-spread narrowed to what the game accepts; or why not, a str."""
     value = get_value(base, key)
     if isinstance(value, list):
         if not value or not all(_is_number(v) for v in value):
@@ -208,8 +196,7 @@ def make_factor(key: str, base: dict, check, given: tuple[float, float] | None =
 
 
 def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
-    """The value nearest `end`, between `end` and the default, that the game accepts (validity taken as
-    monotone along the range: bisection)."""
+    """The value nearest `end`, towards the default, that the game accepts (bisection: validity monotone)."""
     if ok(end):
         return end
     bad, good = end, default
@@ -225,10 +212,7 @@ def _nearest_valid(end: float, default: float, ok, integer: bool) -> float:
 
 
 def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list[str]]:
-    """Neighbouring elements of one list (tokens.diamond.2 and .3) whose ranges overlap could cross. Where the
-    game refuses the crossing (a stack must stay sorted), the overlap is split at the midpoint of their defaults:
-    each element moves within its gap, and every combination keeps the order. Returns the knobs and, for any
-    left with no room, why."""
+    """Neighbours of one list whose ranges could cross where the game refuses it split the overlap."""
     knobs = {f.key: f for f in factors}
     for f in factors:
         head, _, index = f.key.rpartition(".")
@@ -251,8 +235,7 @@ def keep_lists_ordered(factors: list[Factor], check) -> tuple[list[Factor], list
 
 
 def make_knobs(spec, players: int, base: dict, params: list[str], spread: float = DEFAULT_SPREAD):
-    """The knobs of a screening: the --param keys (or every numeric key when `params` is empty), their ranges
-    checked against the game's validation. Returns (knobs, keys left out with the reason, checker)."""
+    """(knobs, keys left out with the reason, checker) of the --param keys, or of every numeric key."""
     check = checker(spec, players, base)
     wanted = dict(parse_param(p) for p in params) if params else {k: None for k in numeric_keys(base)}
     given, default, left_out = [], [], []
@@ -280,11 +263,8 @@ def block_size(method: str, k: int) -> int:
 
 
 def size_design(method: str, k: int, n_games: int | None, budget: int | None) -> tuple[int, int]:
-    """(blocks, games per point) such that blocks x points per block x games <= budget.
-
-    With -n and --budget: as many blocks as the budget pays for. With --budget alone: the default number of
-    blocks (10 Morris trajectories, 32 Sobol blocks) and the games that leaves each point, but never under
-    MIN_GAMES a point while fewer blocks would do. With neither: the default blocks of DEFAULT_GAMES each."""
+    """(blocks, games per point) within the budget: with -n, as many blocks as it pays for; alone, the default
+    blocks and the games left a point (never under MIN_GAMES while fewer blocks would do)."""
     size = block_size(method, k)
     blocks = DEFAULT_BLOCKS[method]
     if budget is None:
@@ -334,9 +314,7 @@ class Design:
 
 
 def build_design(factors: list[Factor], method: str, blocks: int, seed: int, check, levels: int = 4) -> Design:
-    """Sample SALib's design, keeping the first `blocks` blocks whose every point the game accepts. Blocks are
-    sampled SPARE_BLOCKS times over what is needed, again (seed + 1, ...) while too few pass, up to
-    MAX_SAMPLED times."""
+    """SALib's design: its first `blocks` blocks whose every point the game accepts, resampled as needed."""
     prob, size = problem(factors), block_size(method, len(factors))
     design = Design(method, factors, np.zeros((0, len(factors))), levels, 0, Counter())
     kept = []
@@ -371,15 +349,11 @@ def build_design(factors: list[Factor], method: str, blocks: int, seed: int, che
 
 def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dict[str, float] | None = None,
             blocks: dict[str, np.ndarray] | None = None, se: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
-    """One row per metric and knob, ranked, with 95% bootstrap intervals. Morris: elementary effects with the
-    steps as played and `effect_across_range` (sim.effects), the games resampled through `blocks` (per point,
-    per block of game ids: (sum, count)) where a metric has them, else through the points' standard errors `se`
-    as independent noise; `noise` overrides the noise level computed from them. Sobol: SALib's indices. A metric
-    missing at some point (NaN) is analysed on the blocks where it is defined."""
+    """One row per metric and knob, ranked, with 95% bootstrap intervals: Morris by sim.effects (games resampled
+    through `blocks`, else the points' `se`), Sobol by SALib; a metric missing somewhere uses the blocks it has."""
     prob, size = problem(design.factors), design.size
     morris = design.method == "morris"
-    # the estimate, its interval's half-width, then two more figures: Morris mu and sigma, Sobol S1 and its
-    # half-width
+    # the estimate, its interval's half-width, then Morris mu and sigma, or Sobol S1 and its half-width
     keys = ("mu_star", "mu_star_conf", "mu", "sigma") if morris else ("ST", "ST_conf", "S1", "S1_conf")
     few = [f.whole_values for f in design.factors]
     rows = []
@@ -403,8 +377,7 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
                 None if blocks is None or blocks.get(metric) is None else blocks[metric][idx],
                 None if se is None or se.get(metric) is None else np.asarray(se[metric], dtype=float)[idx], seed)
             point, lo, hi = found["estimate"].T, found["low"].T, found["high"].T   # (4, knobs)
-            # resampled games add their noise to |effect|, so mu*'s bootstrap can sit above the estimate: the
-            # interval is widened to hold it
+            # resampled games add noise to |effect|: mu*'s interval is widened to hold the estimate
             low, high = np.clip(np.fmin(lo[0], point[0]), 0, None), np.fmax(hi[0], point[0])  # mu* >= 0
             est = [point[0], (high - low) / 2, point[1], point[2]]
             level = found["noise"]
@@ -435,9 +408,8 @@ def analyse(design: Design, values: dict[str, np.ndarray], seed: int, noise: dic
 
 
 def noise_level(se: float, levels: int) -> float:
-    """mu* that sampling noise alone gives a knob with no effect when its two points are independent:
-    E|e1 - e2| / delta = 2 se / (sqrt(pi) delta), delta being Morris's step on the unit scale (2/3 of the range
-    for 4 levels). Common random numbers push a real knob's noise below this."""
+    """mu* that noise alone gives a knob with no effect, its two points independent: 2 se / (sqrt(pi) delta),
+    delta Morris's step on the unit scale (common random numbers push a real knob's noise below this)."""
     delta = levels / (2 * (levels - 1))
     return 2 * se / (math.sqrt(math.pi) * delta)
 

@@ -1,11 +1,5 @@
-"""What a command plays, validated before any game is: the game, its players, its configuration and lineup
-(`load_setup`), the main job's setups, and one game of a run to trace or replay (`choose_game`, `from_meta`).
-
-Without `--game`, a traced game is game 0 of `run -n 1 --seed S` with `-s` listing the strategies seat by seat.
-With `--game K`, `-s`, `--batch-size` and `--round-robin` are the *run's* options and the game is game K of that
-run: its batch seed, its index in the batch and its seats as the run's lineup rotation gives them. `--run DIR`
-takes all of those from a results folder's meta.json.
-"""
+"""What a command plays, validated before any game is, and one game of a run to trace or replay (`choose_game`):
+game 0 of `run -n 1` with `-s` seat by seat, or game K (`--game K`) of the run its options (or `--run DIR`) name."""
 from __future__ import annotations
 
 import functools
@@ -19,7 +13,7 @@ from sim.errors import UserError
 from sim.game import game_names, get_game
 from sim.interface import check_engine
 from sim.lock import shared
-from sim.meta import check_run, checked
+from sim.meta import check_run, read
 from sim.registry import alias_of, all_names, choices, round_robin_names
 from sim.rng import DEFAULT_BATCH
 from sim.runner import Plan, plan_of, seat_choices
@@ -32,9 +26,7 @@ def _note(line: str) -> None:
 
 
 def load_setup(game: str, config_file, sets, players, strategies: str):
-    """Everything validated before any game is played: game, players, configuration, strategies. Returns
-    (spec, players, config, strategy choices, round robin); `-s all` is every heuristic and every preset with
-    round_robin = true, seats rotated."""
+    """(spec, players, config, strategy choices, round robin), all validated before any game is played."""
     spec = get_game(game)
     _check_engine_once(spec)
     players = spec.check_players(players if players is not None else spec.default_players)
@@ -61,8 +53,7 @@ def _check_engine_once(spec) -> None:
 
 
 def main_setups(scale: float = 1.0) -> list[tuple]:
-    """The main job's games, each (spec, players, config, strategies, round robin, games): its defaults, every
-    heuristic, seats rotated."""
+    """The main job's games on their defaults, each (spec, players, config, strategies, round robin, games)."""
     setups = []
     for name in game_names():
         spec, players, cfg, chosen, rr = load_setup(name, None, (), None, "all")
@@ -104,7 +95,13 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
     if run_dir:
         if config_file or sets:
             raise UserError("--run takes the configuration from that run's meta.json: drop --config/--set")
-        return _from_run(Path(run_dir), game, game_index or 0)
+        folder = Path(run_dir)
+        with shared(folder, "--run"):  # not while a run is replacing the folder
+            meta = read(folder)
+            run = check_run(folder, meta, "--run")
+        if game and game != meta["game"]:
+            raise UserError(f"--run {folder}: that run played {meta['game']}, not {game}")
+        return from_meta(meta, game_index or 0, run)
     if not game:
         raise UserError("missing GAME (or --run DIR)")
     spec, players, cfg, chosen, everyone = load_setup(game, config_file, sets, players, strategies)
@@ -121,12 +118,7 @@ def choose_game(game, seed, strategies, players, config_file, sets, game_index, 
     return Chosen(spec, cfg, players, seats, seed, game_index, batch_size or DEFAULT_BATCH)
 
 
-def _from_run(folder: Path, game, index: int) -> Chosen:
-    with shared(folder, "--run"):  # not while a run is replacing the folder
-        meta, run = checked(folder, "--run")
-    if game and game != meta["game"]:
-        raise UserError(f"--run {folder}: that run played {meta['game']}, not {game}")
-    return from_meta(meta, index, run)
+
 
 
 def from_meta(meta: dict, index: int, run: dict | None = None) -> Chosen:

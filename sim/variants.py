@@ -1,11 +1,5 @@
-"""Variants of a configuration, as `balance-sim sweep` and `balance-sim tune` play them (sim/commands/): targets,
-value ranges, the grid and its cells, a variant's configuration and meta, the locked staging folder, successive
-halving's shares.
-
-Every variant is played from the same root seed, so all variants share their batch seeds (common random numbers):
-where a parameter does not change the deck, the variants are dealt the same cards and differences between them
-are the parameter's effect, not noise.
-"""
+"""Variants of a configuration, as `sweep` and `tune` play them: targets, ranges, the grid, a variant's config and
+meta, the staging folder. All from the same root seed: differences are the parameter's effect, not noise."""
 from __future__ import annotations
 
 import contextlib
@@ -64,8 +58,7 @@ TARGET_FORMS = ("METRIC=VALUE[:TOLERANCE] (finite numbers, TOLERANCE at least 0)
 
 
 def parse_target(text: str) -> Target:
-    """METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH: finite numbers, a tolerance of at least 0, LOW <= HIGH (a
-    band read either way round, or a negative tolerance, would be a band nobody asked for)."""
+    """METRIC=VALUE[:TOLERANCE] or METRIC=LOW..HIGH (finite; a band either way round is one nobody asked for)."""
     metric, sep, rest = text.partition("=")
     if not sep or not metric.strip():
         raise UserError(f"--target {text!r}: expected {TARGET_FORMS}")
@@ -85,13 +78,11 @@ def parse_target(text: str) -> Target:
     return Target(metric.strip(), lo, hi)
 
 
-def _count(n: int) -> str:
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+
 
 
 def parse_range(text: str) -> list:
-    """START:STOP:STEP, inclusive of STOP when the steps land on it (3:9:1 -> 3, 4, ..., 9): finite numbers, at
-    most MAX_VALUES values."""
+    """START:STOP:STEP, inclusive of STOP when the steps land on it (3:9:1 -> 3, ..., 9), at most MAX_VALUES."""
     parts = text.split(":")
     try:
         nums = [float(p) for p in parts]
@@ -106,7 +97,8 @@ def parse_range(text: str) -> list:
     count = (int(math.floor(span + 1e-9)) + 1 if math.isfinite(span) else  # overflowed: counted exactly instead
              math.floor((Fraction(nums[1]) - Fraction(nums[0])) / Fraction(step)) + 1)
     if count > MAX_VALUES:
-        raise UserError(f"--range {text!r}: {_count(count)} values; at most {MAX_VALUES:,} per parameter")
+        size = f"{count:,}" if count < 10**15 else f"about 10^{len(str(count)) - 1}"
+        raise UserError(f"--range {text!r}: {size} values; at most {MAX_VALUES:,} per parameter")
     values = [nums[0] + i * step for i in range(count)]
     integral = all(float(p).is_integer() for p in nums)
     return [int(round(v)) if integral else round(v, 10) for v in values]
@@ -139,8 +131,7 @@ def grid(params: list[tuple[str, list]], limit: int = MAX_VARIANTS, what: str = 
 
 
 def resolve_baseline(params: list[tuple[str, list]], variants: list[dict], specs: list[str]) -> int:
-    """--baseline: the variant the others are compared with. `#I` is variant I (as numbered in sweep.csv);
-    VALUE is the swept parameter's value (one parameter); KEY=VALUE, repeated, picks a grid cell. Default 0."""
+    """--baseline: `#I` (variant I of sweep.csv), VALUE (one parameter) or KEY=VALUE ... (a grid cell); default 0."""
     if not specs:
         return 0
     labels = "; ".join(f"#{i} {variant_label(v)}" for i, v in enumerate(variants))
@@ -190,8 +181,7 @@ def variant_meta(spec, players, plan, cfg, extra=None) -> dict:
 
 
 def finished_variant(folder: Path, played_under: str):
-    """(meta, summary, tables) of a variant folder finished under `played_under`, or None: absent, cut short,
-    played under other settings, or with tables that disagree with its meta.json."""
+    """(meta, summary, tables) of a sound variant folder finished under `played_under`, or None."""
     kept = results._meta_of(folder)
     if kept is None or kept.get("partial") is not False or kept.get("identity") != played_under:
         return None
@@ -206,8 +196,7 @@ def finished_variant(folder: Path, played_under: str):
 
 @contextlib.contextmanager
 def staged(kind: str, out: Path, meta: dict, quiet: bool):
-    """The locked staging folder of a sweep or tune. An interrupted one keeps what finished in its `.partial`
-    folder; the same command continues."""
+    """The locked staging folder of a sweep or tune; interrupted, the same command continues it."""
     with exclusive(out):
         results.check_output(out, kind)
         staging = results.begin(out, {**meta, "partial": True}, quiet)
@@ -228,8 +217,7 @@ def loss(summary: dict, targets: list[Target]) -> tuple[float, float]:
 
 
 def halving_shares(n_candidates: int, rounds: int, per_round: int, batch_size: int) -> list[int]:
-    """The games each survivor of successive halving plays round by round (whole batches), until one is left;
-    their sum is what the last survivor will have played (and hold in memory)."""
+    """The games each survivor of successive halving plays round by round (whole batches) until one is left."""
     survivors, shares = n_candidates, []
     for r in range(rounds):
         shares.append((per_round // survivors) // batch_size * batch_size)

@@ -1,8 +1,5 @@
-"""`balance-sim bench`: games per second per strategy pairing, on one core and on several workers.
-
-Speed lives here, never in timed test asserts. Figures are warm (each kernel is run once before timing) and
-measured in one process run, so ratios between them are meaningful even on a noisy machine.
-"""
+"""`balance-sim bench`: games per second per strategy pairing, on one core and on several workers. Speed lives
+here, never in timed test asserts; figures are warm and from one process, so their ratios hold on a noisy machine."""
 from __future__ import annotations
 
 import time
@@ -17,6 +14,9 @@ from sim.game import MAIN_TABLE, game_names, get_game
 from sim.registry import choices, registered
 from sim.runner import Plan, execute
 
+SEARCH_PRESETS = ("expert-fast", "expert")  # the search presets whose cost and strength `bench` prints
+MAX_STRENGTH_GAMES = 100_000
+
 
 def _one_core(spec, cfg, players, chosen, n_games) -> float:
     lineup = np.tile(np.arange(len(chosen), dtype=np.int64), (n_games, 1))
@@ -24,7 +24,20 @@ def _one_core(spec, cfg, players, chosen, n_games) -> float:
     return n_games / seconds
 
 
-def run_bench(games: list[str], n_games: int, jobs: int, n_strength: int = 40) -> None:
+@click.command()
+@click.argument("games", nargs=-1)
+@click.option("-n", "--games-per-run", "n_games", type=int, default=20_000, show_default=True)
+@click.option("-j", "--jobs", type=int, default=2, show_default=True, help="Workers for the parallel figure.")
+@click.option("--strength-games", "n_strength", type=int, default=40, show_default=True,
+              help="Games of each search preset against greedy, for its win rate; 0 skips them.")
+def bench(games, n_games, jobs, n_strength):
+    """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
+    CPU-second beside their win rate against greedy."""
+    inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
+    inputs.jobs(jobs, allow_all=False)
+    inputs.whole("--strength-games", n_strength, 0, MAX_STRENGTH_GAMES, "a number of games (0: none)")
+    for name in games:
+        get_game(name)
     for name in games or game_names():
         spec = get_game(name)
         players = spec.default_players
@@ -45,23 +58,12 @@ def run_bench(games: list[str], n_games: int, jobs: int, n_strength: int = 40) -
         _bench_search(spec, cfg, players, n_games, n_strength)
 
 
-SEARCH_PRESETS = ("expert-fast", "expert")  # the search presets whose cost and strength `bench` prints
-MAX_STRENGTH_GAMES = 100_000
 
-
-def strength_games(value) -> int:
-    """`--strength-games`: games of each search preset against the heuristic; 0 skips them."""
-    return inputs._whole("--strength-games", value, 0, MAX_STRENGTH_GAMES, "a number of games (0: none)")
 
 
 def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
-    """Search players (the `expert-fast` and `expert` presets, else each search strategy at its defaults), on one
-    core, cost and strength side by side: decisions per CPU-second in mirror games (every seat searching, so
-    every counted decision is a search decision), then its win share against the bench lineup's heuristic over
-    `n_strength` games with the search player's seat rotated (one search seat, the heuristic in the others), with
-    a 95% Wilson interval, the even share 1/players and the CPU-seconds a game costs. CPU time, not wall time:
-    the figures should not depend on what else the machine runs. Few games: a search decision costs
-    milliseconds."""
+    """Search players (SEARCH_PRESETS, else each search strategy) on one core: decisions per CPU-second in mirror
+    games, and the win share against the bench lineup's heuristic, seat rotated (CPU time: not the machine's load)."""
     names = ([name for name in SEARCH_PRESETS if name in cfg.presets]
              or [d.name for d in registered(spec.name) if d.search])
     kernel = spec.function("kernel")
@@ -91,8 +93,7 @@ def _strength(spec, cfg, players, kernel, name, opponent, n) -> str:
 
 
 def _seat_shares(spec, tables, players, n) -> np.ndarray:
-    """(games, seats) win shares: a `players` table's `win_share` where the game has one, else the main table's
-    `winner` seat (-1: no single winner, the win shared by every seat)."""
+    """(games, seats) win shares: the `players` table's `win_share`, else the `winner` seat's (-1: all share)."""
     share = np.zeros((n, players))
     seats = tables.get("players")
     if seats is not None and "win_share" in seats:
@@ -123,19 +124,3 @@ def _decisions(tables) -> float | None:
             return float(np.sum(table["decisions"]))
     return None
 
-
-@click.command()
-@click.argument("games", nargs=-1)
-@click.option("-n", "--games-per-run", "n_games", type=int, default=20_000, show_default=True)
-@click.option("-j", "--jobs", type=int, default=2, show_default=True, help="Workers for the parallel figure.")
-@click.option("--strength-games", "n_strength", type=int, default=40, show_default=True,
-              help="Games of each search preset against greedy, for its win rate; 0 skips them.")
-def bench(games, n_games, jobs, n_strength):
-    """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
-    CPU-second beside their win rate against greedy."""
-    inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
-    inputs.jobs(jobs, allow_all=False)
-    strength_games(n_strength)
-    for name in games:
-        get_game(name)
-    run_bench(list(games), n_games, jobs, n_strength)

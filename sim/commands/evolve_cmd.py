@@ -1,5 +1,4 @@
-"""`balance-sim evolve`: flags to a setup (sim.evolve.prepare checks it), the search (sim.evolve), the page
-(analysis.evolve_page). `exploit_cmd` shares its options and steps."""
+"""`balance-sim evolve`: flags to a setup, the search (sim.evolve), the page; `exploit` shares options and steps."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +7,7 @@ import click
 
 from analysis.evolve_page import publish
 from sim import evolve as E, inputs, meta as folder_meta, results
-from sim.commands.options import option_given, quiet_warnings
+from sim.commands.options import backend_options, check_backend, out_or_default, refuse_with_resume
 from sim.errors import UserError
 from sim.registry import round_robin_names
 from sim.setup import DEFAULT_SEED, load_setup
@@ -33,8 +32,7 @@ def options(f):
                      help="Held-out games per pool member and comparison."),
         click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Root random seed."),
         click.option("-j", "--jobs", type=int, default=-1, show_default=True, help="Parallel workers (-1: all cores)."),
-        click.option("--backend", type=click.Choice(["loky", "dask", "threading"]), default="loky", show_default=True),
-        click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask)."),
+        backend_options,
         click.option("--batch-size", type=int, default=EVOLVE_BATCH, show_default=True),
         click.option("-o", "--out", type=click.Path(file_okay=False), default=None),
         click.option("--resume", type=click.Path(file_okay=False), default=None,
@@ -57,13 +55,10 @@ def check(o: dict) -> None:
     E.check_step(o["step"])
     if o["popsize"] is not None and not 2 <= o["popsize"] <= 1000:
         raise UserError(f"--popsize {o['popsize']}: must be a whole number from 2 to 1,000")
-    if o["scheduler"] and o["backend"] != "dask":
-        raise UserError("--scheduler goes with --backend dask")
-    if o["quiet"]:
-        quiet_warnings()
+    check_backend(o["backend"], o["scheduler"], o["quiet"])
 
 
-def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> dict:
+def setup_of(kind: str, game, strategy, against, o: dict) -> dict:
     spec, players, cfg, _, _ = load_setup(game, o["config_file"], o["sets"], o["players"], strategy)
     if against is None:
         names = round_robin_names(spec.name, cfg.presets)
@@ -72,9 +67,9 @@ def setup_of(kind: str, game, strategy, against, o: dict, pool_weights=None) -> 
         if not names:
             raise UserError("--against: give one or more strategy or preset names separated by commas")
     return {"kind": kind, "game": spec.name, "players": players, "strategy": strategy, "against": names,
-            "weights": pool_weights, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
-            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"], "batch_size": o["batch_size"],
-            "config": cfg.raw}
+            "weights": None, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
+            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"],
+            "batch_size": o["batch_size"], "config": cfg.raw}
 
 
 def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
@@ -86,13 +81,6 @@ def _resume_setup(folder: str, command: str) -> tuple[dict, Path]:
     if meta.get("command") != command or not isinstance(setup, dict):
         raise UserError(f"--resume {folder}: {staging} is not an interrupted {command}")
     return setup, out
-
-
-def _refuse_with_resume(ctx) -> None:
-    name = option_given(ctx, {"resume", "jobs", "backend", "scheduler", "quiet"})
-    if name:
-        raise UserError(f"{name} cannot be given with --resume: a resumed search plays what it was started with "
-                        "(only -j, --backend, --scheduler and -q apply)")
 
 
 def go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
@@ -125,7 +113,8 @@ def evolve(game, strategy, against, **o):
     """
     check(o)
     if o["resume"]:
-        _refuse_with_resume(click.get_current_context())
+        refuse_with_resume({"resume", "jobs", "backend", "scheduler", "quiet"}, "search",
+                           "-j, --backend, --scheduler and -q")
         setup, out = _resume_setup(o["resume"], "evolve")
     else:
         if not game:
@@ -136,5 +125,5 @@ def evolve(game, strategy, against, **o):
         if o["out"] is not None:
             inputs.output_folder(o["out"])
         setup = setup_of("evolve", game, strategy, against, o)
-        out = Path(o["out"]) if o["out"] else inputs.output_folder(Path("reports") / f"{setup['game']}-evolve")
+        out = out_or_default(o["out"], f"{setup['game']}-evolve")
     go(setup, o, out, publish, "evolve")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 from sim import inputs
-from sim.commands.options import quiet_warnings
+from sim.commands.options import BACKENDS, check_backend, out_or_default
 from sim.config import parse_value
 from sim.errors import UserError
 from sim.setup import DEFAULT_SEED, load_setup
@@ -75,7 +74,7 @@ def parse_options(prog: str, args, *own: tuple):
     parser.add_argument("--config", dest="config_file", default=None)
     parser.add_argument("--set", dest="sets", action="append", default=[])
     parser.add_argument("--target", dest="targets", action="append", default=[])
-    parser.add_argument("--backend", choices=["loky", "dask", "threading"], default="loky")
+    parser.add_argument("--backend", choices=BACKENDS, default="loky")
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("-q", "--quiet", action="store_true")
     for flag, kwargs in own:
@@ -88,30 +87,23 @@ PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_
 
 
 def sweep_setup(kind: str, game: str, opts, targets) -> tuple:
-    """What sweep and tune share once their own options are checked: the common options, then the validated
-    setup, the output folder (default reports/<game>-<kind>) and the targets' names, all before anything is
-    played. Returns (spec, players, chosen, round_robin, out)."""
+    """What sweep and tune check before anything is played: (spec, players, chosen, round_robin, out)."""
     inputs.jobs(opts.jobs)
     inputs.seed(opts.seed)
     inputs.batch_size(opts.batch_size)
-    if opts.scheduler and opts.backend != "dask":
-        raise UserError("--scheduler goes with --backend dask")
+    check_backend(opts.backend, opts.scheduler, opts.quiet)
     if opts.out is not None:
         inputs.output_folder(opts.out)
-    if opts.quiet:
-        quiet_warnings()
     spec, players, cfg, chosen, rr = load_setup(game, opts.config_file, opts.sets, opts.players, opts.strategies)
-    out = Path(opts.out) if opts.out is not None else inputs.output_folder(Path("reports") / f"{spec.name}-{kind}")
+    out = out_or_default(opts.out, f"{spec.name}-{kind}")
     check_targets(spec, cfg, players, chosen, rr, targets)
     inputs.dask_scheduler(opts.backend, opts.scheduler)
     return spec, players, chosen, rr, out
 
 
 def check_targets(spec, cfg, players, chosen, round_robin, targets: list[Target]) -> None:
-    """Refuse a --target that names no figure of the game before the sweep or tune plays (and writes) anything.
-    Figure names depend on the game, strategies and players (win_rate[greedy], ...[round=3]), so they are read
-    from the summary of a few games played in memory, nothing written; a name with a [..] qualifier is also
-    accepted when its base name is a figure (the qualifier may need more games to appear)."""
+    """Refuse a --target that names no figure of the game, learnt from a few games played in memory (the names
+    depend on game, strategies and players); `name[..]` passes when `name` is a figure."""
     if not targets:
         return
     for t in targets:

@@ -26,9 +26,8 @@ def main_job(out, jobs, seed, scale):
     for spec, *_ in setups:
         inputs.output_folder(Path(out) / spec.name)
         results.check_output(Path(out) / spec.name, "run")
-    # the kernels compiled in the background, a process per core, while the games are played one after another,
-    # each as soon as its kernel is ready. Not started before the checks: in a fresh venv (`make run`, installed
-    # without byte-compiling) the parent and the processes would byte-compile the same modules side by side.
+    # kernels compiled in the background while the games play, each once ready; after the checks, so that in a
+    # fresh venv the parent and the processes do not byte-compile the same modules side by side
     warmup.compile_kernels(main_jobs(setups, seed), jobs)
     left = {setup[0].name: setup for setup in setups}
     while left:

@@ -1,13 +1,18 @@
-"""What the commands share: the configuration options, progress lines on stderr, -q's silencing."""
+"""What the commands share: options and their checks, the output folder, progress lines on stderr."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
+from sim import inputs
+from sim.errors import UserError
+
 QUIET_MODULES = r"(joblib|loky)(\.|$)"  # -q: their UserWarnings are silenced too
 DEFAULT_STRATEGY = "greedy"  # what a trace or replay without -s seats everywhere (every game registers it)
+BACKENDS = ("loky", "dask", "threading")
 
 
 def config_options(f):
@@ -23,9 +28,22 @@ def say(line: str) -> None:
     click.echo(line, err=True)
 
 
-def quiet_warnings() -> None:
-    """-q: no joblib or loky UserWarnings either (worker restarts and the like), only errors."""
-    warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
+def backend_options(f):
+    f = click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")(f)
+    return click.option("--backend", type=click.Choice(BACKENDS), default="loky", show_default=True)(f)
+
+
+def check_backend(backend: str, scheduler, quiet: bool) -> None:
+    """--scheduler only with Dask; -q silences joblib's and loky's UserWarnings too (worker restarts and the like)."""
+    if scheduler and backend != "dask":
+        raise UserError("--scheduler goes with --backend dask")
+    if quiet:
+        warnings.filterwarnings("ignore", category=UserWarning, module=QUIET_MODULES)
+
+
+def out_or_default(out, name: str) -> Path:
+    """-o (checked when given), or reports/<name>, checked now."""
+    return Path(out) if out is not None else inputs.output_folder(Path("reports") / name)
 
 
 def game_options(f):
@@ -44,9 +62,8 @@ def game_options(f):
 
 
 def default_lineup(which: dict) -> str:
-    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so:
-    a designer who forgot -s must not read greedy against greedy as the game they meant. Empty when -s or --run
-    decides the strategies."""
+    """Seat DEFAULT_STRATEGY everywhere when -s is not given (in place in `which`), and the note that says so, so
+    greedy against greedy is not read as the game meant; empty when -s or --run decides."""
     if which["strategies"] is not None:
         return ""
     which["strategies"] = DEFAULT_STRATEGY
@@ -59,11 +76,12 @@ def say_default_lineup(note: str) -> None:
         click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
 
 
-def option_given(ctx: click.Context, allowed: set[str]) -> str | None:
-    """The longest flag of the first option given on the command line outside `allowed` (parameter names), if
-    any: `--resume` refuses such an option rather than silently ignoring it."""
+def refuse_with_resume(allowed: set[str], what: str, only: str, then: str = "") -> None:
+    """--resume plays what the run was started with: an option outside `allowed` is refused, not ignored."""
+    ctx = click.get_current_context()
     given = [p for p in ctx.command.params if p.name not in allowed
              and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
-    if not given:
-        return None
-    return max(given[0].opts, key=len) if given[0].opts else given[0].name
+    if given:
+        name = max(given[0].opts, key=len) if given[0].opts else given[0].name
+        raise UserError(f"{name} cannot be given with --resume: a resumed {what} plays what it was started with "
+                        f"(only {only} apply){then}")

@@ -1,6 +1,4 @@
-"""`balance-sim replay`: one game as a self-contained HTML page to step through (the events of `trace`).
-
-Which game: sim.setup.choose_game (`--game K` of a run, `--run DIR`)."""
+"""`balance-sim replay`: one game (sim.setup.choose_game) as a self-contained HTML page to step through."""
 from __future__ import annotations
 
 from pathlib import Path

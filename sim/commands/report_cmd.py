@@ -29,9 +29,8 @@ def report(folder, out, quiet):
         inputs.output_folder(out, staged=False, own_name=False)  # written into: '.' is a place too
     if not folder.is_dir():  # before its lock, which would make the folders above it
         raise UserError(f"{folder}: no such folder")
-    if out is not None:
-        if Path(out).exists() and folder.exists() and Path(out).resolve() == folder.resolve():
-            out = None  # -o the folder itself: the default
+    if out is not None and Path(out).exists() and Path(out).resolve() == folder.resolve():
+        out = None  # -o the folder itself: the default
     target = Path(out) if out is not None else folder
     with contextlib.ExitStack() as held:
         if out is None:  # the report is written into the folder: a writer of it

@@ -1,5 +1,4 @@
-"""`balance-sim run`: play a game many times into a results folder (tables, meta.json, report), or finish an
-interrupted run (`--resume`)."""
+"""`balance-sim run`: play a game many times into a results folder, or finish an interrupted one (`--resume`)."""
 from __future__ import annotations
 
 import importlib
@@ -16,7 +15,8 @@ from analysis.report import build_report, build_summary_report
 from analysis.summary import SUMMARISER
 from sim import inputs, meta as folder_meta, results, warmup
 from sim.batches import saved_batches
-from sim.commands.options import config_options, option_given, quiet_warnings, say
+from sim.commands.options import (backend_options, check_backend, config_options, out_or_default,
+                                  refuse_with_resume, say)
 from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.game import game_names
 from sim.lock import exclusive
@@ -41,8 +41,7 @@ from sim.setup import DEFAULT_SEED, from_meta, load_setup
 @click.option("-o", "--out", "out", type=click.Path(file_okay=False), default=None,
               help="Results folder (default reports/<game>).")
 @click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
-@click.option("--backend", type=click.Choice(["loky", "dask", "threading"]), default="loky", show_default=True)
-@click.option("--scheduler", default=None, help="Dask scheduler address (with --backend dask).")
+@backend_options
 @click.option("--resume", "resume", type=click.Path(file_okay=False), default=None,
               help="Complete an interrupted run: its results folder (or the .partial folder it left).")
 @click.option("--no-report", is_flag=True, help="Write the tables only.")
@@ -55,12 +54,10 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
         no_report, summary_only, debug, quiet, config_file, sets):
     """Play GAME many times and write a results folder (tables, meta.json, report)."""
     inputs.jobs(jobs)
-    if scheduler and backend != "dask":
-        raise UserError("--scheduler goes with --backend dask")
-    if quiet:
-        quiet_warnings()
+    check_backend(backend, scheduler, quiet)
     if resume:
-        _refuse_with_resume(click.get_current_context())
+        refuse_with_resume(RESUMABLE, "run", "-j, --backend, --scheduler, --no-report and -q",
+                           "; start a new run to change it")
         inputs.named_folder(resume, "--resume")
         inputs.dask_scheduler(backend, scheduler)
         folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
@@ -79,7 +76,7 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
                             "(more players rotate the listed strategies through the seats)")
         round_robin = round_robin or everyone
         n_games = spec.default_games if n_games is None else n_games
-        out = Path(out) if out is not None else inputs.output_folder(Path("reports") / spec.name)
+        out = out_or_default(out, spec.name)
         inputs.dask_scheduler(backend, scheduler)
         folder = run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size,
                                backend, scheduler, not no_report, debug, quiet, summary_only)
@@ -90,15 +87,6 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
 RUN_IDENTITY = ("game", "players", "games", "seed", "summary_only", "strategies", "round_robin", "batch_size",
                 "debug", "config")
 RESUMABLE = {"resume", "jobs", "backend", "scheduler", "no_report", "quiet"}  # how, not what, is played
-
-
-def _refuse_with_resume(ctx: click.Context) -> None:
-    """--resume finishes a run exactly as it was started: an option that would change what is played (games,
-    seed, strategies, configuration, output) is refused rather than silently ignored."""
-    name = option_given(ctx, RESUMABLE)
-    if name:
-        raise UserError(f"{name} cannot be given with --resume: a resumed run plays what it was started with "
-                        f"(only -j, --backend, --scheduler, --no-report and -q apply); start a new run to change it")
 
 
 def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, out, batch_size, backend,
@@ -166,16 +154,15 @@ def _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, rep
                                  debug=meta.get("debug", False), progress=not quiet, batch_dir=batch_dir,
                                  summary_meta=summary_meta, summariser=SUMMARISER, sink=sink)
         meta = {**meta, "partial": False, "timing": timing, "jobs": jobs, "backend": backend}
-        if summary_only := meta.get("summary_only"):
+        if meta.get("summary_only"):
             build_summary_report(tables["summary"], meta, staging)
         else:
             sink.close()  # the tables were streamed to Parquet batch by batch
-        if report and not summary_only:
-            warmup.wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it in the background
-            with reporting(None if quiet else say):
-                build_report(results.read_tables(staging), meta, staging, game_of_run=from_meta)
-        if not summary_only:  # what a reader checks the tables against (a table cut short is refused)
-            meta["tables"] = results.table_rows(staging)
+            if report:
+                warmup.wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it
+                with reporting(None if quiet else say):
+                    build_report(results.read_tables(staging), meta, staging, game_of_run=from_meta)
+            meta["tables"] = results.table_rows(staging)  # what a reader checks the tables against
         results.write_meta(staging, meta)
         results.finish(staging, out)
     if not quiet and timing["games_per_second"]:

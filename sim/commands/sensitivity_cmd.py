@@ -96,25 +96,22 @@ def sensitivity(game, params, all_numeric, metrics, method, n_games, budget, spr
     if not quiet:
         click.echo(f"{len(factors)} knobs, {design.blocks} {S.BLOCK_WORDS[method]} x {design.size} points x "
                    f"{n_games:,} games; {sum(design.skipped.values())} refused points replaced", err=True)
-    _, lines, folder = run_sensitivity(spec, players, chosen, rr, base, list(metrics), design, n_games, seed,
-                                         jobs, batch_size or DEFAULT_BATCH, out, quiet, budget, left_out)
+    lines, folder = run_sensitivity(spec, players, chosen, rr, base, list(metrics), design, n_games, seed, jobs,
+                                    batch_size or DEFAULT_BATCH, out, quiet, budget, left_out)
     click.echo("\n".join([*lines, str(folder / "sensitivity.html")]))
 
 
 def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: list[str], design: Design,
                     n_games: int, seed: int, jobs: int, batch_size: int, out: Path, quiet: bool = False,
                     budget: int | None = None, skipped_knobs: list[str] = ()):
-    """Play every design point (each distinct configuration once, all from the same seed), then analyse and
-    write sensitivity.csv, points.csv and sensitivity.html. Returns (table, reading lines, output folder)."""
-
+    """Play every distinct design point once under the output's lock, analyse, write the pages."""
     assigns = [design.assignment(row) for row in design.X]
     labels = [json.dumps(a, sort_keys=True) for a in assigns]
     distinct = list(dict.fromkeys(labels))  # a rounded step can land on a point already played: same games
     plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
     method = design.method
     meta = {"kind": "sensitivity", "game": spec.name, "sensitivity": True, "method": method, "players": players,
-            "seed": seed,
-            "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
+            "seed": seed, "games_per_point": n_games, "budget": budget, "design_points": len(assigns),
             "points_played": len(distinct), "games": len(distinct) * n_games, "blocks": design.blocks,
             "sampled_blocks": design.sampled_blocks, "skipped_points": sum(design.skipped.values()),
             "skipped_reasons": dict(design.skipped), "levels": design.levels,
@@ -127,68 +124,59 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
     with exclusive(out):
         results.check_output(out, "sensitivity")
         staging = results.begin(out, meta, quiet, keeps_parts=False)
-        return _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels,
-                       distinct, staging, out, quiet)
-
-
-def _screen(spec, players, base, metrics, design, n_games, seed, jobs, plan, meta, assigns, labels, distinct,
-            staging, out, quiet):
-    """Play the distinct design points into `staging` (held under the output's lock), analyse, finish."""
-
-    method = design.method
-    summaries: dict[str, dict] = {}
-    game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
-    bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
-               desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
-    interrupted = False
-    try:
-        for label in distinct:
-            assign = json.loads(label)
-            cfg = spec.validate(assign_config(base, assign), players)
-            tables, _ = execute(spec, cfg, plan, jobs=jobs, progress=False)
-            point_meta = variant_meta(spec, players, plan, cfg)
-            summary = summary_for(tables, point_meta)
-            if not summaries:
-                metrics = _check_metrics(metrics, summary, spec.name, staging)
-            if method == "morris":
-                found = block_statistics(tables, point_meta, summary, blocks=S.GAME_BLOCKS)
-                game_blocks[label] = {m: found[m] for m in metrics if m in found}
-            summaries[label] = summary
-            bar.update(n_games)
-            bar.set_postfix(points=f"{len(summaries)}/{len(distinct)}", refresh=False)
-    except (RunInterrupted, KeyboardInterrupt):
-        interrupted = True
-    finally:
-        bar.close()
-    if interrupted and not summaries:
-        raise UserError(f"interrupted before the first design point finished; nothing is saved ({staging})")
-    size = design.size
-    done = 0  # whole blocks played, in order
-    while done < design.blocks and all(labels[i] in summaries for i in range(done * size, (done + 1) * size)):
-        done += 1
-    points = _points_table(design, assigns, labels, summaries, metrics, done * size)
-    points.to_csv(staging / "points.csv", index=False)
-    if done < 2:
-        raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
-                        f"whole pair of {BLOCK_WORDS[method]}; their figures are in {staging / 'points.csv'}")
-    analysed = points[points["analysed"]]
-    values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
-    played = [labels[i] for i in range(done * size)]
-    # a metric is resampled game by game only where every point has its block sums; else through its errors
-    blocks = {m: np.stack([game_blocks[label][m] for label in played]) for m in metrics
-              if all(m in game_blocks.get(label, {}) for label in played)}
-    se = {m: analysed[f"{m}.se"].to_numpy(dtype=float) for m in metrics}
-    table = analyse(replace(design, X=design.X[: done * size]), values, seed, blocks=blocks, se=se)
-    table.to_csv(staging / "sensitivity.csv", index=False)
-    meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
-            "points_finished": len(summaries), "games_played": len(summaries) * n_games}
-    lines = build_sensitivity_report(table, meta, staging)
-    results.write_meta(staging, meta)
-    if interrupted:
-        raise UserError(f"interrupted: {done} of {design.blocks} {BLOCK_WORDS[method]} finished; their analysis "
-                        f"is in {staging / 'sensitivity.html'} (marked partial)")
-    results.finish(staging, out)
-    return table, lines, out
+        summaries: dict[str, dict] = {}
+        game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
+        bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
+                   desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
+        interrupted = False
+        try:
+            for label in distinct:
+                assign = json.loads(label)
+                cfg = spec.validate(assign_config(base, assign), players)
+                tables, _ = execute(spec, cfg, plan, jobs=jobs, progress=False)
+                point_meta = variant_meta(spec, players, plan, cfg)
+                summary = summary_for(tables, point_meta)
+                if not summaries:
+                    metrics = _check_metrics(metrics, summary, spec.name, staging)
+                if method == "morris":
+                    found = block_statistics(tables, point_meta, summary, blocks=S.GAME_BLOCKS)
+                    game_blocks[label] = {m: found[m] for m in metrics if m in found}
+                summaries[label] = summary
+                bar.update(n_games)
+                bar.set_postfix(points=f"{len(summaries)}/{len(distinct)}", refresh=False)
+        except (RunInterrupted, KeyboardInterrupt):
+            interrupted = True
+        finally:
+            bar.close()
+        if interrupted and not summaries:
+            raise UserError(f"interrupted before the first design point finished; nothing is saved ({staging})")
+        size = design.size
+        done = 0  # whole blocks played, in order
+        while done < design.blocks and all(labels[i] in summaries for i in range(done * size, (done + 1) * size)):
+            done += 1
+        points = _points_table(design, assigns, labels, summaries, metrics, done * size)
+        points.to_csv(staging / "points.csv", index=False)
+        if done < 2:
+            raise UserError(f"interrupted: {len(summaries)} of {len(distinct)} design points played, too few for a "
+                            f"whole pair of {BLOCK_WORDS[method]}; their figures are in {staging / 'points.csv'}")
+        analysed = points[points["analysed"]]
+        values = {m: analysed[m].to_numpy(dtype=float) for m in metrics}
+        played = [labels[i] for i in range(done * size)]
+        # a metric is resampled game by game only where every point has its block sums; else through its errors
+        blocks = {m: np.stack([game_blocks[label][m] for label in played]) for m in metrics
+                  if all(m in game_blocks.get(label, {}) for label in played)}
+        se = {m: analysed[f"{m}.se"].to_numpy(dtype=float) for m in metrics}
+        table = analyse(replace(design, X=design.X[: done * size]), values, seed, blocks=blocks, se=se)
+        table.to_csv(staging / "sensitivity.csv", index=False)
+        meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
+                "points_finished": len(summaries), "games_played": len(summaries) * n_games}
+        lines = build_sensitivity_report(table, meta, staging)
+        results.write_meta(staging, meta)
+        if interrupted:
+            raise UserError(f"interrupted: {done} of {design.blocks} {BLOCK_WORDS[method]} finished; their analysis "
+                            f"is in {staging / 'sensitivity.html'} (marked partial)")
+        results.finish(staging, out)
+        return lines, out
 
 
 def _check_metrics(wanted: list[str], summary: dict, game: str, staging: Path) -> list[str]:

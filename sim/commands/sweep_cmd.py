@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import click
@@ -17,6 +16,7 @@ from analysis.summary import summary_for
 from analysis.sweep import build_sweep_report
 from sim import inputs, results
 from sim.commands.grid_options import PASS_THROUGH, parse_options, sweep_setup
+from sim.commands.options import say
 from sim.errors import UserError
 from sim.runner import Plan, execute
 from sim.setup import from_meta
@@ -45,23 +45,18 @@ def sweep(game, args):
     targets = [parse_target(t) for t in opts.targets]
     n_games = inputs.games(20_000 if opts.games is None else opts.games)
     spec, players, chosen, rr, out = sweep_setup("sweep", game, opts, targets)
-    folder, lines = run_sweep(spec, players, chosen, rr, params, opts.config_file, opts.sets, n_games, opts.seed,
-                              opts.jobs, out, opts.batch_size, opts.reports, targets, opts.backend, opts.scheduler,
-                              opts.quiet, opts.baseline)
+    folder, lines = run_sweep(spec, players, chosen, rr, params, n_games, targets, out, opts)
     click.echo("\n".join([*lines, str(folder / "sweep_report.html")]))
 
 
-def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_games, seed, jobs, out: Path,
-              batch_size, reports: bool, targets: list[Target], backend="loky", scheduler=None, quiet=False,
-              baseline: list[str] = ()):
-    """Play every variant of the grid on common random numbers; write one results folder per variant, the
-    combined table (sweep.csv, sweep.parquet, with each variant's paired difference from the baseline) and
-    sweep_report.html. The same command run again after an interruption keeps the variants that finished."""
-
+def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list[Target], out: Path, opts):
+    """Play every variant on common random numbers into a folder each, then sweep.csv, sweep.parquet and the page;
+    run again after an interruption, it keeps the variants that finished."""
+    seed, batch_size, reports, quiet = opts.seed, opts.batch_size, opts.reports, opts.quiet
     variants = grid(params)
     games_check(n_games, f"sweep -n {n_games:,}")
-    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in variants]
-    base = resolve_baseline(params, variants, list(baseline))
+    configs = [spec.validate(variant_config(spec.package, opts.config_file, opts.sets, a), players) for a in variants]
+    base = resolve_baseline(params, variants, list(opts.baseline))
     ident = results.identity({"sweep": params, "configs": [c.raw for c in configs], "games": n_games, "seed": seed,
                               "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
                               "batch_size": batch_size, "reports": reports})
@@ -70,8 +65,7 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
         rows, summaries, blocks, metas = [], [], [], []
         for i, (assign, cfg) in enumerate(zip(variants, configs)):
             folder = staging / f"variant-{i:03d}"
-            # what this variant plays: a folder finished under anything else (copied from another variant, or
-            # from before a change) is played again, as a saved batch is
+            # what this variant plays: a folder finished under anything else is played again, as a batch is
             played_under = results.identity({"variant": assign, "config": cfg.raw, "games": n_games, "seed": seed,
                                              "players": players, "round_robin": round_robin,
                                              "batch_size": batch_size, "reports": reports,
@@ -84,15 +78,15 @@ def run_sweep(spec, players, chosen, round_robin, params, config_file, sets, n_g
                     print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
                 shutil.rmtree(folder, ignore_errors=True)  # a variant cut short: ours, played again
                 plan = Plan(spec.name, players, n_games, seed, tuple(chosen), batch_size, round_robin)
-                tables, timing = execute(spec, cfg, plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                         progress=not quiet)
+                tables, timing = execute(spec, cfg, plan, jobs=opts.jobs, backend=opts.backend,
+                                         scheduler=opts.scheduler, progress=not quiet)
                 folder.mkdir()
                 meta = variant_meta(spec, players, plan, cfg, {"variant": assign, "timing": timing, "partial": False,
                                                         "identity": played_under})
                 for name, frame in tables.items():
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
                 meta["tables"] = results.table_rows(folder)
-                with reporting(None if quiet else lambda line: print(line, file=sys.stderr, flush=True)):
+                with reporting(None if quiet else say):
                     summary = build_report(tables, meta, folder, game_of_run=from_meta) if reports else summary_for(tables, meta)
                 if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")

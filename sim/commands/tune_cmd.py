@@ -43,9 +43,7 @@ def tune(game, args):
     inputs.positive("--budget", opts.budget)
     inputs.positive("--max-candidates", opts.max_candidates, MAX_CANDIDATES)
     spec, players, chosen, rr, out = sweep_setup("tune", game, opts, targets)
-    ranking, spent = run_tune(spec, players, chosen, rr, params, targets, opts.budget, opts.seed, opts.jobs,
-                              opts.config_file, opts.sets, out, opts.max_candidates, opts.batch_size,
-                              opts.backend, opts.scheduler, opts.quiet)
+    ranking, spent = run_tune(spec, players, chosen, rr, params, targets, out, opts)
     click.echo(f"spent {spent:,} of {opts.budget:,} games; best candidates:")
     for entry in ranking[:5]:
         click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
@@ -60,13 +58,10 @@ def tune(game, args):
     click.echo(str(out / "tune.html"))
 
 
-def run_tune(spec, players, chosen, round_robin, params, targets, budget, seed, jobs, config_file, sets, out: Path,
-         max_candidates=64, batch_size=500, backend="loky", scheduler=None, quiet=False):
-    """Successive halving over the parameter grid: every candidate gets an equal share of a round's games, the
-    better half (by distance to the targets) goes on to the next round with twice the games each, until one is
-    left or the budget is spent. Candidates replay the same seeds (common random numbers), and each round
-    extends a candidate's earlier games instead of starting again (saved batches are reused). The targets'
-    names were checked by `check_targets`."""
+def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opts):
+    """Successive halving: each round the better half (by distance to the targets) goes on with twice the games,
+    on shared deals, extending their saved batches, until one is left or the budget is spent."""
+    budget, seed, max_candidates, batch_size = opts.budget, opts.seed, opts.max_candidates, opts.batch_size
     if max_candidates > MAX_VARIANTS:
         raise UserError(f"--max-candidates {max_candidates:,}: at most {MAX_VARIANTS:,}")
     check_values(params)
@@ -78,7 +73,7 @@ def run_tune(spec, players, chosen, round_robin, params, targets, budget, seed, 
         candidates = [grid_cell(params, int(i)) for i in sorted(pick)]
     else:
         candidates = grid(params, limit=math.inf)
-    configs = [spec.validate(variant_config(spec.package, config_file, sets, a), players) for a in candidates]
+    configs = [spec.validate(variant_config(spec.package, opts.config_file, opts.sets, a), players) for a in candidates]
     rounds = max(1, math.ceil(math.log2(len(candidates)))) + 1 if len(candidates) > 1 else 1
     per_round = budget // rounds
     if per_round // len(candidates) < batch_size:
@@ -91,7 +86,7 @@ def run_tune(spec, players, chosen, round_robin, params, targets, budget, seed, 
                               "players": players, "strategies": [c.name for c in chosen], "round_robin": round_robin,
                               "batch_size": batch_size, "budget": budget, "max_candidates": max_candidates,
                               "targets": [t.describe() for t in targets]})
-    with staged("tune", out, {"game": spec.name, "tune": True, "identity": ident}, quiet) as staging:
+    with staged("tune", out, {"game": spec.name, "tune": True, "identity": ident}, opts.quiet) as staging:
         survivors = list(range(len(candidates)))
         games = {c: 0 for c in survivors}
         summaries: dict[int, dict] = {}
@@ -101,9 +96,9 @@ def run_tune(spec, players, chosen, round_robin, params, targets, budget, seed, 
                 games[c] += share
                 spent += share
                 plan = Plan(spec.name, players, games[c], seed, tuple(chosen), batch_size, round_robin)
-                tables, _ = execute(spec, configs[c], plan, jobs=jobs, backend=backend, scheduler=scheduler,
-                                    progress=False, batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES,
-                                    kind="tune")
+                tables, _ = execute(spec, configs[c], plan, jobs=opts.jobs, backend=opts.backend, kind="tune",
+                                    scheduler=opts.scheduler, progress=False,
+                                    batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
                 summaries[c] = summary_for(tables, variant_meta(spec, players, plan, configs[c]))
                 unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
                 if unknown:
@@ -115,7 +110,7 @@ def run_tune(spec, players, chosen, round_robin, params, targets, budget, seed, 
                                 **{k: scalar(v) for k, v in candidates[c].items()},
                                 "loss": loss(summaries[c], targets)[0]})
             survivors.sort(key=lambda c: loss(summaries[c], targets))
-            if not quiet:
+            if not opts.quiet:
                 best = survivors[0]
                 print(f"round {r + 1}/{rounds}: {len(survivors)} candidates x {share:,} more games; best so far "
                       f"{variant_label(candidates[best])} (distance {loss(summaries[best], targets)[0]:.3f})",
