@@ -47,5 +47,5 @@ def phase(text: str):
         with lock:
             spoke = bool(said)
             said.append(False)  # the timer, if it fires now, says nothing
-    if spoke:
+    if spoke:  # not reached when the phase failed: its error, not "done", follows the announcement
         say(f"{text}: done in {time.perf_counter() - start:.1f} s")

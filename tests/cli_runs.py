@@ -40,14 +40,16 @@ def ok(result):
 
 
 def one_line_error(result, *words):
-    """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`."""
+    """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`.
+    Before it only the announcement of a phase that had run past analysis.progress.QUIET_BELOW may stand (a
+    loaded machine can slow any phase that far)."""
     assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    assert lines[0].startswith("balance-sim: error: "), lines[0]
+    *before, line = result.stderr.strip().splitlines() or [""]
+    assert all(b.endswith("...") for b in before) and "Traceback" not in result.output, result.output
+    assert line.startswith("balance-sim: error: "), line
     for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
+        assert word in line, line
+    return line
 
 
 def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", "greedy")):
