@@ -177,9 +177,9 @@ def test_trace_and_replay_without_s_say_they_seat_greedy_everywhere(tmp_path):
     page = tmp_path / "r.html"
     made = cli("replay", "mohur", "--seed", 3, "-o", page)
     assert made.exit_code == 0 and note in made.stderr and embedded_data(page.read_text())["note"] == note
-    for command in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
-        chosen = cli(*command)
-        assert chosen.exit_code == 0 and "note" not in chosen.stderr, command
+    for chosen_args in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
+        chosen = cli(*chosen_args)
+        assert chosen.exit_code == 0 and "note" not in chosen.stderr, chosen_args
     assert embedded_data(page.read_text())["note"] == ""
     refused = cli("trace", "mohur", "--seed", -1)  # a refusal stays the one line
     assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1 and note not in refused.stderr
