@@ -10,8 +10,7 @@ from collections import Counter
 import numpy as np
 
 from sim.config import build
-from sim.mohur import engine as E
-from sim.mohur import kernel as K
+from sim.mohur import engine as E, kernel as K
 from sim.mohur.config import validate
 from sim.registry import choices
 from sim.rng import deal_seed

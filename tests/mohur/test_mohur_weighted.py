@@ -8,8 +8,7 @@ import pytest
 
 from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, effect,
                            make_cfg, observed, plant_hidden, play_batch)
-from sim.mohur import engine as E
-from sim.mohur import kernel as K
+from sim.mohur import engine as E, kernel as K
 from sim.registry import choices, registered
 from strategies.mohur.weighted import FEATURES, row_score, weighted
 from cli_runs import ok

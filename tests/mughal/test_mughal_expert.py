@@ -7,8 +7,7 @@ import pytest
 from numba import njit
 
 from mughal_helpers import make_cfg, observe, plant, play_until, round_start
-from sim.mughal import engine as E
-from sim.mughal import kernel as K
+from sim.mughal import engine as E, kernel as K
 from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now

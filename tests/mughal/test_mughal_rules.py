@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 
-from sim.mughal import engine as E
-from sim.mughal import kernel as K
+from sim.mughal import engine as E, kernel as K
 from sim.mughal.config import SUITS
 from sim.registry import HEURISTIC_ONLY
 from mughal_helpers import bare_state, card, lineup_args, make_cfg, play_until

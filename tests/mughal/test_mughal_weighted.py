@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.mughal import engine as E
-from sim.mughal import kernel as K
+from sim.mughal import engine as E, kernel as K
 from sim.registry import HEURISTIC_ONLY, MAX_PARAMS, choices, registered
 from strategies.mughal._weights import FEATURES, features, forced_on_seat
 from strategies.mughal.weighted import weighted
