@@ -39,6 +39,11 @@ def ok(result):
     return result
 
 
+def traced(*args):
+    """The events `trace ARGS` prints on stdout, one JSON object a line (a note may go to stderr)."""
+    return [json.loads(line) for line in ok(cli("trace", *args)).stdout.splitlines()]
+
+
 def one_line_error(result, *words):
     """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`."""
     assert result.exit_code == 2, (result.output, result.exception)
@@ -58,9 +63,7 @@ def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", 
     assert result.exit_code == 0, result.output
     players = pd.read_parquet(out / "players.parquet")
     assert set(players["strategy"]) == set(lineup)
-    result = invoke("trace", game, "--seed", 3, "-p", 2, "-s", names)
-    assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    events = traced(game, "--seed", 3, "-p", 2, "-s", names)
     assert events[0]["strategies"] == list(lineup) and events[-1]["event"] == "game_end"
 
 

@@ -1,5 +1,4 @@
 """The `balance-sim` command line: one-line errors with exit code 2, listings, config, trace vs run."""
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +7,7 @@ import pandas as pd
 import pytest
 
 from sim.mohur.config import GOODS, KINDS
-from cli_runs import ok, one_line_error
+from cli_runs import ok, one_line_error, traced
 
 BIN = Path(sys.executable).with_name("balance-sim")
 
@@ -141,13 +140,12 @@ def check_trace_schema(events):
                                       (42, "setbuilder", "racer"), (99, "random", "random"),
                                       (5, "racer-precious", "greedy")])
 def test_trace_matches_kernel_run(cli, tmp_path, seed, a, b):
-    result = ok(cli("trace", "mohur", "--seed", seed, "-s", f"{a},{b}"))
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    events = traced("mohur", "--seed", seed, "-s", f"{a},{b}")
     check_trace_schema(events)
     assert events[0]["strategies"] == [a, b] and events[0]["seed"] == seed
 
     out = tmp_path / "run"
-    result = ok(cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q"))
+    ok(cli("run", "mohur", "-n", 1, "--seed", seed, "-s", f"{a},{b}", "-o", out, "--no-report", "-q"))
     games = pd.read_parquet(out / "games.parquet")
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert len(games) == 1

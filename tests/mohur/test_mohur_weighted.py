@@ -11,7 +11,7 @@ from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, 
 from sim.mohur import engine as E, kernel as K
 from sim.registry import choices, registered
 from strategies.mohur.weighted import FEATURES, row_score, weighted
-from cli_runs import ok
+from cli_runs import ok, traced
 
 CFG = make_cfg()
 V = CFG.vector
@@ -258,11 +258,10 @@ def test_beats_random_and_holds_its_own_against_greedy():
 
 def test_runs_through_run_and_trace(cli, tmp_path):
     out = tmp_path / "w"
-    result = ok(cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q"))
+    ok(cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q"))
     meta = json.loads((out / "meta.json").read_text())
     assert "weighted" in json.dumps(meta["strategies"])
-    result = ok(cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4))
-    events = [json.loads(line) for line in result.output.splitlines()]
+    events = traced("mohur", "-s", "weighted,greedy", "--seed", 4)
     assert events[-1]["event"] == "game_end" or any(e["event"] == "round_end" for e in events)
     assert sum(e["event"] == "action" for e in events) > 20
 
