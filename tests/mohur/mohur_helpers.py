@@ -172,10 +172,6 @@ def effect(s, v, p, rows, i):
     return after, hd, md, sold
 
 
-def effect_key(hd):
-    return tuple(hd)
-
-
 def brute_force(s, v, p):
     """Every legal action of seat p as its hand delta, straight from the rules page: sell one kind (n >= min_sale);
     take one good; take all coins; exchange k >= max(2, min_exchange) goods for k cards of other kinds."""
