@@ -55,18 +55,6 @@ def one_line_error(result, *words):
     return lines[0]
 
 
-def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", "greedy")):
-    """`lineup` plays `games` games through `run` into `out` (each name in the players table) and one through
-    `trace` (the names in its first event, the game's end its last)."""
-    names = ",".join(lineup)
-    result = invoke("run", game, "-n", games, "-s", names, "-j", 1, "--seed", 3, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, result.output
-    players = pd.read_parquet(out / "players.parquet")
-    assert set(players["strategy"]) == set(lineup)
-    events = traced(game, "--seed", 3, "-p", 2, "-s", names)
-    assert events[0]["strategies"] == list(lineup) and events[-1]["event"] == "game_end"
-
-
 def interrupt_at(monkeypatch, batch: int, nth: bool = False):
     """Ctrl-C arrives while batch `batch` plays (-j 1): the batches before it are saved. With `nth`, as the
     `batch`-th batch played starts, whatever its index (each variant of a sweep counts its own)."""

@@ -558,3 +558,16 @@ def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game
     assert "Skill" in html and "skill gap" in html.lower()
     summary = json.loads((out / "summary.json").read_text())
     assert any(k.startswith("skill_gap[ismcts vs ") for k in summary)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_weighted_plays_through_run_and_trace(game, tmp_path):
+    """`weighted` against greedy through `run` (both seated in the main table) and `trace` (the names in its first
+    event, the game's end its last)."""
+    out = tmp_path / "run"
+    ok(_invoke("run", game, "-n", 20, "-s", "weighted,greedy", "-j", 1, "--seed", 3, "-o", out, "--no-report", "-q"))
+    main = pd.read_parquet(out / f"{MAIN_TABLE}.parquet")
+    seated = {name for p in range(get_game(game).default_players) for name in main[f"strategy_{p}"]}
+    assert seated == {"weighted", "greedy"}
+    events = traced(game, "--seed", 3, "-p", 2, "-s", "weighted,greedy")
+    assert events[0]["strategies"] == ["weighted", "greedy"] and events[-1]["event"] == "game_end"
