@@ -341,22 +341,14 @@ def _scored(cfg, cond, plays, hands=None, coins=None):
     return list(out[:3]), s
 
 
-def test_scoring_trade_winds(cfg):
-    assert _scored(cfg, "trade_winds", [{"banana": 3, "mango": 1}, {}, {"pepper": 1}])[0] == [4, 0, 2]
-
-
-def test_scoring_monsoon(cfg):
-    assert _scored(cfg, "monsoon", [{}, {}, {}], hands=[{"banana": 3}, {}, {"mango": 1}])[0] == [3, 0, 1]
-
-
-def test_scoring_royal_treasury(cfg):
-    assert _scored(cfg, "royal_treasury", [{"banana": 2}, {"mango": 2}, {"pepper": 1}])[0] == [5, 5, 0]
-    assert _scored(cfg, "royal_treasury", [{}, {}, {}])[0] == [0, 0, 0]
-
-
-def test_scoring_festival(cfg):
-    got = _scored(cfg, "festival", [{"banana": 2, "mango": 1}, {"banana": 2}, {"mango": 1, "pepper": 1}])[0]
-    assert got == [6, 3, 6]
+@pytest.mark.parametrize("cond,plays,hands,expected", [
+    ("trade_winds", [{"banana": 3, "mango": 1}, {}, {"pepper": 1}], None, [4, 0, 2]),
+    ("monsoon", [{}, {}, {}], [{"banana": 3}, {}, {"mango": 1}], [3, 0, 1]),
+    ("royal_treasury", [{"banana": 2}, {"mango": 2}, {"pepper": 1}], None, [5, 5, 0]),
+    ("royal_treasury", [{}, {}, {}], None, [0, 0, 0]),
+    ("festival", [{"banana": 2, "mango": 1}, {"banana": 2}, {"mango": 1, "pepper": 1}], None, [6, 3, 6])])
+def test_condition_scoring(cfg, cond, plays, hands, expected):
+    assert _scored(cfg, cond, plays, hands=hands)[0] == expected
 
 
 def test_winner_tie_break_and_shared(cfg):
