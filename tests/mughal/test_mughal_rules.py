@@ -217,11 +217,7 @@ def test_emperors_favoured_suits_bonus_and_ages(cfg4):
             s = bare_state(cfg4, 4, turn)
             put(cfg4, s, 0, card(cfg4, 1 << k, 3), k)    # seat 0: level 3 in suit k
             put(cfg4, s, 1, card(cfg4, 1 << ((k + 1) % 4), 1), (k + 1) % 4)
-            sc = score(cfg4, s)
-            if mask & (1 << k):
-                assert sc[E.SC_EMP + 0] == bonus, (turn, SUITS[k])
-            else:
-                assert sc[E.SC_EMP + 0] == 0, (turn, SUITS[k])
+            assert score(cfg4, s)[E.SC_EMP + 0] == (bonus if mask & (1 << k) else 0), (turn, SUITS[k])
 
 
 @pytest.mark.parametrize("rule,expected", [("half_floor", 3), ("full", 7), ("none", 0)])
