@@ -166,9 +166,9 @@ def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
 def test_trace_and_replay_without_s_say_they_seat_greedy_everywhere(tmp_path):
     """Issue 29: a designer who forgot -s must not take greedy against greedy for the game they meant."""
     note = "no -s given: every seat plays greedy"
-    traced = cli("trace", "mohur", "--seed", 3)
-    assert traced.exit_code == 0 and note in traced.stderr and note not in traced.stdout
-    assert [json.loads(line) for line in traced.stdout.splitlines()] == traced("mohur", "--seed", 3, "-s", "greedy")
+    unseated = cli("trace", "mohur", "--seed", 3)
+    assert unseated.exit_code == 0 and note in unseated.stderr and note not in unseated.stdout
+    assert [json.loads(line) for line in unseated.stdout.splitlines()] == traced("mohur", "--seed", 3, "-s", "greedy")
     page = tmp_path / "r.html"
     made = cli("replay", "mohur", "--seed", 3, "-o", page)
     assert made.exit_code == 0 and note in made.stderr and embedded_data(page.read_text())["note"] == note
