@@ -39,6 +39,11 @@ def ok(result):
     return result
 
 
+def traced(*args):
+    """The events `trace ARGS` prints on stdout, one JSON object a line (a note may go to stderr)."""
+    return [json.loads(line) for line in ok(cli("trace", *args)).stdout.splitlines()]
+
+
 def one_line_error(result, *words):
     """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`.
     Before it only the announcement of a phase that had run past analysis.progress.QUIET_BELOW may stand (a
@@ -50,20 +55,6 @@ def one_line_error(result, *words):
     for word in words:
         assert word in line, line
     return line
-
-
-def check_run_and_trace(invoke, out, game: str, games: int, lineup=("weighted", "greedy")):
-    """`lineup` plays `games` games through `run` into `out` (each name in the players table) and one through
-    `trace` (the names in its first event, the game's end its last)."""
-    names = ",".join(lineup)
-    result = invoke("run", game, "-n", games, "-s", names, "-j", 1, "--seed", 3, "-o", out, "--no-report", "-q")
-    assert result.exit_code == 0, result.output
-    players = pd.read_parquet(out / "players.parquet")
-    assert set(players["strategy"]) == set(lineup)
-    result = invoke("trace", game, "--seed", 3, "-p", 2, "-s", names)
-    assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert events[0]["strategies"] == list(lineup) and events[-1]["event"] == "game_end"
 
 
 def interrupt_at(monkeypatch, batch: int, nth: bool = False):

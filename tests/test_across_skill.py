@@ -4,8 +4,7 @@ winners and decisive sources are drawn from known probabilities per level of ski
 import numpy as np
 import pytest
 
-from analysis import across_skill as A
-from analysis import findings, stats
+from analysis import across_skill as A, findings, stats
 
 NAMES = ["greedy", "hoarder", "tuned"]
 KINDS = {"greedy": A.HAND, "hoarder": A.HAND, "tuned": A.TUNED}

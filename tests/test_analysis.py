@@ -6,9 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import common, stats
-from analysis import summary as summaries
-from analysis import mohur as mohur_analysis
+from analysis import common, mohur as mohur_analysis, stats, summary as summaries
 from cli_runs import cli, ok
 
 

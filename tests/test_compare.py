@@ -108,14 +108,15 @@ def runs(tmp_path_factory):
     return root
 
 
-def _load(folder):
-    return json.loads((folder / "compare.json").read_text())
+def compared(runs, b):
+    """`compare` of the base run with run `b` into cmp-<b>: (compare.json, the folder)."""
+    out = runs / f"cmp-{b}"
+    ok(invoke("compare", runs / "base", runs / b, "-o", out))
+    return json.loads((out / "compare.json").read_text()), out
 
 
 def test_compare_same_seed_is_paired(runs):
-    out = runs / "cmp-rich"
-    ok(invoke("compare", runs / "base", runs / "rich", "-o", out))
-    doc = _load(out)
+    doc, out = compared(runs, "rich")
     assert doc["paired"] is True and doc["why_not_paired"] == []
     assert doc["differences_in_configuration"] == ["rules.coin_token = 10 (A: 5)"]
     metrics = doc["metrics"]
@@ -139,35 +140,27 @@ def test_compare_same_seed_is_paired(runs):
 
 
 def test_compare_different_seeds_is_unpaired(runs):
-    out = runs / "cmp-other"
-    ok(invoke("compare", runs / "base", runs / "other", "-o", out))
-    doc = _load(out)
+    doc, out = compared(runs, "other")
     assert doc["paired"] is False and "seeds differ" in doc["why_not_paired"][0]
     assert all(m["paired"] is False for m in doc["metrics"].values())
     assert "Not paired" in (out / "compare.html").read_text()
 
 
 def test_compare_summary_only_run_falls_back_to_its_intervals(runs):
-    out = runs / "cmp-summary"
-    ok(invoke("compare", runs / "base", runs / "summary", "-o", out))
-    doc = _load(out)
+    doc, _ = compared(runs, "summary")
     assert doc["paired"] is False and any("summary-only" in w for w in doc["why_not_paired"])
     fp = doc["metrics"]["first_player_round_win_rate"]
     assert fp["diff"] == pytest.approx(0, abs=1e-12)  # the same games, summarised batch by batch
 
 
 def test_compare_run_with_itself_finds_no_change(runs):
-    out = runs / "cmp-self"
-    assert invoke("compare", runs / "base", runs / "base", "-o", out).exit_code == 0
-    for m in _load(out)["metrics"].values():
+    for m in compared(runs, "base")[0]["metrics"].values():
         assert m["diff"] == 0 and m["verdict"] == "within noise"
 
 
 def test_compare_of_different_lineups_lists_them_and_gives_strategy_figures_no_verdict(runs):
     """The trap of issue 29: B forgot A's -s, so its win rates move because other strategies played."""
-    out = runs / "cmp-lineup"
-    ok(invoke("compare", runs / "base", runs / "lineup", "-o", out))
-    doc = _load(out)
+    doc, out = compared(runs, "lineup")
     assert doc["differences_in_lineup"] == ["strategies = greedy, racer, setbuilder (A: greedy, racer)"]
     assert doc["differences_in_configuration"] == ["rules.coin_token = 3 (A: 5)"]
     metrics = doc["metrics"]
@@ -178,7 +171,7 @@ def test_compare_of_different_lineups_lists_them_and_gives_strategy_figures_no_v
     assert doc["findings"][0]["id"] == "lineup_differs"
     page = (out / "compare.html").read_text()
     assert "strategies = greedy, racer, setbuilder (A: greedy, racer)" in page and "id='findings'" in page
-    same = _load(runs / "cmp-rich")  # same lineup: every figure comparable, strengths compared too
+    same = compared(runs, "rich")[0]  # same lineup: every figure comparable, strengths compared too
     assert same["differences_in_lineup"] == [] and all(m["comparable"] for m in same["metrics"].values())
     assert "strength[greedy]" in same["metrics"] and "nash_weight[racer]" in same["metrics"]
 

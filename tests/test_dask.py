@@ -1,5 +1,6 @@
 """Dask (issue 27): a scheduler that never answers is refused in one line; Ctrl-C stops a Dask run at once; local
 workers end with the run however it ends (kill -9 too). Loopback only; skipped without dask.distributed."""
+import contextlib
 import os
 import signal
 import socket
@@ -19,31 +20,41 @@ pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pi
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def silent_listener():
-    """127.0.0.1:PORT that accepts connections and never says a word; closed (with them) after the test."""
+@contextlib.contextmanager
+def listening(on_accept):
+    """127.0.0.1:PORT whose connections go to `on_accept`; closed when the block ends."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
     server.settimeout(0.2)
-    accepted, done = [], threading.Event()
+    done = threading.Event()
 
     def accept():
         deadline = time.monotonic() + 120  # bounded even if the test hangs
         while not done.is_set() and time.monotonic() < deadline:
             try:
-                accepted.append(server.accept()[0])
+                on_accept(server.accept()[0])
             except OSError:
                 continue
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
-    yield f"tcp://127.0.0.1:{server.getsockname()[1]}", accepted
-    done.set()
-    thread.join(5)
-    for conn in accepted:
-        conn.close()
-    server.close()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join(5)
+        server.close()
+
+
+@pytest.fixture
+def silent_listener():
+    """127.0.0.1:PORT that accepts connections and never says a word; closed (with them) after the test."""
+    accepted = []
+    with listening(accepted.append) as address:
+        yield address, accepted
+        for conn in accepted:
+            conn.close()
 
 
 def test_a_scheduler_that_never_answers_is_one_line(tmp_path, monkeypatch, silent_listener):
@@ -122,26 +133,6 @@ def test_a_real_scheduler_passes_the_check_and_a_closing_listener_does_not():
     from sim.errors import UserError
     with LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
         inputs.dask_scheduler("dask", cluster.scheduler_address)  # answers: no error
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.settimeout(0.2)
-    done = threading.Event()
-
-    def hang_up():  # accepts, then closes at once: something listens, but not Dask
-        deadline = time.monotonic() + 60
-        while not done.is_set() and time.monotonic() < deadline:
-            try:
-                server.accept()[0].close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=hang_up, daemon=True)
-    thread.start()
-    try:
+    with listening(lambda conn: conn.close()) as address:  # something listens, but not Dask
         with pytest.raises(UserError, match="not a Dask scheduler"):
-            inputs.dask_scheduler("dask", f"tcp://127.0.0.1:{server.getsockname()[1]}")
-    finally:
-        done.set()
-        thread.join(5)
-        server.close()
+            inputs.dask_scheduler("dask", address)

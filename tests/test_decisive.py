@@ -6,10 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import decisive as D
-from analysis import mohur as M
-from analysis import mughal as G
-from analysis import muziris as muziris_analysis
+from analysis import decisive as D, mohur as M, mughal as G, muziris as muziris_analysis
 from analysis.summary import summary_for
 from sim.runner import execute
 from cli_runs import cli as _invoke, default_plan, ok

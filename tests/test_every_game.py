@@ -22,7 +22,7 @@ from sim.interface import ENGINE_CONSTANTS, ENGINE_FUNCTIONS, EngineError, check
 from sim.registry import HEURISTIC_ONLY, all_names, choices, registered, round_robin_names
 from sim.runner import execute
 from strategies.search import PARAMS as SEARCH_PARAMS
-from cli_runs import cli as _invoke, default_plan, ok, one_line_error
+from cli_runs import cli as _invoke, default_plan, ok, one_line_error, traced
 from strategy_params import strategy_arrays
 
 GAMES = game_names()
@@ -250,19 +250,13 @@ def test_game_k_of_a_run_is_traced_exactly(run_folder):
     game, out = run_folder
     spec = get_game(game)
     players = spec.default_players
-
-    def trace(*args):
-        result = ok(_invoke("trace", *args))
-        return [json.loads(line) for line in result.stdout.splitlines()]  # stdout: a note may go to stderr
-
     for k in (7, 131):  # in the first and the second batch of 120
-        events = trace(game, "--seed", 4, "-s", "all", "-p", players, "--game", k,
-                       "--batch-size", 120)
-        assert events == trace("--run", out, "--game", k)
+        events = traced(game, "--seed", 4, "-s", "all", "-p", players, "--game", k, "--batch-size", 120)
+        assert events == traced("--run", out, "--game", k)
         strategies, shares = _seats_of(_row_of(out, game, k), players)
         assert events[0]["strategies"] == strategies and events[-1]["win_share"] == shares
-    plain = trace(game, "--seed", 4, "-p", players)
-    assert plain == trace(game, "--seed", 4, "-p", players, "--game", 0, "--batch-size", 3)
+    plain = traced(game, "--seed", 4, "-p", players)
+    assert plain == traced(game, "--seed", 4, "-p", players, "--game", 0, "--batch-size", 3)
 
 
 # ------------------------------------------------------------------ configuration
@@ -353,8 +347,7 @@ def test_trace_is_game_zero_of_a_one_game_run(game, tmp_path):
     for players in _player_counts(game):
         lineup = ",".join(_lineup(game, players, players))
         for seed in (3, 8):
-            traced = ok(_invoke("trace", game, "--seed", seed, "-s", lineup, "-p", players))
-            events = [json.loads(line) for line in traced.output.splitlines()]
+            events = traced(game, "--seed", seed, "-s", lineup, "-p", players)
             assert events[0]["seed"] == seed and events[0]["game"] == game
             out = tmp_path / f"{players}-{seed}"
             ok(_invoke("run", game, "-n", 1, "--seed", seed, "-s", lineup, "-p", players, "-o", out, "-q",
@@ -565,3 +558,16 @@ def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game
     assert "Skill" in html and "skill gap" in html.lower()
     summary = json.loads((out / "summary.json").read_text())
     assert any(k.startswith("skill_gap[ismcts vs ") for k in summary)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_weighted_plays_through_run_and_trace(game, tmp_path):
+    """`weighted` against greedy through `run` (both seated in the main table) and `trace` (the names in its first
+    event, the game's end its last)."""
+    out = tmp_path / "run"
+    ok(_invoke("run", game, "-n", 20, "-s", "weighted,greedy", "-j", 1, "--seed", 3, "-o", out, "--no-report", "-q"))
+    main = pd.read_parquet(out / f"{MAIN_TABLE}.parquet")
+    seated = {name for p in range(get_game(game).default_players) for name in main[f"strategy_{p}"]}
+    assert seated == {"weighted", "greedy"}
+    events = traced(game, "--seed", 3, "-p", 2, "-s", "weighted,greedy")
+    assert events[0]["strategies"] == ["weighted", "greedy"] and events[-1]["event"] == "game_end"

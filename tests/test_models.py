@@ -6,9 +6,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit, logit
 
-from analysis import common, edges, models, stats
-from analysis import mohur as mohur_analysis
-from analysis import summary as summaries
+from analysis import common, edges, models, mohur as mohur_analysis, stats, summary as summaries
 from analysis.formatting import fmt_metric, plain_name
 from analysis.style import clip_upper, overflow_note
 from sim.runner import Plan, lineups

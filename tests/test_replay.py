@@ -12,7 +12,7 @@ from analysis.replay.samples import command, pick
 from sim.setup import load_setup
 from sim.game import game_names, get_game
 from sim.registry import registered
-from cli_runs import cli, ok
+from cli_runs import cli, ok, traced
 
 GAMES = game_names()
 LINEUPS = {"mohur": ("greedy,racer", 2), "mughal": ("greedy,random,denier", 3),  # what the sentence tests read
@@ -146,17 +146,12 @@ def run_folder(tmp_path, game, n=12, batch=5):
     return out
 
 
-def trace_cli(*args):
-    result = ok(cli("trace", *args))
-    return [json.loads(line) for line in result.stdout.splitlines()]
-
-
 def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
     out = run_folder(tmp_path, "mohur", n=6, batch=4)
     page = tmp_path / "r.html"
     ok(cli("replay", "--run", out, "--game", 5, "-o", page))
     data = embedded_data(page.read_text())
-    assert data["events"] == trace_cli("--run", out, "--game", 5) and data["game_index"] == 5
+    assert data["events"] == traced("--run", out, "--game", 5) and data["game_index"] == 5
     bad = [["replay", "--run", str(out), "--game", "6", "-o", str(tmp_path / "x.html")],
            ["replay", "mohur", "--batch-size", "4", "-o", str(tmp_path / "x.html")],
            ["replay", "--run", str(out), "--set", "rules.hand_limit=8", "-o", str(tmp_path / "x.html")],
@@ -171,15 +166,15 @@ def test_replay_command_writes_the_page_and_refuses_mistakes(tmp_path):
 def test_trace_and_replay_without_s_say_they_seat_greedy_everywhere(tmp_path):
     """Issue 29: a designer who forgot -s must not take greedy against greedy for the game they meant."""
     note = "no -s given: every seat plays greedy"
-    traced = cli("trace", "mohur", "--seed", 3)
-    assert traced.exit_code == 0 and note in traced.stderr and note not in traced.stdout
-    assert [json.loads(line) for line in traced.stdout.splitlines()] == trace_cli("mohur", "--seed", 3, "-s", "greedy")
+    unseated = cli("trace", "mohur", "--seed", 3)
+    assert unseated.exit_code == 0 and note in unseated.stderr and note not in unseated.stdout
+    assert [json.loads(line) for line in unseated.stdout.splitlines()] == traced("mohur", "--seed", 3, "-s", "greedy")
     page = tmp_path / "r.html"
     made = cli("replay", "mohur", "--seed", 3, "-o", page)
     assert made.exit_code == 0 and note in made.stderr and embedded_data(page.read_text())["note"] == note
-    for command in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
-        chosen = cli(*command)
-        assert chosen.exit_code == 0 and "note" not in chosen.stderr, command
+    for chosen_args in (["trace", "mohur", "-s", "greedy"], ["replay", "mohur", "-s", "greedy", "-o", str(page)]):
+        chosen = cli(*chosen_args)
+        assert chosen.exit_code == 0 and "note" not in chosen.stderr, chosen_args
     assert embedded_data(page.read_text())["note"] == ""
     refused = cli("trace", "mohur", "--seed", -1)  # a refusal stays the one line
     assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1 and note not in refused.stderr

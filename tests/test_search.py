@@ -93,6 +93,12 @@ def position(pile, hand, played=(0, 0, 0, 0), rival_hand=2, seed_=0):
     return obs, s, actions, T.legal_actions(s, CFG, actions)
 
 
+def search(obs, actions, n, vec, seed_=0):
+    """SEARCH from a seeded generator (the seed decides the sampled worlds)."""
+    seed(seed_)
+    return SEARCH(obs, actions, n, vec, CFG)
+
+
 def test_determinized_worlds_look_the_same_to_the_observer_and_vary_where_hidden():
     obs, _, _, _ = position(7, (0, 1, 0, 1), played=(0, 1, 2, 0))
     seen, hands = np.zeros(T.OBS_SIZE, np.int32), set()
@@ -153,8 +159,7 @@ def test_deterministic_for_a_seed():
     obs, _, actions, n = position(9, (0, 1, 1, 0))
     trees = []
     for k in (5, 5, 6):
-        seed(k)
-        _, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=64.0), CFG)
+        _, nodes, visits, total, _ = search(obs, actions, n, params(iterations=64.0), k)
         trees.append((nodes, visits[:nodes].tolist(), total[:nodes].tolist()))
     assert trees[0] == trees[1]
     assert trees[0] != trees[2], "the seed decides the sampled worlds"
@@ -163,22 +168,17 @@ def test_deterministic_for_a_seed():
 @pytest.mark.parametrize("iterations", [1, 7, 64])
 def test_node_budget_and_visit_counts(iterations):
     obs, _, actions, n = position(9, (0, 1, 1, 1))
-    seed(0)
-    row, nodes, visits, total, first = SEARCH(obs, actions, n, params(iterations=float(iterations)), CFG)
+    row, nodes, visits, total, first = search(obs, actions, n, params(iterations=float(iterations)))
     assert 0 <= row < n and nodes <= 1 + n + iterations
     assert visits[0] == iterations == visits[1: 1 + n].sum()
     assert np.all(visits[:nodes] >= 1) or iterations < n
-    seed(0)
-    _, nodes, visits, _, first = SEARCH(obs, actions, n, params(iterations=float(iterations), tree_depth=1.0),
-                                        CFG)
+    _, nodes, visits, _, first = search(obs, actions, n, params(iterations=float(iterations), tree_depth=1.0))
     assert nodes == 1 + n and np.all(first[1: 1 + n] == -1), "flat search: no node below the root's"
 
 
 def test_rounds_play_every_candidate_equally_in_whole_rounds():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
-    seed(0)
-    row, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=10.0, exploration=0.0,
-                                                                  tree_depth=1.0), CFG)
+    row, nodes, visits, total, _ = search(obs, actions, n, params(iterations=10.0, exploration=0.0, tree_depth=1.0))
     assert n == 3 and visits[1: 1 + n].tolist() == [4, 4, 4]
     assert total[1 + row] == total[1: 1 + n].max(), "equal visits: the best mean is played"
 
@@ -186,45 +186,40 @@ def test_rounds_play_every_candidate_equally_in_whole_rounds():
 def test_a_race_drops_clear_losers_and_stops_when_one_is_left():
     obs, _, actions, n = position(3, (0, 1, 1, 1))  # taking all 3 tokens wins at once; 1 or 2 often loses
     flat = dict(iterations=300.0, exploration=0.0, tree_depth=1.0)
-    seed(0)
-    row, _, visits, total, _ = SEARCH(obs, actions, n, params(**flat, race=2.0, race_rounds=5.0), CFG)
+    row, _, visits, total, _ = search(obs, actions, n, params(**flat, race=2.0, race_rounds=5.0))
     played = visits[1: 1 + n]
     assert n == 3 and actions[row, 0] == 3 and visits[1 + row] == played.max()
     assert played.min() >= 5 and visits[0] == played.sum() < 300, "losers dropped after 5 rounds or more, then it stops"
-    seed(0)
-    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat), CFG)
+    _, _, visits, _, _ = search(obs, actions, n, params(**flat))
     assert visits[0] == 300, "race 0: the whole budget"
 
 
 def test_a_race_keeps_candidates_it_cannot_tell_apart():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
-    seed(0)  # every rollout cut at once and scored 1/4: no candidate trails, none is dropped
-    _, _, visits, _, _ = SEARCH(obs, actions, n, params(iterations=30.0, exploration=0.0, tree_depth=1.0,
-                                                        rollout_depth=1.0, race=1.0, quarter=True), CFG)
+    # every rollout cut at once and scored 1/4: no candidate trails, none is dropped
+    _, _, visits, _, _ = search(obs, actions, n, params(iterations=30.0, exploration=0.0, tree_depth=1.0,
+                                                        rollout_depth=1.0, race=1.0, quarter=True))
     assert visits[1: 1 + n].tolist() == [10, 10, 10]
 
 
 def test_tolerance_stops_once_the_choice_cannot_matter():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
     cut = dict(iterations=30.0, exploration=0.0, tree_depth=1.0, rollout_depth=1.0, race=1.0, race_rounds=3.0)
-    seed(0)  # every rollout scored 1/4: an exact tie, nothing to lose by stopping after `race_rounds` rounds
-    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**cut, tolerance=0.01, quarter=True), CFG)
+    # every rollout scored 1/4: an exact tie, nothing to lose by stopping after `race_rounds` rounds
+    _, _, visits, _, _ = search(obs, actions, n, params(**cut, tolerance=0.01, quarter=True))
     assert visits[1: 1 + n].tolist() == [3, 3, 3]
     obs, _, actions, n = position(3, (0, 1, 1, 1))  # taking all 3 tokens wins at once
     flat = dict(iterations=300.0, exploration=0.0, tree_depth=1.0, race=2.0, race_rounds=5.0)
-    seed(0)
-    row, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat, tolerance=0.01), CFG)
+    row, _, visits, _, _ = search(obs, actions, n, params(**flat, tolerance=0.01))
     assert actions[row, 0] == 3 and visits[1 + row] == visits[1: 1 + n].max() and visits[0] < 300
-    seed(0)
-    _, _, visits, _, _ = SEARCH(obs, actions, n, params(**flat, tolerance=1000.0), CFG)
+    _, _, visits, _, _ = search(obs, actions, n, params(**flat, tolerance=1000.0))
     assert visits[1: 1 + n].tolist() == [5, 5, 5], "any loss tolerated: it stops as soon as it may"
 
 
 def test_progressive_widening_starts_from_the_policy_choice():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
-    seed(0)
     vec = params(iterations=16.0, widening=0.25, rollout=LARGEST)
-    _, nodes, visits, _, _ = SEARCH(obs, actions, n, vec, CFG)
+    _, nodes, visits, _, _ = search(obs, actions, n, vec)
     order = [i for i in range(1, 1 + n) if visits[i] > 0]
     assert len(order) == 1, "1 + floor(0.25 sqrt(v)) is 1 for v < 16: one candidate"
     assert visits[1] == 16  # root child 1 is the policy's (largest card) candidate
@@ -234,20 +229,17 @@ def test_progressive_widening_starts_from_the_policy_choice():
 def test_rows_with_one_key_are_one_candidate():
     obs, _, _, _ = position(9, (0, 2, 1, 0))
     actions = np.array([[1], [1], [2]], np.int32)  # the same card twice: one candidate
-    seed(0)
-    row, nodes, visits, _, _ = SEARCH(obs, actions, 3, params(iterations=8.0, tree_depth=1.0), CFG)
+    row, nodes, visits, _, _ = search(obs, actions, 3, params(iterations=8.0, tree_depth=1.0))
     assert nodes == 3 and visits[1] + visits[2] == 8 and row in (0, 2)
 
 
 def test_truncated_rollouts_are_scored_by_evaluate():
     obs, _, actions, n = position(9, (0, 1, 1, 1))
-    seed(0)
     flat_cut = params(iterations=30.0, tree_depth=1.0, rollout_depth=1.0, quarter=True)
-    _, nodes, visits, total, _ = SEARCH(obs, actions, n, flat_cut, CFG)
+    _, nodes, visits, total, _ = search(obs, actions, n, flat_cut)
     # no two actions empty a pile of 9: every rollout is cut and scored 1/4 for every seat
     assert np.allclose(total[1:nodes], 0.25 * visits[1:nodes])
-    seed(0)
-    _, nodes, visits, total, _ = SEARCH(obs, actions, n, params(iterations=30.0, tree_depth=1.0, quarter=True), CFG)
+    _, nodes, visits, total, _ = search(obs, actions, n, params(iterations=30.0, tree_depth=1.0, quarter=True))
     assert not np.allclose(total[1:nodes], 0.25 * visits[1:nodes]), "full rollouts are scored by returns"
     with pytest.raises(ValueError, match="evaluate"):
         SEARCH_NO_EVALUATE(obs, actions, n, params(iterations=4.0, rollout_depth=1.0), CFG)
@@ -261,8 +253,7 @@ def test_dominated_candidates_are_not_played_out():
     row, nodes, visits, _, _ = SEARCH_PRUNED(obs, actions, n, flat, CFG)
     assert nodes == 3 and visits[0] == 30 and visits[1:3].tolist() == [15, 15], "two candidates: take 2, take 3"
     assert actions[row, 0] in (2, 3)
-    seed(0)
-    _, nodes, visits, _, _ = SEARCH(obs, actions, n, flat, CFG)
+    _, nodes, visits, _, _ = search(obs, actions, n, flat)
     assert nodes == 4 and visits[1:4].tolist() == [10, 10, 10], "no `dominated`: every candidate is played"
 
 

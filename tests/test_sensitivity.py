@@ -14,8 +14,7 @@ from sim import sensitivity_design as S
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
-from cli_runs import interrupt_sensitivity_at, ok
-from cli_runs import cli as invoke
+from cli_runs import cli as invoke, interrupt_sensitivity_at, ok
 
 UNIT = [S.Factor(name, 0.5, 0.0, 1.0, False) for name in ("x1", "x2", "x3")]
 

@@ -86,14 +86,14 @@ def test_compiling_main_s_kernels_needs_only_numpy_numba_and_click(tmp_path):
     """`make run` starts `python -m sim.warmup` once pip has installed `compile_requirements()` alone: it must
     import nothing else (pandas, pyarrow, matplotlib, scipy, ... are still being installed beside it)."""
     assert [req.split(">")[0] for req in warmup.compile_requirements()] == list(warmup.COMPILE_NEEDS)
-    script = f"""
+    script = """
 import sys
-missing = {{"pandas", "pyarrow", "matplotlib", "scipy", "joblib", "tqdm", "statsmodels", "SALib", "dask"}}
+missing = {"pandas", "pyarrow", "matplotlib", "scipy", "joblib", "tqdm", "statsmodels", "SALib", "dask"}
 
 class NotInstalledYet:
     def find_spec(self, name, path=None, target=None):
         if name.partition(".")[0] in missing:
-            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 sys.meta_path.insert(0, NotInstalledYet())
 from sim.setup import main_jobs, main_setups

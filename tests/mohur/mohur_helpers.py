@@ -10,8 +10,7 @@ from collections import Counter
 import numpy as np
 
 from sim.config import build
-from sim.mohur import engine as E
-from sim.mohur import kernel as K
+from sim.mohur import engine as E, kernel as K
 from sim.mohur.config import validate
 from sim.registry import choices
 from sim.rng import deal_seed
@@ -171,10 +170,6 @@ def effect(s, v, p, rows, i):
     md = [market(after)[k] - market(s)[k] - drawn[k] for k in range(7)]
     sold = [int(after[E.S_SOLD + k] - s[E.S_SOLD + k]) for k in range(7)]
     return after, hd, md, sold
-
-
-def effect_key(hd):
-    return tuple(hd)
 
 
 def brute_force(s, v, p):

@@ -7,8 +7,7 @@ import pytest
 
 from mohur_helpers import observed, plant_hidden
 from sim.config import build
-from sim.mohur import engine as E
-from sim.mohur import kernel as K
+from sim.mohur import engine as E, kernel as K
 from sim.mohur.config import validate
 from sim.mohur.determinize import determinize
 from sim.registry import registered

@@ -3,8 +3,7 @@ lists of many random reachable states (hypothesis), against an independent brute
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mohur_helpers import (COIN, CLOTH, LEATHER, PRECIOUS, SPICE, E, actions_buffer, brute_force, build_state, effect,
                            goods, hand, legal_rows, make_cfg, market, reach_state)

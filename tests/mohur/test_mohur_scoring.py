@@ -18,15 +18,25 @@ def scored(*, coins=(0, 0), gsum=(0, 0), bsum=(0, 0), bcnt=(0, 0), gcnt=(0, 0), 
     return [int(x) for x in E.round_score(s, v)]  # rupees0, rupees1, coin holder, winner, tie_break
 
 
-def test_coin_token_to_strictly_more_coins():
-    assert scored(coins=(4, 3))[:3] == [5, 0, 0]
-    assert scored(coins=(1, 6))[:3] == [0, 5, 1]
-
-
-@pytest.mark.parametrize("coins", [(0, 0), (3, 3), (7, 7)])
-def test_coin_tie_gives_nobody_the_token(coins):
-    r0, r1, holder, winner, tie = scored(coins=coins, gsum=(10, 10), bcnt=(1, 1), gcnt=(3, 3), bsum=(2, 2))
-    assert holder == -1 and r0 == r1 == 12
+@pytest.mark.parametrize("given,expected", [  # expected: seat 0's and 1's rupees, coin token holder, winner, tie-break
+    (dict(coins=(4, 3)), [5, 0, 0, 0, 0]),  # the coin token to strictly more coins
+    (dict(coins=(1, 6)), [0, 5, 1, 1, 0]),
+    *[(dict(coins=coins, gsum=(10, 10), bcnt=(1, 1), gcnt=(3, 3), bsum=(2, 2)), [12, 12, -1, -1, 3])
+      for coins in [(0, 0), (3, 3), (7, 7)]],  # a coin tie gives nobody the token
+    (dict(coins=(5, 1), gsum=(20, 23), bsum=(4, 3)), [29, 26, 0, 0, 0]),  # goods + bonus + coin token
+    (dict(coins=(1, 1), gsum=(14, 10)), [14, 10, -1, 0, 0]),  # the coin token can decide the round
+    (dict(coins=(1, 2), gsum=(14, 10)), [14, 15, 1, 1, 0]),
+    (dict(gsum=(20, 19), bcnt=(0, 3), gcnt=(2, 9)), [20, 19, -1, 0, 0]),  # higher rupees win, whatever the tokens
+    # tied rupees: more bonus tokens win (before goods tokens), then more goods tokens, else a drawn round
+    (dict(gsum=(10, 13), bsum=(5, 2), bcnt=(2, 1), gcnt=(3, 6)), [15, 15, -1, 0, 1]),
+    (dict(gsum=(10, 10), bsum=(3, 3), bcnt=(1, 2), gcnt=(6, 3)), [13, 13, -1, 1, 1]),
+    (dict(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(5, 4)), [14, 14, -1, 0, 2]),
+    (dict(gsum=(12, 12), gcnt=(3, 4)), [12, 12, -1, 1, 2]),
+    (dict(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(4, 4), coins=(2, 2)), [14, 14, -1, -1, 3]),
+    (dict(), [0, 0, -1, -1, 3]),
+])
+def test_round_score(given, expected):
+    assert scored(**given) == expected
 
 
 def test_coin_token_value_is_configurable():
@@ -34,54 +44,13 @@ def test_coin_token_value_is_configurable():
     assert scored(coins=(2, 1), v=v)[:3] == [9, 0, 0]
 
 
-def test_rupees_are_goods_plus_bonus_plus_coin_token():
-    r0, r1, holder, winner, tie = scored(coins=(5, 1), gsum=(20, 23), bsum=(4, 3))
-    assert (r0, r1, holder) == (29, 26, 0)
-    assert (winner, tie) == (0, 0)
-
-
-def test_coin_token_can_decide_the_round():
-    assert scored(coins=(1, 1), gsum=(14, 10))[3] == 0
-    assert scored(coins=(1, 2), gsum=(14, 10))[:4] == [14, 15, 1, 1]
-
-
-def test_higher_rupees_win_regardless_of_token_counts():
-    r = scored(gsum=(20, 19), bcnt=(0, 3), gcnt=(2, 9), bsum=(0, 0))
-    assert r[3:] == [0, 0]
-
-
-def test_tie_on_rupees_more_bonus_tokens_win():
-    # seat 1 has more goods tokens, but bonus-token count is checked first
-    assert scored(gsum=(10, 13), bsum=(5, 2), bcnt=(2, 1), gcnt=(3, 6))[3:] == [0, 1]
-    assert scored(gsum=(10, 10), bsum=(3, 3), bcnt=(1, 2), gcnt=(6, 3))[3:] == [1, 1]
-
-
-def test_tie_on_rupees_and_bonus_count_more_goods_tokens_win():
-    assert scored(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(5, 4))[3:] == [0, 2]
-    assert scored(gsum=(12, 12), bcnt=(0, 0), gcnt=(3, 4))[3:] == [1, 2]
-
-
-def test_full_tie_is_a_drawn_round():
-    assert scored(gsum=(12, 12), bcnt=(1, 1), bsum=(2, 2), gcnt=(4, 4), coins=(2, 2))[2:] == [-1, -1, 3]
-    assert scored()[2:] == [-1, -1, 3]
-
-
-def test_next_round_led_by_the_loser():
-    for starter in (0, 1):
-        assert E.next_starter(V, starter, 0) == 1
-        assert E.next_starter(V, starter, 1) == 0
-
-
-def test_drawn_round_default_other_trader_starts():
-    assert E.next_starter(V, 0, -1) == 1
-    assert E.next_starter(V, 1, -1) == 0
-
-
-def test_drawn_round_same_option():
-    v = make_cfg('rules.drawn_round_starter="same"').vector
-    assert E.next_starter(v, 0, -1) == 0
-    assert E.next_starter(v, 1, -1) == 1
-    assert E.next_starter(v, 0, 0) == 1, "a decided round is still led by its loser"
+@pytest.mark.parametrize("drawn,starter,winner,expected", [
+    *[(None, starter, winner, 1 - winner) for starter in (0, 1) for winner in (0, 1)],  # led by the round's loser
+    (None, 0, -1, 1), (None, 1, -1, 0),  # after a drawn round, by default the other trader starts
+    ("same", 0, -1, 0), ("same", 1, -1, 1), ("same", 0, 0, 1)])  # or the same one; a decided round: its loser
+def test_next_round_starter(drawn, starter, winner, expected):
+    v = V if drawn is None else make_cfg(f'rules.drawn_round_starter="{drawn}"').vector
+    assert E.next_starter(v, starter, winner) == expected
 
 
 # ------------------------------------------------------------------ whole matches through the kernel

@@ -1,8 +1,7 @@
 """Refilling the market, when a round ends, selling (tokens, bonus piles) and what a trader may see."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mohur_helpers import (COIN, CLOTH, DIAMOND, GOLD, LEATHER, SILVER, SPICE, E, actions_buffer, build_state, deal,
                            hand, legal_rows, make_cfg, market, reach_state)

@@ -1,6 +1,5 @@
 """Mohur's `weighted` strategy: registration (every weight bounded), legal and reproducible play, observation only,
 each feature computed as documented, and weights that move play the way their signs say."""
-import json
 import random
 
 import numpy as np
@@ -8,11 +7,10 @@ import pytest
 
 from mohur_helpers import (DIAMOND, GOLD, LEATHER, actions_buffer, brute_force, build_state, effect,
                            make_cfg, observed, plant_hidden, play_batch)
-from sim.mohur import engine as E
-from sim.mohur import kernel as K
+from sim.mohur import engine as E, kernel as K
 from sim.registry import choices, registered
 from strategies.mohur.weighted import FEATURES, row_score, weighted
-from cli_runs import ok
+from cli_runs import traced
 
 CFG = make_cfg()
 V = CFG.vector
@@ -257,15 +255,9 @@ def test_beats_random_and_holds_its_own_against_greedy():
     assert (games["winner"] == seat).sum() >= 20
 
 
-def test_runs_through_run_and_trace(cli, tmp_path):
-    out = tmp_path / "w"
-    result = ok(cli("run", "mohur", "-n", 20, "-s", "weighted,greedy", "-j", 1, "-o", out, "--no-report", "-q"))
-    meta = json.loads((out / "meta.json").read_text())
-    assert "weighted" in json.dumps(meta["strategies"])
-    result = ok(cli("trace", "mohur", "-s", "weighted,greedy", "--seed", 4))
-    events = [json.loads(line) for line in result.output.splitlines()]
-    assert events[-1]["event"] == "game_end" or any(e["event"] == "round_end" for e in events)
-    assert sum(e["event"] == "action" for e in events) > 20
+def test_traces_its_actions():
+    """Run and trace of every game's `weighted`: tests/test_every_game.py."""
+    assert sum(e["event"] == "action" for e in traced("mohur", "-s", "weighted,greedy", "--seed", 4)) > 20
 
 
 def test_not_in_round_robin():

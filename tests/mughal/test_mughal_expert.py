@@ -7,14 +7,13 @@ import pytest
 from numba import njit
 
 from mughal_helpers import make_cfg, observe, plant, play_until, round_start
-from sim.mughal import engine as E
-from sim.mughal import kernel as K
+from sim.mughal import engine as E, kernel as K
 from sim.mughal.determinize import determinize, sample_state
 from sim.registry import HEURISTIC_ONLY, registered
 from strategies.mughal._features import NEVER, T_GAIN, others_best, pick_terms, pick_vt, seat_now, vt_now
 from strategies.mughal.expert import ismcts  # called directly: the kernels' own compiled copy
 from search_checks import check_hidden_state_is_ignored, ismcts_params, sampled_worlds
-from strategy_params import preset_vector, strategy_arrays
+from strategy_params import lone_seat, preset_vector
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
@@ -159,14 +158,7 @@ def test_a_sampled_turn_is_played_from_the_front_of_the_state(seed):
 def play(cfg, players, names, n, seed, **overrides):
     """n games, the first name rotating through the seats against the second name in every other seat;
     returns the first name's total win share."""
-    base, params = strategy_arrays("mughal", cfg.presets, names, **overrides)
-    lineup = np.ones((n, players), np.int64)
-    for g in range(n):
-        lineup[g, g % players] = 0
-    out = K.run_batch(cfg, players, lineup, base, params, seed, False)
-    seat = np.asarray(out["players"]["seat"])
-    game = np.asarray(out["players"]["game"])
-    return float(np.asarray(out["players"]["win_share"])[seat == game % players].sum())
+    return float(lone_seat("mughal", cfg, players, names, n, seed, **overrides)["win_share"].sum())
 
 
 def test_small_budget_beats_random_and_greedy():

@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 
-from sim.mughal import engine as E
-from sim.mughal import kernel as K
+from sim.mughal import engine as E, kernel as K
 from sim.mughal.config import SUITS
 from sim.registry import HEURISTIC_ONLY
 from mughal_helpers import bare_state, card, lineup_args, make_cfg, play_until
@@ -15,10 +14,6 @@ def score(cfg, s):
     sc = np.zeros(E.SC_SIZE, dtype=np.int32)
     E.score_turn(s, cfg.vector, sc)
     return sc
-
-
-def put(cfg, s, p, c, suit):
-    E.to_table(s, cfg.vector, p, c, suit)
 
 
 def test_pass_direction_alternates(cfg4):
@@ -131,7 +126,7 @@ def test_two_suit_destiny_card_waits_for_its_owner_to_declare(cfg4):
     v = cfg4.vector
     s = bare_state(cfg4, 4)
     mb = card(cfg4, M | B, 2)
-    put(cfg4, s, 0, mb, E.UNDECLARED)
+    E.to_table(s, cfg4.vector, 0, mb, E.UNDECLARED)
     assert s[E.S_TOT] == 0 and s[E.S_UNDECL] == 1
     s[E.S_STEP] = 0
     E.start_round(s)
@@ -163,11 +158,11 @@ def test_two_suit_hand_card_declared_when_placed(cfg4):
 
 def test_majority_two_vt_and_ties_one_each(cfg4):
     s = bare_state(cfg4, 4)
-    put(cfg4, s, 0, card(cfg4, M, 3), 0)
-    put(cfg4, s, 1, card(cfg4, M, 2), 0)
+    E.to_table(s, cfg4.vector, 0, card(cfg4, M, 3), 0)
+    E.to_table(s, cfg4.vector, 1, card(cfg4, M, 2), 0)
     b2 = card(cfg4, B, 2)
-    put(cfg4, s, 1, b2, 1)
-    put(cfg4, s, 2, card(cfg4, B, 2, skip=(b2,)), 1)
+    E.to_table(s, cfg4.vector, 1, b2, 1)
+    E.to_table(s, cfg4.vector, 2, card(cfg4, B, 2, skip=(b2,)), 1)
     sc = score(cfg4, s)
     assert sc[E.SC_MAJ + 0] == 2 and sc[E.SC_MAJ + 1] == 1 and sc[E.SC_MAJ + 2] == 1 and sc[E.SC_MAJ + 3] == 0
     assert sc[E.SC_MARGIN + 0] == 1 and sc[E.SC_MARGIN + 1] == 0 and sc[E.SC_TOPN + 1] == 2
@@ -177,10 +172,10 @@ def test_majority_two_vt_and_ties_one_each(cfg4):
 def test_majority_vt_values_are_configuration():
     cfg = make_cfg(4, ("rules.majority_vt=5", "rules.majority_tie_vt=3"))
     s = bare_state(cfg, 4)
-    put(cfg, s, 0, card(cfg, M, 3), 0)
+    E.to_table(s, cfg.vector, 0, card(cfg, M, 3), 0)
     w1 = card(cfg, W, 1)
-    put(cfg, s, 1, w1, 3)
-    put(cfg, s, 2, card(cfg, W, 1, skip=(w1,)), 3)
+    E.to_table(s, cfg.vector, 1, w1, 3)
+    E.to_table(s, cfg.vector, 2, card(cfg, W, 1, skip=(w1,)), 3)
     sc = score(cfg, s)
     assert sc[E.SC_MAJ + 0] == 5 and sc[E.SC_MAJ + 1] == 3 and sc[E.SC_MAJ + 2] == 3
 
@@ -188,21 +183,21 @@ def test_majority_vt_values_are_configuration():
 def test_a_total_of_zero_never_scores():
     cfg = make_cfg(4, ("deck.1.level=0",))  # M level-0 cards
     s = bare_state(cfg, 4)
-    put(cfg, s, 0, card(cfg, M, 0), 0)
+    E.to_table(s, cfg.vector, 0, card(cfg, M, 0), 0)
     sc = score(cfg, s)
     assert sc[E.SC_MAJ + 0] == 0 and sc[E.SC_MARGIN] == -1
     cfg2 = make_cfg(4, ("deck.1.level=0", "rules.zero_total_scores=true"))
     s = bare_state(cfg2, 4)
-    put(cfg2, s, 0, card(cfg2, M, 0), 0)
+    E.to_table(s, cfg2.vector, 0, card(cfg2, M, 0), 0)
     assert score(cfg2, s)[E.SC_MAJ + 0] == 2
 
 
 def test_all_four_suits_bonus(cfg4):
     s = bare_state(cfg4, 4)
     for k in range(4):
-        put(cfg4, s, 0, card(cfg4, 1 << k, 1), k)
+        E.to_table(s, cfg4.vector, 0, card(cfg4, 1 << k, 1), k)
     for k in range(3):
-        put(cfg4, s, 1, card(cfg4, 1 << k, 1, skip=(card(cfg4, 1 << k, 1),)), k)
+        E.to_table(s, cfg4.vector, 1, card(cfg4, 1 << k, 1, skip=(card(cfg4, 1 << k, 1),)), k)
     sc = score(cfg4, s)
     assert sc[E.SC_ALL + 0] == 2 and sc[E.SC_ALL + 1] == 0
 
@@ -216,13 +211,9 @@ def test_emperors_favoured_suits_bonus_and_ages(cfg4):
         bonus = cfg4.emperors[turn - 1][1]
         for k in range(4):
             s = bare_state(cfg4, 4, turn)
-            put(cfg4, s, 0, card(cfg4, 1 << k, 3), k)    # seat 0: level 3 in suit k
-            put(cfg4, s, 1, card(cfg4, 1 << ((k + 1) % 4), 1), (k + 1) % 4)
-            sc = score(cfg4, s)
-            if mask & (1 << k):
-                assert sc[E.SC_EMP + 0] == bonus, (turn, SUITS[k])
-            else:
-                assert sc[E.SC_EMP + 0] == 0, (turn, SUITS[k])
+            E.to_table(s, cfg4.vector, 0, card(cfg4, 1 << k, 3), k)    # seat 0: level 3 in suit k
+            E.to_table(s, cfg4.vector, 1, card(cfg4, 1 << ((k + 1) % 4), 1), (k + 1) % 4)
+            assert score(cfg4, s)[E.SC_EMP + 0] == (bonus if mask & (1 << k) else 0), (turn, SUITS[k])
 
 
 @pytest.mark.parametrize("rule,expected", [("half_floor", 3), ("full", 7), ("none", 0)])
@@ -230,15 +221,15 @@ def test_emperor_tie_rule(rule, expected):
     cfg = make_cfg(4, (f"rules.emperor_tie=\"{rule}\"",))
     s = bare_state(cfg, 4, turn=1)   # Babur: 7 for Military
     m2 = card(cfg, M, 2)
-    put(cfg, s, 0, m2, 0)
-    put(cfg, s, 1, card(cfg, M, 2, skip=(m2,)), 0)
+    E.to_table(s, cfg.vector, 0, m2, 0)
+    E.to_table(s, cfg.vector, 1, card(cfg, M, 2, skip=(m2,)), 0)
     sc = score(cfg, s)
     assert sc[E.SC_EMP + 0] == expected and sc[E.SC_EMP + 1] == expected and sc[E.SC_EMP_WINNERS] == 2
 
 
 def test_emperor_favoured_total_of_zero_never_wins(cfg4):
     s = bare_state(cfg4, 4, turn=5)   # Jahan: Building only
-    put(cfg4, s, 0, card(cfg4, M, 3), 0)
+    E.to_table(s, cfg4.vector, 0, card(cfg4, M, 3), 0)
     sc = score(cfg4, s)
     assert sc[E.SC_EMP_WINNERS] == 0 and sc[E.SC_EMP + 0] == 0
 
@@ -246,13 +237,13 @@ def test_emperor_favoured_total_of_zero_never_wins(cfg4):
 def test_disaster_penalty_can_go_below_zero(cfg4):
     s = bare_state(cfg4, 4)
     d = card(cfg4, 0)
-    put(cfg4, s, 0, d, E.DISASTER)
-    put(cfg4, s, 0, card(cfg4, 0, skip=(d,)), E.DISASTER)
+    E.to_table(s, cfg4.vector, 0, d, E.DISASTER)
+    E.to_table(s, cfg4.vector, 0, card(cfg4, 0, skip=(d,)), E.DISASTER)
     sc = score(cfg4, s)
     assert sc[E.SC_DIS + 0] == -2 and s[E.S_VT] == -2
     cfg = make_cfg(4, ("rules.disaster_vt=-3",))
     s = bare_state(cfg, 4)
-    put(cfg, s, 0, card(cfg, 0), E.DISASTER)
+    E.to_table(s, cfg.vector, 0, card(cfg, 0), E.DISASTER)
     assert score(cfg, s)[E.SC_DIS] == -3
 
 
@@ -260,8 +251,8 @@ def test_end_phase_discards_and_removes_uniques(cfg4):
     s = bare_state(cfg4, 4, turn=3)
     u = card(cfg4, M, 6, unique=1)
     n = card(cfg4, M, 3)
-    put(cfg4, s, 0, u, 0)
-    put(cfg4, s, 1, n, 0)
+    E.to_table(s, cfg4.vector, 0, u, 0)
+    E.to_table(s, cfg4.vector, 1, n, 0)
     E.end_turn(s, cfg4.vector)
     assert s[E.S_REMLEN] == 1 and s[E.S_REM] == u
     assert s[E.S_DISCLEN] == 1 and s[E.S_DISC] == n

@@ -14,7 +14,7 @@ from sim.muziris import GAME, engine as E
 from sim.muziris.config import validate
 from sim.muziris.kernel import run_batch
 from sim.registry import choices
-from strategy_params import strategy_arrays
+from strategy_params import lone_seat, strategy_arrays
 
 NAMES = ["random", "greedy", "collector", "grabber", "endgame", "blocker"]
 
@@ -37,14 +37,7 @@ def test_invariants_debug_all_strategies(players):
 
 @pytest.mark.parametrize("name", NAMES[1:])
 def test_heuristics_beat_random(name):
-    cfg = validate(build("sim.muziris"), 3)
-    base, params = strategy_arrays("muziris", cfg.presets, ["random", name])
-    n = 300
-    lin = np.zeros((n, 3), dtype=np.int64)
-    lin[np.arange(n), np.arange(n) % 3] = 1
-    out = run_batch(cfg, 3, lin, base, params, 5, False)
-    mine = out["players"]["seat"] == np.repeat(np.arange(n) % 3, 3)
-    rate = out["players"]["win_share"][mine].sum() / n
+    rate = lone_seat("muziris", validate(build("sim.muziris"), 3), 3, [name, "random"], 300, 5)["win_share"].mean()
     assert rate > 0.6, f"{name} won only {rate:.2f} against two random players"
 
 

@@ -8,7 +8,6 @@ import pytest
 from muziris_helpers import observed, plant, reach
 from sim.config import build
 from sim.muziris import engine as E
-from sim.muziris import kernel as K
 from sim.muziris.config import validate
 from sim.muziris.determinize import determinize
 from sim.registry import registered
@@ -16,11 +15,12 @@ from sim.rng import reseed
 from strategies.muziris.expert import ismcts  # called directly: the kernels' own compiled copy
 from search_checks import (check_hidden_state_is_ignored, check_rollout_policy_and_determinizations_are_parameters,
                            check_small_budget_strength, ismcts_params, sampled_worlds)
-from strategy_params import strategy_arrays
+from strategy_params import lone_seat
 
 pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
 CFG = validate(build("sim.muziris"), 3)
+CFG2 = validate(build("sim.muziris"), 2)
 V = CFG.vector
 NAMES = [d.name for d in registered("muziris")]
 
@@ -70,13 +70,8 @@ def test_hidden_state_does_not_change_the_choice():
 
 
 def play(names, n, seed, **overrides):
-    """n games, seats rotated; returns the first name's win share (shared wins count 1/k)."""
-    base, params = strategy_arrays("muziris", CFG.presets, names, **overrides)
-    P = len(names)
-    lineup = np.array([[(i + r) % P for i in range(P)] for r in range(P)] * (n // P), np.int64)
-    out = K.run_batch(validate(build("sim.muziris"), P), P, lineup, base, params, seed, False)
-    share = out["players"]["win_share"].reshape(len(lineup), P)
-    return float(sum(share[g, list(lineup[g]).index(0)] for g in range(len(lineup))))
+    """n 2-player games, seats alternating; returns the first name's win share (shared wins count 1/k)."""
+    return float(lone_seat("muziris", CFG2, 2, names, n, seed, **overrides)["win_share"].sum())
 
 
 def test_small_budget_beats_random_and_greedy():

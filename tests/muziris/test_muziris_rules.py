@@ -163,25 +163,17 @@ def _advisor(cfg, produce, market_extra, hands, **kw):
     return s
 
 
-def test_banana_draw_2(cfg):
-    s = _advisor(cfg, "banana", {"mango": 1}, [{}, {}, {}])
-    assert E.hand_size(s, 0) == 2
-
-
 def test_cucumber_take_1(cfg):
     s = _advisor(cfg, "cucumber", {"mango": 2}, [{}, {}, {}])
     act(cfg, s, E.D_TAKE, T(cfg, "mango"))
     assert hand(cfg, s, 0) == {"mango": 1} and market(cfg, s) == {"mango": 1}
 
 
-def test_coconut_gain_2(cfg):
-    s = _advisor(cfg, "coconut", {}, [{}, {}, {}])
-    assert s[E.S_COINS] == 2 and s[E.S_C_ABIL] == 2
-
-
-def test_mango_draw_1_gain_1(cfg):
-    s = _advisor(cfg, "mango", {}, [{}, {}, {}])
-    assert s[E.S_COINS] == 1 and E.hand_size(s, 0) == 1
+@pytest.mark.parametrize("produce,market_extra,coins,cards", [
+    ("banana", {"mango": 1}, 0, 2), ("coconut", {}, 2, 0), ("mango", {}, 1, 1)])  # draw 2; gain 2; draw 1, gain 1
+def test_abilities_that_draw_and_gain(cfg, produce, market_extra, coins, cards):
+    s = _advisor(cfg, produce, market_extra, [{}, {}, {}])
+    assert s[E.S_COINS] == s[E.S_C_ABIL] == coins and E.hand_size(s, 0) == cards
 
 
 def test_ginger_discard_up_to_2_draw_as_many(cfg):
@@ -341,22 +333,14 @@ def _scored(cfg, cond, plays, hands=None, coins=None):
     return list(out[:3]), s
 
 
-def test_scoring_trade_winds(cfg):
-    assert _scored(cfg, "trade_winds", [{"banana": 3, "mango": 1}, {}, {"pepper": 1}])[0] == [4, 0, 2]
-
-
-def test_scoring_monsoon(cfg):
-    assert _scored(cfg, "monsoon", [{}, {}, {}], hands=[{"banana": 3}, {}, {"mango": 1}])[0] == [3, 0, 1]
-
-
-def test_scoring_royal_treasury(cfg):
-    assert _scored(cfg, "royal_treasury", [{"banana": 2}, {"mango": 2}, {"pepper": 1}])[0] == [5, 5, 0]
-    assert _scored(cfg, "royal_treasury", [{}, {}, {}])[0] == [0, 0, 0]
-
-
-def test_scoring_festival(cfg):
-    got = _scored(cfg, "festival", [{"banana": 2, "mango": 1}, {"banana": 2}, {"mango": 1, "pepper": 1}])[0]
-    assert got == [6, 3, 6]
+@pytest.mark.parametrize("cond,plays,hands,expected", [
+    ("trade_winds", [{"banana": 3, "mango": 1}, {}, {"pepper": 1}], None, [4, 0, 2]),
+    ("monsoon", [{}, {}, {}], [{"banana": 3}, {}, {"mango": 1}], [3, 0, 1]),
+    ("royal_treasury", [{"banana": 2}, {"mango": 2}, {"pepper": 1}], None, [5, 5, 0]),
+    ("royal_treasury", [{}, {}, {}], None, [0, 0, 0]),
+    ("festival", [{"banana": 2, "mango": 1}, {"banana": 2}, {"mango": 1, "pepper": 1}], None, [6, 3, 6])])
+def test_condition_scoring(cfg, cond, plays, hands, expected):
+    assert _scored(cfg, cond, plays, hands=hands)[0] == expected
 
 
 def test_winner_tie_break_and_shared(cfg):

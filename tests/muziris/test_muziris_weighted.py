@@ -12,7 +12,6 @@ from sim.registry import registered
 from sim.rng import reseed
 from strategies.muziris._weights import FEATURES, NAMES
 from strategies.muziris.weighted import weighted  # called directly: the kernels' own compiled copy
-from cli_runs import check_run_and_trace
 from strategy_params import strategy_arrays
 
 
@@ -152,7 +151,3 @@ def test_hand_order_value_weight_takes_the_card_that_completes_an_order(cfg):
     E.apply_action(s, cfg.vector, *_row(cfg, s, (E.D_CHAR, slot(cfg, s, "merchant"), 0)))
     assert choose(cfg, s, weights(only=True, hand_order_value=1.0)) == (E.D_TAKE, T(cfg, "pepper"), 0)
     assert choose(cfg, s, weights(only=True, hand_order_value=-1.0)) == (E.D_TAKE, T(cfg, "banana"), 0)
-
-
-def test_plays_through_run_and_trace(cli, tmp_path):
-    check_run_and_trace(cli, tmp_path / "run", "muziris", 12)
