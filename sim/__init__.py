@@ -1,8 +1,7 @@
 """balance-sim: Monte Carlo balance simulator for tabletop card games.
 
-Importing this package points numba's on-disk cache at a folder keyed by a hash of the source files of the
-engines and the foundation (every module numba compiles or its kernels could depend on). numba does not invalidate a cached kernel when a function it calls changes (another module, a
-new strategy), so a key over all sources is what keeps `cache=True` both fast and correct.
+Importing this package points numba's on-disk cache at a folder keyed by a hash of the sources numba compiles:
+numba does not invalidate a cached kernel when a function it calls changes, so that key keeps `cache=True` correct.
 """
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ __version__ = "0.1.0"
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-# Modules above the engines (commands, simulation core): numba compiles none of them and, by the layers'
-# contract (pyproject.toml), no engine imports them, so editing them cannot change a kernel and does not key the
-# cache. tests/test_layers.py checks that each is in a layer above the engines.
+# Modules above the engines, which no engine imports (the layers' contract), so they do not key the cache
+# (tests/test_layers.py checks each is above the engines).
 NOT_COMPILED = ("sim/cli.py", "sim/commands/", "sim/bytecode.py", "sim/setup.py", "sim/runner.py", "sim/batches.py",
                 "sim/results.py", "sim/report_folder.py", "sim/meta.py", "sim/lock.py", "sim/inputs.py",
                 "sim/warmup.py", "sim/variants.py", "sim/sensitivity_design.py", "sim/effects.py", "sim/evolve.py")
@@ -51,9 +49,8 @@ def _writable(folder: Path) -> str | None:
 
 
 def cache_root() -> Path:
-    """$BALANCE_SIM_CACHE, else $XDG_CACHE_HOME/balance-sim (~/.cache/balance-sim). If that cannot be written,
-    a per-user folder in the system's temporary folder, said once on stderr; child processes inherit the choice
-    through $BALANCE_SIM_CACHE."""
+    """$BALANCE_SIM_CACHE, else $XDG_CACHE_HOME/balance-sim (~/.cache/balance-sim); if that cannot be written, a
+    per-user temporary folder, said once on stderr and passed to child processes in $BALANCE_SIM_CACHE."""
     if os.environ.get("BALANCE_SIM_CACHE"):
         return Path(os.environ["BALANCE_SIM_CACHE"])
     root = Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "balance-sim"

@@ -1,8 +1,6 @@
 """The one shape every game has. A game is a package `sim/<name>/` whose `__init__` exposes `GAME`.
 
-The machinery (runner, CLI, reports, replays, tests) finds each of a game's rooms through this spec and never
-builds a game's module name itself, so a new game is new rooms only, with no edit to a shared file
-(docs/new-game.md).
+The machinery finds each of a game's rooms through this spec, so a new game is new rooms only (docs/new-game.md).
 """
 from __future__ import annotations
 
@@ -97,10 +95,8 @@ class GameSpec:
         return self.function("config")(raw, players)
 
     def run_batch(self, cfg, players, lineups, choice_base, choice_params, seed, debug) -> dict:
-        """One batch: (cfg, players, lineups int64[n, p], choice_base int64[c], choice_params
-        float64[c, MAX_PARAMS], seed: int, debug: bool) -> {table: {column: array}}. Row ids are batch-local
-        (`id_column` starts at 0); the runner offsets them. A plain module-level function underneath, so joblib
-        workers import it once."""
+        """One batch: (cfg, players, lineups int64[n, p], choice_base int64[c], choice_params float64[c,
+        MAX_PARAMS], seed, debug) -> {table: {column: array}}, row ids batch-local (the runner offsets them)."""
         return self.function("kernel")(cfg, players, lineups, choice_base, choice_params, seed, debug)
 
     def trace(self, cfg, players: int, choices, seed: int, **which) -> Iterable[dict]:

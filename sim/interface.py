@@ -1,32 +1,11 @@
 """The one engine interface every game speaks, and the two tools that let shared code run over it.
 
-Every game's `sim/<game>/engine.py` exposes these `@njit(cache=True)` functions over its flat int32 state `s`
-and its configuration vector `cfg` (OpenSpiel's vocabulary, pgx's arrays, TAG's split of parameters, state,
-forward model and agents):
-
-    new_state() -> s                       a zeroed int32 state of STATE_SIZE
-    new_game(s, cfg, players, seed, game)  deal game `game` of a batch seeded `seed` (uint64): every chance
-                                           event draws from streams seeded from (seed, game, ...), kept in `s`
-    current_player(s) -> seat              the seat that decides next (simultaneous moves: the engine asks each
-                                           seat in turn and keeps the pending choices in `s`, as TAG does)
-    legal_actions(s, cfg, actions) -> n    fills rows 0..n-1 of `actions` (MAX_ACTIONS x ACOLS); never 0 while
-                                           the game is live: a forced pass is an action
-    apply_action(s, cfg, actions, a)       applies row `a`, then every automatic step up to the next decision
-                                           or the end (refills, re-deals, scoring at the end of a round or turn)
-    is_over(s) -> bool
-    returns(s, cfg, out)                   out[seat] = win share (shares of a tied win split it; they sum to 1
-                                           unless the configuration says nobody wins a tie); returns nothing
-    observe(s, cfg, seat, obs)             what `seat` may know, into `obs` (OBS_SIZE); strategies see only this
-    check_invariants(s, cfg)               raises if cards or tokens are not conserved (debug mode)
-
-and the constants MAX_ACTIONS, ACOLS, STATE_SIZE, OBS_SIZE, declared with `Layout` below. `check_engine` checks
-a game's engine module against this list (`sim.setup.load_setup` before any game is played; the generic tests).
-
-Every strategy is an `@njit` function `f(obs, actions, n_actions, params, cfg) -> row` (STRATEGY_ARGS), registered
-with `sim.registry.strategy`; the registry's generated dispatchers take the same arguments after the strategy id.
-
-Shared algorithms (the play-out, the search player) are written once as plain Python functions over a global
-`G` (the engine module) and specialised per game with `bind`; numba compiles and caches one copy per game.
+Every game's `sim/<game>/engine.py` exposes the `@njit(cache=True)` functions of ENGINE_FUNCTIONS over its flat
+int32 state `s` and configuration vector `cfg` (docs/new-game.md says what each does), and the constants of
+ENGINE_CONSTANTS, declared with `Layout`; `check_engine` checks a game's engine module against them. Every
+strategy is an `@njit` function of STRATEGY_ARGS returning a row, registered with `sim.registry.strategy`.
+Shared algorithms (the play-out, the search player) are plain Python functions over a global `G` (the engine
+module), specialised per game with `bind`; numba compiles and caches one copy per game.
 """
 from __future__ import annotations
 
@@ -43,15 +22,15 @@ STRATEGY_ARGS = ("obs", "actions", "n_actions", "params", "cfg")  # every strate
 
 # Every engine function, with its arguments in order (an engine may name them its own way, not count them so).
 ENGINE_FUNCTIONS = {
-    "new_state": (),
-    "new_game": ("s", "cfg", "players", "seed", "game"),
-    "current_player": ("s",),
-    "legal_actions": ("s", "cfg", "actions"),
-    "apply_action": ("s", "cfg", "actions", "a"),
+    "new_state": (),                                       # -> a zeroed state of STATE_SIZE
+    "new_game": ("s", "cfg", "players", "seed", "game"),   # chance draws from streams seeded from (seed, game, ...)
+    "current_player": ("s",),                              # simultaneous moves: each seat asked in turn
+    "legal_actions": ("s", "cfg", "actions"),              # -> n rows; never 0 in a live game (a pass is an action)
+    "apply_action": ("s", "cfg", "actions", "a"),          # row a, then every automatic step to the next decision
     "is_over": ("s",),
-    "returns": ("s", "cfg", "out"),
-    "observe": ("s", "cfg", "seat", "obs"),
-    "check_invariants": ("s", "cfg"),
+    "returns": ("s", "cfg", "out"),                        # out[seat] = win share; returns nothing
+    "observe": ("s", "cfg", "seat", "obs"),                # what `seat` may know: all that strategies see
+    "check_invariants": ("s", "cfg"),                      # raises if cards or tokens are not conserved
 }
 ENGINE_CONSTANTS = {"MAX_ACTIONS": None, "ACOLS": "ACTION", "STATE_SIZE": "STATE", "OBS_SIZE": "OBS"}  # -> layout
 
@@ -61,9 +40,7 @@ class EngineError(Exception):
 
 
 def check_engine(engine: types.ModuleType, game: str) -> None:
-    """Raise EngineError naming every way `engine` departs from the interface above: a function missing, not
-    compiled with numba, taking other arguments, or `returns` returning a value; a constant missing, not a
-    positive whole number, or other than its layout's size."""
+    """Raise EngineError naming every way `engine` departs from the interface above."""
     problems = []
     for name, args in ENGINE_FUNCTIONS.items():
         fn = getattr(engine, name, None)
@@ -93,10 +70,8 @@ def check_engine(engine: types.ModuleType, game: str) -> None:
 
 
 class Layout:
-    """Named fields of a flat vector, declared once as (name, size) or (name, (rows, cols)) entries; the
-    offsets are computed from the sizes, in order. `export` defines them as module-level ints (`S_HAND`), which
-    numba compiles as constants; `view(vec)` gives named access
-    (reshaped per its declared shape) for traces, tests and debugging."""
+    """Named fields of a flat vector, declared once as (name, size) or (name, (rows, cols)), offsets in order:
+    `export` makes them module-level ints (numba constants), `view` gives named access for traces and tests."""
 
     def __init__(self, name: str, fields):
         self.name = name
@@ -116,9 +91,8 @@ class Layout:
         return self.fields[field][0]
 
     def export(self, namespace: dict, prefix: str, short: dict | None = None) -> None:
-        """Define `prefix + FIELD` = the field's offset in `namespace` (a module's globals(), which numba compiles
-        as constants), for every field, so an offset is defined by its layout alone; `short` names a field whose
-        name is no identifier (`{"bonus_pile{}_count": "PCNT"}`)."""
+        """Define `prefix + FIELD` = each field's offset in `namespace` (a module's globals()); `short` names a
+        field whose name is no identifier (`{"bonus_pile{}_count": "PCNT"}`)."""
         for field, (at, _) in self.fields.items():
             name = prefix + (short or {}).get(field, field.upper())
             if not name.isidentifier():
@@ -145,16 +119,11 @@ def codes(*names: str) -> dict[str, int]:
 
 
 def bind(template, name: str, module: str | None = None, inline: bool = False, nrt: bool = True, **globals_):
-    """`template` (a plain Python function) compiled with `njit(cache=True)` and its globals extended by
-    `globals_` (typically `G=<engine module>`), under the name `<template>_<name>`. numba keys its cache by
-    module and qualified name, so each game's copy has its own cache entry; the project's cache folder is
-    keyed by a hash of every source file, so a changed engine never meets a stale copy.
-    `module`: the module the compiled function claims (its `__module__`; default the template's), e.g. the
-    game's strategy module that the registry's generated dispatcher imports it from. `inline`: numba inlines
-    its IR into jitted callers (a batch kernel's one call to its play loop), which then compile no separate
-    copy of it whose whole call tree LLVM would optimise once more (measured: 2 s of Mohur's cold compile).
-    `nrt=False`: compiled without reference counting (numba's `_nrt=False`), for a function called per playout
-    or per step that allocates nothing: numba increfs and decrefs every array argument of a call otherwise."""
+    """`template` (a plain function) compiled with `njit(cache=True)` as `<template>_<name>`, its globals extended
+    by `globals_` (typically `G=<engine module>`): numba keys its cache by module and qualified name, so each copy
+    has its own entry. `module`: the `__module__` it claims (where the registry's dispatcher imports it from).
+    `inline`: inlined into jitted callers (2 s less of Mohur's cold compile). `nrt=False`: no reference counting,
+    for a function called per step that allocates nothing (numba counts every array argument otherwise)."""
     func = types.FunctionType(template.__code__, dict(template.__globals__, **globals_),
                               f"{template.__name__}_{name}", template.__defaults__, template.__closure__)
     func.__qualname__ = f"{template.__qualname__}_{name}"

@@ -1,19 +1,11 @@
 """`njit`: the project's numba decorator (numba's `njit(cache=True)`, compiling one overload per argument types
-rather than one per literal value).
+rather than one per literal value; docs/numba.md).
 
-Numba types a module-level int constant or a literal number passed from jitted code as `Literal[int](k)`, and
-compiles a separate overload of the callee for every combination of such values it is called with: measured on
-27ee6d3, Mohur's `engine._simple_row` 8 times, Muziris' `_emit` 14, `playout.play_<game>` twice (literal -1 vs
-int64 max_steps); ~331 overloads for ~205 functions in all. Our functions never
-branch on a literal argument at compile time (no `numba.literally`, no overload keyed on a literal value), so
-calls from jitted code are typed with the arguments' base types (`types.unliteral`): one overload per function
-for them. LLVM still sees the constants where it inlines the callee into the caller. Calls from Python are typed
-by value already (`int` -> int64). Overloads that differ in real types (int32 vs int64) stay separate.
-Two options make more calls share one overload (measured: Muziris' helpers had compiled two to six times each):
-`njit(int64=True)`: calls from jitted code pass signed integer arguments as int64 (numba's `range` over an int32
-bound counts in int32, a loop over an int64 one in int64; numba computes with int64 either way).
-`njit(readonly=True)`: calls from jitted code pass array arguments as read-only (numba types a global array
-constant read-only and an allocated one writable); typing fails if the function writes one.
+numba compiles a separate overload of a callee for every literal int it is passed from jitted code (~331
+overloads for ~205 functions). None of ours branches on a literal at compile time, so calls from jitted code are
+typed with `types.unliteral` arguments: one overload per function; LLVM still sees constants where it inlines.
+`njit(int64=True)` passes signed integers as int64 and `njit(readonly=True)` arrays read-only (typing fails if
+the function writes one), so that more calls share one overload.
 """
 
 from numba.core import types
@@ -22,7 +14,7 @@ from numba.core.registry import CPUDispatcher
 
 class _UnliteralDispatcher(CPUDispatcher):
     """A CPU dispatcher whose calls from jitted code see unliteral argument types (see the module docstring)."""
-    int64 = readonly = False  # see the module docstring
+    int64 = readonly = False
 
     def _arg(self, a):
         a = types.unliteral(a)

@@ -1,14 +1,8 @@
 """The one play loop: a game played forward over the engine interface (sim.interface), written once.
 
-Each game binds it to its engine and to a strategy dispatcher (`sim.interface.bind`):
-
-    play = bind(playout.play, "mohur", G=engine, CHOOSE=choose)                  # batch kernel, trace driver
-    rollout = bind(playout.play, "mohur_rollout", G=engine, CHOOSE=rollout_choose)  # search players
-
-`OBSERVES=observer(game)` (sim.registry) lets it skip `observe` for a strategy that never reads it.
-`CHOOSE(mode, sid, obs, actions, n_actions, params, cfg) -> row` is the registry's dispatcher (a rollout
-binding wraps `rollout_dispatcher` so that it takes the same arguments). Strategies are asked only when there is
-a choice (n > 1), in the order the engine names the players, so their tie-break draws come in a fixed order.
+Each game binds it with `sim.interface.bind` to its engine (G) and a dispatcher (CHOOSE(mode, sid, *STRATEGY_ARGS)
+-> row), and OBSERVES=observer(game) to skip `observe` for a strategy that never reads it. Strategies are asked
+only when there is a choice, in the engine's order of players, so their tie-break draws come in a fixed order.
 """
 import numpy as np  # in the globals every binding extends
 
@@ -25,12 +19,9 @@ def OBSERVES(sid):
 
 def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
     """Play `s` until the game is over or `max_steps` actions were applied (negative: no limit); returns the
-    actions applied. `sids[seat]` and `params[seat]` are each seat's strategy and parameters; `mover` a
-    buffer of one parameter row (a row view per decision would cost two atomic reference counts).
-    What was applied is recorded when the arrays have room: `log[k]` = (player, legal actions, row chosen,
-    then the chosen action's ACOLS values), `states[k]` = the state before action k, and the state after the
-    last one in `states[k + 1]` (the trace driver describes events from these). `debug` checks the
-    invariants after every action."""
+    actions applied. `mover`: a buffer for the mover's parameter row (a row view would cost two atomic reference
+    counts a decision). Where they have room, `log[k]` = (player, legal actions, row chosen, the action's ACOLS
+    values) and `states[k]` = the state before action k (after the last: `states[steps]`)."""
     steps = 0
     while not G.is_over(s) and steps != max_steps:  # noqa: F821 - G, CHOOSE: bound per game
         p = G.current_player(s)  # noqa: F821
@@ -63,6 +54,17 @@ def play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log,
         for j in range(states.shape[1]):
             states[steps, j] = s[j]
     return steps
+
+
+@njit(cache=True, inline="always")
+def seat_lineup(lineups, g, choice_base, choice_params, sids, params):
+    """Game g's seats: each one's strategy id and parameter row (element loop: a slice copy costs seconds of
+    compile)."""
+    for p in range(sids.shape[0]):
+        c = lineups[g, p]
+        sids[p] = choice_base[c]
+        for j in range(choice_params.shape[1]):
+            params[p, j] = choice_params[c, j]
 
 
 def start_game(G, cfg, players, seed, game, batch_size):

@@ -1,9 +1,7 @@
 """Strategy registry and the integer dispatcher numba compiles once per game.
 
-A strategy is one module in `strategies/<game>/` with one function decorated by `@strategy`. Kernels call
-`choose(mode, strategy_id, ...)`; that dispatcher is generated as a real source file (so numba can cache
-it) with one branch per registered strategy. Passing jitted functions as arguments would compile a new
-specialisation of the whole match loop per pairing; an integer switch compiles once.
+The dispatcher is generated as a source file (so numba can cache it), one branch per strategy: jitted functions
+passed as arguments would compile the whole match loop once per pairing; an integer switch compiles once.
 """
 from __future__ import annotations
 
@@ -61,20 +59,11 @@ _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
 
 def strategy(game: str, name: str, params: dict | None = None, search: bool = False, bounds: dict | None = None,
              observes: bool = True, listing: str = "", round_robin: bool = True, aliases: tuple = ()):
-    """Register a numba strategy function. Parameters are floats, passed as a vector in the given order; the
-    strategy's module gets one index constant per parameter, `P_<NAME>` (`params[P_HORIZON]`), module-level ints
-    that numba compiles as constants, so no strategy reads a parameter by its position.
-    A `search` strategy calls other strategies in its rollouts (through `rollout_dispatcher`), so it is left
-    out of that dispatcher: numba cannot compile a strategy that calls itself; its `rollout` parameter names
-    that policy (a heuristic strategy), turned into the strategy id in the vector. `bounds` gives, for
-    parameters whose value is an index or a size, `(lowest, highest, whole)`; presets outside them are
-    refused. Every other parameter must be a finite number. `observes=False`: the strategy never reads `obs`
-    (e.g. uniform random play), so the play loop does not fill it (a fifth of a random game's time).
-    `listing`: how the strategy needs its legal actions listed, one of the names its game's engine declares in
-    `LISTINGS` (sim.interface.codes; the first, the default, lists every action); kernels read it (`listings`).
-    `round_robin=False`: left out of `-s all` (a strategy that plays only when named, like a search player).
-    `aliases`: old names of a renamed strategy, still accepted; a new name that sorts where the old one did keeps
-    every strategy id."""
+    """Register a numba strategy function (the fields: StrategyDef). Parameters are floats in a vector; the
+    module gets an index constant per parameter, `P_<NAME>`, which numba compiles as a constant. A `search`
+    strategy is left out of the rollout dispatcher (numba cannot compile a strategy that calls itself); its
+    `rollout` parameter names a heuristic, stored as its id. `observes=False` spares the play loop `observe` (a
+    fifth of a random game). An alias that sorts where the new name does keeps every strategy id."""
     params = dict(params or {})
     bounds = dict(bounds or {})
     if len(params) > MAX_PARAMS:
@@ -124,8 +113,7 @@ def _branches(subset, call: str, indent: str) -> list[str]:
 
 
 def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
-    """Source of the generated module: `choose_heuristic(sid, *args)` with a branch per heuristic strategy (ids as
-    in `registered`; search strategies return -1 there), for search players' playouts, and `choose(mode, sid,
+    """The generated module: `choose_heuristic(sid, *args)` (search players' playouts) and `choose(mode, sid,
     *args)`, which compiles to the heuristic branches or to every strategy's by the type of `mode`."""
     defs = list(enumerate(registered(game)))
     heuristic = [x for x in defs if not x[1].search]
@@ -154,8 +142,7 @@ def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
 
 
 def rollout_dispatcher(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
-    """`choose_heuristic(sid, *args)`: the non-search strategies of a game, for a search strategy's playouts
-    (generated beside numba's cache)."""
+    """`choose_heuristic(sid, *args)`: the non-search strategies of a game, for a search strategy's playouts."""
     return _generated(game, args).choose_heuristic
 
 
@@ -210,14 +197,12 @@ def _generated(game: str, args: tuple[str, ...] = STRATEGY_ARGS):
 
 
 def alias_of(game: str, name: str) -> str | None:
-    """The current name of an old strategy name (a registered strategy's `aliases`; None when `name` is not one).
-    The CLI says so in one line when an old name is used."""
+    """The current name of an old strategy name (a registered strategy's `aliases`), or None."""
     return next((d.name for d in registered(game) if name in d.aliases), None)
 
 
 def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
-    """Resolve strategy or preset names to playable choices. `presets` is the config's [strategies] table, which
-    the game's validation has passed through `check_presets` (registered bases, known parameters)."""
+    """Strategy or preset names as playable choices; `presets`: the [strategies] table `check_presets` passed."""
     defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
     out = []
     for name in names:
@@ -234,12 +219,9 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
 
 
 def check_presets(game: str, presets, players: int) -> dict:
-    """Every preset of a configuration's [strategies] table, used or not: a table with a registered `base`,
-    known parameters, each a finite number within the base's bounds, and a name that is not a built-in
-    strategy's (a preset called `greedy` would silently replace `greedy` while tables still say greedy).
-    A preset may hold values for some player counts only, `[strategies.<name>.players.<n>]` (e.g. a search
-    player's budget at 2 players), checked the same way. Returns the presets as played with `players`: those
-    values over the preset's own."""
+    """Check every preset of a [strategies] table, used or not (a registered base, known parameters within
+    bounds, no built-in's name: tables would say greedy for a preset called greedy); returns them as played with
+    `players`, their `[strategies.<name>.players.<n>]` values over their own."""
     _check_presets(game, presets)
     return {name: {**{k: v for k, v in preset.items() if k != PER_PLAYERS},
                    **preset.get(PER_PLAYERS, {}).get(str(players), {})} for name, preset in presets.items()}
@@ -250,8 +232,8 @@ ROUND_ROBIN = "round_robin"  # a preset's flag: true plays it in `-s all` (a pre
 
 
 def round_robin_names(game: str, presets: dict) -> list[str]:
-    """What `-s all` plays: every registered strategy with round_robin (never a search player), then the presets
-    that declare `round_robin = true` (e.g. the evolved `tuned`, whose base `weighted` plays only when named)."""
+    """What `-s all` plays: the registered strategies with round_robin (never a search player), then the presets
+    declaring `round_robin = true` (e.g. the evolved `tuned`)."""
     names = [d.name for d in registered(game) if not d.search and d.round_robin]
     return names + sorted(name for name, preset in presets.items() if preset.get(ROUND_ROBIN) is True)
 
@@ -308,9 +290,8 @@ def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
 
 
 def saved_choice(game: str, entry, where: str) -> StrategyChoice:
-    """A strategy as a results folder's meta.json records it (`{"name", "base", "params": [the vector]}`),
-    checked as a preset is: a registered base, one finite number per parameter within the base's bounds, the
-    rollout of a search player a heuristic's id. One line (UserError) naming `where` otherwise."""
+    """A strategy as meta.json records it (`{"name", "base", "params": [the vector]}`), checked as a preset is
+    (a search player's rollout: a heuristic's id); a UserError naming `where` otherwise."""
     defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
         raise UserError(f"{where}: expected {{\"name\": ..., \"base\": ..., \"params\": [...]}}, got {entry!r}")
@@ -358,8 +339,7 @@ def all_names(game: str, presets: dict) -> list[str]:
 
 
 def rollout_defaults(game: str, default: str = "greedy") -> tuple[np.ndarray, int]:
-    """For search strategies: every registered strategy's default parameter vector (row = strategy id), and
-    the id of the default rollout policy."""
+    """Every registered strategy's default parameter vector (row = strategy id), and the default rollout's id."""
     defs = registered(game)
     table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
     for i, d in enumerate(defs):

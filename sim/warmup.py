@@ -1,22 +1,11 @@
-"""Compile several games' kernels in the background while a job that needs them all goes on.
+"""Compile several games' kernels in the background while a job that needs them all goes on (docs/architecture.md).
 
-A cold numba cache costs each game's kernel tens of seconds of compiling, on one core. `balance-sim main` plays
-the games one after another; worker processes compile them meanwhile, and numba's on-disk cache hands each one
-over. The processes (`compile_kernels`) compile first every game's batch kernel (one game played), the heaviest
-first (`GameSpec.compile_weight`), then every game's trace (one game traced, as the report's sample games are), each
-after its own game's kernel, whose compiled engine functions it then loads rather than compiles again. `main`
-plays next whichever game's kernel is compiled first (`first_ready`); each run waits only for its own kernel
-(`wait`, in sim/commands/run_cmd.py) and its report for its own trace: a game plays while its trace and the later
-games compile, and a trace no longer delays the next game's kernel.
+A cold cache costs each kernel tens of seconds on one core: processes compile every game's kernel, the heaviest
+first, then every game's trace after its kernel; numba's on-disk cache hands them over, and a lock per (game, step)
+makes processes that want the same kernel compile it once.
 
-Every compile holds a lock per (game, step) in numba's cache folder (`compiling`), so processes that want the same
-kernel at once compile it once: the others wait and then load it. `make run` on a fresh clone uses this: while pip
-installs the reports' dependencies (one core), `python -m sim.warmup` compiles main's kernels on the other core,
-taking only what no one else is compiling (`precompile`), and `main`'s own compile processes pick up the rest.
-
-This module imports only the standard library at its top: `python -m sim.warmup --requirements` runs before numpy,
-numba and click are installed, and the compile processes start faster without pandas; what it uses of the project
-is imported inside the functions that need it (each marked "deferred").
+Only the standard library at the top: `python -m sim.warmup --requirements` runs before numpy, numba and click are
+installed, and the compile processes start faster without pandas (project imports are "deferred").
 """
 from __future__ import annotations
 
@@ -50,8 +39,7 @@ def trace_one(game: str, cfg, plan) -> None:
 
 
 def play_and_trace(game: str, cfg, plan) -> None:
-    """Play one game of `plan`'s lineup and trace one: the entry points a run and its report use (the same
-    specialisations), so that numba's cache holds them afterwards."""
+    """Play and trace one game of `plan`'s lineup: the specialisations a run and its report use, into the cache."""
     play_one(game, cfg, plan)
     trace_one(game, cfg, plan)
 
@@ -74,9 +62,8 @@ def _compile(todo, events, parent: int) -> None:
 
 
 def compile_kernels(jobs: list[tuple], workers: int) -> None:
-    """Start compiling `jobs`, (game name, validated config, Plan), in processes (at most one per core and per game,
-    or `workers` if positive), and return: every game's kernel, the heaviest first, then every game's trace; the
-    processes exit once they are done. With one process, nothing is started (the run compiles its kernels)."""
+    """Start compiling `jobs`, (game name, validated config, Plan), in processes (one per core and game at most, or
+    `workers` if positive), and return. With one process, nothing is started (the run compiles its kernels)."""
     workers = min(len(jobs), os.cpu_count() or 1, workers if workers > 0 else len(jobs))
     if workers < 2:
         return
@@ -121,8 +108,8 @@ def first_ready(games: list[str]) -> str:
 
 
 def wait(game: str, step: str = STEPS[0]) -> None:
-    """Return once `game`'s kernel (or, with step "trace", its trace), if it is compiling in the background, is
-    in numba's cache, or its compile processes are gone (the caller then compiles it)."""
+    """Return once `game`'s kernel (or its trace) compiling in the background is in the cache or its processes
+    are gone (the caller then compiles it)."""
     procs, event, _ = _PENDING.pop((game, step), ((), None, None))
     while event is not None and not event.wait(0.5) and any(p.is_alive() for p in procs):
         pass
@@ -138,10 +125,9 @@ def _lock_path(game: str, step: str) -> Path:
 
 @contextlib.contextmanager
 def compiling(game: str, step: str, wait: bool = True):
-    """Hold the lock on compiling `game`'s `step` for the block; yields whether it is held. Waits for a process
-    holding it (which leaves the result in numba's cache) unless `wait` is False: then yields False at once.
-    An advisory `flock`: the kernel drops it however its holder ends. Where the cache folder cannot take a lock
-    file, there is nothing to share either: yields True (held) and the caller compiles alone."""
+    """Hold the lock (an advisory `flock`, dropped however its holder ends) on compiling `game`'s `step`; yields
+    whether it is held: waits for its holder unless `wait` is False. No lock file possible: nothing to share,
+    yields True."""
     import fcntl
     path = _lock_path(game, step)
     try:
@@ -162,8 +148,8 @@ def compiling(game: str, step: str, wait: bool = True):
 
 
 def precompile(jobs: list[tuple]) -> list[tuple[str, str]]:
-    """Compile `jobs`' kernels and then their traces, in `compile_kernels`' order, in this process, skipping what
-    another process is compiling (it would only be waited for): the steps compiled here, as (game, step)."""
+    """Compile `jobs`' kernels, then their traces, here, skipping what another process is compiling; returns
+    the (game, step) pairs compiled."""
     done = []
     jobs = _heaviest_first(jobs)
     for step in STEPS:
@@ -184,12 +170,11 @@ def precompile(jobs: list[tuple]) -> list[tuple[str, str]]:
 
 
 def _precompile_main() -> None:
-    """`python -m sim.warmup`: compile `balance-sim main`'s kernels ahead of it (what `make run` starts beside the
-    rest of the install). Needs only numpy, numba and click (`compile_requirements`)."""
+    """`python -m sim.warmup`: compile `main`'s kernels while `make run` installs the rest (numpy, numba, click
+    suffice)."""
     import signal
     import sys
-    # started with `&` by make's shell, which leaves SIGINT ignored in background jobs: Ctrl-C on `make run`
-    # should end this too
+    # make's shell leaves SIGINT ignored in a background job: Ctrl-C on `make run` should end this too
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # part of the install, like sim.bytecode: where PYTHONDONTWRITEBYTECODE is set, `main` and each of its
     # processes would otherwise compile numba's and numpy's modules from source again (~0.6 CPU-s a process)
@@ -204,8 +189,7 @@ def _precompile_main() -> None:
 
 
 def compile_requirements() -> list[str]:
-    """pyproject's requirements of what compiling the kernels imports (numpy, numba, click), for `make run`'s first
-    install step: pip installs the rest while the kernels compile."""
+    """pyproject's requirements among COMPILE_NEEDS, `make run`'s first install step."""
     import re
     import tomllib
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"

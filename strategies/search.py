@@ -1,60 +1,14 @@
 """The one search player: information-set Monte Carlo tree search over the engine interface (sim.interface).
 
-Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012), written once as a template and specialised per game
-with `sim.interface.bind`. Each iteration samples a world consistent with the observation (the game's
-`determinize(obs, cfg, s)`), walks one shared tree of action histories (children identified across worlds by
-an action key and the seat that chose, UCB with "availability" counts below the root), adds one node, plays on
-with a rollout policy (a registered heuristic strategy, through the registry's rollout dispatcher bound into
-`sim.playout.play`, so numba never sees a strategy calling itself; it observes only the part a heuristic reads
-where the engine declares one, OBS_TALLIES) and backs each seat's value up to the nodes
-where that seat chose: the game's `value(s, cfg, params, out)` when the sampled world is over (by default the
-engine's `returns`, its win shares), else its `evaluate(s, cfg, params, out)`.
-The root's most visited candidate is played (ties: the higher mean). It reads only `obs` and the public `cfg`.
-
-A game supplies only `determinize`, for truncated rollouts `evaluate` (a value per seat of a live state,
-about [0, 1] like a win share), where a sampled world's end is not the game's (Mohur's worlds end with their
-round) or a margin should break ties its own `value`, and where action rows hold ids a player cannot see its own
-`action_key(actions, a)`; where its sampled worlds' playouts use only the front of the state (Mughal's stop
-with the turn, before the card piles are touched) its `world_size`, so a playout copies only that, or its own
-`restore` of what a playout reads (Mughal's: the seats and slots in use), and where some choices are never
-better than another its `dominated(obs, actions, a, b)` (row a's candidate is not played out beside row b's;
-one candidate left is played without a search). The searching
-seat is `obs[O_SEAT]`; where the sampled world's next chooser is another seat (Mughal's simultaneous picks: the
-seats before it choose unseen), those seats choose by the rollout policy first. `evaluate` and `value` get the
-player's parameter vector, so a game may add its own weights after the shared ones
-(`registered_player(..., margin_weight=0.1)`: `params[P_MARGIN_WEIGHT]`).
-
-Parameters (a preset sets any of them; `PARAMS` holds the defaults):
-- `iterations`: sampled worlds and rollouts per decision (the node budget: at most one node per iteration);
-- `rollout`: the rollout policy, a heuristic strategy's name (the registry puts its id in the vector);
-- `exploration`: the UCB constant; 0 plays the root's candidates in whole rounds instead (`iterations`
-  rounded up to a multiple of the candidates), each round every candidate in the same sampled world (common
-  random numbers; sequential halving was tried and lost strength in Mughal), and below the root follows the
-  best mean;
-- `determinizations`: 0 for a fresh world every iteration (every round), D to cycle through D worlds sampled
-  up front ("fewer but better": the same worlds compare the candidates);
-- `tree_depth`: 0 grows the tree without limit; 1 is flat Monte Carlo over the root's candidates; d keeps
-  nodes to d decisions below the root;
-- `rollout_depth`: 0 plays every rollout to the end of the game; R stops it after R actions and scores the
-  state with `evaluate`;
-- `widening`: 0 considers every candidate; w > 0 is progressive widening: a node with v visits has at most
-  1 + floor(w * sqrt(v)) children, the first being the rollout policy's own choice (so a little search
-  refines the heuristic instead of sampling every exchange once); in rounds, the candidates of a round;
-- `race` (rounds only): 0 plays every candidate to the end of the budget; z > 0 races them (Maron & Moore's
-  Hoeffding races, with a paired t-test as the common worlds allow): after each round, a candidate that has
-  played `race_rounds` rounds or more beside the leader (the best mean) and trails it by at least z standard
-  errors of their paired difference is dropped, and the search stops when one is left, so clear decisions
-  cost a few rounds and close ones get the budget;
-- `tolerance` (with a race): the expected loss, in value units, the search accepts for playing the leader
-  (the expected opportunity cost of Chick & Inoue's selection procedures, each paired difference taken as
-  normal): a candidate whose expected gain over the leader is below tolerance / candidates is dropped too,
-  and the search stops when the gains of those left add up to less than `tolerance`. Near ties then stop as
-  soon as the choice cannot matter much, instead of spending the budget on candidates a race cannot separate
-  (Mughal: 1.7x cheaper at equal strength).
-Rows whose action keys are equal are one candidate (the first row plays it).
-
-Tree reuse between decisions is not done: a strategy is a pure function of its observation, and a tree kept
-between calls would be state shared across games, seats and worker processes.
+Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012), a template specialised per game with `bind`: each
+iteration samples a world consistent with the observation (the game's `determinize`), walks one shared tree of
+action histories (UCB with availability counts below the root), adds one node, plays on with a heuristic rollout
+policy (through the registry's rollout dispatcher, so numba never sees a strategy calling itself), and backs each
+seat's value up to the nodes where it chose: the game's `value` of a finished world, else its `evaluate`. The
+root's most visited candidate is played (ties: the higher mean). Rows with equal action keys are one candidate.
+What a game supplies (`bind_search`) and the parameters (`PARAMS`) are in docs/architecture.md and
+docs/strategies.md (rounds of common worlds: sequential halving was tried and lost strength in Mughal). No tree is
+kept between decisions: a strategy is a pure function of its observation, not state shared across games and seats.
 """
 import math
 import sys
@@ -150,12 +104,10 @@ def widen_limit(widening, visits, n):
 @njit(cache=True, _nrt=False)  # once a round, allocates nothing: no reference counts on its arrays
 def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance, pairs, sums):
     """Drop the candidates (of the first `active`) that trail the leader by z standard errors of the paired
-    difference over the rounds both played (`vals[round, candidate]`: the searching seat's value, NaN when not
-    played) or whose expected gain over it is below tolerance / active, and all but the leader when the gains
-    of those left add up to less than `tolerance` (0: no tolerance); returns how many are left.
-    `pairs[b, i]` (rounds summed so far) and `sums[b, i]` (rounds both played, the sum of the differences
-    vals[r, b] - vals[r, i] and of their squares): each pair's sums carried from one call to the next, adding
-    only the rounds played since, in the same order (so the same numbers as summing every round afresh)."""
+    difference (Maron & Moore's Hoeffding races, a paired t-test) or whose expected gain over it is below
+    tolerance / active (Chick & Inoue's expected opportunity cost), and all but the leader when those gains add
+    up to less than `tolerance`; returns how many are left. `vals[round, candidate]`: the searching seat's
+    values (NaN: not played); `pairs`, `sums`: each pair's sums so far, carried between calls in round order."""
     b, gains = -1, 0.0
     for i in range(active):
         if alive[i] and (b < 0 or mean_of(total, visits, i) > mean_of(total, visits, b)):
@@ -191,22 +143,20 @@ def race(vals, rounds, alive, active, total, visits, z, min_rounds, tolerance, p
 
 @njit(cache=True, _nrt=False)
 def copy_into(dst, src, n):
-    """dst[:n] <- src[:n] element by element: numba's `dst[:] = src` checks for overlap and goes through a
-    temporary, several times slower on a large state (Mughal's: about 1.7 against 0.25 us)."""
+    """dst[:n] <- src[:n] element by element: numba's `dst[:] = src` goes through a temporary (7x slower)."""
     for i in range(n):
         dst[i] = src[i]
 
 
 def copy_world(dst, src):
-    """dst <- what a playout of the sampled world src reads: its first WORLD numbers (bound per game), the default
-    `restore`."""
+    """The default `restore`: dst <- the first WORLD numbers of the sampled world src."""
     copy_into(dst, src, WORLD)  # noqa: F821
 
 
 @njit(cache=True)
 def search_tree(cap):
-    """A tree of at most `cap` nodes (node 0 the root): action key, first child, next sibling, seat that chose,
-    visits, total value, availability count, children, the iteration it was last seen in, one path."""
+    """A tree of `cap` nodes (0: the root): key, first child, next sibling, chooser, visits, total value,
+    availability, children, the iteration last seen in, one path."""
     return (np.zeros(cap, dtype=np.int64), np.full(cap, -1, dtype=np.int32), np.full(cap, -1, dtype=np.int32),
             np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.float64),
             np.ones(cap, dtype=np.float64), np.zeros(cap, dtype=np.int32), np.full(cap, -1, dtype=np.int64),
@@ -222,10 +172,8 @@ def sample_world(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog):
 
 
 def search(obs, actions, n_actions, params, cfg):
-    """The search (globals bound per game: G engine, SAMPLE (sample_world over the game's DETERMINIZE), EVALUATE,
-    VALUE, ACTION_KEY, CHOOSE rollout chooser, ROLLOUT play loop, ROLLOUT_PARAMS, SEATS, RESTORE world copy).
-    Returns (row to play, nodes used, visits, total value, first child): the tree's arrays for tests; the player
-    uses the row."""
+    """The search (its upper-case globals bound per game: `bind_search`, `connect_rollouts`). Returns (row to
+    play, nodes used, visits, total value, first child): the tree's arrays for tests."""
     iters = max(1, int(params[P_ITERATIONS]))
     rid = int(params[P_ROLLOUT])  # the registry's id of the rollout policy
     if not 0 <= rid < ROLLOUT_PARAMS.shape[0]:  # noqa: F821 - bound per game
@@ -407,8 +355,7 @@ def ismcts(obs, actions, n_actions, params, cfg):
 
 
 def rollout_choose(mode, sid, obs, actions, n_actions, params, cfg):
-    """The play loop's chooser over the heuristic strategies (bound per game with HEURISTIC, the registry's
-    rollout dispatcher)."""
+    """The play loop's chooser over the heuristics (HEURISTIC: the registry's rollout dispatcher)."""
     return HEURISTIC(sid, obs, actions, n_actions, params, cfg)  # noqa: F821 - bound per game
 
 
@@ -419,14 +366,10 @@ def engine_returns(s, cfg, params, out):
 
 def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None,
                 world_size=None, restore=None, dominated=None):
-    """(player, search) for one game: `ismcts` and `search` compiled over `engine` (sim.interface.bind), the
-    player claiming `module` (where the registry's dispatcher imports it from). `seats`: the most seats the
-    game has; `world_size`: how much of the state (a prefix) a playout of a sampled world reads or writes,
-    copied per playout (default the whole state); `restore(dst, src)`: the game's own copy of what a playout of
-    the sampled world `src` reads into `dst` (instead of the prefix; Mughal's copies only the seats and slots in
-    use); `dominated(obs, actions, a, b)`: True where row a's candidate need not be played out beside row b's
-    (for one observation, a strict partial order, so some candidate is always left; default: none). Give it its
-    rollout policies with `connect_rollouts` before its first call."""
+    """(player, search) for one game, compiled over `engine`, the player claiming `module`. `seats`: the most
+    seats; `world_size`: the prefix of the state a playout reads or writes (copied per playout), or `restore(dst,
+    src)` the game's own copy of it; `dominated(obs, actions, a, b)`: row a's candidate need not be played out
+    beside row b's (a strict partial order). Give it its rollout policies with `connect_rollouts` first."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
@@ -440,8 +383,8 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
 
 
 def own_or_play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states):
-    """The play loop's signature: the game's own rollout (OWN) where every seat plays the policy it implements
-    (OWN_ID) and nothing is recorded or checked, else the play loop (PLAY)."""
+    """The play loop's signature: the game's own rollout (OWN) where every seat plays its policy (OWN_ID) and
+    nothing is recorded, else the play loop (PLAY)."""
     mine = not debug and log.shape[0] == 0 and states.shape[0] == 0
     for p in range(sids.shape[0]):
         mine &= sids[p] == OWN_ID  # noqa: F821
@@ -451,11 +394,9 @@ def own_or_play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_step
 
 
 def connect_rollouts(found, name, engine, choose, rollout_params, own=None):
-    """Give the bound `search` its rollout policies: `choose(mode, sid, obs, actions, n, params, cfg)` and
-    `rollout_params` (a parameter row per strategy id). Separate from binding because a registered game's
-    rollout dispatcher can be generated only once the player is registered (numba reads the globals when it
-    first compiles). `own`: (strategy id, `rollout(s, cfg, params, max_steps, obs, actions)`), the game's own
-    rollout for that policy (same choices and random draws as the play loop, without its per-step work)."""
+    """Give the bound `search` its rollout chooser and `rollout_params` (a row per strategy id): apart from binding,
+    as the dispatcher can be generated only once the player is registered. `own`: (strategy id, `rollout(s, cfg,
+    params, max_steps, obs, actions)`), the game's own rollout of that policy (the play loop's choices and draws)."""
     rollout = bind(play, f"{name}_rollout", G=engine, CHOOSE=choose)
     if own is not None:
         rollout = bind(own_or_play, f"{name}_rollout", nrt=False, PLAY=rollout, OWN_ID=own[0], OWN=own[1])
@@ -465,12 +406,9 @@ def connect_rollouts(found, name, engine, choose, rollout_params, own=None):
 
 def registered_player(game, engine, determinize, seats, module, evaluate=None, value=None, action_key=None,
                       defaults=None, extra=None, world_size=None, own_rollout=None, restore=None, dominated=None):
-    """The game's `ismcts` strategy: the search bound to `engine`, registered with `defaults` over `PARAMS` and
-    the game's own parameters `extra` after them (read by its `evaluate` / `value`), importable from `module`
-    (the game's expert module, which calls this) under its bound name, with the game's heuristic strategies as
-    rollout policies; `own_rollout`: (a heuristic's name, the game's own rollout of it: see `connect_rollouts`).
-    Returns (player, search)."""
-
+    """The game's `ismcts` strategy, registered with `defaults` over `PARAMS` and its own parameters `extra` after
+    them (for its `evaluate` / `value`), importable from `module`, its heuristics as rollout policies;
+    `own_rollout`: (a heuristic's name, the game's own rollout of it). Returns (player, search)."""
     defaults, extra = dict(defaults or {}), dict(extra or {})
     if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
         raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "

@@ -1,16 +1,9 @@
 """Determinization for Mohur search players: a full game state sampled consistently with one observation.
 
-`determinize(obs, cfg, s)` reads only the observation of the trader to move and the public rules vector, and
-writes into `s` a state that this trader could be in:
-- the rival's hand holds the cards known to be in it (taken from the market and not yet played) plus the rest
-  of its goods count drawn uniformly from the unseen goods (the configured cards less this trader's hand, the
-  market and the cards sold);
-- the deck is every other unseen card (goods and the coins not in either coffer or the market), shuffled;
-- each bonus pile is reshuffled from its configured contents; the first `drawn` tokens are the ones already
-  taken, dealt at random between the traders in proportion to their (public) bonus-token counts, so each
-  trader's hidden bonus rupees are sampled too (the observation does not say which pile each trader drew from).
-Observing the result for the same seat gives back the same observation (a test checks it), and the sampled
-state passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
+`determinize(obs, cfg, s)` writes into `s` a state the trader to move could be in (docs/strategies.md): the
+rival's known cards plus goods drawn from the unseen ones, the rest of them shuffled into the deck, and the bonus
+tokens drawn so far dealt between the traders by their public counts. Observing it gives back `obs` (a test
+checks), and it passes `engine.check_invariants`.
 """
 import numpy as np
 from sim.jit import njit

@@ -1,14 +1,9 @@
-"""Mohur forward model as pure functions over small integer arrays (numba, no object mode), behind the engine
-interface of sim.interface: a whole match (best of `seals_to_win` rounds) is one state, and `apply_action` takes
-every automatic step (refill, scoring a finished round, dealing the next one, the end of the match).
+"""Mohur forward model behind the engine interface (sim.interface): a whole match (best of `seals_to_win` rounds)
+is one int32 state, and `apply_action` takes every automatic step (refill, scoring, the next deal, the end).
 
-Kinds: 0 diamond, 1 gold, 2 silver, 3 cloth, 4 spice, 5 leather, 6 coin. A trader's hand row holds the goods
-in 0..5 and the coffer in 6, so dealing a coin "moves it straight to the coffer" by construction.
-Configuration arrives as one int64 vector `cfg` (CFG, built by sim.mohur.config); the whole match state is one
-int32 vector `s` (STATE), so copying a state (for search) is one `s.copy()`.
-Chance: numba's generator is seeded once per match (from (batch seed, match, 0)) and draws the first starter
-(the strategies draw their tie-breaks from it after that); every round is dealt from its own splitmix stream
-seeded from (batch seed, match, round) (sim.rng), whatever happened before it.
+A trader's hand row holds the goods and the coffer (COIN), so dealing a coin "moves it straight to the coffer".
+Chance: numba's generator is seeded once per match (the first starter, then the strategies' tie-breaks); every
+round is dealt from its own splitmix stream seeded from (batch seed, match, round), whatever happened before it.
 """
 import numpy as np
 from sim.jit import njit
@@ -67,8 +62,7 @@ def refill_market(s, cfg):
 
 @njit(cache=True)
 def deal_round(s, cfg, starter, seed):
-    """Reset the round (seals and round number are kept) and deal it: rulebook setup, in its order.
-    Shuffles draw from the deal's own stream, started at `seed` (sim.rng.deal_seed), not from np.random."""
+    """Reset the round (seals and round number are kept) and deal it from the stream at `seed`: rulebook setup."""
     x = np.uint64(seed)
     s[:ROUND_PART] = 0
     n = 0
@@ -101,8 +95,7 @@ def deal_round(s, cfg, starter, seed):
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def legal_actions(s, cfg, actions):
-    """The interface's legal actions of the trader to move: `enumerate_actions`, or one pass row when there is
-    none (rules page safety rule). Remembers how many, so that `apply_action` counts a decision."""
+    """`enumerate_actions` of the trader to move, or one pass row (rules page safety rule); remembers how many."""
     p = s[S_CUR]
     s[S_COUNTED] = 0
     n = enumerate_actions(s, cfg, p, actions, s[S_ON_DEMAND + p])
@@ -114,14 +107,10 @@ def legal_actions(s, cfg, actions):
 
 @njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT
 def enumerate_actions(s, cfg, p, actions, on_demand=EX_LISTED):
-    """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells,
-    takes, coins, exchanges (by take vector, then gives in left-heavy order). The last two rows stay free.
-    `on_demand` EX_COUNTED: the exchanges are counted, not written (see _exchanges).
-    EX_ROW: the exchanges as one T_EXCHANGES row, listed when there is at least one,
-    into which the strategy writes the exchange it chooses, generated from its observation (`next_take`,
-    `give_bounds`, `first_give`, `next_give`) in the engine's order. Listing every exchange (up to 160 a turn)
-    was most of a heuristic match, and the heuristics value most of them only to discard them. When the row
-    would hide that there is no choice (no sell or take), every exchange is listed."""
+    """Fill `actions` with every legal action of seat p; return how many (0: p must pass). Order: sells, takes,
+    coins, exchanges; the last two rows stay free. `on_demand`: how the exchanges are listed (LISTINGS; listing
+    up to 160 a turn was most of a heuristic match). Where the row would hide that there is no choice (no sell or
+    take), every exchange is listed."""
     n = 0
     h = S_HAND + NK * p
     hand_goods = total(s, h, NG)
@@ -155,8 +144,7 @@ def empty_stacks(s, cfg):
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def apply_action(s, cfg, actions, a):
-    """The interface's step: row `a` for the trader to move (`step`), then, when that ended the round, its
-    scoring and the next round's deal or the end of the match (`finish_round`)."""
+    """Row `a` for the trader to move (`step`), then, if that ended the round, `finish_round`."""
     if s[S_NLEGAL] > 1:
         s[S_DECISIONS] += 1
     if s[S_COUNTED] > 0 and a >= s[S_NLEGAL] - s[S_COUNTED]:  # an exchange counted, not written: write it now
@@ -282,8 +270,7 @@ def round_score(s, cfg):
 
 @njit(cache=True)
 def finish_round(s, cfg):
-    """The round in `s` has ended: score it into the history, award its seal, then end the match (a trader
-    holds `seals_to_win` seals, or the round cap) or deal the next round from its own stream."""
+    """Score the ended round into the history and award its seal, then end the match or deal the next round."""
     if s[S_ROUND_ONLY] != 0:
         s[S_OVER] = 1  # a search player's world: the round's value is read from the final state
         return
@@ -335,9 +322,9 @@ def next_starter(cfg, starter, winner):
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT (4 atomic reference counts a decision)
 def observe(s, cfg, p, obs):
-    """What seat p may know: own hand, the public table, counts, and tracked knowledge of the rival.
-    `obs` is a zeroed buffer or one this function filled before for the same `cfg`: a token stack whose
-    count left is unchanged is not rewritten (half the cost of a call), nor are the rules' figures. Strategies must not write to it."""
+    """What seat p may know: own hand, the public table, counts, and tracked knowledge of the rival. `obs` is
+    zeroed or filled before for the same `cfg`: unchanged stacks and the rules' figures are not rewritten (half a
+    call's cost), so strategies must not write to it."""
     q = 1 - p
     for k in range(NK):
         obs[O_HAND + k] = s[S_HAND + NK * p + k]
@@ -355,8 +342,7 @@ def observe(s, cfg, p, obs):
         if obs[O_TOKREM + g] == left and (left == 0 or obs[O_TOKV + g * MAX_TOK] == cfg[CFG_TOK + g * MAX_TOK + pos]):
             continue  # this stack's values are already in the buffer (stacks only change on a sale)
         obs[O_TOKREM + g] = left
-        # values left, top first, then zeros up to the stack's full length; entries past it are never
-        # written, so they stay 0 from the zeroed allocation (every observation is np.zeros; a hot-loop saving)
+        # values left, top first, then zeros to the stack's full length (entries past it stay 0 from np.zeros)
         for i in range(left):
             obs[O_TOKV + g * MAX_TOK + i] = cfg[CFG_TOK + g * MAX_TOK + pos + i]
         for i in range(left, nt):

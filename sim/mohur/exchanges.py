@@ -1,7 +1,5 @@
-"""Mohur's exchanges, enumerated: every legal exchange of a turn (take k market goods, give back k cards of other
-kinds, coins included), listed as rows, counted without listing them (`count_exchanges`), or found again by its
-count (`counted_exchange`). The engine (sim/mohur/engine.py) calls these from `legal_actions`; the weighted
-strategy builds its candidates from the same walk.
+"""Mohur's exchanges (take k market goods, give back k cards of other kinds, coins included): listed as rows,
+counted without listing them (`count_exchanges`), or found again by their count (`counted_exchange`).
 """
 import numpy as np  # noqa: F401 (numba's globals)
 from sim.jit import njit
@@ -12,19 +10,15 @@ from sim.mohur.layout import simple_row, too_many, total
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def coin_bound(v, h, limit):
-    """At most how many coins the hand at v[h:h+NK] may give in an exchange: goods in hand afterwards = goods
-    now + coins given (the hand limit)."""
+    """At most how many coins the hand at v[h:h+NK] may give in an exchange (goods after it <= the hand limit)."""
     return min(v[h + COIN], limit - total(v, h, NG))
 
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
-    """The exchange rows from row n on, or (EX_ROW) the one T_EXCHANGES row if there is any exchange, or
-    (EX_COUNTED) n plus how many there are, that number kept in s[S_COUNTED]; rows n on then hold one row per
-    take vector instead: (where its exchanges end, the take, its size), read by `counted_exchange`."""
-    # The take vector, the give bounds and the give vector live packed in registers (FIELD bits per entry, over
-    # the nk kinds that can be given, KIND_BITS bits per kind index): no scratch memory, no scan over unused
-    # kinds; with at most three such kinds (most takes) the gives are two counted loops.
+    """The exchange rows from row n on, or (EX_ROW) one T_EXCHANGES row if there is any, or (EX_COUNTED) n plus
+    how many there are (see count_exchanges). Takes, bounds and gives are packed in registers (FIELD bits an
+    entry): no scratch memory; with at most three kinds to give (most takes) the gives are two counted loops."""
     min_ex = cfg[CFG_MIN_EXCHANGE]
     if on_demand == EX_COUNTED:
         counted = count_exchanges(s, m, h, coins, min_ex, actions, n)
@@ -69,14 +63,11 @@ def _exchanges(s, cfg, m, h, coins, actions, n, on_demand):
 
 @njit(cache=True, _nrt=False, inline="always")  # see HOT_NO_NRT; one caller
 def count_exchanges(s, m, h, coins, min_ex, actions, n):
-    """EX_COUNTED: how many exchanges the hand at s[h:h+NK] has with the market at s[m:m+NK] (`coins`: coin_bound),
-    as `_exchanges` lists them; rows n on <- one row per take vector with any, in the engine's order:
-    (where its exchanges end, the take packed, its size k), for `counted_exchange`.
+    """EX_COUNTED: how many exchanges the hand at s[h:h+NK] has with the market at s[m:m+NK], as `_exchanges`
+    lists them; rows n on <- (where its exchanges end, the take packed, its size k) per take vector with any.
     A take's gives are the coefficient of y^k in the product of (1 + y + ... + y^bound) over the kinds it does not
-    take (`_times`, in registers). The take vectors come in nested loops (the last good outermost: next_take's
-    order), each level multiplying in its good's factor only where it takes none of that good, and the kinds the
-    market does not hold (and coins) multiplied in once: a take then costs a coefficient read, not a walk over the
-    kinds and the gives (walking them per take vector had been ~70% of a random mirror match)."""
+    take, multiplied in level by level of the take loops: a coefficient read a take, not a walk over its gives
+    (which had been ~70% of a random mirror match)."""
     base = _times((1, 0, 0, 0, 0, 0, 0, 0), max(0, coins))
     for g in range(NG):
         if s[m + g] == 0 and s[h + g] > 0:
@@ -168,9 +159,8 @@ KIND_BITS, KMASK = 3, np.int64(7)  # packed kind indices: 0..6
 
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def count_gives(bounds, nk, k):
-    """How many gives of k <= 7 cards there are within packed `bounds` over nk kinds: the coefficient of x^k in
-    the product of (1 + x + ... + x^b) over the bounds. count_exchanges builds these products level by level in
-    its take loops; this one-take form lets the tests check that arithmetic (`_times`) against the walk."""
+    """How many gives of k <= 7 cards there are within packed `bounds` over nk kinds (count_exchanges' arithmetic
+    for one take, which the tests check against the walk)."""
     c = (1, 0, 0, 0, 0, 0, 0, 0)
     for i in range(nk):
         c = _times(c, (bounds >> (FIELD * i)) & FMASK)
@@ -194,8 +184,7 @@ def next_take(v, m, take, k):
 @njit(cache=True, _nrt=False)  # see HOT_NO_NRT
 def give_bounds(v, h, take, k, coins):
     """For a take of k goods, how many of each kind the hand at v[h:h+NK] may give: (bounds, kinds, nk, room),
-    packed over the nk kinds with a bound (`kinds` their indices), and room the bounds' sum (< k: no
-    exchange). `coins`: coin_bound."""
+    packed over the nk kinds with a bound (`kinds` their indices); room < k: no exchange."""
     bounds, kinds, nk, room = np.int64(0), np.int64(0), 0, 0
     for g in range(NK):
         if g == COIN:

@@ -1,12 +1,8 @@
-"""Mohur batch kernel: many matches in one compiled loop, filling result arrays.
+"""Mohur batch kernel: many matches in one compiled loop (sim.playout's, one for every pairing), the result arrays
+filled from each final state (the engine keeps every round's record).
 
-Each match is played by the one play loop (sim.playout) bound to the engine; the result arrays are filled from
-its final state (the engine keeps every round's record). Strategies are called through the registry's integer
-dispatcher, so one compiled kernel serves every pairing. Randomness (sim.mohur.engine.new_game): every round
-is dealt from its own stream, seeded from (batch seed, match, round) (sim.rng), so each round of a match is dealt the same way whatever happened before it: variants of a sweep play on common
-random numbers round by round, not only until their first difference. numba's generator, which the strategies
-use for their tie-breaks, is seeded once per match, from (batch seed, match, 0), and also draws the first
-starter.
+Every round is dealt from its own stream (sim.mohur.engine.new_game), so sweep variants play on common random
+numbers round by round, not only until their first difference.
 """
 import numpy as np
 from sim.jit import njit
@@ -75,18 +71,12 @@ def play_batch(cfg, lineups, choice_base, choice_params, seed, debug, mode, on_d
     actions = np.zeros((E.MAX_ACTIONS, E.ACOLS), dtype=np.int32)
     sids = np.zeros(2, dtype=np.int64)
     params = np.zeros((2, choice_params.shape[1]), dtype=np.float64)
-    # the mover's parameters are copied into one vector: a row view (params[p]) per decision would cost two
-    # atomic reference counts, which showed up as 7% of a greedy match
     mover = np.empty(choice_params.shape[1], dtype=np.float64)
     no_log = np.zeros((0, 3 + E.ACOLS), dtype=np.int32)
     no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     r = 0
     for m in range(n):
-        for p in range(2):
-            c = lineups[m, p]
-            sids[p] = choice_base[c]
-            for j in range(choice_params.shape[1]):
-                params[p, j] = choice_params[c, j]
+        playout.seat_lineup(lineups, m, choice_base, choice_params, sids, params)
         E.new_game(s, cfg, 2, seed, m)
         if debug:  # debug mode sees every legal action listed
             E.check_invariants(s, cfg)
@@ -106,7 +96,7 @@ def win_shares(winner):
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
-    """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
+    """The entry point the runner ships to workers (a plain module-level function: joblib imports it once)."""
     mode = kernel_mode("mohur", choice_base[lineups.ravel()])
     on_demand = listings("mohur")  # how each strategy's exchanges are listed: the same choices, fewer rows
     games, rounds = play_batch(cfg.vector, lineups, choice_base, choice_params, np.uint32(seed), debug, mode,

@@ -1,23 +1,11 @@
 """Determinization for Mughal search players: a full game state sampled consistently with one observation.
 
-`determinize(obs, cfg, s)` reads only the observation of one seat and the public rules vector, and writes into
-`s` a state that this seat could be in:
-- tables (card ids and declared suits), VT, turn, step, the emperor track and the opened ages are public and
-  copied; the discard and the removed unique cards are the public set O_GONE (every card played in an earlier
-  turn lay face up on a table);
-- the hands this seat knows (its own and those it held earlier this turn) keep their cards: each slot gets an
-  unplaced card of the same suits and level (cards with the same suits and level play alike this turn);
-- every other hand is drawn uniformly from the unseen cards (opened, not on a table, not gone, not in a known
-  hand), and the deck is the rest, shuffled;
-- who holds which dealt hand and which hands each seat has seen follow from the turn's passing direction and
-  the step; the round starts afresh (no pick is pending: picks are simultaneous, nobody's is known).
-Observing the result for the same seat gives back the same observation (a test checks it), and the state
-passes `engine.check_invariants`. `sample_state(obs, cfg, s, whole)` is the same with `whole` True; False samples
-the turn only, for worlds that end with it (search
-players): the card piles (deck, discard, removed) stay empty, and known hands take the first copy that fits, so
-only the hidden hands' cards are drawn (a partial Fisher-Yates shuffle: uniform like the whole one) and nothing
-is shuffled into a deck. The card piles' room holds the working arrays (filled after them, or left empty by
-their lengths): no allocation per world. Randomness comes from numba's generator, so a seeded run repeats.
+`determinize(obs, cfg, s)` writes into `s` a state the observing seat could be in (docs/strategies.md): public
+tables, VT and O_GONE copied, the hands it knows refilled with unplaced cards of the same suits and level, every
+other hand drawn from the unseen cards, the rest the shuffled deck, no pick pending. Observing it gives back
+`obs` (a test checks), and it passes `engine.check_invariants`. `sample_state(..., whole=False)` samples the turn
+only (worlds that end with it): the card piles stay empty and only the hidden hands are drawn (a partial
+Fisher-Yates shuffle); the piles' room holds the working arrays, so no world allocates.
 """
 import numpy as np
 from sim.jit import njit
@@ -33,7 +21,6 @@ def determinize(obs, cfg, s):
 
 @njit(cache=True, _nrt=False)  # once a sampled world, allocates nothing: no reference counts
 def sample_state(obs, cfg, s, whole):
-    p = obs[E.O_SEAT]
     P = obs[E.O_NP]
     t = obs[E.O_TURN]
     step = obs[E.O_STEP]

@@ -1,18 +1,9 @@
-"""Mughal forward model as pure numba functions over small integer arrays, behind the common engine interface
-(sim.interface): new_game, current_player, legal_actions, apply_action, is_over, returns, observe,
-check_invariants.
+"""Mughal forward model behind the engine interface (sim.interface), over an int32 state (STATE) and the
+configuration vector (CONFIG). A card's suits are a bit mask (1 << suit), 0 = Disaster.
 
-Suits: SUITS below; a card's suits are a bit mask (1 << suit), 0 = Disaster. Cards are numbered 0..n-1 in the
-order of the configuration's deck rows; their suit mask, level, age, unique flag and row ("kind") live in the
-int64 configuration vector `cfg` (CONFIG layout, built by sim.mughal.config). The whole game state is one int32
-vector `s` (STATE layout), so a copy is one `s.copy()`.
-
-A turn: begin_turn (open an age if the emperor's age is new, deal destiny then fate), declaration rounds (owners
-declare their two-suit destiny cards, one card per seat per round), hand_size action steps (every seat picks,
-then all picks are applied at once, then hands pass), score_turn, end_turn. Rounds are simultaneous: the engine
-asks each seat in turn (`current_player`) and keeps the picks pending in the state until the last seat has
-chosen, so every seat chooses from the same state. `apply_action` runs every automatic step (the round's picks,
-passing, scoring, the end phase, the next turn's deal, the end of the game).
+A turn: begin_turn (open a new age, deal destiny then fate), declaration rounds (two-suit destiny cards), then
+hand_size action steps (all picks applied at once, then hands pass), score_turn, end_turn. Rounds are
+simultaneous: each seat is asked in turn and its pick kept pending until the last seat has chosen.
 """
 import numpy as np
 from sim.jit import njit
@@ -198,8 +189,8 @@ def _shuffle_in_discard(s):
 
 @njit(cache=True, _nrt=False)
 def age_in_play(s, cfg, a):
-    """Whether the cards of age a are in the game: the Early cards from the start, then the age of each emperor
-    so far ("that age's cards"); an age the track skips stays out unless rules.skipped_ages = "shuffled_in"."""
+    """Whether the cards of age a are in the game: Early's, then each emperor's so far (a skipped age's only
+    with rules.skipped_ages = "shuffled_in")."""
     if a > s[S_OPENED]:
         return False
     if a == 0 or cfg[CFG_SKIPPED_AGES] == SKIPPED_IN:
@@ -366,8 +357,8 @@ def start_turn(s, cfg):
 
 @njit(cache=True, _nrt=False)
 def _card_rows(cfg, actions, n, kind, slot, c):
-    """Rows n.. get card c in each of its suits, lowest first (a Disaster: one row with suit DISASTER); returns the
-    next row. Walks the mask's set bits: a test per suit would be a branch the predictor cannot learn."""
+    """Rows n.. get card c in each of its suits, lowest first (a Disaster: suit DISASTER); returns the next row.
+    Walks the mask's set bits: a test per suit would be a branch the predictor cannot learn."""
     mask = cfg[CFG_CARD_MASK + c]
     rest = mask
     while True:
@@ -444,9 +435,8 @@ def resolve_round(s, cfg):
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def apply_action(s, cfg, actions, a):
-    """The current seat's pick (row `a`) waits until the round's last seat has chosen; then the round is
-    resolved and the game runs on to the next choice: the next declaration round or action step, or the end
-    of the turn (scoring, the end phase, the next turn's deal) and the end of the game."""
+    """The current seat's pick (row `a`) waits for the round's last seat; then the round is resolved and the game
+    runs on to the next choice (or the end)."""
     p = s[S_CUR]
     if s[S_NLEGAL] > 1:
         s[S_DECISIONS] += 1
@@ -516,8 +506,7 @@ def emperor_share(cfg, t, winners):
 
 @njit(cache=True)
 def score_turn(s, cfg, sc):
-    """Scoring phase: suit majorities, all-suits bonus, emperor bonus, Disaster penalty. Adds to the VT and
-    writes the detail into sc (SCORE)."""
+    """Scoring phase (majorities, all suits, emperor, Disasters): adds to the VT, the detail into sc (SCORE)."""
     _score(s, cfg, sc, 0)
 
 
@@ -600,8 +589,7 @@ def _score(s, cfg, sc, o):
 
 @njit(cache=True, _nrt=False)
 def close_turn(s, cfg):
-    """Score the turn into the state (S_SCORE, the whole-game tallies and the turn's history), then the end
-    phase."""
+    """Score the turn into the state (S_SCORE, the whole-game tallies, the turn's history), then the end phase."""
     _score(s, cfg, s, S_SCORE)
     t = s[S_TURN] - 1
     ew = s[S_SCORE + SC_EMP_WINNERS]
@@ -679,14 +667,9 @@ def returns(s, cfg, out):
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, p, obs):
-    """What seat p may know beyond the public rules (cfg, the emperor track included): every table, VT, deck
-    and discard sizes, its own hand, and the hands it held earlier this turn (their later picks are public, so
-    it knows them exactly). Appended public history: every table card by id and declared suit (O_TABLE_CARD,
-    O_TABLE_SUIT) and which cards are in the discard or removed from the game (O_GONE: every card played in an
-    earlier turn was face up on a table).
-    An `obs` of OBS_TALLIES entries (kernels without a search player) gets only the header and the tables'
-    tallies, all that the heuristic strategies read: the rest costs most of a full observation, and only the
-    search player's determinization reads it."""
+    """What seat p may know beyond the public rules: every table, VT, pile sizes, its own hand and the hands it
+    held earlier this turn, and the public history (table cards, O_GONE). An `obs` of OBS_TALLIES entries gets
+    only the header and the tallies, all that heuristics read (the rest is most of a full observation's cost)."""
     P = s[S_NP]
     obs[O_SEAT] = p
     obs[O_NP] = P
@@ -736,8 +719,7 @@ def observe(s, cfg, p, obs):
 
 @njit(cache=True)
 def check_invariants(s, cfg):
-    """Debug mode: every card in play is in exactly one place (deck, hands, tables, discard, removed) and
-    cards of unopened ages nowhere; table totals match the table; only unique cards are removed."""
+    """Debug mode: every card in play in exactly one place, unopened ages' nowhere, totals matching the tables."""
     nc = cfg[CFG_NCARDS]
     seen = np.zeros(nc, dtype=np.int64)
     for i in range(s[S_DECKLEN]):

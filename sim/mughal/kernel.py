@@ -1,8 +1,5 @@
-"""Mughal batch kernel: many games in one compiled loop, filling result arrays.
-
-Each game is played by the one play loop (sim.playout) bound to the engine and the registry's dispatcher, so
-one compiled kernel serves every lineup; the result rows are filled from the final state (its whole-game tallies
-and per-turn history) and the pick tally from the play loop's log of applied actions.
+"""Mughal batch kernel: many games in one compiled loop (sim.playout's, one for every lineup), the result rows
+filled from each final state and the pick tally from the play loop's log of applied actions.
 """
 import numpy as np
 from sim.jit import njit
@@ -122,11 +119,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     log = np.zeros((max_actions_per_game(cfg, players), LOG_ACTION + E.ACOLS), dtype=np.int32)
     no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     for g in range(n):
-        for p in range(players):
-            c = lineups[g, p]
-            sids[p] = choice_base[c]
-            for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
-                params[p, j] = choice_params[c, j]
+        playout.seat_lineup(lineups, g, choice_base, choice_params, sids, params)
         E.new_game(s, cfg, players, seed, g)
         if debug:
             E.check_invariants(s, cfg)
@@ -141,7 +134,7 @@ _GAME_DTYPES = {"game": np.int32, "decisions": np.int16, "winner": np.int8, "n_w
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
-    """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
+    """The entry point the runner ships to workers (a plain module-level function: joblib imports it once)."""
     lineups = np.ascontiguousarray(lineups, dtype=np.int64)
     choice_base = np.ascontiguousarray(choice_base, dtype=np.int64)
     mode = kernel_mode("mughal", choice_base[lineups.ravel()])

@@ -1,17 +1,9 @@
 """Determinization for Muziris search players: a full game state sampled consistently with one observation.
 
-`determinize(obs, cfg, s)` reads only the observation of the player to act and the public rules vector, and
-writes into `s` a state that this player could be in:
-- the public table is copied: characters in play, their coins and markers, the Market, play areas, coins,
-  hand / deck / discard sizes, round, first player, markers left, the final-round flag, the reshuffle count,
-  the market condition and the open effect frames (appended observation fields O_COND ... O_C_CHAR);
-- the unseen cards (the configured produce less the player's own hand, the Market and every play area) are
-  shuffled and dealt: each other player's hand by its public size, then the discard pile by its public size
-  (the rules page makes only its size public), and the rest, in a random order, is the deck;
-- coins by source are only partly public: coins taken from characters are copied, every other coin a player
-  holds is booked as ability coins (the split only feeds the report's statistics, never the play).
-Observing the result for the same seat gives back the same observation (a test checks it), and the sampled
-state passes `engine.check_invariants`. Randomness comes from numba's generator, so a seeded run repeats.
+`determinize(obs, cfg, s)` writes into `s` a state the player to act could be in (docs/strategies.md): the
+public table copied, the unseen cards shuffled and dealt to the other hands and the discard by their public
+sizes, the rest the deck; coins not taken from characters are booked as ability coins (the split feeds only the
+report). Observing it gives back `obs` (a test checks), and it passes `engine.check_invariants`.
 """
 import numpy as np
 from sim.jit import njit

@@ -1,16 +1,8 @@
-"""Merchants of Muziris forward model: a resumable state machine over one flat int32 vector (numba only).
+"""Merchants of Muziris forward model behind the engine interface (sim.interface): a resumable state machine over
+one int32 vector that waits at one *decision* at a time, its options listed as rows [decision, x, y].
 
-It speaks the common engine interface (sim/interface.py): `new_game`, `current_player`, `legal_actions`,
-`apply_action`, `is_over`, `returns`, `observe`, `check_invariants`. The game waits at one *decision* at a time
-(choose a character, a card to take, an order to fulfil, a card to discard...). `legal_actions` lists the
-options of the pending decision as rows [decision, x, y] (ACTION); `apply_action(s, cfg, actions, a)` applies
-row a and runs every automatic step up to the next decision (draws, coins, end of turn, end of round, end of
-game). The kernel, the trace and the search players all drive the game through sim.playout's one play loop.
-
-Abilities and characters are *steps* (effect kind + two numeric arguments) read from the configuration
-vector; a character or produce ability is up to MAX_STEPS steps resolved in order. Configuration arrives as
-one int64 vector `cfg` (CFG layout, built by sim.muziris.config). Chance: numba's generator, re-seeded by
-`new_game` from (batch seed, game); strategies' tie-breaks draw from the same generator, in play order.
+Abilities and characters are up to MAX_STEPS *steps* (effect kind + two arguments) from the configuration vector,
+resolved in order. Chance: numba's generator, re-seeded per game; strategies' tie-breaks draw from it in play order.
 """
 import numpy as np
 from sim.jit import njit
@@ -123,9 +115,8 @@ STATE = Layout("muziris state", [
     ("c_setup", MAX_P), ("c_cond", MAX_P),
     ("ordsize", (MAX_T, MAX_ORD)),  # orders fulfilled by produce and size
     ("deck", MAX_DECK),
-    # results only (what decides a game never reads them): ability coins split by what gave them (S_C_ABIL stays
-    # the total), character picks by configuration index and coins on the character, and which game was dealt
-    # (the seed numba's generator got, and the game + 1) so `observe` writes the static part once per game
+    # results only: ability coins by what gave them (S_C_ABIL: the total), character picks by index and coins on
+    # it, and which game was dealt (its seed, game + 1: `observe` writes the static part once per game)
     ("c_abil_by", (MAX_P, ABIL_BY)),
     ("picks", (MAX_C, PICK_COINS + 1)),
     ("stamp", 2),
@@ -164,9 +155,8 @@ O_SKIND, O_SA0, O_SA1 = (O_STEP + at for at in _offsets(STEP))
 OBS_SIZE = OBS.size
 
 
-# SINGLE_CALLER: draw_card, fulfil, advance, trigger_met, _end_turn, end_round and end_game each have one jitted
-# caller and are inlined into it by numba (inline="always"; still callable from Python): compiled separately, LLVM
-# optimised each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/engine.py).
+# SINGLE_CALLER: functions with one jitted caller are inlined into it (inline="always"): compiled separately, LLVM
+# optimised each one's whole call tree again in every caller above it (cold compile; cf. sim/mohur/layout.py).
 
 
 @njit(cache=True)
@@ -225,11 +215,9 @@ def _reshuffle(s):
 
 @njit(cache=True, inline="always")  # SINGLE_CALLER: draw_to
 def draw_card(s, cfg):
-    """Top card of the deck (its produce type); -1 when deck and discard are both empty (rules page: the draw
-    does nothing). Rulebook: "If during a turn the produce card deck is exhausted, shuffle all cards in the
-    discard pile together to form a new deck": by default (rules.reshuffle = "when_empty") that happens the
-    moment the last card leaves the deck; "at_next_draw" waits for a draw to meet the empty deck. Under both,
-    a draw that meets an empty deck reshuffles first (the deck ran out while the discard was empty)."""
+    """Top card of the deck (its produce type); -1 when deck and discard are both empty (the draw does nothing).
+    The discard is reshuffled as the last card leaves the deck (rules.reshuffle = "when_empty") or at the next
+    draw; a draw that meets an empty deck reshuffles first either way."""
     if s[S_DECKPOS] >= s[S_DECKLEN] and not _reshuffle(s):
         return -1
     t = s[S_DECK + s[S_DECKPOS]]
@@ -267,8 +255,7 @@ def _gain(s, p, coins, source):
 
 @njit(cache=True)
 def new_game(s, cfg, players, seed, game):
-    """Game `game` of a batch seeded `seed`, set up in the rulebook's order: characters, produce, hands, market,
-    condition, first player, coins. Every draw comes from numba's generator seeded from (seed, game)."""
+    """Game `game` of a batch seeded `seed`, set up in the rulebook's order, numba's generator seeded from it."""
     reseed(seed, game, 0)
     for i in range(STATE_SIZE):  # loops, not slices or reductions: those cost seconds of compiling (Mohur, 0b2a3af)
         s[i] = 0
@@ -487,8 +474,7 @@ def condition_coins(s, cfg, out):
 
 @njit(cache=True, inline="always")
 def end_game(s, cfg, reason):
-    # condition_coins_of reads plays, hands and the condition, never coins, so paying seat by seat is the same
-    # as scoring everyone first; and no array here lets advance/apply_action compile without reference counting
+    # condition_coins_of never reads coins, so paying seat by seat is scoring everyone first, with no array (no NRT)
     for p in range(s[S_NP]):
         _gain(s, p, condition_coins_of(s, cfg, p), S_C_COND)
     s[S_END] = reason
@@ -629,9 +615,8 @@ def apply_action(s, cfg, actions, a):
 
 @njit(cache=True, _nrt=False)  # per-step, allocates nothing: no reference counting (see sim/mohur/engine.py, HOT_NO_NRT)
 def observe(s, cfg, seat, obs):
-    """What `seat` may know (rules page, Information): the public table and their own hand. The part fixed for
-    the whole game (card values, abilities, characters in play, the market condition: all public) is rewritten
-    only when `obs` holds another game's (its stamp differs)."""
+    """What `seat` may know (rules page, Information): the public table and their own hand; the part fixed for the
+    whole game is rewritten only when `obs` holds another game's (its stamp differs)."""
     if obs[O_STAMP] != s[S_STAMP] or obs[O_STAMP + 1] != s[S_STAMP + 1]:
         for i in range(OBS_SIZE):
             obs[i] = 0

@@ -1,9 +1,5 @@
-"""Muziris batch kernel: many games in one compiled loop, each played by sim.playout's one play loop, filling
-result arrays from the final states.
-
-Strategies are called through the registry's integer dispatcher, so one compiled kernel serves every
-lineup. Randomness: `new_game` re-seeds numba's generator for every game from (batch seed, game) (sim.rng),
-so sweep variants share their random numbers game by game.
+"""Muziris batch kernel: many games in one compiled loop (sim.playout's, one for every lineup), filling result
+arrays from the final states. `new_game` re-seeds numba's generator per game (sim.rng): sweep variants share them.
 """
 import numpy as np
 from sim.jit import njit
@@ -55,11 +51,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
     no_states = np.zeros((0, E.STATE_SIZE), dtype=np.int32)
     sh = np.zeros(E.MAX_P, dtype=np.float64)
     for g in range(n):
-        for p in range(players):
-            c = lineups[g, p]
-            sids[p] = choice_base[c]
-            for j in range(choice_params.shape[1]):  # element loop: a slice copy costs seconds of compile
-                params[p, j] = choice_params[c, j]
+        playout.seat_lineup(lineups, g, choice_base, choice_params, sids, params)
         E.new_game(s, cfg, players, seed, g)
         if debug:
             E.check_invariants(s, cfg)
@@ -116,7 +108,7 @@ def play_batch(cfg, players, lineups, choice_base, choice_params, seed, debug, m
 
 
 def run_batch(cfg, players, lineups, choice_base, choice_params, seed, debug):
-    """Module-level entry point the runner ships to workers (see shared notes: plain functions scale)."""
+    """The entry point the runner ships to workers (a plain module-level function: joblib imports it once)."""
     lineups = np.ascontiguousarray(lineups, dtype=np.int64)
     choice_base = np.asarray(choice_base, dtype=np.int64)
     mode = kernel_mode("muziris", choice_base[lineups.ravel()])

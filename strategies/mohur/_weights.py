@@ -1,14 +1,9 @@
-"""The features of Mohur's `weighted` strategy (strategies/mohur/weighted.py): numbers read from the observation
-as it would stand after an action, from the mover's side. Unweighted here; weighted.py holds the weights.
-
-"After the action" means what the mover can know: the market is the one it leaves behind before the refill (the
-refill comes from the unseen deck), a sale's bonus token counts at its pile's public mean, and the rival's hand
-is read only through the cards known to be in it (`O_OPP_KNOWN`).
+"""The features of Mohur's `weighted` strategy, unweighted: the observation as the mover would know it after an
+action (the market before the unseen refill, bonus tokens at their pile's mean, the rival's known cards only).
 """
 from sim.jit import njit
 
 from sim.mohur import engine as E
-from strategies.mohur._features import card_worth
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
@@ -32,8 +27,7 @@ def sale_bonus(obs, count):
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def held_change(obs, g, held, after):
     """Good g going from `held` to `after` cards in hand (stack untouched): the change of (hand_value,
-    set_bonus_held, precious_held, kinds_held) it brings. A market change of the same good brings
-    market_gift's change: (cards the market gains) x card_worth(obs, g, rival's known cards of g)."""
+    set_bonus_held, precious_held, kinds_held) it brings."""
     if after >= held:
         hand_value = tokens_from(obs, g, held, after - held)
     else:
@@ -46,29 +40,27 @@ def held_change(obs, g, held, after):
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def ending_soon(empty, deck, stacks_end):
-    """_features.round_ending_soon's rule for a round as an action would leave it: one more empty stack would end
-    it, or the deck is nearly out."""
+    """_features.round_ending_soon's rule for a round as an action would leave it."""
     return empty >= stacks_end - 1 or deck <= 4
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def coin_token_share(mine, theirs, token):
-    """The coin token's expected rupees if the round ended now: all of it ahead on coins, none behind, half tied
-    (a tie gives it to nobody, but the next coin taken decides it)."""
+    """The coin token's expected rupees if the round ended now: all ahead on coins, none behind, half tied (the
+    next coin taken decides a tie)."""
     return float(token) if mine > theirs else (0.5 * token if mine == theirs else 0.0)
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def bonus_token_mean(obs):
-    """A bonus token's expected value when its pile is unknown (the rivals' drawn tokens stay face down):
-    the mean of the piles' means."""
+    """A face-down bonus token's expected value: the mean of the piles' means."""
     return (obs[E.O_PILE_MEAN] + obs[E.O_PILE_MEAN + 1] + obs[E.O_PILE_MEAN + 2]) * (0.01 / E.NPILES)
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def round_end_sign(obs, gained, bonus, coins, bmean):
-    """+1 / -1 / 0: ahead, behind or level on the estimated score if the round ended after an action that took
-    `gained` goods-token rupees and a bonus token worth `bonus` (expected), leaving the mover `coins` coins. Bonus tokens held count at `bmean` each; hands are worth nothing at the end."""
+    """+1 / -1 / 0: ahead, behind or level on the estimated score if the round ended after an action taking
+    `gained` rupees and a `bonus` token, leaving `coins` coins (bonus tokens held at `bmean`, hands worthless)."""
     token = obs[E.O_COIN_TOKEN]
     theirs = obs[E.O_OPP_COINS]
     mine = obs[E.O_MY_GSUM] + gained + bonus + bmean * obs[E.O_MY_BCNT] + (token if coins > theirs else 0)

@@ -1,10 +1,5 @@
 """`ismcts`, Mohur's search player: the shared information-set MCTS (strategies/search.py) over Mohur's engine.
-
-Mohur supplies its determinization (sim.mohur.determinize: the rival's hand from the unseen cards, holding the
-cards known to be in it; the deck order; the bonus piles and hidden bonus values). A sampled world ends with
-its round (the search values the round being played), so Mohur also supplies the value of a finished world:
-1 for a won round, 1/2 drawn, 0 lost, plus `margin_weight` per rupee of margin; and, for rollouts cut after
-`rollout_depth` actions, `evaluate`: the same value of the round as if it ended now.
+A sampled world ends with its round, so the search values the round being played (`round_value`).
 """
 from sim.jit import njit
 

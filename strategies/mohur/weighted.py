@@ -1,13 +1,9 @@
-"""`weighted`: scores every legal action by a weighted sum of named features of the observation after it
-(strategies/mohur/_weights.py; docs/strategies.md has the table), plays the highest, ties drawn at random.
-The weights are its parameters, each with bounds, for `balance-sim evolve` to tune.
+"""`weighted`: plays the action with the highest weighted sum of features of the observation after it (the
+features: _weights.py and docs/strategies.md; the weights are parameters for `balance-sim evolve` to tune).
 
-Only differences matter to the choice, so an action's score is the weighted sum of how far it moves each feature:
-sum of weight x (feature after the action - feature now), the same order of actions as the sums themselves.
-Exchanges come as one row (listing="row"): the strategy writes one candidate into it, built from each card's
-change of the features when taken or given one at a time (`card_steps`; candidate_exchange says how), and scores
-it exactly like every other action. Only the candidate is approximate: the best exchange by the exact score may
-differ when a second card of a kind moves a feature by another step (set_bonus_held, hand_value) or hand_full.
+Only differences matter, so an action scores sum of weight x (feature after - feature now). The exchanges row gets
+one candidate, built from each card's steps taken one at a time (`card_steps`), then scored exactly; only the
+candidate is approximate (a second card of a kind may move set_bonus_held, hand_value or hand_full otherwise).
 """
 import numpy as np
 from sim.jit import njit
@@ -83,9 +79,8 @@ def weighted(obs, actions, n_actions, params, cfg):
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def good_change(obs, params, g, held, after, market_gain):
-    """Good g from `held` to `after` cards in hand, the market gaining `market_gain` of it, its stack untouched:
-    the weighted change of set_bonus_held, precious_held, kinds_held and market_gift, and hand_value's change
-    (unweighted: unsold_value_late reads it too)."""
+    """Good g from `held` to `after` cards in hand, the market gaining `market_gain`: the weighted change of the
+    per-good features, and hand_value's unweighted (unsold_value_late reads it too)."""
     dhv, dsb, dpr, dk = held_change(obs, g, held, after)
     gift = market_gain * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])
     v = (params[P_SET_BONUS_HELD] * dsb + params[P_PRECIOUS_HELD] * dpr + params[P_KINDS_HELD] * dk  # noqa: F821
@@ -95,9 +90,8 @@ def good_change(obs, params, g, held, after, market_gain):
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def sale_change(obs, params, g, c):
-    """A sale of c cards of good g: (weighted change of every per-good feature but hand_value, goods-token rupees
-    gained, expected bonus). hand_value loses exactly the tokens gained: the cards kept still take the tokens
-    below them (or none once the stack is empty)."""
+    """A sale of c cards of good g: (weighted change of the per-good features but hand_value, which loses exactly
+    the rupees gained; rupees gained; expected bonus)."""
     held, left, known = obs[E.O_HAND + g], obs[E.O_TOKREM + g], obs[E.O_OPP_KNOWN + g]
     skip = min(c, left)
     gained = tokens_from(obs, g, 0, c)
@@ -116,8 +110,7 @@ def sale_change(obs, params, g, c):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def row_score(obs, actions, a, params):
-    """Sum of weight x (feature after row a - feature now) over every feature. The market after a take is the one
-    left behind (the refill is unseen)."""
+    """Sum of weight x (feature after row a - feature now) over every feature (the refill unseen)."""
     typ = actions[a, E.A_TYPE]
     if typ == E.T_SELL:
         g, c = actions[a, E.A_GOOD], actions[a, E.A_COUNT]
@@ -126,7 +119,7 @@ def row_score(obs, actions, a, params):
         return v + after_rest(obs, params, -c, 0, 0, 0, 1 if 0 < left <= c else 0, -gained, gained, bonus)
     if typ == E.T_PASS:
         return 0.0
-    v, dhv, net, goods = 0.0, 0.0, 0, 0
+    v, dhv, goods = 0.0, 0.0, 0
     for g in range(E.NG):
         t, given = actions[a, E.A_TAKE + g], actions[a, E.A_GIVE + g]
         if t != 0 or given != 0:
@@ -144,9 +137,8 @@ def row_score(obs, actions, a, params):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus):
-    """The features that are not per good, for an action that changes the goods in hand by `goods`, the coffer by
-    `coins`, the market's coins by `market_coins`, takes `net_taken` cards more than it gives (the refill draws
-    them), empties `emptied` stacks, changes hand_value by `dhv` and takes `gained` rupees and a `bonus` token."""
+    """The features that are not per good, for an action with these changes (`net_taken`: cards the refill draws,
+    `dhv`: hand_value's change, `gained` rupees and a `bonus` token taken)."""
     goods0, limit = E.total(obs, E.O_HAND, E.NG), obs[E.O_HAND_LIMIT]
     deck0, empty0, ends_at = obs[E.O_DECK], obs[E.O_EMPTY], obs[E.O_STACKS_END]
     drawn = min(deck0, net_taken)
@@ -181,9 +173,8 @@ def hand_value(obs):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def card_steps(obs, params, g, hand_weight):
-    """Taking one card of g (hand_cards and exchange_size included), giving one: their weighted changes of the
-    per-good features, hand_value's at `hand_weight`; a give's as a loss. Exchanges value cards by these.
-    (good_change for one card, written out: the hot path.)"""
+    """good_change of taking one card of g (hand_cards, exchange_size included) and of giving one (as a loss),
+    hand_value's at `hand_weight`, written out for the hot path: exchanges value cards by these."""
     held = obs[E.O_HAND + g]
     if held == 0 and obs[E.O_MARKET + g] == 0:
         return 0.0, 0.0  # neither taken nor given: never read
@@ -210,10 +201,8 @@ def coin_step(obs, params):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def exchange_reach(obs, params, steps):
-    """A bound on any exchange's steps (card_steps): every card it takes gives back one, which loses at least the
-    cheapest give, so it adds at most the sum over the market's goods of (take step - cheapest give), the positive
-    ones. The exchanges row is skipped when this falls short of the best other action's score: a gate by the
-    steps (the exact score of an exchange can differ from its steps' sum, see the module's docstring)."""
+    """A bound on any exchange's steps: each card taken gives back one, which loses at least the cheapest give.
+    The exchanges row is skipped when this falls short of the best score (a gate by the steps, not exact scores)."""
     cheapest = coin_step(obs, params) if E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT]) > 0 else np.inf
     for g in range(E.NG):
         if obs[E.O_HAND + g] > 0:
@@ -227,9 +216,8 @@ def exchange_reach(obs, params, steps):
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def candidate_exchange(obs, actions, a, params, steps):
-    """Write into the exchanges row a the exchange built from the cards' steps (card_steps): for each size k, the
-    k market goods with the highest take steps, given back by the k cards of other kinds (goods held, coins) that
-    lose least; the size whose steps add up highest (the first on a tie). False if there is no exchange."""
+    """Write into row a the exchange built from the cards' steps: for each size k, the k best market goods for the
+    k cards of other kinds that lose least; the size adding up highest (the first on a tie). False if none."""
     coin_loss = coin_step(obs, params)
     coins_given = E.coin_bound(obs, E.O_HAND, obs[E.O_HAND_LIMIT])
     # the kinds the hand can give, least loss first (KIND_BITS each): insertion sort, as choose_exchange's

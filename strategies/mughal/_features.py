@@ -28,11 +28,9 @@ def _claim(tot, cnt):
 
 @njit(cache=True, _nrt=False)
 def seat_now(obs, cfg, p):
-    """Seat p's standing if scoring happened now, which vt_now adds one card to: (p, its favoured total (-1:
-    none), its suits without a card, the other seats' best total per suit (-1: none), their best favoured total
-    (-1: none), its VT now but the emperor's, the emperor's bonus alone and tied, the favoured suits). Tuples
-    keep the hot path allocation-free; computed once per decision, so scoring a card costs one suit's worth of
-    work, not a pass over every seat and suit."""
+    """Seat p's standing if scoring happened now, once a decision, which vt_now adds one card to (a tuple: no
+    allocation): (p, favoured total, suits without a card, the others' best per suit and favoured (-1: none), VT
+    now but the emperor's, the emperor's bonus alone and tied, the favoured suits)."""
     omax, ofav = others_best(obs, cfg, p)
     return standing(obs, cfg, p, omax, ofav)
 
@@ -117,22 +115,18 @@ def greedy_score(obs, cfg, actions, a, seat, level_weight):
     return vt_now(obs, cfg, seat, actions[a, E.A_SUIT], actions[a, E.A_LEVEL]) + level_weight * actions[a, E.A_LEVEL]
 
 
-# Greedy's score of a pick, fast (the search's own greedy rollout): seat_now and what vt_now reads of each suit,
-# computed in one pass over the four suits into rows 1-4 of an action buffer (row 0 carries the pick), so a row
-# costs a handful of loads and compares: the suit's old majority, the all-suits bonus and the eligibility rules
-# are folded into thresholds. The same integer VT as vt_now, so the same float score (a test compares them).
+# Greedy's score of a pick, fast (the search's greedy rollout): what vt_now reads of each suit folded into
+# thresholds in rows 1-4 of an action buffer, once a pick; the same integer VT as vt_now (a test compares them).
 T_TOT, T_THR, T_TOP, T_GAIN, T_FAV = 0, 1, 2, 3, 4   # columns of a suit's row
 NEVER = 1 << 30   # T_FAV of a suit that cannot be the favoured one
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def pick_terms(obs, cfg, p, omax, ofav, sole, tied, mask, rows):
-    """rows[1 + k] <- seat p's terms for suit k, given the other seats' best claims (others_best), the
-    emperor's bonus alone and tied (emperor_share) and the favoured suits: its total, the total a card must
-    reach to score the suit's majority (T_THR) and to take it alone (above T_TOP), minus the suit's majority
-    now plus the all-suits bonus a first card of the suit completes (T_GAIN), the total a card must reach to
-    count as favoured (T_FAV). Returns (p's VT now but the emperor's, its favoured total (-1: none), the VT of
-    a Disaster's row: pick_vt's `seat`)."""
+    """rows[1 + k] <- seat p's terms for suit k (T_* columns: the totals a card must reach to score the majority,
+    to take it alone and to count as favoured, and the gain of doing so), given the others' best claims, the
+    emperor's bonus and the favoured suits. Returns pick_vt's `seat` (its VT now but the emperor's first, a
+    Disaster row's VT last)."""
     zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
     b = E.NSUITS * p
     maj, fav, empty, missing = 0, -1, 0, 0

@@ -1,13 +1,9 @@
 """Features of a Mughal observation after one action, for the `weighted` strategy (strategies/mughal/weighted.py).
 
-FEATURES is the one list: each feature's name (the strategy's parameter: its weight), default weight, bounds and
-meaning, which docs/strategies.md repeats as a table (a test checks they agree). Every feature is a number about
-the observing seat's position after the action, read from the tables' tallies (O_TOT, O_CNT, O_DIS), the header,
-the action list (its own hand) and the public rules (cfg); never from anything else, so the strategy works with
-the tallies-only observation heuristic kernels pass.
-
-The action changes one suit of one table, so a decision computes each suit's standing once (`Context`) and an
-action re-scores only its own suit: the suit terms before and after, added to the sums over suits.
+FEATURES is the one list (name = the weight's parameter, default, bounds, meaning; docs/strategies.md repeats it,
+a test checks). Features read only the tallies-only observation heuristic kernels pass, the action list and cfg.
+An action changes one suit of one table, so a decision computes each suit's standing once (`Context`) and an
+action re-scores only its own suit.
 """
 from sim.jit import njit
 
@@ -59,9 +55,8 @@ def _top(top, n, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def scan(obs, cfg, p, r, mask):
-    """One pass over the other seats: their best claim (_claim: -1 without a card) per suit and how many seats
-    hold it, their best favoured claim and its holders, all seen from seat p; and the best claims per suit and
-    favoured seen from seat r (every seat but r: p included), which the receiving seat's standing needs."""
+    """One pass over the other seats: their best claim per suit and favoured, and how many hold it, seen from seat
+    p; and the same best claims seen from the receiving seat r (p included)."""
     t0 = t1 = t2 = t3 = tf = -1
     n0 = n1 = n2 = n3 = nf = 0
     x0 = x1 = x2 = x3 = xf = -1   # the best claims of the seats other than p and r
@@ -126,10 +121,8 @@ def emperor_terms(rule, fav, ofav, nfav):
 
 @njit(cache=True, _nrt=False)
 def context(obs, cfg):
-    """What every action of a decision is scored against: the other seats' best claim and its holders per suit,
-    the seat's terms per suit (suit_terms) and their sums over suits (and suits without a card), its favoured
-    total and the others' best, the picks still to come after this one, and the standing of the seat that
-    receives its hand (seat_now's tuple, for vt_now)."""
+    """What every action of a decision is scored against: the others' best claims and holders, the seat's suit
+    terms and their sums, favoured totals, the picks still to come, and the receiving seat's standing."""
     p = obs[E.O_SEAT]
     t = obs[E.O_TURN] - 1
     mask = cfg[E.CFG_EMP_MASK + t]
@@ -180,9 +173,8 @@ def position(obs, cfg, ctx, k, level, disaster):
 
 @njit(cache=True, _nrt=False, inline="always")
 def forced_on_seat(remaining, m, players):
-    """Of the m Disasters left in a hand of `remaining` cards this seat passes on, how many come back to it: with
-    every seat dodging, the holders of the hand's last m cards take them, and the seat holds the hand again every
-    `players` passes."""
+    """Of the m Disasters left in a hand of `remaining` cards passed on, how many come back to this seat if every
+    seat dodges (the holders of the last m cards take them)."""
     if m <= 0:
         return 0
     lo = remaining - m + 1   # the first pass (1-based) whose holder is left only Disasters
@@ -191,10 +183,9 @@ def forced_on_seat(remaining, m, players):
 
 @njit(cache=True, _nrt=False)
 def hand_terms(obs, cfg, actions, n_actions, ctx):
-    """What the hand it passes on holds, per decision: (passes: 0 when no hand passes (a declaration, the last
-    card); the receiver's best gain from one card (denial) and the slot of that card, its best gain from a card of
-    another slot; the Disasters in the hand now; the cards left after this pick; the Disasters that come back to
-    the seat (forced_on_seat) when it keeps every Disaster and when it takes one)."""
+    """What the hand passed on holds, per decision: (passes (0: none passes), the receiver's best gain from one
+    card and its slot, its best from another slot, the Disasters in the hand, the cards left after this pick, the
+    Disasters that come back (forced_on_seat) when the seat keeps every Disaster and when it takes one)."""
     if actions[0, E.A_TYPE] != E.T_PLACE:
         return 0, 0, -1, 0, 0, 0, 0, 0
     remaining = actions[n_actions - 1, E.A_SLOT]   # places list slots 0..hand length - 1, in order

@@ -1,16 +1,8 @@
-"""`ismcts`, Mughal's search player: the shared information-set MCTS (strategies/search.py) over Mughal's engine.
+"""`ismcts`, Mughal's search player: the shared information-set MCTS (strategies/search.py; docs/strategies.md).
 
-Mughal supplies its determinization (sim.mughal.determinize: the hands this seat has not seen drawn from the
-unseen cards, the deck shuffled; the seats choosing before it in this simultaneous round choose by the rollout
-policy), stopped at the end of the turn being played (a turn's tables are scored and cleared at its end, so the
-search values this turn). The value of a sampled turn, per seat: (1 - `versus_best`) x (its VT this turn minus
-the other seats' mean) + `versus_best` x (its VT lead over the best other seat after the turn); a rollout cut
-after `rollout_depth` actions is scored the same way, the tables as they stand. Choices that put the same suits
-and level on the table in the same suit are one candidate (`candidate_key`). Presets search flat
-(`tree_depth` 1), candidates in rounds (`exploration` 0): every candidate played out in the same sampled world.
-A sampled world ends with its turn, and a turn's play never touches the card piles (deck, discard, removed cards:
-dealt at the turn's start, filled at its end), the state's back 3/4, so a playout copies only the state before
-them (`world_size`), and of that only the seats and slots in use (`restore_turn`).
+Sampled worlds end with the turn being played (its tables are scored and cleared at its end), valued per seat as
+(1 - `versus_best`) x (its VT this turn less the others' mean) + `versus_best` x (its lead over the best other
+seat). A turn never touches the card piles, the state's back 3/4: a playout copies only the seats and slots in use.
 """
 from sim.jit import njit
 
@@ -31,10 +23,8 @@ def determinize_turn(obs, cfg, s):
 
 @njit(cache=True, _nrt=False)
 def restore_turn(s, w):
-    """s <- what a playout of the sampled turn w reads (the search's `restore`, per playout): the header, the pending
-    picks, the VT and its parts, and per seat in play its tallies and the table slots and hand cards in use. The
-    rest is not read within a turn (the card piles, the game's history), or written first (the turn's score, the
-    slots past a table's or a hand's length, the scratch row): about a fifth of `world_size` for 4 seats."""
+    """s <- what a playout of the sampled turn w reads (the search's `restore`): the header, pending picks, VT, and
+    per seat in play its tallies and the slots in use; the rest is not read within a turn or written first."""
     for i in range(E.S_DIS_DESTINY):
         s[i] = w[i]
     P = w[E.S_NP]
@@ -61,10 +51,8 @@ def restore_turn(s, w):
 
 @njit(cache=True, _nrt=False, inline="always")  # one call site (turn_value), per playout
 def turn_gains(s, cfg, out):
-    """out[p] <- the VT seat p gains if the turn is scored as its tables stand: what `engine._score` adds to its VT
-    (majorities, the all-suits award, the emperor's bonus, Disasters; a test compares them), without the detail
-    it records and without touching the state. Two passes per contest (the best, then who has it) instead of a
-    scratch row."""
+    """out[p] <- the VT seat p gains if the turn is scored as its tables stand (`engine._score`'s, a test
+    compares), without touching the state: two passes per contest instead of a scratch row."""
     P = s[E.S_NP]
     zero, ezero = cfg[E.CFG_ZERO_SCORES], cfg[E.CFG_EMP_ZERO]
     for p in range(P):
@@ -144,13 +132,9 @@ def candidate_key(actions, a):
 
 @njit(cache=True)
 def dominated(obs, actions, a, b):
-    """Row a's placement is not played out beside row b's (the search's `dominated`): both put a card in the same
-    suit, b's card at least as high and playable in every suit a's is (and not the same kind), and the hand
-    cannot come back to this seat with a choice this turn (its cards but one are gone by then: hand length -
-    players <= 1; with 4 or more seats always, with 2 from the third pick). Taking b scores at least as much
-    this turn (totals only count up) and leaves the next seat a card worth no more to anyone (a rule of thumb,
-    not a proof). The race cannot tell such pairs apart where they play almost alike and spent its budget on
-    them (session 12: 18% of the placement candidates of 4-seat games, 17% of the playouts)."""
+    """Row a's placement is not played out beside row b's: the same suit, b's card at least as high and playable
+    in every suit a's is, and the hand cannot come back with a choice this turn (hand length - players <= 1).
+    A rule of thumb: the race spent 17% of 4-seat playouts on such near-alike pairs (docs/strategies.md)."""
     k = actions[a, E.A_SUIT]
     ma, mb = actions[a, E.A_MASK], actions[b, E.A_MASK]
     la, lb = actions[a, E.A_LEVEL], actions[b, E.A_LEVEL]
@@ -169,9 +153,8 @@ def _top(best, at, second, v, q):
 
 @njit(cache=True, _nrt=False, inline="always")
 def round_best(tallies, players, mask):
-    """For each suit, then the favoured suits (`mask`): (best claim (claims), its first seat, the best claim of
-    every other seat), -1 for none: each seat's others_best in one pass over the seats, not one pass per seat.
-    `tallies`: the tables' tallies where an observation has them (O_TOT, O_CNT, O_DIS)."""
+    """For each suit, then the favoured suits (`mask`): (best claim, its first seat, the best of the others), -1
+    for none: every seat's others_best in one pass. `tallies`: laid out as an observation's (O_TOT, O_CNT, O_DIS)."""
     b0 = a0 = s0 = b1 = a1 = s1 = b2 = a2 = s2 = b3 = a3 = s3 = b4 = a4 = s4 = -1
     for q in range(players):
         v0, v1, v2, v3, v4 = masked_claims(tallies, q, mask)
@@ -193,17 +176,11 @@ def others_of(tops, p):
 
 @njit(cache=True, _nrt=False)
 def greedy_rollout(s, cfg, params, max_steps, obs, actions):
-    """`greedy` for every seat (its parameters `params[0]`) played on from `s` until the world ends or
-    `max_steps` actions: the same choices and random draws as the play loop over the registry's greedy (a test
-    checks), without the loop's per-step work: no action rows (the hand's cards are scored where they lie), no
-    observation (a round's picks are simultaneous: every seat of it sees the tables as the state holds them),
-    and what a seat reads of them summed once a round (round_best) and once a pick (pick_terms), not once a card.
-    `actions`: its row 0 carries the pick to `apply_action`, rows 1-4 pick_terms' terms; `obs` is not used (the
-    shared search's rollout signature). Returns the actions applied."""
+    """`greedy` (`params[0]`) for every seat from `s` until the world ends or `max_steps` actions: the play loop's
+    choices and draws (a test checks) without its per-step work: no action rows, no observation (the state's
+    tallies have its layout and do not change within a round), sums once a round and once a pick. `actions`: row
+    0 carries the pick, rows 1-4 pick_terms' terms; `obs` unused. Returns the actions applied."""
     lw = params[0, GREEDY_LEVEL_WEIGHT]
-    # the tables as every seat observes them (E.observe's O_TOT, O_CNT, O_DIS), read where they lie: the state's
-    # tallies have the observation's layout, and a round's picks wait for its last chooser, so they do not change
-    # before the round is resolved
     tallies = s[TALLIES:]
     steps, last = 0, 1 << 30
     while not E.is_over(s) and steps != max_steps:

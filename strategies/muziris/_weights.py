@@ -1,16 +1,9 @@
-"""Features of Muziris's `weighted` strategy (strategies/muziris/weighted.py): the named quantities of the
-observation it scores an action by, and their weighted change when the action is played.
+"""Features of Muziris's `weighted` strategy (the table: docs/strategies.md), read from the observation alone.
 
-Every feature is read from the observation alone; an option's score is sum_i weight_i x (feature_i after the
-option - feature_i before), computed from what the option changes (a card in or out of hand, an order, coins),
-not by copying the observation. A character's steps that are decisions of their own (which card to take, which
-order to fulfil...) count as the best option each step would offer now, scored the same way; a card drawn
-counts as the average card of the game. The table of features is in docs/strategies.md (Muziris, `weighted`).
-
-Units: coins features count coins; `*_late` features are their base feature times the game's progress towards
-its end (0 at the start, 1 in the final round: the market condition's trigger, or the round cap when it has
-none); `end_race_*` count steps towards the end trigger, positive while leading (the most coins plus market
-condition coins so far), negative while not.
+An option scores sum_i weight_i x (feature_i after - feature_i before), from what it changes, without copying the
+observation; a character's own decisions count at the best option each would offer now, a card drawn as the
+game's average card. `*_late` features scale by the game's progress (0 to 1, `progress`); `end_race_*` count
+steps towards the end trigger, positive while leading.
 """
 from sim.jit import njit
 
@@ -79,9 +72,8 @@ def condition_coins_seen(obs, q):
 
 @njit(cache=True, _nrt=False, int64=True, readonly=True)
 def progress(obs):
-    """How far the game is towards its end, 0..1: the market condition's trigger (the most orders or coins
-    against the threshold, the deck drawn towards a reshuffle, rounds ended), 1 in the final round; with no
-    trigger, rounds against the round cap."""
+    """How far the game is towards its end, 0..1 (1 in the final round): towards the market condition's trigger,
+    or with none, rounds against the round cap."""
     if obs[E.O_FINAL] == 1:
         return 1.0
     trig, thr, np_ = obs[E.O_TRIG], obs[E.O_THR], obs[E.O_NP]
@@ -158,9 +150,8 @@ def leading(obs):
 
 @njit(cache=True, _nrt=False, int64=True, readonly=True)
 def context(obs, w):
-    """The per-decision constants the option scores share: weights folded with the game's progress and the
-    market condition, the coin and order races, the hand size, the average draw. Only what the pending
-    decision can change is worked out (pure: the rest would multiply a zero change)."""
+    """The per-decision constants the option scores share (weights folded with the progress and the condition,
+    the races, the hand size, the average draw), only those the pending decision can change."""
     me, np_ = obs[E.O_SEAT], obs[E.O_NP]
     dk = obs[E.O_DKIND]
     p = progress(obs)

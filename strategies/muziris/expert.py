@@ -1,12 +1,5 @@
-"""`ismcts`, Muziris's search player: the shared information-set MCTS (strategies/search.py) over Muziris's
-engine.
-
-Muziris supplies its determinization (sim.muziris.determinize: the other players' hands, the discard pile and
-the deck order dealt from the unseen cards by their public sizes) and the values the search backs up: a finished
-game is worth each player's win share (1 won, 1/k shared by k, 0 lost) plus `margin_weight` per coin of lead
-over the best rival; a rollout cut after `rollout_depth` actions is scored by `evaluate`: the coins plus the
-market condition's end-of-game coins as if the game ended now, the best score winning (ties shared), plus the
-same margin term.
+"""`ismcts`, Muziris's search player: the shared information-set MCTS (strategies/search.py) over Muziris's engine,
+valuing a world by its win shares plus `margin_weight` per coin of lead over the best rival.
 """
 from sim.jit import njit
 import numpy as np
