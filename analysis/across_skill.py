@@ -1,9 +1,6 @@
-"""Conclusions checked across skill: do a report's headline conclusions survive stronger play?
-
-Hand-written heuristics are weak players, so three conclusions (the position edge, the equilibrium mix's
-leader, the top decisive source) are read in hand-written play (`HAND`) and again among evolved (`TUNED`) and
-search (`SEARCH`) players, each with its interval, and called *holds*, *changes*, *unclear* or *missing*.
-The populations, readings and verdicts are described in docs/evolve.md ("conclusions checked across skill").
+"""Conclusions checked across skill: do a report's headline conclusions (the position edge, the mix's leader, the
+top decisive source) survive stronger play? Read in hand-written play (`HAND`), again among evolved (`TUNED`) and
+search (`SEARCH`) players; populations and verdicts: docs/evolve.md ("conclusions checked across skill").
 """
 from __future__ import annotations
 

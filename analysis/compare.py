@@ -1,7 +1,5 @@
 """`balance-sim compare DIR_A DIR_B`: every headline figure of two runs, B minus A, with a 95% interval and a
-verdict, paired game by game when the runs share their random numbers (method: analysis/paired.py). Writes
-compare.json, compare.png and compare.html.
-"""
+verdict (method: analysis/paired.py); writes compare.json, compare.png and compare.html."""
 from __future__ import annotations
 
 import html
@@ -76,10 +74,9 @@ def compared_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
 def lineup_diff(meta_a: dict, meta_b: dict) -> list[str]:
     """What differs in who played, in the same `key = B (A: A)` form as configuration keys."""
     out = []
-    if meta_a.get("game") != meta_b.get("game"):
-        out.append(f"game = {meta_b.get('game')} (A: {meta_a.get('game')})")
-    if meta_a.get("players") != meta_b.get("players"):
-        out.append(f"players = {meta_b.get('players')} (A: {meta_a.get('players')})")
+    for key in ("game", "players"):
+        if meta_a.get(key) != meta_b.get(key):
+            out.append(f"{key} = {meta_b.get(key)} (A: {meta_a.get(key)})")
     names = [[s.get("name") for s in m.get("strategies", [])] for m in (meta_a, meta_b)]
     if _lineup(meta_a)[1:] != _lineup(meta_b)[1:] or names[0] != names[1]:
         out.append(f"strategies = {', '.join(names[1])} (A: {', '.join(names[0])})")

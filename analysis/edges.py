@@ -1,9 +1,6 @@
-"""First-player and seat edges at equal skill.
-
-A raw "the starter wins X%" mixes the position's edge with who holds it (in Mohur the loser of a round starts
-the next, and in mixed pairings the loser is usually the weaker strategy). So the headline comes from mirror
-games when the run has them, else from a Luce model with position and strategy terms (`models.fit_luce`); each
-metric's `population` says which ("mirror" or "model").
+"""First-player and seat edges at equal skill: from mirror games when the run has them, else from a Luce model
+with position and strategy terms (`models.fit_luce`); a raw rate mixes the position with who holds it (in Mohur
+a round's loser starts the next). Each metric's `population` says which ("mirror" or "model").
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What `balance-sim evolve` writes: the held-out validation with paired 95% intervals, history.csv, preset.toml,
-evolve.json and evolve.html (convergence with intervals, parameters over time, the final parameters in words).
-
-Validation: fresh deals the search never saw; winner and start play the same deals per pool member (paired t
-interval), members' results weighted by the pool weights with independent errors.
+"""What `balance-sim evolve` writes: history.csv, preset.toml, evolve.json and evolve.html, with the held-out
+validation (fresh deals, winner and start paired per pool member, members weighted by the pool weights).
 """
 from __future__ import annotations
 

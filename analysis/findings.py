@@ -1,9 +1,7 @@
 """Findings: the three to seven sentences a designer reads first, computed from a summary (summary.json).
 
 Each is {id, text, figure (its summary.json key), section (the report topic that explains it)}, ranked by
-importance (docs/findings.md): untrustworthy figures first, then the largest seat gap, the strongest strategy,
-the top lever, the length, smaller flags. A finding says "real" or "dominates" only when its interval says so;
-keys other parts may add (`strength[s]["bound"]`, `nash_unique`, `win_rate_vs_field[s]`) are read when present.
+importance as docs/findings.md says; "real" or "dominates" only when the interval says so.
 """
 from __future__ import annotations
 

@@ -39,8 +39,7 @@ def finding_context(meta, tables=None) -> dict:
 
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
-    out = {}
-    out.update(first_player_metrics(games, rounds))
+    out = first_player_metrics(games, rounds)
     out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
     out["turns_per_round"] = stats.mean(rounds["turns"])
     out["rounds_per_match"] = stats.mean(games["rounds"])
@@ -125,12 +124,8 @@ def _skill_metrics(games, rounds, long, meta) -> dict:
     if not search or not any(games[c].isin(search).any() for c in cols):
         return {}
     g_level, r_level = skill.levels(games, search, cols), skill.levels(rounds, search, cols)
-    out = {}
-    for level in (skill.HEURISTIC, skill.EXPERT):
-        for name, m in _level_rates(games, rounds, g_level == level, r_level == level).items():
-            out[f"{name}[{level}]"] = m
-    out.update(skill.gap_metrics(long, search))
-    return out
+    return {**skill.by_level(lambda level: _level_rates(games, rounds, g_level == level, r_level == level)),
+            **skill.gap_metrics(long, search)}
 
 
 def _skill_section(games, summary, meta, outdir):

@@ -13,7 +13,7 @@ from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, new_panels, overflow_note, save,
                             strategy_colors)
 from sim.mughal.engine import SUITS
-from analysis.formatting import fmt_metric
+from analysis.formatting import mirror_table
 from sim.registry import registered
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
 HEADLINES = ("tie_rate", "vt_total", "minutes_per_game")
@@ -141,14 +141,11 @@ def _skill_metrics(tables, meta) -> dict:
         return {}
     lineups = _lineups(tables)
     level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
-    out = {}
-    for lv in (skill.HEURISTIC, skill.EXPERT):
+
+    def rates(lv):  # seat_win_rate[0] is stored as seat_win_rate_0[<level>]
         mask = pd.Series(level == lv, index=games.index)
-        if mask.any():
-            for name, m in _level_rates(tables, mask).items():
-                out[f"{name.replace('[', '_').rstrip(']')}[{lv}]" if "[" in name else f"{name}[{lv}]"] = m
-    out.update(skill.gap_metrics(_skill_long(tables, search), search))
-    return out
+        return {k.replace("[", "_").rstrip("]"): m for k, m in _level_rates(tables, mask).items()} if mask.any() else {}
+    return {**skill.by_level(rates), **skill.gap_metrics(_skill_long(tables, search), search)}
 
 
 def _skill_section(tables, meta, summary, outdir):
@@ -213,17 +210,11 @@ def _seats(tables, meta, summary, outdir) -> dict:
     spread = table["rate"].max() - table["rate"].min()
     text = ("With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
             "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
-    rows = ""
-    names = sorted({k.split("mirror=")[1].rstrip("]") for k in summary if k.startswith("seat_win_rate[0][mirror=")})
-    for name in names:
-        cells = "".join(f"<td>{fmt_metric('rate', summary.get(f'{k}[mirror={name}]'))}</td>" for k in keys)
-        rows += f"<tr><td>{name}</td>{cells}</tr>"
-    out = {"title": "Does the seat matter?", "text": text, "figures": [{
-        "file": "mughal_seat_equal.png",
-        "reading": f"Seat win rates span {spread:.1%}; the dashed line is a fair share of 1/{p}."}]}
-    if rows:
-        out["html"] = ("<table class='wide'><tr><th>mirror games of</th>"
-                       + "".join(f"<th>seat {s} wins</th>" for s in range(p)) + f"</tr>{rows}</table>")
+    out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", f"Seat win rates span {spread:.1%}; "
+                                                         f"the dashed line is a fair share of 1/{p}."))
+    mirrors = mirror_table(summary, keys, [f"seat {s} wins" for s in range(p)], " class='wide'")
+    if mirrors:
+        out["html"] = mirrors
     return out
 
 

@@ -135,7 +135,6 @@ def _in_headline_table(name: str, headlines) -> bool:
                                               "position_win_rate")
 
 
-
 def _html(meta, summary, sections, outdir: Path, headlines) -> str:
     spec = get_game(meta["game"])
     labels = getattr(spec.module("analysis"), "LABELS", {})

@@ -155,10 +155,8 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
         return f"No variant has a value of {target.metric}."
     miss = values.map(lambda v: max(0.0, target.low - v, v - target.high))
     best = miss.idxmin()
-    m = {"estimate": values[best], "ci_low": table.at[best, f"{target.metric}.ci_low"],
-         "ci_high": table.at[best, f"{target.metric}.ci_high"]}
     where = (f"{plain_name(target.metric)} (target {fmt_band(target.metric, target.low, target.high)}): closest is "
-             f"{_label(table, best, keys)} at {fmt_metric(target.metric, m)}")
+             f"{_label(table, best, keys)} at {fmt_metric(target.metric, _metric(table.loc[best], target.metric))}")
     if miss[best] == 0:
         return where + ", inside the band."
     gap = miss[best] * 100 if is_rate(target.metric) else miss[best]

@@ -60,8 +60,7 @@ def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size
                  note: str = "") -> Path:
     import os
     path = Path(path)
-    if path.parent and not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     page = build_page(events, game_index, batch_size, note)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # written whole or not at all: a full disk never leaves half a page under the user's name

@@ -17,8 +17,6 @@ from analysis.common import names_of
 
 SCORE_NAME = "rupees this round"  # what the running score counts, under the board
 
-GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
-
 
 def _n(count: int, word: str) -> str:
     """'1 coin', '3 coins'; goods are mass nouns ('3 cloth')."""

@@ -1,8 +1,5 @@
-"""Sample games for the report: the closest, the longest, one the weaker strategy won, one that hit a safety
-rule, each with the command that replays it and (heuristic players only) its replay page beside the report.
-
-Every game's index in the tables is its index in the run, which with the run's seed and batch size is all a
-trace needs (`balance-sim replay --game K`, sim.setup).
+"""Sample games for the report (closest, longest, an upset, a safety rule hit), each with the command that
+replays it (a game's index in the tables is its index in the run) and, heuristic players only, its replay page.
 """
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""One Mohur match as JSON-able events (schema: docs/trace.md).
-
-The match is the one `balance-sim run mohur -n 1 --seed S -s A,B` plays: the same batch seed and the same
-bound play loop as the kernel (sim.mohur.kernel.play), which records each action applied and the states around
-it; the events are described from those records, so the trace and the kernel agree to the last card.
-"""
+"""One Mohur match as JSON-able events (schema: docs/trace.md), described from the records of the kernel's own
+play loop with the same batch seed, so the trace and `run --seed S` agree to the last card."""
 from __future__ import annotations
 
 import numpy as np

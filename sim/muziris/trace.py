@@ -1,9 +1,5 @@
-"""One Muziris game as JSON-able events (schema: docs/trace.md).
-
-Plays the game with the kernel's own play loop (sim.playout bound to the engine and the dispatcher), recording
-what was applied and the states around it, then describes the events from those records; with the same seeding,
-`trace(seed=S)` replays game 0 of `balance-sim run muziris -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]).
-"""
+"""One Muziris game as JSON-able events (schema: docs/trace.md), described from the records of the kernel's own
+play loop (sim.playout) with the same seeding: `trace(seed=S)` is game 0 of `run muziris -n 1 --seed S`."""
 from __future__ import annotations
 
 import numpy as np
