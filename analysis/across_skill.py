@@ -92,10 +92,9 @@ def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.n
 
 def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, keys: list[np.ndarray], what,
                     fair: float) -> dict:
-    """The summary.json keys of the comparison (none in --summary-only runs). strategy: one row per game in the
-    order edge(mask) -> [metric per position] and decisive(mask) -> metrics take masks in; keys: head-to-head
-    keys for the mix; what(k): position k in words. The edge's position is the one furthest from `fair` in HAND
-    (or the first population measured), the same in every population."""
+    """The comparison's summary.json keys (none in --summary-only runs): edge(mask) and decisive(mask) over games
+    (rows of `strategy`), `keys` the mix's head-to-head keys, what(k) position k in words; the edge's position is
+    the one furthest from `fair` in the first population measured, the same in every population."""
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)

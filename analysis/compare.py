@@ -125,9 +125,8 @@ def differences(names: list[str], summary_a: dict, summary_b: dict, blocks_a: di
 
 
 def call_real(*families: dict) -> int:
-    """Adds p_adjusted and a verdict to every comparable row of the tables, corrected together (a page is one
-    family); returns the number of comparisons. A row whose 95% interval excludes zero but is not real gets the
-    corrected interval (Bonferroni, at least as wide as Holm needs), so the page can show why."""
+    """p_adjusted and a verdict on every comparable row, corrected together (a page is one family); a row whose 95%
+    interval excludes zero but is not real gets the corrected interval, to show why. Returns the count."""
     rows = [row for family in families for row in family.values() if row.get("comparable", True)]
     adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
     from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s

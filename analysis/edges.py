@@ -45,9 +45,8 @@ def _mirror_rates(position, win_share, positions) -> list[dict]:
 
 def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, names,
                    positions: int) -> dict:
-    """Equal-skill win rate of every position, from (games, seats) arrays of strategy codes, positions and win
-    shares: {"population", "rates", "by_strategy" (mirror games only), "naive" (every game)}, each a metric
-    per position."""
+    """Equal-skill win rate per position from (games, seats) arrays: {"population", "rates", "by_strategy" (mirror
+    games), "naive" (every game)}, each a metric per position."""
     strategy = np.asarray(strategy, dtype=np.int64)
     position = np.asarray(position, dtype=np.int64)
     win_share = np.asarray(win_share, dtype=float)

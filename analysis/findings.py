@@ -323,12 +323,9 @@ def anchor(title: str) -> str:
 
 def section_links(titles: list[str]) -> dict[str, str]:
     """Topic -> anchor of the first section title that matches it (missing topics link to the headline table)."""
-    out = {}
-    for topic, pattern in TOPICS.items():
-        hit = next((t for t in titles if re.search(pattern, t, re.IGNORECASE)), None)
-        if hit:
-            out[topic] = anchor(hit)
-    return out
+    hits = {topic: next((t for t in titles if re.search(pattern, t, re.IGNORECASE)), None)
+            for topic, pattern in TOPICS.items()}
+    return {topic: anchor(hit) for topic, hit in hits.items() if hit}
 
 
 def box(items: list[dict], links: dict[str, str] | None = None, default: str = "headline-figures") -> str:

@@ -85,10 +85,8 @@ def _across_skill_metrics(games, rounds, long, meta) -> dict:
 
 
 def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
-    """The starter's and seat 0's edges at equal skill (`analysis.edges`): the headline keys carry the mirror
-    estimate (or the model's without mirror matches), `[mirror=<strategy>]` each strategy's mirror matches,
-    `[all_games]` the raw rate over every match. Round 1 (random starter) and later rounds (the previous
-    round's loser starts) are reported apart."""
+    """The starter's and seat 0's edges at equal skill (`analysis.edges.put`'s keys); round 1 (random starter) and
+    later rounds (the previous round's loser starts) also apart."""
     out = {}
     r = rounds[["winner", "starter", "round", "strategy_0", "strategy_1"]]
     edges.put(out, "first_player_round_win_rate", edges.two_seat_edges(r, r["starter"]))

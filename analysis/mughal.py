@@ -238,8 +238,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
     means = players.groupby(strategy)[list(PARTS)].mean().loc[names]
     fig, ax = new_figure()
     x = np.arange(len(names))
-    pos = np.zeros(len(names))
-    neg = np.zeros(len(names))
+    pos, neg = np.zeros(len(names)), np.zeros(len(names))
     labels = {"vt_majority": "suit majorities", "vt_all_suits": "all four suits", "vt_emperor": "emperor bonus",
               "vt_disaster": "Disasters"}
     for i, part in enumerate(PARTS):
@@ -408,8 +407,7 @@ def _picks(picks, outdir) -> dict:
     ax.set_title("Card pick order (most wanted at the top)")
     ax.grid(axis="x", alpha=0.3)
     save(fig, outdir / "mughal_picks.png")
-    best = table.iloc[-1]
-    worst = table.iloc[0]
+    worst, best = table.iloc[0], table.iloc[-1]
     return common.section("Card pick order", f"{best['label']} is taken {best['rate']:.0%} of the times it is "
                           f"offered (on average at step {best['step']:.1f}); {worst['label']} only "
                           f"{worst['rate']:.0%}. " + CARD_CODES,

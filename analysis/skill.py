@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.common import rate_table
 from analysis.style import ACCENT, new_panels, save
 from sim.registry import registered
 
@@ -30,11 +31,7 @@ def levels(frame: pd.DataFrame, search: set[str], columns: list[str]) -> np.ndar
 
 def gap_table(long: pd.DataFrame, search: set[str]) -> pd.DataFrame:
     """Search strategy (row) against heuristic opponent: win rate with a 95% Wilson interval."""
-    part = long[long["strategy"].isin(search) & ~long["opponent"].isin(search)]
-    grouped = part.groupby(["strategy", "opponent"], observed=True)["win_share"].agg(["sum", "count"])
-    lo, hi = stats.wilson(grouped["sum"], grouped["count"])
-    return pd.DataFrame({"wins": grouped["sum"], "n": grouped["count"], "rate": grouped["sum"] / grouped["count"],
-                         "ci_low": lo, "ci_high": hi})
+    return rate_table(long[long["strategy"].isin(search) & ~long["opponent"].isin(search)], ["strategy", "opponent"])
 
 
 def by_level(rates_of) -> dict:

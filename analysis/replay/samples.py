@@ -31,9 +31,8 @@ class Sample:
 
 
 def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(games, seats), vectorised by each game's replay module. games: `game`, `margin` (smaller is closer),
-    `closeness`, `decided`, `length`, `length_words`, `safety` (words or None), optional `safety_rank` (lower
-    first); seats: `game`, `strategy`, `share` (win share)."""
+    """(games: game, margin, closeness, decided, length, length_words, safety, optional safety_rank; seats: game,
+    strategy, share), from the game's replay module."""
     return get_game(meta["game"]).module("replay").games_frame(tables, meta)
 
 
