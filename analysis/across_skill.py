@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from analysis import models, stats
+from analysis import edges, models, stats
 from analysis.common import head_to_head
 from analysis.skill import search_names
 
@@ -119,6 +119,20 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
         for name, m in nash_weights(strategy, keys, names, mask).items():
             out[f"skill_mix[{pop}][{name}]"] = m
     return out
+
+
+def players_metrics(players, meta: dict, ids, strategy, win, names, keys, position, what, decisive) -> dict:
+    """`summary_metrics` of a players-table game (`common.wide_players`' arrays): the edge of `position` (per
+    game and seat) and `decisive(players, config, seats)` over each population's games."""
+    p = strategy.shape[1]
+
+    def edge(mask):
+        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
+
+    def decided(mask):
+        return decisive(players[players["game"].isin(ids[mask])], meta.get("config") or {}, p)
+
+    return summary_metrics(strategy, names, kinds(meta), edge, decided, keys, what, 1 / p)
 
 
 # ---- reading and comparing ------------------------------------------------------------------------------------

@@ -24,8 +24,7 @@ from analysis.summary import summary_for
 
 REAL, NOISE = "real change", "within noise"
 
-# Plain names of the headline figures: the report's, shorter where a table column needs it; a figure not listed
-# is shown by its code name, spelled out.
+# plain names of the headline figures: the report's, shorter for a table column; others: the code name spelled out
 PLAIN = {**{k: v for k, v in LABELS.items() if k != "picks_per_game"},
          "first_player_win_rate": "First player wins", "drawn_round_rate": "Round ends in a draw",
          "minutes_per_game": "Minutes per game", "score_margin": "Round's winning margin (rupees)",

@@ -57,25 +57,10 @@ def summarize(tables, meta) -> dict:
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
     out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
-    out.update(_across_skill_metrics(players, meta, ids, strategy, win, names, extra["vt_total"]))
+    out.update(across_skill.players_metrics(players, meta, ids, strategy, win, names, [extra["vt_total"], win],
+                                            np.tile(np.arange(p), (len(strategy), 1)), lambda k: f"seat {k} wins",
+                                            decisive_metrics))
     return out
-
-
-def _across_skill_metrics(players, meta, ids, strategy, win, names, vt_total) -> dict:
-    """Seat edges, the equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`);
-    the arrays are `common.wide_players`' (one row per game, in increasing id order)."""
-    p = strategy.shape[1]
-    seat = np.tile(np.arange(p), (len(strategy), 1))
-
-    def edge(mask):
-        return edges.position_edges(strategy[mask], seat[mask], win[mask], names, p)["rates"]
-
-    def decided(mask):
-        part = players[players["game"].isin(ids[mask])]
-        return decisive_metrics(part, meta.get("config") or {}, p)
-
-    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [vt_total, win],
-                                        lambda k: f"seat {k} wins", 1 / p)
 
 
 def _length_metrics(games: pd.DataFrame, meta: dict) -> dict:

@@ -69,8 +69,13 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out.update(decisive_metrics(players, meta.get("config") or {},
                                 int(meta.get("players") or players["seat"].max() + 1),
                                 games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
-    out.update(_across_skill_metrics(games, players, meta, ids, strategy, win, names,
-                                     [extra["coins"], extra["coins_condition"]]))
+    p = strategy.shape[1]
+    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
+    out.update(across_skill.players_metrics(
+        players, meta, ids, strategy, win, names, [extra["coins"], extra["coins_condition"]],
+        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p, lambda k: (
+            "the round-1 first player wins" if k == 0 else
+            f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins"), decisive_metrics))
     return out
 
 
@@ -80,27 +85,6 @@ def _minutes_words(summary: dict, meta: dict) -> str:
         return ""
     return (f", about {m['estimate']:.0f} minutes at {_seconds_per_action(meta):g} seconds a character action (an "
             "assumption, as the rulebook gives no playing time; set report.seconds_per_action for your table)")
-
-
-def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys) -> dict:
-    """The edge of the position (from the round-1 first player) furthest from a fair share, the mix and the
-    decisive sources per level of skill (`analysis.across_skill`), on `common.wide_players`' arrays."""
-    p = strategy.shape[1]
-    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
-    position = (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p
-
-    def edge(mask):
-        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
-
-    def what(k):
-        return ("the round-1 first player wins" if k == 0 else
-                f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins")
-
-    def decided(mask):
-        part = players[players["game"].isin(ids[mask])]
-        return decisive_metrics(part, meta.get("config") or {}, p)
-
-    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, keys, what, 1 / p)
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:

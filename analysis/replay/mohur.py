@@ -85,8 +85,7 @@ def frames(events: list[dict]) -> list[dict]:
     config, strategies = start.get("config", {}), start.get("strategies", [])
     piles_full = {k: len(v) for k, v in config.get("bonus", {}).items()}
     out: list[dict] = []
-    state_at = None
-    before = None
+    state_at, before = None, None
     rnd, seals = 0, [0, 0]
     won = [{"goods": [], "bonus": []}, {"goods": [], "bonus": []}]
     piles = dict(piles_full)

@@ -19,20 +19,16 @@ def _choice(c: dict, used: str, public: bool) -> str | None:
     produce = c.get("produce")
     if d == "character":
         return None if c.get("character") == used else f"chooses the {c.get('character')}"
-    if d == "take":
-        return f"takes {produce} from the market"
-    if d == "take_type":
-        return f"takes every {produce} it can from the market"
-    if d == "fulfil":
-        return f"fulfils an order of {c.get('size')} {produce}"
+    said = {"take": f"takes {produce} from the market", "take_type": f"takes every {produce} it can from the market",
+            "fulfil": f"fulfils an order of {c.get('size')} {produce}",
+            "hand_ability": f"discards {produce} from hand for its ability",
+            "market_ability": f"discards {produce} from the market for its ability"}
+    if d in said:
+        return said[d]
     if d == "cycle":
         if c.get("stop"):
             return "stops discarding"
         return "discards a card to draw again" if public else f"discards {produce} to draw again"
-    if d == "hand_ability":
-        return f"discards {produce} from hand for its ability"
-    if d == "market_ability":
-        return f"discards {produce} from the market for its ability"
     if d == "discard":
         return "discards a card" if public else f"discards {produce}"
     what = produce or c.get("character") or ""
