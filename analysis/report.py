@@ -49,7 +49,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
         sections = module.sections(tables, meta, summary, outdir)
     with phase(f"{meta['game']} report: sample games to replay"):
         sections.append(sample_games(tables, meta, outdir, game_of_run=game_of_run))  # replays of chosen games
-    (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
+    (outdir / "report.html").write_text(_html(meta, summary, sections, outdir))
     return summary
 
 
@@ -59,11 +59,10 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
     summary["findings"] = findings_for(summary, meta)
     write_json(outdir / "summary.json", summary)
-    module = get_game(meta["game"]).module("analysis")
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
                     "so it has no plots; run without --summary-only (on fewer games) for the full report."}
-    (outdir / "report.html").write_text(_html(meta, summary, [note], outdir, getattr(module, "HEADLINES", ())))
+    (outdir / "report.html").write_text(_html(meta, summary, [note], outdir))
     return summary
 
 
@@ -135,9 +134,9 @@ def _in_headline_table(name: str, headlines) -> bool:
                                               "position_win_rate")
 
 
-def _html(meta, summary, sections, outdir: Path, headlines) -> str:
+def _html(meta, summary, sections, outdir: Path) -> str:
     spec = get_game(meta["game"])
-    labels = getattr(spec.module("analysis"), "LABELS", {})
+    labels, headlines = (getattr(spec.module("analysis"), name, {}) for name in ("LABELS", "HEADLINES"))
     title = f"{spec.title} balance report"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
