@@ -147,10 +147,7 @@ def call_real(*families: dict) -> int:
 # ---- loading ------------------------------------------------------------------------------------------------
 def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
     """(meta, summary, tables or None) of a results folder, checked as `report` checks it (meta.json field by
-    field, tables against it); one-line errors for anything else."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise UserError(f"compare: {label} {folder}: no such folder")
+    field, tables against it); one-line errors for anything else. `run_compare` has checked that it exists."""
     meta = folder_meta.read(folder)
     kind = next((k for k in ("sweep", "tune", "sensitivity") if k in meta), None)
     if kind:

@@ -289,10 +289,9 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
     ax.set(ylabel="share of games (%)", title="Who takes each emperor's bonus: alone, tied, or nobody")
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "mughal_emperor_ties.png")
-    figures = [{"file": "mughal_emperor_ties.png",
-                "reading": "Each bar splits the games by how many players had the highest favoured total "
-                           "for that emperor (tied players each take half the bonus, rounded down, by default; "
-                           "none of them under rules.emperor_tie = \"none\")."}]
+    figures = [("mughal_emperor_ties.png", "Each bar splits the games by how many players had the highest favoured "
+                "total for that emperor (tied players each take half the bonus, rounded down, by default; none of "
+                "them under rules.emperor_tie = \"none\").")]
     text = "The emperor bonus goes to the highest total among the favoured suits."
     if (spec >= 0).any():
         fig, ax = new_figure(8.5, 4.0)
@@ -301,12 +300,11 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
         ax.set(ylabel="share of the bonus VT (%)", title="Emperor bonus VT taken by a specialist of a favoured suit")
         save(fig, outdir / "mughal_emperor_specialists.png")
         built = ", ".join(f"{name} builds {SUITS[suit]}" for name, suit in sorted(suits.items()))
-        figures.append({"file": "mughal_emperor_specialists.png",
-                        "reading": "How much of each emperor's bonus VT went to a suit specialist whose suit "
-                                   f"the emperor favours (for 'any', every specialist counts; {built})."})
+        figures.append(("mughal_emperor_specialists.png", "How much of each emperor's bonus VT went to a suit "
+                        f"specialist whose suit the emperor favours (for 'any', every specialist counts; {built})."))
     else:
         text += " No suit specialist played in this run, so the share taken by specialists is not shown."
-    return {"title": "The emperors' bonuses", "text": text, "figures": figures}
+    return common.section("The emperors' bonuses", text, *figures)
 
 
 def _margins(games, outdir) -> dict:
