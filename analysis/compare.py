@@ -3,7 +3,6 @@ verdict (method: analysis/paired.py); writes compare.json, compare.png and compa
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 import shutil
@@ -15,7 +14,7 @@ from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.formatting import CSS, LABELS, figure_html, is_rate
-from analysis.report import config_changes, write_json
+from analysis.report import config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
@@ -231,14 +230,6 @@ def _describe(folder: Path, meta: dict) -> dict:
     return {"folder": str(folder), "games": meta.get("games"), "seed": meta.get("seed"),
             "batch_size": meta.get("batch_size"), "strategies": [s.get("name") for s in meta.get("strategies", [])],
             "configuration": config_changes(meta)}
-
-
-def config_diff(a: dict, b: dict, path: str = "") -> list[str]:
-    """Keys whose values differ between two configurations, as `key = B's value (A: A's value)`."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [line for key in sorted(set(a) | set(b)) for line in config_diff(a.get(key), b.get(key),
-                                                                                 f"{path}{key}.")]
-    return [] if a == b else [f"{path.rstrip('.')} = {json.dumps(b)} (A: {json.dumps(a)})"]
 
 
 # ---- presentation --------------------------------------------------------------------------------------------

@@ -102,25 +102,24 @@ def write_json(path: Path, value) -> None:
     path.write_text(json.dumps(clean(value), indent=2) + "\n")
 
 
+def config_diff(a, b, was: str = "A:", path: str = "", predates: bool = False) -> list[str]:
+    """Keys whose values differ between two configurations, as `key = b's value (<was> a's value)`; `predates`: a
+    key b lacks is one this version added (e.g. Mughal's report table) that b's run predates, not a change."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [line for key in sorted(set(a) | set(b))
+                for line in config_diff(a.get(key), b.get(key), was, f"{path}{key}.", predates)]
+    if a == b or (predates and b is None):
+        return []
+    return [f"{path.rstrip('.')} = {json.dumps(b)} ({was} {json.dumps(a)})"]
+
+
 def config_changes(meta) -> list[str]:
-    """Keys that differ from the shipped defaults, as `key = value` lines."""
+    """Keys that differ from the shipped defaults, as `key = value (default ...)` lines."""
     try:
         defaults = load_defaults(get_game(meta["game"]).package)
     except (FileNotFoundError, ModuleNotFoundError, UserError):
         return []
-    changes = []
-
-    def walk(a, b, path):
-        if isinstance(a, dict) and isinstance(b, dict):
-            for key in sorted(set(a) | set(b)):
-                walk(a.get(key), b.get(key), f"{path}{key}.")
-        elif b is None and a is not None:
-            return  # a key this version added (e.g. Mughal's report table) that the run's configuration predates
-        elif a != b:
-            changes.append(f"{path.rstrip('.')} = {json.dumps(b)} (default {json.dumps(a)})")
-
-    walk(defaults, meta.get("config", {}), "")
-    return changes
+    return config_diff(defaults, meta.get("config", {}), "default", predates=True)
 
 
 HOW_MEASURED = {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}
