@@ -18,15 +18,12 @@ HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat
 
 def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
     """One row per round and seat: strategy and score parts."""
-    frames = []
     pair = common.categorical_pair(rounds["strategy_0"], rounds["strategy_1"])
-    for seat in (0, 1):
-        frames.append(pd.DataFrame({
-            "strategy": pair[seat],
-            "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
-            "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
-            "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([pd.DataFrame({
+        "strategy": pair[seat], "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
+        "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
+        "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}) for seat in (0, 1)],
+        ignore_index=True)
 
 
 def finding_context(meta, tables=None) -> dict:

@@ -9,6 +9,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sim.config import load_defaults
@@ -43,8 +44,6 @@ def plural(n, word):
 def formatted(fmt, *columns) -> pd.Categorical:
     """`[fmt(*values) for values in zip(*columns)]` (None: missing) as a categorical, `fmt` called once per
     distinct combination of integer columns, not per game (a quarter of a second of a report otherwise)."""
-    import numpy as np
-
     values = [np.asarray(c) for c in columns]
     # integers int64 holds exactly (a uint64 may not) and booleans; anything else is formatted row by row
     if not all(v.dtype == bool or v.dtype == np.int64 or (np.issubdtype(v.dtype, np.integer) and v.dtype.itemsize < 8)
@@ -147,7 +146,6 @@ def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
 def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, game_of_run=None) -> dict:
     """The report section; writes `replays/<key>.html` beside it (not for search players, seconds a move) for the
     games `game_of_run(meta, index)` gives (`sim.setup.from_meta`); without it only the commands are listed."""
-
     outdir = Path(outdir)
     samples = pick(*games_frame(tables, meta))
     search = _search_names(meta)
