@@ -148,12 +148,7 @@ def finite_metric(m) -> dict | None:
 
 def _family(summary: dict, prefix: str, pop: str) -> dict[str, dict]:
     pattern = re.compile(re.escape(f"{prefix}[{pop}][") + r"([^\[\]]+)\]")
-    out = {}
-    for key, m in summary.items():
-        match = pattern.fullmatch(key)
-        if match and finite_metric(m):
-            out[match.group(1)] = m
-    return out
+    return {match.group(1): m for key, m in summary.items() if (match := pattern.fullmatch(key)) and finite_metric(m)}
 
 
 def edge_verdict(m: dict) -> str:

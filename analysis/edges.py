@@ -52,7 +52,7 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
     win_share = np.asarray(win_share, dtype=float)
     naive = [stats.rate(float(win_share[position == k].sum()), len(position)) for k in range(positions)]
     mirror = is_mirror(strategy) if len(strategy) else np.zeros(0, dtype=bool)
-    out = {"naive": naive, "by_strategy": {}}
+    out = {"naive": naive, "by_strategy": {}, "population": None, "rates": None}
     if mirror.any():
         out["population"] = MIRROR
         out["rates"] = _mirror_rates(position[mirror], win_share[mirror], positions)
@@ -70,9 +70,6 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
         table = models.position_rates(fit)
         out["population"] = MODEL
         out["rates"] = [models.model_rate(table, k, len(strategy)) for k in range(positions)]
-    else:
-        out["population"] = None
-        out["rates"] = None
     return out
 
 

@@ -53,11 +53,10 @@ def weighted(parts: list[dict], weights) -> dict:
 
 def validation_summary(result: dict) -> dict:
     val, pool, weights = result["validation"], result["pool"], result["weights"]
-    members = {}
-    for j, name in enumerate(pool):
-        members[name] = {"weight": weights[j], "winner": mean_interval(val["winner"][j]),
-                         "start": mean_interval(val["start"][j]),
-                         "difference": paired_difference(val["winner"][j], val["start"][j])}
+    members = {name: {"weight": weights[j], "winner": mean_interval(val["winner"][j]),
+                      "start": mean_interval(val["start"][j]),
+                      "difference": paired_difference(val["winner"][j], val["start"][j])}
+               for j, name in enumerate(pool)}
     parts = list(members.values())
     return {"population": f"held-out games on fresh deals ({val['games']:,} per pool member and comparison), "
                           "seats rotated; winner and start paired deal by deal",
@@ -77,12 +76,11 @@ def history_frame(result: dict) -> pd.DataFrame:
                   enumerate(zip(rec["candidates"], rec["fitness"], rec["se"]))]
         points.append(("incumbent", -1, rec["incumbent"], rec["incumbent_fitness"], rec["incumbent_se"]))
         for role, i, x, f, s in points:
-            values = _values(x, low, high, whole)
             rows.append({"generation": rec["generation"], "role": role, "candidate": i,
                          "games_per_member": rec["games_per_member"], "games_spent": rec["spent"],
                          "fitness": f, "se": s, "sigma": rec["sigma"],
                          "replaced": rec["replaced"] if role == "incumbent" else None,
-                         **dict(zip(names, values))})
+                         **dict(zip(names, _values(x, low, high, whole)))})
     return pd.DataFrame(rows)
 
 

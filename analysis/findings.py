@@ -28,12 +28,9 @@ def _metric(summary: dict, key: str) -> dict | None:
 
 def _indexed(summary: dict, prefix: str) -> dict[str, dict]:
     """`prefix[<name>]` figures with exactly one bracket (not `[mirror=...]` or `[certain]` variants)."""
-    out = {}
-    for key in summary:
-        match = re.fullmatch(re.escape(prefix) + r"\[([^\[\]]+)\]", key)
-        if match and _metric(summary, key):
-            out[match.group(1)] = summary[key]
-    return out
+    pattern = re.compile(re.escape(prefix) + r"\[([^\[\]]+)\]")
+    return {match.group(1): summary[key] for key in summary
+            if (match := pattern.fullmatch(key)) and _metric(summary, key)}
 
 
 def _elo(m: dict) -> str:
