@@ -20,9 +20,7 @@ SCORE_NAME = "rupees this round"  # what the running score counts, under the boa
 
 def _n(count: int, word: str) -> str:
     """'1 coin', '3 coins'; goods are mass nouns ('3 cloth')."""
-    if word == "coin":
-        return f"{count} coin" + ("" if count == 1 else "s")
-    return f"{count} {word}"
+    return plural(count, word) if word == "coin" else f"{count} {word}"
 
 
 def action_text(seat: int, action: dict, before: dict | None, public: bool = False) -> str:

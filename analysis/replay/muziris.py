@@ -38,8 +38,7 @@ def _choice(c: dict, used: str, public: bool) -> str | None:
 def use_text(ev: dict, public: bool = False) -> str:
     text = f"Seat {ev['seat']} takes the {ev['character']}"
     if ev.get("coins_taken"):
-        n = ev["coins_taken"]
-        text += f" with the {n} coin{'s' if n != 1 else ''} lying on it"
+        text += f" with the {plural(ev['coins_taken'], 'coin')} lying on it"
     steps = [s for s in (_choice(c, ev["character"], public) for c in ev.get("choices", [])) if s]
     if steps:
         text += ": " + ", ".join(steps)
@@ -53,8 +52,7 @@ def use_text(ev: dict, public: bool = False) -> str:
 def hand_limit_text(ev: dict, public: bool = False) -> str:
     cards = ev["discarded"]
     if public:
-        n = len(cards)
-        return f"Seat {ev['seat']} is over the hand limit and discards {n} card{'s' if n != 1 else ''}."
+        return f"Seat {ev['seat']} is over the hand limit and discards {plural(len(cards), 'card')}."
     return f"Seat {ev['seat']} is over the hand limit and discards {', '.join(cards)}."
 
 
