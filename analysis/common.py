@@ -215,9 +215,8 @@ def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
                                                 np.clip(table["ci_high"] - table["weight"], 0, None) * 100],
                 fmt="none", ecolor="black", capsize=4, lw=1)
     ax.set_xticks(x, table.index, rotation=20 if len(table) > 5 else 0)
-    ax.set_ylim(0, 105)
-    ax.set_ylabel("weight in the equilibrium mix (%)")
-    ax.set_title("The mix no strategy can exploit (bars: 95% bootstrap interval)")
+    ax.set(ylim=(0, 105), ylabel="weight in the equilibrium mix (%)",
+           title="The mix no strategy can exploit (bars: 95% bootstrap interval)")
     save(fig, path)
 
 

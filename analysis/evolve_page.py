@@ -142,9 +142,8 @@ def reading(result: dict, summary: dict) -> list[str]:
 
 def _save_by_generation(fig, ax, ylabel: str, legend: str, path) -> None:
     """Whole generations along the x axis, the y axis named, the legend where `legend` says; the figure saved."""
-    ax.set_xlabel("generation")
+    ax.set(xlabel="generation", ylabel=ylabel)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel(ylabel)
     ax.legend(loc=legend, fontsize=8)
     save(fig, path)
 
