@@ -1,8 +1,5 @@
-"""What decides games: for each scoring source, how often taking its points away changes who wins.
-
-Accounting on the results tables (not a replay), winners worked out again with the game's own tie-breaks;
-each game's sources are in its `analysis/<game>.py`, Mohur's match-level rate explained in docs/mohur.md.
-"""
+"""What decides games: for each scoring source, how often taking its points away changes who wins (the results
+tables rescored with the game's own tie-breaks; each game's sources are in its `analysis/<game>.py`)."""
 from __future__ import annotations
 
 import re

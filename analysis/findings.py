@@ -1,8 +1,5 @@
-"""Findings: the three to seven sentences a designer reads first, computed from a summary (summary.json).
-
-Each is {id, text, figure (its summary.json key), section (the report topic that explains it)}, ranked by
-importance as docs/findings.md says; "real" or "dominates" only when the interval says so.
-"""
+"""Findings: the three to seven sentences a designer reads first, from a summary: {id, text, figure (its
+summary.json key), section (the report topic that explains it)}, ranked as docs/findings.md says."""
 from __future__ import annotations
 
 import html

@@ -1,9 +1,6 @@
-"""Models behind the figures that raw rates get wrong: strengths, equal-skill seat effects, the meta-game.
-
-`fit_luce` treats a game's winner as a Luce choice among its seats (Bradley-Terry with two), strategy plus
-position terms, games grouped by lineup (a million games cost a few hundred rows), a weak Gaussian prior keeping
-a strategy that never (or always) wins finite. `nash_mix`: the symmetric equilibrium of the matchup matrix.
-"""
+"""Models behind the figures raw rates get wrong: `fit_luce` (a game's winner as a Luce choice among its seats,
+strategy plus position terms, games grouped by lineup, a weak prior keeping an all-or-nothing record finite) and
+`nash_mix`, the symmetric equilibrium of the matchup matrix."""
 from __future__ import annotations
 
 from dataclasses import dataclass
