@@ -261,7 +261,6 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
 
 
 def _tokens(rounds, cfg, outdir) -> dict:
-    stack_total = {g: sum(cfg["tokens"][g]) for g in GOODS}
     first = np.array([rounds[f"first_sale_{g}"].clip(lower=0).mean() for g in GOODS])
     taken = np.array([(rounds[f"taken_{g}_0"] + rounds[f"taken_{g}_1"]).mean() for g in GOODS])
     left = np.array([rounds[f"left_{g}"].mean() for g in GOODS])
@@ -293,7 +292,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax2.set(ylabel="bonus tokens per round", title="Bonus piles (label: mean value drawn)")
     ax2.legend(frameon=False, fontsize=8)
     save(fig, outdir / "sales_and_bonus.png")
-    most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
+    most_left = GOODS[int(np.argmax(left / np.array([sum(cfg["tokens"][g]) for g in GOODS])))]
     return common.section(
         "Tokens", None, ("stack_split.png", f"The first sale of a good takes {share_first:.0%} of the rupees taken "
                          f"from its stack; {most_left} leaves the largest share of its stack untaken."),

@@ -210,8 +210,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
     fig, ax = new_figure()
     vt = players["vt_total"].to_numpy()
     _, cap, left_off, largest = clip_upper(vt)
-    lo, hi = int(vt.min()), int(cap)
-    bins = np.arange(lo, hi + 2) - 0.5
+    bins = np.arange(int(vt.min()), int(cap) + 2) - 0.5
     for name in names:
         v = players.loc[strategy == name, "vt_total"].to_numpy()
         ax.hist(v[v <= cap], bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,

@@ -38,9 +38,7 @@ def _action(row, before, after, cfg, p) -> dict:
     g = int(row[E.A_GOOD])
     tokens = [int(cfg[E.CFG_TOK + g * E.MAX_TOK + j]) for j in range(int(before[E.S_TOKPOS + g]),
                                                                         int(after[E.S_TOKPOS + g]))]
-    bonus = None
-    if after[E.S_BCNT + p] > before[E.S_BCNT + p]:
-        bonus = int(after[E.S_BSUM + p] - before[E.S_BSUM + p])
+    bonus = int(after[E.S_BSUM + p] - before[E.S_BSUM + p]) if after[E.S_BCNT + p] > before[E.S_BCNT + p] else None
     return {"type": "sell", "good": GOODS[g], "count": int(row[E.A_COUNT]),
             "gained": {"tokens": tokens, "bonus": bonus}}
 
