@@ -148,7 +148,8 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, ga
     games `game_of_run(meta, index)` gives (`sim.setup.from_meta`); without it only the commands are listed."""
     outdir = Path(outdir)
     samples = pick(*games_frame(tables, meta))
-    search = _search_names(meta)
+    searching = {d.name for d in registered(meta["game"]) if d.search}  # their games get no replay page
+    search = {s["name"] for s in meta.get("strategies", []) if s.get("base") in searching}
     results_dir = Path(str(outdir)[: -len(".partial")]) if str(outdir).endswith(".partial") else outdir
     items = []
     for sample in samples:
@@ -169,8 +170,3 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, ga
     text = ("Games worth watching, chosen from this run's tables. Each link opens a page that steps through the "
             "game turn by turn; the command under it writes the same page (replay.html) from the run's seed.")
     return {"title": "Sample games", "text": text, "html": "<ul class='samples'>" + "".join(items) + "</ul>"}
-
-
-def _search_names(meta: dict) -> set[str]:
-    search = {d.name for d in registered(meta["game"]) if d.search}
-    return {s["name"] for s in meta.get("strategies", []) if s.get("base") in search}

@@ -43,10 +43,6 @@ def _action(row, before, after, cfg, p) -> dict:
             "gained": {"tokens": tokens, "bonus": bonus}}
 
 
-def _config_view(raw: dict) -> dict:
-    return {**raw["rules"], **{k: dict(raw[k]) for k in ("cards", "tokens", "bonus", "min_sale")}}
-
-
 def _round_start(s, cfg) -> dict:
     return {"event": "round_start", "round": int(s[E.S_ROUND]), "starter": int(s[E.S_STARTER]), **_state(s, cfg)}
 
@@ -78,9 +74,9 @@ def _events(rec, before, after, cfg):
 def trace(cfg, players, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size); `players`
     is always two."""
-    v = cfg.vector
+    v, raw = cfg.vector, cfg.raw
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
-           "config": _config_view(cfg.raw)}
+           "config": {**raw["rules"], **{k: dict(raw[k]) for k in ("cards", "tokens", "bonus", "min_sale")}}}
     s = start_game(E, v, 2, seed, game, batch_size)
     yield _round_start(s, v)
     for steps, log, states in recorded(E, K.play, "mohur", s, v, choices, CHUNK):
