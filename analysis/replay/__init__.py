@@ -1,12 +1,9 @@
-"""One game as a self-contained HTML page to step through (`balance-sim replay`).
-
-The page embeds the trace's events unchanged plus one *frame* per step, built here so that the words and the
-running scores are plain, tested Python: `{"e": event index, "s": index of the event whose state is shown,
-"seat": the acting seat or null, "where": "Round 2 · turn 14", "text": the step in words, "public": the same
-words as the table hears them (only where hidden cards make them differ), "score": [per seat],
-"score_public": [per seat] (only where it differs)}` plus per-game fields. `template.html` (inline CSS and
-JavaScript, no network) draws the board from them.
-"""
+"""One game as a self-contained HTML page to step through (`balance-sim replay`): the trace's events unchanged
+plus one *frame* per step, built here so that the words and the running scores are plain, tested Python:
+`{"e": event index, "s": index of the event whose state is shown, "seat": the acting seat or null, "where":
+"Round 2 · turn 14", "text": the step in words, "public": the same words as the table hears them (only where
+hidden cards make them differ), "score": [per seat], "score_public": [per seat] (only where it differs)}` plus
+per-game fields. `template.html` (inline CSS and JavaScript, no network) draws the board from them."""
 from __future__ import annotations
 
 import html

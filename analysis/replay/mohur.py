@@ -1,10 +1,7 @@
-"""Mohur frames: one per round start, action, round end and the match end (see analysis.replay).
-
-Extra fields per frame: `round`, `seals` [x, y], `won` (per seat: `goods` token values and `bonus` values sold
-this round), `piles` (bonus tokens left per pile, "3"/"4"/"5"), `rupees` (the round's final rupees, on its
-end only). Bonus values are hidden until scoring, so the table's version of a sale and of the running score
-leaves them out.
-"""
+"""Mohur frames: one per round start, action, round end and the match end (see analysis.replay). Extra fields
+per frame: `round`, `seals` [x, y], `won` (per seat: `goods` token values and `bonus` values sold this round),
+`piles` (bonus tokens left per pile, "3"/"4"/"5"), `rupees` (the round's final rupees, on its end only). Bonus
+values are hidden until scoring: the table's version of a sale and of the running score leaves them out."""
 from __future__ import annotations
 
 import numpy as np

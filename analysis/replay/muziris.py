@@ -1,9 +1,6 @@
 """Merchants of Muziris frames: the setup, then one per character use, hand-limit discard, trigger, end of round
-and the game end.
-
-Extra fields per frame: `round`, `condition` (the market condition in play), `final_round`. Hands are hidden
-from the table, so the table's version of a use says "discards a card" where a hand card leaves unseen.
-"""
+and the game end. Extra fields per frame: `round`, `condition` (the market condition in play), `final_round`.
+Hands are hidden, so the table's version of a use says "discards a card" where a hand card leaves unseen."""
 from __future__ import annotations
 
 import pandas as pd
