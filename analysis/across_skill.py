@@ -31,12 +31,9 @@ _DECISIVE = re.compile(r"decisive_rate\[([^\[\]]+)\]")
 def tuned_names(meta: dict) -> set[str]:
     """The run's evolved strategies: the `tuned` preset, any other preset of `weighted` (weights set by a search
     or by hand, not `weighted`'s own defaults) and `evolve`'s `<strategy>-evolved` presets."""
-    out = set()
-    for s in meta.get("strategies", []):
-        name, base = s.get("name", ""), s.get("base", s.get("name", ""))
-        if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved"):
-            out.add(name)
-    return out
+    named = [(s.get("name", ""), s.get("base", s.get("name", ""))) for s in meta.get("strategies", [])]
+    return {name for name, base in named
+            if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved")}
 
 
 def kinds(meta: dict) -> dict[str, str]:
