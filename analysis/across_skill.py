@@ -1,9 +1,6 @@
-"""Conclusions checked across skill: do a report's headline conclusions survive stronger play?
-
-Hand-written heuristics are weak players, so three conclusions (the position edge, the equilibrium mix's
-leader, the top decisive source) are read in hand-written play (`HAND`) and again among evolved (`TUNED`) and
-search (`SEARCH`) players, each with its interval, and called *holds*, *changes*, *unclear* or *missing*.
-The populations, readings and verdicts are described in docs/evolve.md ("conclusions checked across skill").
+"""Conclusions checked across skill: do a report's headline conclusions (the position edge, the mix's leader, the
+top decisive source) survive stronger play? Read in hand-written play (`HAND`), again among evolved (`TUNED`) and
+search (`SEARCH`) players; populations and verdicts: docs/evolve.md ("conclusions checked across skill").
 """
 from __future__ import annotations
 
@@ -13,7 +10,7 @@ import re
 
 import numpy as np
 
-from analysis import models, stats
+from analysis import edges, models, stats
 from analysis.common import head_to_head
 from analysis.skill import search_names
 
@@ -34,12 +31,9 @@ _DECISIVE = re.compile(r"decisive_rate\[([^\[\]]+)\]")
 def tuned_names(meta: dict) -> set[str]:
     """The run's evolved strategies: the `tuned` preset, any other preset of `weighted` (weights set by a search
     or by hand, not `weighted`'s own defaults) and `evolve`'s `<strategy>-evolved` presets."""
-    out = set()
-    for s in meta.get("strategies", []):
-        name, base = s.get("name", ""), s.get("base", s.get("name", ""))
-        if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved"):
-            out.add(name)
-    return out
+    named = [(s.get("name", ""), s.get("base", s.get("name", ""))) for s in meta.get("strategies", [])]
+    return {name for name, base in named
+            if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved")}
 
 
 def kinds(meta: dict) -> dict[str, str]:
@@ -95,10 +89,9 @@ def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.n
 
 def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, keys: list[np.ndarray], what,
                     fair: float) -> dict:
-    """The summary.json keys of the comparison (none in --summary-only runs). strategy: one row per game in the
-    order edge(mask) -> [metric per position] and decisive(mask) -> metrics take masks in; keys: head-to-head
-    keys for the mix; what(k): position k in words. The edge's position is the one furthest from `fair` in HAND
-    (or the first population measured), the same in every population."""
+    """The comparison's summary.json keys (none in --summary-only runs): edge(mask) and decisive(mask) over games
+    (rows of `strategy`), `keys` the mix's head-to-head keys, what(k) position k in words; the edge's position is
+    the one furthest from `fair` in the first population measured, the same in every population."""
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)
@@ -125,6 +118,20 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
     return out
 
 
+def players_metrics(players, meta: dict, ids, strategy, win, names, keys, position, what, decisive) -> dict:
+    """`summary_metrics` of a players-table game (`common.wide_players`' arrays): the edge of `position` (per
+    game and seat) and `decisive(players, config, seats)` over each population's games."""
+    p = strategy.shape[1]
+
+    def edge(mask):
+        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
+
+    def decided(mask):
+        return decisive(players[players["game"].isin(ids[mask])], meta.get("config") or {}, p)
+
+    return summary_metrics(strategy, names, kinds(meta), edge, decided, keys, what, 1 / p)
+
+
 # ---- reading and comparing ------------------------------------------------------------------------------------
 def finite_metric(m) -> dict | None:
     """A summary figure whose estimate and interval are finite numbers, else None (absent or damaged)."""
@@ -138,12 +145,7 @@ def finite_metric(m) -> dict | None:
 
 def _family(summary: dict, prefix: str, pop: str) -> dict[str, dict]:
     pattern = re.compile(re.escape(f"{prefix}[{pop}][") + r"([^\[\]]+)\]")
-    out = {}
-    for key, m in summary.items():
-        match = pattern.fullmatch(key)
-        if match and finite_metric(m):
-            out[match.group(1)] = m
-    return out
+    return {match.group(1): m for key, m in summary.items() if (match := pattern.fullmatch(key)) and finite_metric(m)}
 
 
 def edge_verdict(m: dict) -> str:

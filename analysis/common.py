@@ -36,12 +36,9 @@ def two_player_long(games: pd.DataFrame, id_column: str) -> pd.DataFrame:
     s0, s1 = categorical_pair(games["strategy_0"], games["strategy_1"])
     winner = games["winner"].to_numpy()
     ids = games[id_column].to_numpy()
-    frames = []
-    for seat, mine, theirs in ((0, s0, s1), (1, s1, s0)):
-        share = np.where(winner == seat, 1.0, np.where(winner < 0, 0.5, 0.0))
-        frames.append(pd.DataFrame({"game": ids, "seat": seat, "strategy": mine, "opponent": theirs,
-                                    "win_share": share}))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([pd.DataFrame({"game": ids, "seat": seat, "strategy": mine, "opponent": theirs,
+                                    "win_share": np.where(winner == seat, 1.0, np.where(winner < 0, 0.5, 0.0))})
+                      for seat, mine, theirs in ((0, s0, s1), (1, s1, s0))], ignore_index=True)
 
 
 def rate_table(long: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -218,9 +215,8 @@ def plot_nash(table: pd.DataFrame, path, colors: dict) -> None:
                                                 np.clip(table["ci_high"] - table["weight"], 0, None) * 100],
                 fmt="none", ecolor="black", capsize=4, lw=1)
     ax.set_xticks(x, table.index, rotation=20 if len(table) > 5 else 0)
-    ax.set_ylim(0, 105)
-    ax.set_ylabel("weight in the equilibrium mix (%)")
-    ax.set_title("The mix no strategy can exploit (bars: 95% bootstrap interval)")
+    ax.set(ylim=(0, 105), ylabel="weight in the equilibrium mix (%)",
+           title="The mix no strategy can exploit (bars: 95% bootstrap interval)")
     save(fig, path)
 
 

@@ -1,11 +1,8 @@
 """`balance-sim compare DIR_A DIR_B`: every headline figure of two runs, B minus A, with a 95% interval and a
-verdict, paired game by game when the runs share their random numbers (method: analysis/paired.py). Writes
-compare.json, compare.png and compare.html.
-"""
+verdict (method: analysis/paired.py); writes compare.json, compare.png and compare.html."""
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 import shutil
@@ -17,7 +14,7 @@ from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.formatting import CSS, LABELS, figure_html, is_rate
-from analysis.report import config_changes, write_json
+from analysis.report import config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
@@ -26,8 +23,7 @@ from analysis.summary import summary_for
 
 REAL, NOISE = "real change", "within noise"
 
-# Plain names of the headline figures: the report's, shorter where a table column needs it; a figure not listed
-# is shown by its code name, spelled out.
+# plain names of the headline figures: the report's, shorter for a table column; others: the code name spelled out
 PLAIN = {**{k: v for k, v in LABELS.items() if k != "picks_per_game"},
          "first_player_win_rate": "First player wins", "drawn_round_rate": "Round ends in a draw",
          "minutes_per_game": "Minutes per game", "score_margin": "Round's winning margin (rupees)",
@@ -76,10 +72,9 @@ def compared_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
 def lineup_diff(meta_a: dict, meta_b: dict) -> list[str]:
     """What differs in who played, in the same `key = B (A: A)` form as configuration keys."""
     out = []
-    if meta_a.get("game") != meta_b.get("game"):
-        out.append(f"game = {meta_b.get('game')} (A: {meta_a.get('game')})")
-    if meta_a.get("players") != meta_b.get("players"):
-        out.append(f"players = {meta_b.get('players')} (A: {meta_a.get('players')})")
+    for key in ("game", "players"):
+        if meta_a.get(key) != meta_b.get(key):
+            out.append(f"{key} = {meta_b.get(key)} (A: {meta_a.get(key)})")
     names = [[s.get("name") for s in m.get("strategies", [])] for m in (meta_a, meta_b)]
     if _lineup(meta_a)[1:] != _lineup(meta_b)[1:] or names[0] != names[1]:
         out.append(f"strategies = {', '.join(names[1])} (A: {', '.join(names[0])})")
@@ -128,9 +123,8 @@ def differences(names: list[str], summary_a: dict, summary_b: dict, blocks_a: di
 
 
 def call_real(*families: dict) -> int:
-    """Adds p_adjusted and a verdict to every comparable row of the tables, corrected together (a page is one
-    family); returns the number of comparisons. A row whose 95% interval excludes zero but is not real gets the
-    corrected interval (Bonferroni, at least as wide as Holm needs), so the page can show why."""
+    """p_adjusted and a verdict on every comparable row, corrected together (a page is one family); a row whose 95%
+    interval excludes zero but is not real gets the corrected interval, to show why. Returns the count."""
     rows = [row for family in families for row in family.values() if row.get("comparable", True)]
     adjusted, real = pairing_stats.adjust([r["p"] for r in rows])
     from scipy.special import ndtri  # not scipy.stats: importing it costs about 1 CPU-s
@@ -152,10 +146,7 @@ def call_real(*families: dict) -> int:
 # ---- loading ------------------------------------------------------------------------------------------------
 def load_run(folder: Path, label: str) -> tuple[dict, dict, dict | None]:
     """(meta, summary, tables or None) of a results folder, checked as `report` checks it (meta.json field by
-    field, tables against it); one-line errors for anything else."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise UserError(f"compare: {label} {folder}: no such folder")
+    field, tables against it); one-line errors for anything else. `run_compare` has checked that it exists."""
     meta = folder_meta.read(folder)
     kind = next((k for k in ("sweep", "tune", "sensitivity") if k in meta), None)
     if kind:
@@ -241,14 +232,6 @@ def _describe(folder: Path, meta: dict) -> dict:
             "configuration": config_changes(meta)}
 
 
-def config_diff(a: dict, b: dict, path: str = "") -> list[str]:
-    """Keys whose values differ between two configurations, as `key = B's value (A: A's value)`."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [line for key in sorted(set(a) | set(b)) for line in config_diff(a.get(key), b.get(key),
-                                                                                 f"{path}{key}.")]
-    return [] if a == b else [f"{path.rstrip('.')} = {json.dumps(b)} (A: {json.dumps(a)})"]
-
-
 # ---- presentation --------------------------------------------------------------------------------------------
 def fmt_value(name: str, value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -322,8 +305,7 @@ def plot_differences(rows: dict, path: Path, title: str) -> None:
                         fmt="o", color=colour, ecolor=colour, capsize=3, lw=1.4, ms=4)
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(y, [rows[n]["label"] for n in names], fontsize=8)
-        ax.set_ylim(-0.7, len(names) - 0.3)
-        ax.set_xlabel(label)
+        ax.set(ylim=(-0.7, len(names) - 0.3), xlabel=label)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_title(title)
     save(fig, path)

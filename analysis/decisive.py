@@ -1,11 +1,5 @@
-"""What decides games: for each scoring source, how often taking its points away changes who wins.
-
-Accounting from the results tables, not a replay: every card and action stays as played, and the winners are
-worked out again with the game's own tie-breaks. `decisive_rate[<source>]` is the share of games where the set
-of winners changes (95% Wilson interval, stats.rate, so --summary-only runs merge it exactly); Mohur's
-match-level rate and its half-counted unfinished matches are explained in docs/mohur.md. This module holds what
-every game shares; each game's sources are in its own `analysis/<game>.py`.
-"""
+"""What decides games: for each scoring source, how often taking its points away changes who wins (the results
+tables rescored with the game's own tie-breaks; each game's sources are in its `analysis/<game>.py`)."""
 from __future__ import annotations
 
 import re

@@ -1,9 +1,6 @@
-"""First-player and seat edges at equal skill.
-
-A raw "the starter wins X%" mixes the position's edge with who holds it (in Mohur the loser of a round starts
-the next, and in mixed pairings the loser is usually the weaker strategy). So the headline comes from mirror
-games when the run has them, else from a Luce model with position and strategy terms (`models.fit_luce`); each
-metric's `population` says which ("mirror" or "model").
+"""First-player and seat edges at equal skill: from mirror games when the run has them, else from a Luce model
+with position and strategy terms (`models.fit_luce`); a raw rate mixes the position with who holds it (in Mohur
+a round's loser starts the next). Each metric's `population` says which ("mirror" or "model").
 """
 from __future__ import annotations
 
@@ -48,15 +45,14 @@ def _mirror_rates(position, win_share, positions) -> list[dict]:
 
 def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.ndarray, names,
                    positions: int) -> dict:
-    """Equal-skill win rate of every position, from (games, seats) arrays of strategy codes, positions and win
-    shares: {"population", "rates", "by_strategy" (mirror games only), "naive" (every game)}, each a metric
-    per position."""
+    """Equal-skill win rate per position from (games, seats) arrays: {"population", "rates", "by_strategy" (mirror
+    games), "naive" (every game)}, each a metric per position."""
     strategy = np.asarray(strategy, dtype=np.int64)
     position = np.asarray(position, dtype=np.int64)
     win_share = np.asarray(win_share, dtype=float)
     naive = [stats.rate(float(win_share[position == k].sum()), len(position)) for k in range(positions)]
     mirror = is_mirror(strategy) if len(strategy) else np.zeros(0, dtype=bool)
-    out = {"naive": naive, "by_strategy": {}}
+    out = {"naive": naive, "by_strategy": {}, "population": None, "rates": None}
     if mirror.any():
         out["population"] = MIRROR
         out["rates"] = _mirror_rates(position[mirror], win_share[mirror], positions)
@@ -74,9 +70,6 @@ def position_edges(strategy: np.ndarray, position: np.ndarray, win_share: np.nda
         table = models.position_rates(fit)
         out["population"] = MODEL
         out["rates"] = [models.model_rate(table, k, len(strategy)) for k in range(positions)]
-    else:
-        out["population"] = None
-        out["rates"] = None
     return out
 
 

@@ -1,8 +1,5 @@
-"""What `balance-sim evolve` writes: the held-out validation with paired 95% intervals, history.csv, preset.toml,
-evolve.json and evolve.html (convergence with intervals, parameters over time, the final parameters in words).
-
-Validation: fresh deals the search never saw; winner and start play the same deals per pool member (paired t
-interval), members' results weighted by the pool weights with independent errors.
+"""What `balance-sim evolve` writes: history.csv, preset.toml, evolve.json and evolve.html, with the held-out
+validation (fresh deals, winner and start paired per pool member, members weighted by the pool weights).
 """
 from __future__ import annotations
 
@@ -56,11 +53,10 @@ def weighted(parts: list[dict], weights) -> dict:
 
 def validation_summary(result: dict) -> dict:
     val, pool, weights = result["validation"], result["pool"], result["weights"]
-    members = {}
-    for j, name in enumerate(pool):
-        members[name] = {"weight": weights[j], "winner": mean_interval(val["winner"][j]),
-                         "start": mean_interval(val["start"][j]),
-                         "difference": paired_difference(val["winner"][j], val["start"][j])}
+    members = {name: {"weight": weights[j], "winner": mean_interval(val["winner"][j]),
+                      "start": mean_interval(val["start"][j]),
+                      "difference": paired_difference(val["winner"][j], val["start"][j])}
+               for j, name in enumerate(pool)}
     parts = list(members.values())
     return {"population": f"held-out games on fresh deals ({val['games']:,} per pool member and comparison), "
                           "seats rotated; winner and start paired deal by deal",
@@ -80,12 +76,11 @@ def history_frame(result: dict) -> pd.DataFrame:
                   enumerate(zip(rec["candidates"], rec["fitness"], rec["se"]))]
         points.append(("incumbent", -1, rec["incumbent"], rec["incumbent_fitness"], rec["incumbent_se"]))
         for role, i, x, f, s in points:
-            values = _values(x, low, high, whole)
             rows.append({"generation": rec["generation"], "role": role, "candidate": i,
                          "games_per_member": rec["games_per_member"], "games_spent": rec["spent"],
                          "fitness": f, "se": s, "sigma": rec["sigma"],
                          "replaced": rec["replaced"] if role == "incumbent" else None,
-                         **dict(zip(names, values))})
+                         **dict(zip(names, _values(x, low, high, whole)))})
     return pd.DataFrame(rows)
 
 
@@ -147,9 +142,8 @@ def reading(result: dict, summary: dict) -> list[str]:
 
 def _save_by_generation(fig, ax, ylabel: str, legend: str, path) -> None:
     """Whole generations along the x axis, the y axis named, the legend where `legend` says; the figure saved."""
-    ax.set_xlabel("generation")
+    ax.set(xlabel="generation", ylabel=ylabel)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel(ylabel)
     ax.legend(loc=legend, fontsize=8)
     save(fig, path)
 

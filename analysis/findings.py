@@ -1,10 +1,5 @@
-"""Findings: the three to seven sentences a designer reads first, computed from a summary (summary.json).
-
-Each is {id, text, figure (its summary.json key), section (the report topic that explains it)}, ranked by
-importance (docs/findings.md): untrustworthy figures first, then the largest seat gap, the strongest strategy,
-the top lever, the length, smaller flags. A finding says "real" or "dominates" only when its interval says so;
-keys other parts may add (`strength[s]["bound"]`, `nash_unique`, `win_rate_vs_field[s]`) are read when present.
-"""
+"""Findings: the three to seven sentences a designer reads first, from a summary: {id, text, figure (its
+summary.json key), section (the report topic that explains it)}, ranked as docs/findings.md says."""
 from __future__ import annotations
 
 import html
@@ -30,12 +25,9 @@ def _metric(summary: dict, key: str) -> dict | None:
 
 def _indexed(summary: dict, prefix: str) -> dict[str, dict]:
     """`prefix[<name>]` figures with exactly one bracket (not `[mirror=...]` or `[certain]` variants)."""
-    out = {}
-    for key in summary:
-        match = re.fullmatch(re.escape(prefix) + r"\[([^\[\]]+)\]", key)
-        if match and _metric(summary, key):
-            out[match.group(1)] = summary[key]
-    return out
+    pattern = re.compile(re.escape(prefix) + r"\[([^\[\]]+)\]")
+    return {match.group(1): summary[key] for key in summary
+            if (match := pattern.fullmatch(key)) and _metric(summary, key)}
 
 
 def _elo(m: dict) -> str:
@@ -325,12 +317,9 @@ def anchor(title: str) -> str:
 
 def section_links(titles: list[str]) -> dict[str, str]:
     """Topic -> anchor of the first section title that matches it (missing topics link to the headline table)."""
-    out = {}
-    for topic, pattern in TOPICS.items():
-        hit = next((t for t in titles if re.search(pattern, t, re.IGNORECASE)), None)
-        if hit:
-            out[topic] = anchor(hit)
-    return out
+    hits = {topic: next((t for t in titles if re.search(pattern, t, re.IGNORECASE)), None)
+            for topic, pattern in TOPICS.items()}
+    return {topic: anchor(hit) for topic, hit in hits.items() if hit}
 
 
 def box(items: list[dict], links: dict[str, str] | None = None, default: str = "headline-figures") -> str:

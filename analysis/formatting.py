@@ -49,6 +49,15 @@ def fmt_metric(name: str, m) -> str:
     return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
 
 
+def mirror_table(summary: dict, keys: list[str], heads: list[str], attrs: str = "") -> str:
+    """Each strategy's mirror games, a row of `<key>[mirror=<strategy>]` per strategy ("" without mirror games)."""
+    names = sorted({k.split("mirror=")[1].rstrip("]") for k in summary if k.startswith(f"{keys[0]}[mirror=")})
+    rows = "".join(f"<tr><td>{name}</td>" + "".join(f"<td>{fmt_metric('rate', summary.get(f'{k}[mirror={name}]'))}</td>"
+                                                     for k in keys) + "</tr>" for name in names)
+    heads = "".join(f"<th>{h}</th>" for h in heads)
+    return f"<table{attrs}><tr><th>mirror games of</th>{heads}</tr>{rows}</table>" if rows else ""
+
+
 # plain names for the code names of summary.json (a game adds its own in its module's LABELS)
 LABELS = {
     "first_player_round_win_rate": "Round starter wins the round",

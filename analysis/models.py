@@ -1,9 +1,6 @@
-"""Models behind the figures that raw rates get wrong: strengths, equal-skill seat effects, the meta-game.
-
-`fit_luce` treats a game's winner as a Luce choice among its seats (Bradley-Terry with two), strategy plus
-position terms, games grouped by lineup (a million games cost a few hundred rows), a weak Gaussian prior keeping
-a strategy that never (or always) wins finite. `nash_mix`: the symmetric equilibrium of the matchup matrix.
-"""
+"""Models behind the figures raw rates get wrong: `fit_luce` (a game's winner as a Luce choice among its seats,
+strategy plus position terms, games grouped by lineup, a weak prior keeping an all-or-nothing record finite) and
+`nash_mix`, the symmetric equilibrium of the matchup matrix."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -123,11 +120,8 @@ RARE_SHARE = 0.1     # ... when they are at most this share of its games (rare o
 
 
 def strengths(fit: LuceFit) -> pd.DataFrame:
-    """Strategy strengths on the Elo scale with 95% intervals; 0 is the average strategy, weighted by how much
-    its games tell (a never-winner, bounded only by its prior, does not widen everyone's interval). A strategy
-    that won none (or all) of its games against others gets its one-sided data bound (`bound` "upper"/"lower",
-    the other end NaN) instead of the prior's drifting number; one with a few wins or losses an exact count
-    interval (`rare_record_interval`), as the normal one is far too tight there."""
+    """Elo strengths with 95% intervals, 0 the information-weighted average strategy; an all-or-nothing record gets
+    its one-sided data bound (`bound`), a few wins or losses an exact count interval (the normal one is too tight)."""
     k = len(fit.names)
     w = fit.info / fit.info.sum() if fit.info.sum() > 0 else np.full(k, 1 / k)
     anchor = np.eye(k) - np.outer(np.ones(k), w)
@@ -225,9 +219,8 @@ def strength_bound(fit: LuceFit, s: int, side: str) -> float:
 
 
 def rare_record_interval(fit: LuceFit, s: int) -> tuple[float, float, float] | None:
-    """(estimate, low, high) log-strength of a strategy with few wins or losses against the others (RARE_RECORD,
-    RARE_SHARE), else None: where the count's exact Poisson (Garwood) 95% interval puts its expected count, the
-    others' terms fixed (a little conservative)."""
+    """(estimate, low, high) log-strength of a strategy with few wins or losses against the others, else None: from
+    the count's exact Poisson (Garwood) 95% interval, the others' terms fixed (a little conservative)."""
     if fit.design is None or not _mixed_rows(fit, s)[0].any():
         return None
     won, total = _record(fit, s)
@@ -376,10 +369,8 @@ def unmeasured_pairs(games: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def nash_table(wins: pd.DataFrame, games: pd.DataFrame, reps: int = 400, seed: int = 0) -> pd.DataFrame:
-    """Equilibrium weights from head-to-head records (wins[i, j]: i's win shares against j in games[i, j]
-    meetings; mirror cells ignored), with 95% bootstrap intervals (every cell resampled binomially), and each
-    weight's range over the whole equilibrium set (`range_low`, `range_high`; equal when it is unique). Every
-    pair must have met (`unmeasured_pairs`): an unknown cell is not an even one."""
+    """Equilibrium weights from head-to-head records (wins[i, j] in games[i, j] meetings) with 95% bootstrap
+    intervals and each weight's range over the equilibrium set; every pair must have met (`unmeasured_pairs`)."""
     names = list(wins.index)
     missing = unmeasured_pairs(games)
     if missing:

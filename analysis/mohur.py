@@ -18,15 +18,12 @@ HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat
 
 def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
     """One row per round and seat: strategy and score parts."""
-    frames = []
     pair = common.categorical_pair(rounds["strategy_0"], rounds["strategy_1"])
-    for seat in (0, 1):
-        frames.append(pd.DataFrame({
-            "strategy": pair[seat],
-            "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
-            "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
-            "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}))
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([pd.DataFrame({
+        "strategy": pair[seat], "goods": rounds[f"goods_rupees_{seat}"].to_numpy(),
+        "bonus": rounds[f"bonus_rupees_{seat}"].to_numpy(),
+        "coin_token": np.where(rounds["coin_token"].to_numpy() == seat, coin_token, 0)}) for seat in (0, 1)],
+        ignore_index=True)
 
 
 def finding_context(meta, tables=None) -> dict:
@@ -39,8 +36,7 @@ def finding_context(meta, tables=None) -> dict:
 
 def summarize(tables, meta) -> dict:
     games, rounds = tables["games"], tables["rounds"]
-    out = {}
-    out.update(first_player_metrics(games, rounds))
+    out = first_player_metrics(games, rounds)
     out["drawn_round_rate"] = stats.rate((rounds["winner"] < 0).sum(), len(rounds))
     out["turns_per_round"] = stats.mean(rounds["turns"])
     out["rounds_per_match"] = stats.mean(games["rounds"])
@@ -86,10 +82,8 @@ def _across_skill_metrics(games, rounds, long, meta) -> dict:
 
 
 def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
-    """The starter's and seat 0's edges at equal skill (`analysis.edges`): the headline keys carry the mirror
-    estimate (or the model's without mirror matches), `[mirror=<strategy>]` each strategy's mirror matches,
-    `[all_games]` the raw rate over every match. Round 1 (random starter) and later rounds (the previous
-    round's loser starts) are reported apart."""
+    """The starter's and seat 0's edges at equal skill (`analysis.edges.put`'s keys); round 1 (random starter) and
+    later rounds (the previous round's loser starts) also apart."""
     out = {}
     r = rounds[["winner", "starter", "round", "strategy_0", "strategy_1"]]
     edges.put(out, "first_player_round_win_rate", edges.two_seat_edges(r, r["starter"]))
@@ -125,12 +119,8 @@ def _skill_metrics(games, rounds, long, meta) -> dict:
     if not search or not any(games[c].isin(search).any() for c in cols):
         return {}
     g_level, r_level = skill.levels(games, search, cols), skill.levels(rounds, search, cols)
-    out = {}
-    for level in (skill.HEURISTIC, skill.EXPERT):
-        for name, m in _level_rates(games, rounds, g_level == level, r_level == level).items():
-            out[f"{name}[{level}]"] = m
-    out.update(skill.gap_metrics(long, search))
-    return out
+    return {**skill.by_level(lambda level: _level_rates(games, rounds, g_level == level, r_level == level)),
+            **skill.gap_metrics(long, search)}
 
 
 def _skill_section(games, summary, meta, outdir):
@@ -271,7 +261,6 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
 
 
 def _tokens(rounds, cfg, outdir) -> dict:
-    stack_total = {g: sum(cfg["tokens"][g]) for g in GOODS}
     first = np.array([rounds[f"first_sale_{g}"].clip(lower=0).mean() for g in GOODS])
     taken = np.array([(rounds[f"taken_{g}_0"] + rounds[f"taken_{g}_1"]).mean() for g in GOODS])
     left = np.array([rounds[f"left_{g}"].mean() for g in GOODS])
@@ -303,7 +292,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     ax2.set(ylabel="bonus tokens per round", title="Bonus piles (label: mean value drawn)")
     ax2.legend(frameon=False, fontsize=8)
     save(fig, outdir / "sales_and_bonus.png")
-    most_left = GOODS[int(np.argmax(left / np.array([stack_total[g] for g in GOODS])))]
+    most_left = GOODS[int(np.argmax(left / np.array([sum(cfg["tokens"][g]) for g in GOODS])))]
     return common.section(
         "Tokens", None, ("stack_split.png", f"The first sale of a good takes {share_first:.0%} of the rupees taken "
                          f"from its stack; {most_left} leaves the largest share of its stack untaken."),

@@ -13,7 +13,7 @@ from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, new_panels, overflow_note, save,
                             strategy_colors)
 from sim.mughal.engine import SUITS
-from analysis.formatting import fmt_metric
+from analysis.formatting import mirror_table
 from sim.registry import registered
 PARTS = ("vt_majority", "vt_all_suits", "vt_emperor", "vt_disaster")
 HEADLINES = ("tie_rate", "vt_total", "minutes_per_game")
@@ -57,25 +57,10 @@ def summarize(tables, meta) -> dict:
     out["winning_margin"] = stats.mean(games["vt_margin"])
     out.update(_skill_metrics(tables, meta))
     out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
-    out.update(_across_skill_metrics(players, meta, ids, strategy, win, names, extra["vt_total"]))
+    out.update(across_skill.players_metrics(players, meta, ids, strategy, win, names, [extra["vt_total"], win],
+                                            np.tile(np.arange(p), (len(strategy), 1)), lambda k: f"seat {k} wins",
+                                            decisive_metrics))
     return out
-
-
-def _across_skill_metrics(players, meta, ids, strategy, win, names, vt_total) -> dict:
-    """Seat edges, the equilibrium mix and the decisive sources per level of skill (`analysis.across_skill`);
-    the arrays are `common.wide_players`' (one row per game, in increasing id order)."""
-    p = strategy.shape[1]
-    seat = np.tile(np.arange(p), (len(strategy), 1))
-
-    def edge(mask):
-        return edges.position_edges(strategy[mask], seat[mask], win[mask], names, p)["rates"]
-
-    def decided(mask):
-        part = players[players["game"].isin(ids[mask])]
-        return decisive_metrics(part, meta.get("config") or {}, p)
-
-    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [vt_total, win],
-                                        lambda k: f"seat {k} wins", 1 / p)
 
 
 def _length_metrics(games: pd.DataFrame, meta: dict) -> dict:
@@ -141,14 +126,11 @@ def _skill_metrics(tables, meta) -> dict:
         return {}
     lineups = _lineups(tables)
     level = skill.levels(lineups, search, [c for c in lineups.columns if c.startswith("strategy_")])
-    out = {}
-    for lv in (skill.HEURISTIC, skill.EXPERT):
+
+    def rates(lv):  # seat_win_rate[0] is stored as seat_win_rate_0[<level>]
         mask = pd.Series(level == lv, index=games.index)
-        if mask.any():
-            for name, m in _level_rates(tables, mask).items():
-                out[f"{name.replace('[', '_').rstrip(']')}[{lv}]" if "[" in name else f"{name}[{lv}]"] = m
-    out.update(skill.gap_metrics(_skill_long(tables, search), search))
-    return out
+        return {k.replace("[", "_").rstrip("]"): m for k, m in _level_rates(tables, mask).items()} if mask.any() else {}
+    return {**skill.by_level(rates), **skill.gap_metrics(_skill_long(tables, search), search)}
 
 
 def _skill_section(tables, meta, summary, outdir):
@@ -213,17 +195,11 @@ def _seats(tables, meta, summary, outdir) -> dict:
     spread = table["rate"].max() - table["rate"].min()
     text = ("With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
             "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
-    rows = ""
-    names = sorted({k.split("mirror=")[1].rstrip("]") for k in summary if k.startswith("seat_win_rate[0][mirror=")})
-    for name in names:
-        cells = "".join(f"<td>{fmt_metric('rate', summary.get(f'{k}[mirror={name}]'))}</td>" for k in keys)
-        rows += f"<tr><td>{name}</td>{cells}</tr>"
-    out = {"title": "Does the seat matter?", "text": text, "figures": [{
-        "file": "mughal_seat_equal.png",
-        "reading": f"Seat win rates span {spread:.1%}; the dashed line is a fair share of 1/{p}."}]}
-    if rows:
-        out["html"] = ("<table class='wide'><tr><th>mirror games of</th>"
-                       + "".join(f"<th>seat {s} wins</th>" for s in range(p)) + f"</tr>{rows}</table>")
+    out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", f"Seat win rates span {spread:.1%}; "
+                                                         f"the dashed line is a fair share of 1/{p}."))
+    mirrors = mirror_table(summary, keys, [f"seat {s} wins" for s in range(p)], " class='wide'")
+    if mirrors:
+        out["html"] = mirrors
     return out
 
 
@@ -234,8 +210,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
     fig, ax = new_figure()
     vt = players["vt_total"].to_numpy()
     _, cap, left_off, largest = clip_upper(vt)
-    lo, hi = int(vt.min()), int(cap)
-    bins = np.arange(lo, hi + 2) - 0.5
+    bins = np.arange(int(vt.min()), int(cap) + 2) - 0.5
     for name in names:
         v = players.loc[strategy == name, "vt_total"].to_numpy()
         ax.hist(v[v <= cap], bins=bins, histtype="step", lw=1.5, color=colors[name], density=True,
@@ -247,8 +222,7 @@ def _vt(players, strategy: pd.Series, outdir) -> dict:
     means = players.groupby(strategy)[list(PARTS)].mean().loc[names]
     fig, ax = new_figure()
     x = np.arange(len(names))
-    pos = np.zeros(len(names))
-    neg = np.zeros(len(names))
+    pos, neg = np.zeros(len(names)), np.zeros(len(names))
     labels = {"vt_majority": "suit majorities", "vt_all_suits": "all four suits", "vt_emperor": "emperor bonus",
               "vt_disaster": "Disasters"}
     for i, part in enumerate(PARTS):
@@ -314,10 +288,9 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
     ax.set(ylabel="share of games (%)", title="Who takes each emperor's bonus: alone, tied, or nobody")
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir / "mughal_emperor_ties.png")
-    figures = [{"file": "mughal_emperor_ties.png",
-                "reading": "Each bar splits the games by how many players had the highest favoured total "
-                           "for that emperor (tied players each take half the bonus, rounded down, by default; "
-                           "none of them under rules.emperor_tie = \"none\")."}]
+    figures = [("mughal_emperor_ties.png", "Each bar splits the games by how many players had the highest favoured "
+                "total for that emperor (tied players each take half the bonus, rounded down, by default; none of "
+                "them under rules.emperor_tie = \"none\").")]
     text = "The emperor bonus goes to the highest total among the favoured suits."
     if (spec >= 0).any():
         fig, ax = new_figure(8.5, 4.0)
@@ -326,12 +299,11 @@ def _emperors(games, players, cfg, meta, outdir) -> dict:
         ax.set(ylabel="share of the bonus VT (%)", title="Emperor bonus VT taken by a specialist of a favoured suit")
         save(fig, outdir / "mughal_emperor_specialists.png")
         built = ", ".join(f"{name} builds {SUITS[suit]}" for name, suit in sorted(suits.items()))
-        figures.append({"file": "mughal_emperor_specialists.png",
-                        "reading": "How much of each emperor's bonus VT went to a suit specialist whose suit "
-                                   f"the emperor favours (for 'any', every specialist counts; {built})."})
+        figures.append(("mughal_emperor_specialists.png", "How much of each emperor's bonus VT went to a suit "
+                        f"specialist whose suit the emperor favours (for 'any', every specialist counts; {built})."))
     else:
         text += " No suit specialist played in this run, so the share taken by specialists is not shown."
-    return {"title": "The emperors' bonuses", "text": text, "figures": figures}
+    return common.section("The emperors' bonuses", text, *figures)
 
 
 def _margins(games, outdir) -> dict:
@@ -417,8 +389,7 @@ def _picks(picks, outdir) -> dict:
     ax.set_title("Card pick order (most wanted at the top)")
     ax.grid(axis="x", alpha=0.3)
     save(fig, outdir / "mughal_picks.png")
-    best = table.iloc[-1]
-    worst = table.iloc[0]
+    worst, best = table.iloc[0], table.iloc[-1]
     return common.section("Card pick order", f"{best['label']} is taken {best['rate']:.0%} of the times it is "
                           f"offered (on average at step {best['step']:.1f}); {worst['label']} only "
                           f"{worst['rate']:.0%}. " + CARD_CODES,

@@ -17,7 +17,7 @@ from matplotlib import colormaps
 
 from sim.muziris.config import parse_steps
 from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
-from analysis.formatting import fmt_metric
+from analysis.formatting import fmt_metric, mirror_table
 
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "minutes_per_game", "tie_rate", "round_cap_rate",
              "coins_short_rate")
@@ -54,8 +54,7 @@ def _minutes_metrics(games: pd.DataFrame, meta: dict) -> dict:
 def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     games, players = tables["games"], tables["players"]
     n = len(games)
-    out = {}
-    out.update(position_metrics(games, players))
+    out = position_metrics(games, players)
     out.update(common.win_rate_metrics(players))
     out.update(common.win_rate_vs_field_metrics(players, "game"))
     out["rounds_per_game"] = mean(games["rounds"])
@@ -70,8 +69,13 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     out.update(decisive_metrics(players, meta.get("config") or {},
                                 int(meta.get("players") or players["seat"].max() + 1),
                                 games, _condition_names(meta, int(games["condition"].max()) + 1 if n else 0)))
-    out.update(_across_skill_metrics(games, players, meta, ids, strategy, win, names,
-                                     [extra["coins"], extra["coins_condition"]]))
+    p = strategy.shape[1]
+    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
+    out.update(across_skill.players_metrics(
+        players, meta, ids, strategy, win, names, [extra["coins"], extra["coins_condition"]],
+        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p, lambda k: (
+            "the round-1 first player wins" if k == 0 else
+            f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins"), decisive_metrics))
     return out
 
 
@@ -81,27 +85,6 @@ def _minutes_words(summary: dict, meta: dict) -> str:
         return ""
     return (f", about {m['estimate']:.0f} minutes at {_seconds_per_action(meta):g} seconds a character action (an "
             "assumption, as the rulebook gives no playing time; set report.seconds_per_action for your table)")
-
-
-def _across_skill_metrics(games, players, meta, ids, strategy, win, names, keys) -> dict:
-    """The edge of the position (from the round-1 first player) furthest from a fair share, the mix and the
-    decisive sources per level of skill (`analysis.across_skill`), on `common.wide_players`' arrays."""
-    p = strategy.shape[1]
-    first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
-    position = (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p
-
-    def edge(mask):
-        return edges.position_edges(strategy[mask], position[mask], win[mask], names, p)["rates"]
-
-    def what(k):
-        return ("the round-1 first player wins" if k == 0 else
-                f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins")
-
-    def decided(mask):
-        part = players[players["game"].isin(ids[mask])]
-        return decisive_metrics(part, meta.get("config") or {}, p)
-
-    return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, keys, what, 1 / p)
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
@@ -227,12 +210,8 @@ def _skill_metrics(games: pd.DataFrame, players: pd.DataFrame, meta: dict) -> di
     if not search or not cols or not games[cols].astype(str).isin(search).any().any():
         return {}
     level = skill.levels(games, search, cols)
-    out = {}
-    for name in (skill.HEURISTIC, skill.EXPERT):
-        for key, m in _level_rates(games, players, level == name).items():
-            out[f"{key}[{name}]"] = m
-    out.update(skill.gap_metrics(_pairs(players), search))
-    return out
+    return {**skill.by_level(lambda name: _level_rates(games, players, level == name)),
+            **skill.gap_metrics(_pairs(players), search)}
 
 
 def _skill_section(tables, summary, meta, outdir):
@@ -297,9 +276,8 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     what_decides = decisive.section(summary, labels, outdir)
     if what_decides is not None:
         what_decides["html"] = _decisive_by_condition(summary, labels, conds)
-    by_skill = _skill_section(tables, summary, meta, outdir)
-    across = across_skill.section(summary, labels) if across_skill.present(summary, across_skill.HAND) else None
-    return out + [s for s in (what_decides, by_skill, across) if s is not None]
+    return out + across_skill.closing_sections(summary, labels, what_decides,
+                                               _skill_section(tables, summary, meta, outdir))
 
 
 def _seats_section(summary: dict, P: int, outdir: Path) -> dict:
@@ -315,7 +293,9 @@ def _seats_section(summary: dict, P: int, outdir: Path) -> dict:
         ("muziris_first_player.png", "Each bar is how often the player sitting that many seats after the round-1 "
          "first player wins, at equal skill; the dashed line is an even share."),
         ("muziris_seats.png", "Each bar is how often a fixed seat wins at equal skill; bars near the dashed line "
-         "mean seating does not matter."), html=_mirror_table(summary, P))
+         "mean seating does not matter."),
+        html=mirror_table(summary, [f"position_win_rate[{k}]" for k in range(P)],
+                          ["first player wins"] + [f"+{k} (clockwise) wins" for k in range(1, P)]))
 
 
 def _position_bars(summary: dict, prefix: str, labels: list[str], P: int, path: Path, title: str) -> None:
@@ -342,18 +322,6 @@ def _first_player_text(summary: dict, P: int) -> str:
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
     return text
-
-
-def _mirror_table(summary: dict, P: int) -> str:
-    """Each position's win rate in each strategy's mirror games: a table (empty without mirror games)."""
-    mirrors = sorted({k.split("mirror=")[1].rstrip("]") for k in summary
-                      if k.startswith("position_win_rate[0][mirror=")})
-    rows = "".join(f"<tr><td>{name}</td>" + "".join(
-        f"<td>{fmt_metric('rate', summary.get(f'position_win_rate[{k}][mirror={name}]'))}</td>" for k in range(P))
-        + "</tr>" for name in mirrors)
-    return ("<table><tr><th>mirror games of</th>" + "".join(
-        f"<th>{'first player' if k == 0 else f'+{k} (clockwise)'} wins</th>" for k in range(P)) + f"</tr>{rows}</table>"
-        if rows else "")
 
 
 def _strategies_section(games, players, strategy: pd.Series, conds: list[str], P: int, outdir: Path) -> dict:

@@ -1,10 +1,5 @@
-"""Differences between two runs, paired game by game when they share their random numbers.
-
-A run's games are cut into G blocks of consecutive games; every figure is a ratio of per-block sums, linearised
-by the delta method into block pseudo-values, and the difference's interval is a paired t interval on them when
-the runs share seed, batch size and lineups (Welch's otherwise). Figures that are not ratios of per-game sums
-(balance, fitted strengths) use the two runs' own intervals as independent errors, and say so. The method and
-why it was chosen: docs/compare.md.
+"""Differences between two runs, paired game by game when they share their random numbers: per-block ratio
+figures, delta-method pseudo-values, a paired t interval (Welch's unpaired). Method and why: docs/compare.md.
 """
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
         sections = module.sections(tables, meta, summary, outdir)
     with phase(f"{meta['game']} report: sample games to replay"):
         sections.append(sample_games(tables, meta, outdir, game_of_run=game_of_run))  # replays of chosen games
-    (outdir / "report.html").write_text(_html(meta, summary, sections, outdir, getattr(module, "HEADLINES", ())))
+    (outdir / "report.html").write_text(_html(meta, summary, sections, outdir))
     return summary
 
 
@@ -59,11 +59,10 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
     summary["findings"] = findings_for(summary, meta)
     write_json(outdir / "summary.json", summary)
-    module = get_game(meta["game"]).module("analysis")
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
                     "so it has no plots; run without --summary-only (on fewer games) for the full report."}
-    (outdir / "report.html").write_text(_html(meta, summary, [note], outdir, getattr(module, "HEADLINES", ())))
+    (outdir / "report.html").write_text(_html(meta, summary, [note], outdir))
     return summary
 
 
@@ -103,25 +102,24 @@ def write_json(path: Path, value) -> None:
     path.write_text(json.dumps(clean(value), indent=2) + "\n")
 
 
+def config_diff(a, b, was: str = "A:", path: str = "", predates: bool = False) -> list[str]:
+    """Keys whose values differ between two configurations, as `key = b's value (<was> a's value)`; `predates`: a
+    key b lacks is one this version added (e.g. Mughal's report table) that b's run predates, not a change."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [line for key in sorted(set(a) | set(b))
+                for line in config_diff(a.get(key), b.get(key), was, f"{path}{key}.", predates)]
+    if a == b or (predates and b is None):
+        return []
+    return [f"{path.rstrip('.')} = {json.dumps(b)} ({was} {json.dumps(a)})"]
+
+
 def config_changes(meta) -> list[str]:
-    """Keys that differ from the shipped defaults, as `key = value` lines."""
+    """Keys that differ from the shipped defaults, as `key = value (default ...)` lines."""
     try:
         defaults = load_defaults(get_game(meta["game"]).package)
     except (FileNotFoundError, ModuleNotFoundError, UserError):
         return []
-    changes = []
-
-    def walk(a, b, path):
-        if isinstance(a, dict) and isinstance(b, dict):
-            for key in sorted(set(a) | set(b)):
-                walk(a.get(key), b.get(key), f"{path}{key}.")
-        elif b is None and a is not None:
-            return  # a key this version added (e.g. Mughal's report table) that the run's configuration predates
-        elif a != b:
-            changes.append(f"{path.rstrip('.')} = {json.dumps(b)} (default {json.dumps(a)})")
-
-    walk(defaults, meta.get("config", {}), "")
-    return changes
+    return config_diff(defaults, meta.get("config", {}), "default", predates=True)
 
 
 HOW_MEASURED = {"mirror": " (equal skill: mirror games)", "model": " (equal skill: model)"}
@@ -135,10 +133,9 @@ def _in_headline_table(name: str, headlines) -> bool:
                                               "position_win_rate")
 
 
-
-def _html(meta, summary, sections, outdir: Path, headlines) -> str:
+def _html(meta, summary, sections, outdir: Path) -> str:
     spec = get_game(meta["game"])
-    labels = getattr(spec.module("analysis"), "LABELS", {})
+    labels, headlines = (getattr(spec.module("analysis"), name, {}) for name in ("LABELS", "HEADLINES"))
     title = f"{spec.title} balance report"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",

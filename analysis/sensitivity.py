@@ -25,23 +25,17 @@ def _score(method: str) -> tuple[str, str, str]:
     return ("mu_star", "mu_star_low", "mu_star_high") if method == "morris" else ("ST", "ST_low", "ST_high")
 
 
-def fmt_effect(metric: str, value: float) -> str:
+def fmt_effect(metric: str, value: float, sign: str = "", unit: str = " points") -> str:
     """A change in a figure: rates in percentage points, everything else with three significant figures."""
     if value is None or not math.isfinite(value):
         return "n/a"
-    return f"{value * 100:.1f} points" if "rate" in metric else f"{value:.3g}"
-
-
-def fmt_signed(metric: str, value: float) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    return f"{value * 100:+.1f}" if "rate" in metric else f"{value:+.3g}"
+    return f"{value * 100:{sign}.1f}{unit}" if "rate" in metric else f"{value:{sign}.3g}"
 
 
 def _interval(metric: str, row) -> str:
-    unit = " points" if "rate" in metric else ""
-    return (f"{fmt_signed(metric, row['effect_across_range'])}{unit} (95% CI {fmt_signed(metric, row['effect_ci_low'])}"
-            f" to {fmt_signed(metric, row['effect_ci_high'])})")
+    effect, low, high = (fmt_effect(metric, row[k], "+", "") for k in ("effect_across_range", "effect_ci_low",
+                                                                       "effect_ci_high"))
+    return f"{effect}{' points' if 'rate' in metric else ''} (95% CI {low} to {high})"
 
 
 def _effect_sentence(metric: str, row) -> str:

@@ -1,9 +1,5 @@
-"""Skill: how a game's headline figures move when search players ("experts") replace heuristics.
-
-The generic part of the report's "Skill" section, which each game's `analysis/<game>.py` uses when a search
-strategy played: the skill gap is each search strategy's win rate against each heuristic, how much the game
-rewards planning.
-"""
+"""Skill: how a game's headline figures move when search players ("experts") replace heuristics, and the skill
+gap (each search strategy's win rate against each heuristic): the report's "Skill" section."""
 from __future__ import annotations
 
 import html
@@ -12,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.common import rate_table
 from analysis.style import ACCENT, new_panels, save
 from sim.registry import registered
 
@@ -34,11 +31,12 @@ def levels(frame: pd.DataFrame, search: set[str], columns: list[str]) -> np.ndar
 
 def gap_table(long: pd.DataFrame, search: set[str]) -> pd.DataFrame:
     """Search strategy (row) against heuristic opponent: win rate with a 95% Wilson interval."""
-    part = long[long["strategy"].isin(search) & ~long["opponent"].isin(search)]
-    grouped = part.groupby(["strategy", "opponent"], observed=True)["win_share"].agg(["sum", "count"])
-    lo, hi = stats.wilson(grouped["sum"], grouped["count"])
-    return pd.DataFrame({"wins": grouped["sum"], "n": grouped["count"], "rate": grouped["sum"] / grouped["count"],
-                         "ci_low": lo, "ci_high": hi})
+    return rate_table(long[long["strategy"].isin(search) & ~long["opponent"].isin(search)], ["strategy", "opponent"])
+
+
+def by_level(rates_of) -> dict:
+    """`<figure>[<level>]` for each figure of `rates_of(level)`, heuristic-only games, then search-only ones."""
+    return {f"{name}[{level}]": m for level in (HEURISTIC, EXPERT) for name, m in rates_of(level).items()}
 
 
 def gap_metrics(long: pd.DataFrame, search: set[str]) -> dict:

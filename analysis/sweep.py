@@ -115,21 +115,17 @@ def target_lines(table: pd.DataFrame, keys, targets) -> list[str]:
     """Plain-language lines naming the variants that meet every target."""
     if not targets:
         return []
-    lines = []
-    known = [t for t in targets if t.metric in table.columns]
-    for t in targets:
-        if t not in known:
-            metrics = sorted(c for c in table.columns if f"{c}.n" in table.columns)
-            lines.append(f"Target {t.metric} is not a figure of this game; allowed: {', '.join(metrics)}.")
-    targets = known
+    metrics = ", ".join(sorted(c for c in table.columns if f"{c}.n" in table.columns))
+    lines = [f"Target {t.metric} is not a figure of this game; allowed: {metrics}." for t in targets
+             if t.metric not in table.columns]
+    targets = [t for t in targets if t.metric in table.columns]
     if not targets:
         return lines
     meets, plausible = [], []
     for i, row in table.iterrows():
-        verdicts = []
-        for t in targets:
-            m = _metric(row, t.metric)
-            verdicts.append(t.verdict(m) if m["estimate"] is not None and not pd.isna(m["estimate"]) else "misses")
+        shown = [(t, _metric(row, t.metric)) for t in targets]
+        verdicts = [t.verdict(m) if m["estimate"] is not None and not pd.isna(m["estimate"]) else "misses"
+                    for t, m in shown]
         label = _label(table, i, keys)
         if all(v == "meets" for v in verdicts):
             meets.append(label)
@@ -155,10 +151,8 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
         return f"No variant has a value of {target.metric}."
     miss = values.map(lambda v: max(0.0, target.low - v, v - target.high))
     best = miss.idxmin()
-    m = {"estimate": values[best], "ci_low": table.at[best, f"{target.metric}.ci_low"],
-         "ci_high": table.at[best, f"{target.metric}.ci_high"]}
     where = (f"{plain_name(target.metric)} (target {fmt_band(target.metric, target.low, target.high)}): closest is "
-             f"{_label(table, best, keys)} at {fmt_metric(target.metric, m)}")
+             f"{_label(table, best, keys)} at {fmt_metric(target.metric, _metric(table.loc[best], target.metric))}")
     if miss[best] == 0:
         return where + ", inside the band."
     gap = miss[best] * 100 if is_rate(target.metric) else miss[best]

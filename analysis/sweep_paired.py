@@ -26,11 +26,9 @@ def variant_differences(game: str, summaries: list[dict], blocks: list[dict], me
                         baseline: int) -> dict[int, dict]:
     """{variant: {metric: row}} for every variant but the baseline, B = the variant, A = the baseline."""
     names = pairing_stats.headline_names(game, summaries[baseline], summaries[baseline])
-    out = {}
-    for i, (summary, block, meta) in enumerate(zip(summaries, blocks, metas)):
-        if i != baseline:
-            out[i] = differences(names, summaries[baseline], summary, blocks[baseline], block,
-                                 paired=not why_not_paired(metas[baseline], meta))
+    out = {i: differences(names, summaries[baseline], summary, blocks[baseline], block,
+                          paired=not why_not_paired(metas[baseline], meta))
+           for i, (summary, block, meta) in enumerate(zip(summaries, blocks, metas)) if i != baseline}
     call_real(*out.values())
     return out
 

@@ -1,12 +1,9 @@
-"""One game as a self-contained HTML page to step through (`balance-sim replay`).
-
-The page embeds the trace's events unchanged plus one *frame* per step, built here so that the words and the
-running scores are plain, tested Python: `{"e": event index, "s": index of the event whose state is shown,
-"seat": the acting seat or null, "where": "Round 2 · turn 14", "text": the step in words, "public": the same
-words as the table hears them (only where hidden cards make them differ), "score": [per seat],
-"score_public": [per seat] (only where it differs)}` plus per-game fields. `template.html` (inline CSS and
-JavaScript, no network) draws the board from them.
-"""
+"""One game as a self-contained HTML page to step through (`balance-sim replay`): the trace's events unchanged
+plus one *frame* per step, built here so that the words and the running scores are plain, tested Python:
+`{"e": event index, "s": index of the event whose state is shown, "seat": the acting seat or null, "where":
+"Round 2 · turn 14", "text": the step in words, "public": the same words as the table hears them (only where
+hidden cards make them differ), "score": [per seat], "score_public": [per seat] (only where it differs)}` plus
+per-game fields. `template.html` (inline CSS and JavaScript, no network) draws the board from them."""
 from __future__ import annotations
 
 import html
@@ -60,8 +57,7 @@ def write_replay(path: Path, events: list[dict], game_index: int = 0, batch_size
                  note: str = "") -> Path:
     import os
     path = Path(path)
-    if path.parent and not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     page = build_page(events, game_index, batch_size, note)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # written whole or not at all: a full disk never leaves half a page under the user's name

@@ -1,10 +1,7 @@
-"""Mohur frames: one per round start, action, round end and the match end (see analysis.replay).
-
-Extra fields per frame: `round`, `seals` [x, y], `won` (per seat: `goods` token values and `bonus` values sold
-this round), `piles` (bonus tokens left per pile, "3"/"4"/"5"), `rupees` (the round's final rupees, on its
-end only). Bonus values are hidden until scoring, so the table's version of a sale and of the running score
-leaves them out.
-"""
+"""Mohur frames: one per round start, action, round end and the match end (see analysis.replay). Extra fields
+per frame: `round`, `seals` [x, y], `won` (per seat: `goods` token values and `bonus` values sold this round),
+`piles` (bonus tokens left per pile, "3"/"4"/"5"), `rupees` (the round's final rupees, on its end only). Bonus
+values are hidden until scoring: the table's version of a sale and of the running score leaves them out."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,14 +14,10 @@ from analysis.common import names_of
 
 SCORE_NAME = "rupees this round"  # what the running score counts, under the board
 
-GOODS = ("diamond", "gold", "silver", "cloth", "spice", "leather")
-
 
 def _n(count: int, word: str) -> str:
     """'1 coin', '3 coins'; goods are mass nouns ('3 cloth')."""
-    if word == "coin":
-        return f"{count} coin" + ("" if count == 1 else "s")
-    return f"{count} {word}"
+    return plural(count, word) if word == "coin" else f"{count} {word}"
 
 
 def action_text(seat: int, action: dict, before: dict | None, public: bool = False) -> str:
@@ -87,8 +80,7 @@ def frames(events: list[dict]) -> list[dict]:
     config, strategies = start.get("config", {}), start.get("strategies", [])
     piles_full = {k: len(v) for k, v in config.get("bonus", {}).items()}
     out: list[dict] = []
-    state_at = None
-    before = None
+    state_at, before = None, None
     rnd, seals = 0, [0, 0]
     won = [{"goods": [], "bonus": []}, {"goods": [], "bonus": []}]
     piles = dict(piles_full)

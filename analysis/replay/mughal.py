@@ -1,8 +1,6 @@
-"""Mughal frames: one per turn start, declaration step, action step, scoring and the game end.
-
-Extra fields per frame: `turn`, `emperor` {name, bonus, favoured, direction} of the turn, `placed` [per seat:
-the card id placed or declared in this step, or null], `scoring` (on scoring frames: the event's `seats`).
-"""
+"""Mughal frames: one per turn start, declaration step, action step, scoring and the game end. Extra fields per
+frame: `turn`, `emperor` {name, bonus, favoured, direction} of the turn, `placed` [per seat: the card id placed
+or declared in this step, or null], `scoring` (on scoring frames: the event's `seats`)."""
 from __future__ import annotations
 
 import pandas as pd

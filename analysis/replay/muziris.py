@@ -1,9 +1,6 @@
 """Merchants of Muziris frames: the setup, then one per character use, hand-limit discard, trigger, end of round
-and the game end.
-
-Extra fields per frame: `round`, `condition` (the market condition in play), `final_round`. Hands are hidden
-from the table, so the table's version of a use says "discards a card" where a hand card leaves unseen.
-"""
+and the game end. Extra fields per frame: `round`, `condition` (the market condition in play), `final_round`.
+Hands are hidden, so the table's version of a use says "discards a card" where a hand card leaves unseen."""
 from __future__ import annotations
 
 import pandas as pd
@@ -19,20 +16,16 @@ def _choice(c: dict, used: str, public: bool) -> str | None:
     produce = c.get("produce")
     if d == "character":
         return None if c.get("character") == used else f"chooses the {c.get('character')}"
-    if d == "take":
-        return f"takes {produce} from the market"
-    if d == "take_type":
-        return f"takes every {produce} it can from the market"
-    if d == "fulfil":
-        return f"fulfils an order of {c.get('size')} {produce}"
+    said = {"take": f"takes {produce} from the market", "take_type": f"takes every {produce} it can from the market",
+            "fulfil": f"fulfils an order of {c.get('size')} {produce}",
+            "hand_ability": f"discards {produce} from hand for its ability",
+            "market_ability": f"discards {produce} from the market for its ability"}
+    if d in said:
+        return said[d]
     if d == "cycle":
         if c.get("stop"):
             return "stops discarding"
         return "discards a card to draw again" if public else f"discards {produce} to draw again"
-    if d == "hand_ability":
-        return f"discards {produce} from hand for its ability"
-    if d == "market_ability":
-        return f"discards {produce} from the market for its ability"
     if d == "discard":
         return "discards a card" if public else f"discards {produce}"
     what = produce or c.get("character") or ""
@@ -42,8 +35,7 @@ def _choice(c: dict, used: str, public: bool) -> str | None:
 def use_text(ev: dict, public: bool = False) -> str:
     text = f"Seat {ev['seat']} takes the {ev['character']}"
     if ev.get("coins_taken"):
-        n = ev["coins_taken"]
-        text += f" with the {n} coin{'s' if n != 1 else ''} lying on it"
+        text += f" with the {plural(ev['coins_taken'], 'coin')} lying on it"
     steps = [s for s in (_choice(c, ev["character"], public) for c in ev.get("choices", [])) if s]
     if steps:
         text += ": " + ", ".join(steps)
@@ -57,8 +49,7 @@ def use_text(ev: dict, public: bool = False) -> str:
 def hand_limit_text(ev: dict, public: bool = False) -> str:
     cards = ev["discarded"]
     if public:
-        n = len(cards)
-        return f"Seat {ev['seat']} is over the hand limit and discards {n} card{'s' if n != 1 else ''}."
+        return f"Seat {ev['seat']} is over the hand limit and discards {plural(len(cards), 'card')}."
     return f"Seat {ev['seat']} is over the hand limit and discards {', '.join(cards)}."
 
 

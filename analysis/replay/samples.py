@@ -1,8 +1,5 @@
-"""Sample games for the report: the closest, the longest, one the weaker strategy won, one that hit a safety
-rule, each with the command that replays it and (heuristic players only) its replay page beside the report.
-
-Every game's index in the tables is its index in the run, which with the run's seed and batch size is all a
-trace needs (`balance-sim replay --game K`, sim.setup).
+"""Sample games for the report (closest, longest, an upset, a safety rule hit), each with the command that
+replays it (a game's index in the tables is its index in the run) and, heuristic players only, its replay page.
 """
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sim.config import load_defaults
@@ -34,9 +32,8 @@ class Sample:
 
 
 def games_frame(tables: dict, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(games, seats), vectorised by each game's replay module. games: `game`, `margin` (smaller is closer),
-    `closeness`, `decided`, `length`, `length_words`, `safety` (words or None), optional `safety_rank` (lower
-    first); seats: `game`, `strategy`, `share` (win share)."""
+    """(games: game, margin, closeness, decided, length, length_words, safety, optional safety_rank; seats: game,
+    strategy, share), from the game's replay module."""
     return get_game(meta["game"]).module("replay").games_frame(tables, meta)
 
 
@@ -47,8 +44,6 @@ def plural(n, word):
 def formatted(fmt, *columns) -> pd.Categorical:
     """`[fmt(*values) for values in zip(*columns)]` (None: missing) as a categorical, `fmt` called once per
     distinct combination of integer columns, not per game (a quarter of a second of a report otherwise)."""
-    import numpy as np
-
     values = [np.asarray(c) for c in columns]
     # integers int64 holds exactly (a uint64 may not) and booleans; anything else is formatted row by row
     if not all(v.dtype == bool or v.dtype == np.int64 or (np.issubdtype(v.dtype, np.integer) and v.dtype.itemsize < 8)
@@ -151,10 +146,10 @@ def command(meta: dict, game: int, results_dir: Path | None = None) -> str:
 def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, game_of_run=None) -> dict:
     """The report section; writes `replays/<key>.html` beside it (not for search players, seconds a move) for the
     games `game_of_run(meta, index)` gives (`sim.setup.from_meta`); without it only the commands are listed."""
-
     outdir = Path(outdir)
     samples = pick(*games_frame(tables, meta))
-    search = _search_names(meta)
+    searching = {d.name for d in registered(meta["game"]) if d.search}  # their games get no replay page
+    search = {s["name"] for s in meta.get("strategies", []) if s.get("base") in searching}
     results_dir = Path(str(outdir)[: -len(".partial")]) if str(outdir).endswith(".partial") else outdir
     items = []
     for sample in samples:
@@ -175,8 +170,3 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, ga
     text = ("Games worth watching, chosen from this run's tables. Each link opens a page that steps through the "
             "game turn by turn; the command under it writes the same page (replay.html) from the run's seed.")
     return {"title": "Sample games", "text": text, "html": "<ul class='samples'>" + "".join(items) + "</ul>"}
-
-
-def _search_names(meta: dict) -> set[str]:
-    search = {d.name for d in registered(meta["game"]) if d.search}
-    return {s["name"] for s in meta.get("strategies", []) if s.get("base") in search}

@@ -1,9 +1,5 @@
-"""One Mohur match as JSON-able events (schema: docs/trace.md).
-
-The match is the one `balance-sim run mohur -n 1 --seed S -s A,B` plays: the same batch seed and the same
-bound play loop as the kernel (sim.mohur.kernel.play), which records each action applied and the states around
-it; the events are described from those records, so the trace and the kernel agree to the last card.
-"""
+"""One Mohur match as JSON-able events (schema: docs/trace.md), described from the records of the kernel's own
+play loop with the same batch seed, so the trace and `run --seed S` agree to the last card."""
 from __future__ import annotations
 
 import numpy as np
@@ -42,15 +38,9 @@ def _action(row, before, after, cfg, p) -> dict:
     g = int(row[E.A_GOOD])
     tokens = [int(cfg[E.CFG_TOK + g * E.MAX_TOK + j]) for j in range(int(before[E.S_TOKPOS + g]),
                                                                         int(after[E.S_TOKPOS + g]))]
-    bonus = None
-    if after[E.S_BCNT + p] > before[E.S_BCNT + p]:
-        bonus = int(after[E.S_BSUM + p] - before[E.S_BSUM + p])
+    bonus = int(after[E.S_BSUM + p] - before[E.S_BSUM + p]) if after[E.S_BCNT + p] > before[E.S_BCNT + p] else None
     return {"type": "sell", "good": GOODS[g], "count": int(row[E.A_COUNT]),
             "gained": {"tokens": tokens, "bonus": bonus}}
-
-
-def _config_view(raw: dict) -> dict:
-    return {**raw["rules"], **{k: dict(raw[k]) for k in ("cards", "tokens", "bonus", "min_sale")}}
 
 
 def _round_start(s, cfg) -> dict:
@@ -84,9 +74,9 @@ def _events(rec, before, after, cfg):
 def trace(cfg, players, choices, seed: int, game: int = 0, batch_size: int = DEFAULT_BATCH):
     """Game `game` of `run --seed S --batch-size B` (game 0 by default, the same for any batch size); `players`
     is always two."""
-    v = cfg.vector
+    v, raw = cfg.vector, cfg.raw
     yield {"event": "match_start", "game": "mohur", "seed": seed, "strategies": [c.name for c in choices],
-           "config": _config_view(cfg.raw)}
+           "config": {**raw["rules"], **{k: dict(raw[k]) for k in ("cards", "tokens", "bonus", "min_sale")}}}
     s = start_game(E, v, 2, seed, game, batch_size)
     yield _round_start(s, v)
     for steps, log, states in recorded(E, K.play, "mohur", s, v, choices, CHUNK):

@@ -165,21 +165,15 @@ def validate(raw: dict, players: int = 4) -> MughalConfig:
 
     emperors = _emperors(raw)
     v[E.CFG_NTURNS] = len(emperors)
-    for t, (_, bonus, mask, age) in enumerate(emperors):
-        v[E.CFG_EMP_BONUS + t] = bonus
-        v[E.CFG_EMP_MASK + t] = mask
-        v[E.CFG_EMP_AGE + t] = age
+    for at, column in zip((E.CFG_EMP_BONUS, E.CFG_EMP_MASK, E.CFG_EMP_AGE), list(zip(*emperors))[1:]):
+        v[at: at + len(emperors)] = column
     kinds = _deck(raw)
-    c = 0
-    for kind, (_, mask, level, age, unique, count) in enumerate(kinds):
-        for _ in range(count):
-            v[E.CFG_CARD_MASK + c] = mask
-            v[E.CFG_CARD_LEVEL + c] = level
-            v[E.CFG_CARD_AGE + c] = age
-            v[E.CFG_CARD_UNIQUE + c] = unique
-            v[E.CFG_CARD_KIND + c] = kind
-            c += 1
-    v[E.CFG_NCARDS] = c
+    # one entry per card: (suit mask, level, age, unique, kind index), each field a column of the vector
+    cards = [(*k[1:5], kind) for kind, k in enumerate(kinds) for _ in range(k[5])]
+    for at, column in zip((E.CFG_CARD_MASK, E.CFG_CARD_LEVEL, E.CFG_CARD_AGE, E.CFG_CARD_UNIQUE, E.CFG_CARD_KIND),
+                          zip(*cards)):
+        v[at: at + len(cards)] = column
+    v[E.CFG_NCARDS] = len(cards)
     v[E.CFG_NKINDS] = len(kinds)
     _check_deck(kinds, emperors, max_players, int(v[E.CFG_DESTINY] + v[E.CFG_HAND]), bool(v[E.CFG_RESHUFFLE]),
                 bool(v[E.CFG_SKIPPED_AGES]))

@@ -1,11 +1,6 @@
-"""One Mughal game as JSON-able events (schema: docs/trace.md).
-
-The game is played by the kernel's own bound play loop (sim.playout via sim.mughal.kernel.play) with the same
-seeding, so it is exactly game 0 of `balance-sim run mughal -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]);
-the loop records every applied action and the state before it, and the events are described from those
-records. The state after the last step of a turn before scoring, and after the end phase before the next deal,
-are one `apply_action` apart in the records: they are rebuilt from the recorded state before it with the
-engine's deterministic pieces (the round resolved with the turn's end as a stop, then `close_turn`).
+"""One Mughal game as JSON-able events (schema: docs/trace.md): game `game` of `run --seed S`, played by the
+kernel's own recording play loop (sim.playout). The state between a turn's last step and its scoring is rebuilt
+from the recorded one with the engine's deterministic pieces (the turn's end as a stop, then `close_turn`).
 """
 from __future__ import annotations
 

@@ -133,7 +133,6 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
 
     characters = _table(raw, "characters", E.MAX_C)
     v[E.CFG_NC] = len(characters)
-    n_std = 0
     for c, (name, entry) in enumerate(characters.items()):
         key = f"characters.{name}"
         _only(raw, key, ("standard", "action"))
@@ -141,9 +140,9 @@ def validate(raw: dict, players: int = 3) -> MuzirisConfig:
         if not isinstance(std, bool):
             raise ConfigError(key + ".standard", std, "expected true (always in play) or false (special)")
         cv["cstd"][c] = int(std)
-        n_std += std
         for i, step in enumerate(parse_steps(key + ".action", entry.get("action"), True)):
             cv["cstep"][c, i] = step
+    n_std = int(cv["cstd"].sum())
     n_special = len(characters) - n_std
     # checked for the player count played (a 2-player design may lack specials)
     drawn = players - int(v[E.CFG_SPECIALS_FEWER_THAN_PLAYERS])

@@ -1,9 +1,5 @@
-"""One Muziris game as JSON-able events (schema: docs/trace.md).
-
-Plays the game with the kernel's own play loop (sim.playout bound to the engine and the dispatcher), recording
-what was applied and the states around it, then describes the events from those records; with the same seeding,
-`trace(seed=S)` replays game 0 of `balance-sim run muziris -n 1 --seed S` (batch seed batch_seeds(S, 1)[0]).
-"""
+"""One Muziris game as JSON-able events (schema: docs/trace.md), described from the records of the kernel's own
+play loop (sim.playout) with the same seeding: `trace(seed=S)` is game 0 of `run muziris -n 1 --seed S`."""
 from __future__ import annotations
 
 import numpy as np
@@ -117,12 +113,11 @@ def trace(cfg, players: int, choices, seed: int, game: int = 0, batch_size: int 
     s = states[-1]
     share = np.zeros(E.MAX_P)
     E.returns(s, v, share)
-    k = int(np.count_nonzero(share[:players]))
     yield {"event": "game_end", "rounds": int(s[E.S_ROUND]), "end_reason": E.END_NAMES[s[E.S_END]],
            "trigger_seat": int(s[E.S_TRIG_SEAT]) if s[E.S_TRIG_SEAT] >= 0 else None,
            "coins": [int(s[E.S_COINS + p]) for p in range(players)],
            "coins_by_source": [_sources(cfg, s, p) for p in range(players)],
-           "winners": [p for p in range(players) if share[p] > 0], "n_winners": int(k),
+           "winners": [p for p in range(players) if share[p] > 0], "n_winners": int(np.count_nonzero(share[:players])),
            "win_share": [float(share[p]) for p in range(players)],
            "peak_coins": int(s[E.S_ISSUED]), "coins_short": bool(s[E.S_ISSUED] > v[E.CFG_BOXED_COINS]),
            "state": _state(cfg, s)}
