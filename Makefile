@@ -38,13 +38,17 @@ run: | $(BIN)/python
 	  { $(BIN)/python -m sim.warmup & $(PIP) -e . || { kill $$!; exit 1; }; } && touch $(STAMP); }
 	$(BIN)/balance-sim main -o reports
 
+# Tests in parallel processes (pytest-xdist), a test file to a process: on 2 cores the suite takes about two
+# thirds of the time of one process (docs/performance.md). `make test XDIST=` runs it in one process.
+XDIST ?= -n auto --maxprocesses 4 --dist loadfile
+
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
 
 # The edit loop: everything but the tests marked slow (whole runs through subprocesses, search players, Dask,
 # the browser). `make test` (CI) runs them all.
 test-fast: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest $(XDIST) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/balance-sim bench

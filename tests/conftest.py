@@ -1,5 +1,6 @@
 """Shared fixtures for the generic machinery tests (CLI, runner), and every game's kernels compiled side by side
 before a whole run (tests/warm_kernels.py)."""
+import contextlib
 import os
 
 import pytest
@@ -9,16 +10,38 @@ WHOLE_RUN = 100  # tests in a session from which compiling every game's kernels 
 
 
 @pytest.fixture(scope="session", autouse=True)
-def kernels_compiled_side_by_side(request):
+def kernels_compiled_side_by_side(request, tmp_path_factory):
     """On more than one core a whole run first compiles every game's kernels side by side, for the tests to load;
-    should that fail, nothing is lost: each test compiles what it needs itself, and reports any error there."""
+    should that fail, nothing is lost: each test compiles what it needs itself, and reports any error there.
+    Under pytest-xdist the first worker compiles them while the others wait (a lock in the run's shared temporary
+    folder): tests started beside that compile would compile the same kernels again."""
     if len(request.session.items) >= WHOLE_RUN and (os.cpu_count() or 1) > 1:
-        import warm_kernels
-        from sim.game import game_names
+        with _first_worker_only(tmp_path_factory) as first:
+            if first:
+                import warm_kernels
+                from sim.game import game_names
 
-        for proc in warm_kernels.start(game_names()):
-            proc.join(timeout=900)
+                for proc in warm_kernels.start(game_names()):
+                    proc.join(timeout=900)
     yield
+
+
+@contextlib.contextmanager
+def _first_worker_only(tmp_path_factory):
+    """Yields True in the one process of the run that should do the work (every process without xdist); the
+    other workers block until it is done, then get False."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield True
+        return
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp().parent  # one folder for all of this run's workers
+    done = shared / "kernels-compiled"
+    with open(shared / "kernels-compiled.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        first = not done.exists()
+        yield first
+        done.touch()
 
 
 @pytest.fixture
