@@ -1,6 +1,7 @@
 """The CLI in-process for the tests of runs and studies: a command's result, its one-line error, Ctrl-C at a
 chosen moment (the real code runs until then), plans of a game's defaults, and waiting on a run in a process."""
 import json
+import re
 import time
 from pathlib import Path
 
@@ -44,13 +45,16 @@ def traced(*args):
     return [json.loads(line) for line in ok(cli("trace", *args)).stdout.splitlines()]
 
 
+PHASE_LINE = re.compile(r".+(\.\.\.|: done in \d+\.\d s)")  # analysis.progress.phase's two lines
+
+
 def one_line_error(result, *words):
     """The command failed with exit code 2 and one line on stderr, `balance-sim: error: ...` naming `words`.
-    Before it only the announcement of a phase that had run past analysis.progress.QUIET_BELOW may stand (a
-    loaded machine can slow any phase that far)."""
+    Before it only the lines of phases that ran past analysis.progress.QUIET_BELOW may stand, announced or done
+    (a loaded machine can slow any phase that far: compare's "reading A" done before reading B fails)."""
     assert result.exit_code == 2, (result.output, result.exception)
     *before, line = result.stderr.strip().splitlines() or [""]
-    assert all(b.endswith("...") for b in before) and "Traceback" not in result.output, result.output
+    assert all(PHASE_LINE.fullmatch(b) for b in before) and "Traceback" not in result.output, result.output
     assert line.startswith("balance-sim: error: "), line
     for word in words:
         assert word in line, line

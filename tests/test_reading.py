@@ -1,12 +1,14 @@
 """Issue 29's reading fixes: units on the charts a test can read, tune.html's verdict, the words of the command
 line (game names, player counts, another game's configuration, the renamed strategy), progress lines."""
 import json
+import re
+import threading
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import sensitivity, sweep
+from analysis import progress, sensitivity, sweep
 from analysis.common import meta_game_section
 from analysis.tune import build_tune_report, tune_findings
 from sim.game import get_game
@@ -153,7 +155,58 @@ def test_the_alias_note_is_one_line_on_stderr(cli, tmp_path):
     assert [s["name"] for s in meta["strategies"]] == ["endgame", "greedy", "greedy"]
 
 
-def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
+class _Clock:
+    """analysis.progress's timer under the test's control: a phase's QUIET_BELOW mark passes when `fire()` is called
+    (or at once with `at_once`), never by the machine's speed."""
+
+    def __init__(self, at_once=False):
+        self.at_once, self.timers = at_once, []
+
+    def Timer(self, interval, function):  # noqa: N802 (threading.Timer's name)
+        clock = self
+
+        class Timer:
+            daemon = False
+
+            def start(self):
+                if clock.at_once:
+                    function()
+                else:
+                    clock.timers.append(function)
+
+            def cancel(self):
+                if function in clock.timers:
+                    clock.timers.remove(function)
+
+        return Timer()
+
+    def fire(self):
+        for function in list(self.timers):
+            function()
+
+    Lock = staticmethod(threading.Lock)
+
+
+def test_a_phase_speaks_only_once_past_the_quiet_mark_and_then_says_when_it_is_done(monkeypatch):
+    clock, said = _Clock(), []
+    monkeypatch.setattr(progress, "threading", clock)
+    with progress.reporting(said.append):
+        with progress.phase("quick"):
+            pass  # ended before the mark: nothing
+        with progress.phase("slow"):
+            clock.fire()
+        with pytest.raises(ValueError), progress.phase("failing"):
+            clock.fire()
+            raise ValueError  # its error follows the announcement, not "done"
+    with progress.phase("unreported"):  # outside `reporting`: silent whatever the time
+        clock.fire()
+    assert len(said) == 3 and said[0] == "slow..." and said[2] == "failing...", said
+    assert re.fullmatch(r"slow: done in \d+\.\d s", said[1]), said
+
+
+def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path, monkeypatch):
+    """Every phase past the quiet mark at once (a clock of the test's: how long a phase takes is the machine's)."""
+    monkeypatch.setattr(progress, "threading", _Clock(at_once=True))
     out = tmp_path / "run"
     assert cli("run", "mohur", "-n", "200", "--batch-size", "100", "-s", "greedy,racer", "-q", "--no-report",
                "-o", out).exit_code == 0
@@ -162,7 +215,8 @@ def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path):
     quiet = cli("report", out, "-q", "-o", tmp_path / "again")
     assert quiet.exit_code == 0 and quiet.stderr == ""
     compared = cli("compare", out, out, "-o", tmp_path / "cmp")
-    assert compared.exit_code == 0 and "compare: " in compared.stderr and "done in" in compared.stderr  # phases over half a second
+    assert compared.exit_code == 0 and f"compare: reading A ({out})..." in compared.stderr
+    assert f"compare: reading A ({out}): done in" in compared.stderr
     assert cli("compare", out, out, "-o", tmp_path / "cmp", "-q").stderr == ""
     assert np.isfinite(json.loads((out / "summary.json").read_text())["minutes_per_match"]["estimate"])
 

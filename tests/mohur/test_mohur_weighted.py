@@ -1,5 +1,6 @@
 """Mohur's `weighted` strategy: registration (every weight bounded), legal and reproducible play, observation only,
 each feature computed as documented, and weights that move play the way their signs say."""
+import functools
 import random
 
 import numpy as np
@@ -52,7 +53,11 @@ def states(n, seed=0):
     return out
 
 
-STATES = states(160)
+@functools.cache
+def played_states():
+    """160 states of `states()`, made on first use: at import, every pytest-xdist worker collecting this file would
+    compile the engine's functions it calls (about 25 CPU-s each on an empty numba cache)."""
+    return states(160)
 
 
 def choose(s, params, seed=1):
@@ -84,7 +89,7 @@ def test_legal_choices_in_debug_mode_over_many_matches():
 def test_the_exchange_it_writes_is_legal():
     """With exchanges as one row, the exchange `weighted` writes into it is one of the rulebook's (brute force)."""
     written = 0
-    for i, s in enumerate(STATES):
+    for i, s in enumerate(played_states()):
         a, rows = choose(s, DEFAULTS, seed=i)
         p = int(s[E.S_CUR])
         legal = brute_force(s, V, p)
@@ -109,7 +114,7 @@ def test_deterministic_for_a_seed():
 def test_hidden_state_does_not_change_the_choice():
     rng = random.Random(3)
     checked = 0
-    for i, s in enumerate(STATES):
+    for i, s in enumerate(played_states()):
         t = plant_hidden(s, V, rng)
         if t is None:
             continue
@@ -130,7 +135,7 @@ def feature_changes(s, rows, j):
 
 def test_score_is_the_weighted_sum_of_the_feature_changes():
     rng = np.random.default_rng(5)
-    for i, s in enumerate(STATES[:60]):
+    for i, s in enumerate(played_states()[:60]):
         a, rows = choose(s, DEFAULTS, seed=i)
         w = rng.uniform(-3, 3, len(NAMES))
         buf = actions_buffer(rows)
@@ -147,7 +152,7 @@ def test_it_plays_the_highest_score():
     """The row chosen scores highest of all rows (the take rows' fast path agrees with row_score; the exchange
     written into its row is scored exactly like the others), for the defaults and random weights."""
     rng = np.random.default_rng(6)
-    for i, s in enumerate(STATES):
+    for i, s in enumerate(played_states()):
         params = DEFAULTS if i % 2 else np.array([rng.uniform(lo, hi) for _, lo, hi in FEATURES.values()])
         a, rows = choose(s, params, seed=i)
         if len(rows) == 1:
@@ -216,7 +221,7 @@ def test_round_end_and_hand_full_features(seed):
 def test_weights_move_play_as_documented():
     """A huge weight on one feature makes it pick the action that moves that feature most."""
     sells = takes = coins = 0
-    for i, s in enumerate(STATES):
+    for i, s in enumerate(played_states()):
         a, rows = choose(s, weights(rupees_gained=100.0), seed=i)
         if any(rows[:, E.A_TYPE] == E.T_SELL):
             gains = [feature_changes(s, rows, j)["rupees_gained"] for j in range(len(rows))
