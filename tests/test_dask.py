@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sim import inputs
 from cli_runs import alive, cli, one_line_error
 
 pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
@@ -60,6 +61,7 @@ def silent_listener():
 def test_a_scheduler_that_never_answers_is_one_line(tmp_path, monkeypatch, silent_listener):
     address, accepted = silent_listener
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(inputs, "SCHEDULER_TIMEOUT_S", 0.5)  # it never answers, however long one waits
     one_line_error(cli("run", "mohur", "-n", 20, "--batch-size", 10, "-s", "greedy,greedy", "-q", "--no-report", "-o",
                        "out", "--backend", "dask", "--scheduler", address), f"--scheduler {address}", "does not answer")
     assert accepted, "the check never connected"
@@ -83,18 +85,19 @@ def test_ctrl_c_stops_a_dask_run_at_the_first_signal():
 
 HOLD = textwrap.dedent("""
     import os, sys, time
+    from pathlib import Path
     from sim.runner import _client
 
-    def hold():  # one long C call that keeps the GIL, as a compiled batch does
+    def hold(folder):  # one long C call that keeps the GIL, as a compiled batch does, once it has said so
+        Path(folder, str(os.getpid())).touch()
         return pow(3, 3 * 10**7).bit_length()
 
     if __name__ == "__main__":
         client = _client(2, "dask", None)
         pids = sorted(client.run(os.getpid).values())
-        futures = [client.submit(hold, pure=False, key=f"hold-{i}") for i in range(2)]
-        while sum(len(keys) for keys in client.processing().values()) < 2:
+        futures = [client.submit(hold, sys.argv[1], pure=False, key=f"hold-{i}") for i in range(2)]
+        while len(os.listdir(sys.argv[1])) < 2:  # both workers are in their long call (not a guess at how soon)
             time.sleep(0.1)
-        time.sleep(2.0)  # the tasks are running
         print(*pids, flush=True)
         time.sleep(600)
 """)
@@ -105,8 +108,10 @@ def test_local_workers_end_with_a_killed_run(tmp_path):
     script = tmp_path / "hold.py"
     script.write_text(HOLD)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env=env)
+    started = tmp_path / "started"
+    started.mkdir()
+    proc = subprocess.Popen([sys.executable, str(script), str(started)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
     pids = []
     try:
         line = proc.stdout.readline()  # the workers' process ids, once both hold the GIL
@@ -130,7 +135,6 @@ def test_local_workers_end_with_a_killed_run(tmp_path):
 def test_a_real_scheduler_passes_the_check_and_a_closing_listener_does_not():
     from dask.distributed import LocalCluster
 
-    from sim import inputs
     from sim.errors import UserError
     with LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
         inputs.dask_scheduler("dask", cluster.scheduler_address)  # answers: no error

@@ -58,7 +58,8 @@ def test_concurrent_runs_and_resumes_of_one_folder(tmp_path):
     """A real second process: a run in progress refuses a run and a resume of its folder; a resume in progress
     refuses another resume."""
     out = tmp_path / "D"
-    args = ["run", "mohur", "-n", "1000000", "--batch-size", "250", "-s", "greedy", "-q", "--no-report", "-o",
+    # minutes of play: the run and its resume are still playing however late a loaded machine lets the checks run
+    args = ["run", "mohur", "-n", str(10**7), "--batch-size", "250", "-s", "greedy", "-q", "--no-report", "-o",
             str(out)]
     first = subprocess.Popen([sys.executable, "-m", "sim.cli", *args], stderr=subprocess.PIPE, text=True)
     try:

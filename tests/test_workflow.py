@@ -82,16 +82,17 @@ def test_summary_only_matches_full_run(tmp_path):
 
 def test_interrupted_run_resumes_to_identical_results(tmp_path):
     out, ref = tmp_path / "run", tmp_path / "ref"
-    args = ["run", "mohur", "-n", "200000", "--batch-size", "500", "-o", str(out), "-q", "--no-report", *SMALL]
+    # minutes of play: the signal cannot land after the run's end however late a loaded machine lets it be sent
+    args = ["run", "mohur", "-n", str(10**7), "--batch-size", "500", "-o", str(out), "-q", "--no-report", *SMALL]
     proc = subprocess.Popen([sys.executable, "-m", "sim.cli", *args], stderr=subprocess.PIPE, text=True)
     partial = Path(str(out) + ".partial") / "batches"
     wait_for_batches(out, 3, proc)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "--resume" in err
     assert not out.exists() and partial.is_dir()
     done = len(list(partial.glob("batch-*.npz")))
-    assert 3 <= done < 400
+    assert done >= 3
     # a partial folder can be reported, marked partial
     ok(invoke("report", Path(str(out) + ".partial"), "-o", tmp_path / "partial-report"))
     assert json.loads((tmp_path / "partial-report" / "summary.json").read_text())["partial"] is True
