@@ -2,8 +2,15 @@
 before a whole run (tests/warm_kernels.py)."""
 import contextlib
 import os
+import sys
 
 import pytest
+
+# Where PYTHONDONTWRITEBYTECODE is set (CI images often set it), every run would rewrite the test modules' asserts
+# and compile the modules the tests import (numpy, pandas, ... less those sim.bytecode wrote at install) again, in
+# every pytest-xdist worker: about 3.5 of the 6.5 CPU-s a worker spends collecting. Written once, read thereafter
+# (python and pytest read bytecode whatever the variable says).
+sys.dont_write_bytecode = False
 from click.testing import CliRunner
 
 WHOLE_RUN = 100  # tests in a session from which compiling every game's kernels first, side by side, pays

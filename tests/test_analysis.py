@@ -160,6 +160,7 @@ def test_bradley_terry_orders_strengths():  # planted-truth tests of the fit its
     assert (bt["ci_low"] < bt["elo"]).all() and (bt["elo"] < bt["ci_high"]).all()
 
 
+@pytest.mark.slow
 def test_report_end_to_end_and_summary_agrees_with_parquet(tmp_path):
     out = tmp_path / "run"
     ok(cli("run", "mohur", "-n", 600, "--batch-size", 300, "-o", out, "-q", "-s", "greedy,racer,setbuilder"))
@@ -208,6 +209,7 @@ def test_report_end_to_end_and_summary_agrees_with_parquet(tmp_path):
 
 
 @pytest.mark.parametrize("game,players", [("mughal", 4), ("muziris", 3)])
+@pytest.mark.slow
 def test_other_games_report_end_to_end(game, players, tmp_path):
     out = tmp_path / game
     ok(cli("run", game, "-n", 400, "--batch-size", 200, "-p", players, "-o", out, "-q"))

@@ -427,6 +427,7 @@ def test_a_deck_that_is_exactly_the_deal_is_warned_about():
     assert validate(load_defaults("sim.mohur")).warnings == ()
 
 
+@pytest.mark.slow
 def test_quiet_parallel_run_prints_nothing(tmp_path):
     """joblib warned that "0 tasks ... have been cancelled" after a one-batch parallel run, even with -q."""
     proc = subprocess.run([str(BIN), "run", "mohur", "-n", "2", "-j", "2", "--backend", "threading", "-q",

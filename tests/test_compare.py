@@ -56,6 +56,7 @@ def _coverage(common: bool, reps: int = 300):
 
 
 @pytest.mark.parametrize("common", [True, False], ids=["paired and narrower", "unpaired on independent runs"])
+@pytest.mark.slow
 def test_interval_covers_planted_difference(common):
     coverage, width = _coverage(common)
     # 300 repetitions: a true 95% gives 92.5%-97.5% with probability ~0.95 each; the bounds allow chance only
@@ -158,6 +159,7 @@ def test_compare_run_with_itself_finds_no_change(runs):
         assert m["diff"] == 0 and m["verdict"] == "within noise"
 
 
+@pytest.mark.slow
 def test_compare_of_different_lineups_lists_them_and_gives_strategy_figures_no_verdict(runs):
     """The trap of issue 29: B forgot A's -s, so its win rates move because other strategies played."""
     doc, out = compared(runs, "lineup")
@@ -215,6 +217,7 @@ def test_compare_bad_input_one_line_exit_2_nothing_written(runs, tmp_path):
     assert not (runs / "rich" / "compare.json").exists()
 
 
+@pytest.mark.slow
 def test_sweep_differences_from_baseline(tmp_path):
     out = tmp_path / "sweep"
     # greedy,greedy: mirror matches, so the starter edge is a rate over games and pairs game by game

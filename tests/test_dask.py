@@ -17,6 +17,7 @@ from sim import inputs
 from cli_runs import alive, cli, one_line_error
 
 pytest.importorskip("dask.distributed", reason="the Dask backend is optional: pip install 'balance-sim[dask]'")
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out (processes, a silent scheduler)
 
 ROOT = Path(__file__).resolve().parents[1]
 

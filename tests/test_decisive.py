@@ -321,6 +321,7 @@ def test_summary_only_run_gives_the_same_decisive_rates(tmp_path):
     assert "What decides games" in (full / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
     # without a coin token (0 rupees) it can decide nothing; at 10 rupees it decides some matches
     target = "decisive_rate[coin_token]=0..0.02"

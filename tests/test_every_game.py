@@ -169,6 +169,7 @@ def run_folder(request, tmp_path_factory):
     return game, out
 
 
+@pytest.mark.slow
 def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path):
     game, out = run_folder
     spec = get_game(game)
@@ -549,6 +550,7 @@ def test_search_player_refuses_a_search_rollout_policy(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.slow
 def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game, tmp_path):
     players = get_game(game).default_players
     lineup = "ismcts,greedy,random" if players == 2 else ",".join(["ismcts"] + ["greedy"] * (players - 1))

@@ -1,11 +1,14 @@
 """evolve.html in a real browser (headless Chromium through selenium, as tests/test_replay_browser.py; skipped
 with the reason when absent): it loads, its two plots render, and it states the parameters and the validation."""
 import numpy as np
+import pytest
 
 from analysis import evolve_page
 from sim import evolve as E
 from test_evolve import SPACE, quadratic
 from test_replay_browser import browser  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
 
 
 def _result():

@@ -206,6 +206,7 @@ def test_batches_of_another_tune_candidate_or_command_are_played_again(tmp_path,
     assert timing["games_played_now"] == 0  # and its own are kept
 
 
+@pytest.mark.slow
 def test_a_sweep_variant_copied_from_another_is_played_again(tmp_path, monkeypatch):
     sweep = ["sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "-n", 400, "--batch-size", 200,
              "-s", "greedy", "-q"]
@@ -225,6 +226,7 @@ SENS = ["sensitivity", "mohur", "--param", "rules.coin_token", "--param", "rules
         "-s", "greedy,greedy", "-q", "--metric", "turns_per_round"]
 
 
+@pytest.mark.slow
 def test_each_command_continues_only_its_own_kind_of_folder(tmp_path, monkeypatch):
     interrupt_sensitivity_at(monkeypatch, 9)
     out = tmp_path / "S"
@@ -323,6 +325,7 @@ def test_replay_refuses_devices_links_folders_and_a_users_file(runs, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.html", "mine.html", "page.html"]
 
 
+@pytest.mark.slow
 def test_compare_into_one_folder_twice_at_once_and_reruns_leave_no_junk(runs, tmp_path):
     out = tmp_path / "cc"
     with exclusive(out):  # the first compare, still writing

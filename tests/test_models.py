@@ -267,6 +267,7 @@ def test_a_strength_the_data_bound_on_one_side_is_flagged_with_a_bound_from_the_
     assert table.loc["a", "elo"] < 2500 + 50
 
 
+@pytest.mark.slow
 def test_one_sided_strength_bound_holds_about_95_percent_of_the_time():
     """A planted strategy 900 Elo below b, in runs small enough that it often wins nothing: whenever it is
     flagged, its bound lies above the truth in at least ~95% of runs."""
@@ -304,6 +305,7 @@ def _statement(fit, name):
     return low, high, row.bound
 
 
+@pytest.mark.slow
 def test_strength_bounds_at_6000_and_50000_games_hold_and_never_contradict_each_other():
     """d (1550 Elo below b) wins nothing in ~64% of 6,000-game runs and a handful in 50,000 (which extend them).
     Each run's bound or interval holds the truth ~95% of the time, one side at a time; the larger run's statement

@@ -204,6 +204,7 @@ def test_a_phase_speaks_only_once_past_the_quiet_mark_and_then_says_when_it_is_d
     assert re.fullmatch(r"slow: done in \d+\.\d s", said[1]), said
 
 
+@pytest.mark.slow
 def test_report_and_compare_say_what_they_are_doing_unless_quiet(cli, tmp_path, monkeypatch):
     """Every phase past the quiet mark at once (a clock of the test's: how long a phase takes is the machine's)."""
     monkeypatch.setattr(progress, "threading", _Clock(at_once=True))

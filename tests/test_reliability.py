@@ -54,6 +54,7 @@ def test_a_second_writer_of_one_folder_is_refused(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["D"]
 
 
+@pytest.mark.slow
 def test_concurrent_runs_and_resumes_of_one_folder(tmp_path):
     """A real second process: a run in progress refuses a run and a resume of its folder; a resume in progress
     refuses another resume."""
@@ -251,6 +252,7 @@ def test_tune_samples_a_huge_grid_without_building_it(tmp_path):
 # ------------------------------------------------------------------ saved batches are checked
 
 
+@pytest.mark.slow
 def test_resume_replays_damaged_batches_and_names_them(tmp_path, monkeypatch):
     out, ref = whole_and_interrupted(tmp_path, monkeypatch, ["run", "mohur", "-n", 3000, *SMALL], 5,
                                      "interrupted: 5 of 6 batches")
@@ -357,6 +359,7 @@ TUNE = ["tune", "mohur", "--param", "rules.seals_to_win", "--values", "1", "2", 
 
 
 @pytest.mark.parametrize("command", [SWEEP, TUNE], ids=["sweep", "tune"])
+@pytest.mark.slow
 def test_interrupted_sweeps_and_tunes_continue_with_the_same_command(tmp_path, monkeypatch, command):
     out, ref = tmp_path / "D", tmp_path / "ref"
     assert cli(*command, "-o", ref).exit_code == 0

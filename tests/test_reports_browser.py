@@ -6,6 +6,8 @@ from sim.game import game_names
 from headless_chromium import chromium_session
 from cli_runs import cli, ok
 
+pytestmark = pytest.mark.slow  # `make test-fast` leaves these out
+
 WIDTH, HEIGHT = 1366, 768
 
 

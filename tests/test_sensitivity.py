@@ -60,6 +60,7 @@ def test_morris_with_noise_ranks_and_reads_the_planted_knobs():
     assert text.endswith("x2 and x3 barely matter.")
 
 
+@pytest.mark.slow
 def test_morris_interval_covers_the_planted_effect_about_95_percent():
     hits = []
     for rep in range(200):
@@ -100,6 +101,7 @@ def test_a_few_valued_knob_is_played_at_each_value_one_unit_a_step():
     assert sorted(Counter(units).values()) == [6, 6]  # the trajectories take the units in turn
 
 
+@pytest.mark.slow
 def test_effects_across_the_range_are_recovered_and_paired_intervals_cover_them():
     """The planted effects come back with the steps as played (SALib's nominal step would read 3/4 of the
     stacks knob's); the games are resampled, not the points, and the 95% intervals cover about 95%."""
@@ -338,6 +340,7 @@ AUDIT = ["sensitivity", "mohur", "--param", "rules.coin_token", "--param", "toke
 DIRECT_STACKS_EFFECT = 5.9  # turns per round, empty_stacks_to_end 2 -> 4 played directly (issue 28's audit)
 
 
+@pytest.mark.slow
 def test_audit_case_ranks_the_same_knob_across_seeds_and_sizes_whole_number_knobs_right(tmp_path, monkeypatch):
     """A fifth of the audit's run: across seeds 1-3 each metric's top knob is the same wherever its mu* is 3 noise
     widths; empty_stacks_to_end's effect agrees with the direct one (SALib's nominal step read 4.78 / 2.74 / 3.49)."""

@@ -25,6 +25,7 @@ def test_range_and_target_parsing():
     assert t.verdict({"estimate": 0.53, "ci_low": 0.52, "ci_high": 0.54}) == "misses"
 
 
+@pytest.mark.slow
 def test_sweep_common_random_numbers_and_outputs(tmp_path):
     out = tmp_path / "sweep"
     r = ok(invoke("sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "-n", "1000",
@@ -80,6 +81,7 @@ def test_summary_only_matches_full_run(tmp_path):
             assert b[name][key] == pytest.approx(a[name][key], rel=1e-9), (name, key)
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_results(tmp_path):
     out, ref = tmp_path / "run", tmp_path / "ref"
     # minutes of play: the signal cannot land after the run's end however late a loaded machine lets it be sent
@@ -108,6 +110,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path):
     same_tables(out, ref, "mohur")
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_identical_results(tmp_path):
     pytest.importorskip("dask.distributed")
     local, dask = tmp_path / "local", tmp_path / "dask"
