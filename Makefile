@@ -45,8 +45,9 @@ XDIST ?= -n auto --maxprocesses 4 --dist loadfile
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(XDIST)
 
-# The edit loop: everything but the tests marked slow (whole runs through subprocesses, search players, Dask,
-# the browser). `make test` (CI) runs them all.
+# The edit loop: everything but the tests marked slow (about a second of CPU or more each: whole runs with their
+# reports, sweeps, tunes and sensitivity runs, coverage simulations, subprocesses, search players, Dask, the
+# browser). `make test` (CI) runs them all.
 test-fast: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "not slow"
 
