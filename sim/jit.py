@@ -6,6 +6,11 @@ overloads for ~205 functions). None of ours branches on a literal at compile tim
 typed with `types.unliteral` arguments: one overload per function; LLVM still sees constants where it inlines.
 `njit(int64=True)` passes signed integers as int64 and `njit(readonly=True)` arrays read-only (typing fails if
 the function writes one), so that more calls share one overload.
+
+Every function is compiled without numba's C-callable wrapper (`no_cfunc_wrapper`): it serves only first-class
+function pointers (`cfunc`, `types.FunctionType`), which nothing here uses, and built, optimised and emitted for
+each of a kernel's ~100 functions it was ~5% of a cold compile (docs/performance.md). Python calls go through the
+CPython wrapper, which stays.
 """
 
 from numba.core import types
@@ -28,11 +33,12 @@ class _UnliteralDispatcher(CPUDispatcher):
 
 def njit(func=None, *, cache: bool = True, int64: bool = False, readonly: bool = False, **options):
     """`numba.njit(cache=True, **options)` with `_UnliteralDispatcher`; usable as `@njit` or `@njit(...)`.
-    Builds the dispatcher as `numba.core.decorators._jit` does for njit (nopython, default boundscheck)."""
+    Builds the dispatcher as `numba.core.decorators._jit` does for njit (nopython, default boundscheck), without
+    the C-callable wrapper (module docstring)."""
 
     def wrap(py_func):
-        disp = _UnliteralDispatcher(py_func=py_func, locals={},
-                                    targetoptions={"nopython": True, "boundscheck": None, **options})
+        disp = _UnliteralDispatcher(py_func=py_func, locals={}, targetoptions={
+            "nopython": True, "boundscheck": None, "no_cfunc_wrapper": True, **options})
         disp.int64, disp.readonly = int64, readonly
         if cache:
             disp.enable_caching()

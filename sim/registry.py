@@ -134,7 +134,8 @@ def _dispatch_source(game: str, args: tuple[str, ...] = STRATEGY_ARGS) -> str:
               "    raise TypeError('choose() is called from numba kernels only')"]
     # the branches are repeated here rather than calling choose_heuristic: one call level less per decision
     for name, guard, subset, nrt in (("search", "> 0", defs, True), ("heuristic", "== 0", heuristic, not lean)):
-        lines += ["", "", f"@overload(choose, jit_options={{'cache': True, '_nrt': {nrt}}})",
+        options = f"{{'cache': True, 'no_cfunc_wrapper': True, '_nrt': {nrt}}}"  # as sim.jit.njit's
+        lines += ["", "", f"@overload(choose, jit_options={options})",
                   f"def _choose_{name}(mode, sid, {arglist}):", f"    if len(mode) {guard}:",
                   f"        def impl(mode, sid, {arglist}):"]
         lines += _branches(subset, arglist, "            ") + ["        return impl"]
