@@ -35,7 +35,7 @@ def options(f):
         backend_options,
         click.option("--batch-size", type=int, default=EVOLVE_BATCH, show_default=True),
         click.option("-o", "--out", type=click.Path(file_okay=False), default=None),
-        click.option("--resume", type=click.Path(file_okay=False), default=None,
+        click.option("--resume", type=click.Path(file_okay=False), default=None, callback=inputs.existing_folder,
                      help="Continue an interrupted search: its folder (or the .partial folder it left)."),
         click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE"),
@@ -94,6 +94,11 @@ def go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
                        f"{rec['incumbent_fitness']:.3f} +- {1.96 * rec['incumbent_se']:.3f} "
                        f"({rec['games_per_member']} games a member, {rec['spent']:,} spent)", err=True)
 
+    if not o["quiet"]:  # what the time goes on, said before the first game (a search player's game takes seconds)
+        members = len(prepared.arena.pool)
+        checked = E.rotation(prepared.settings.players, setup["validation_games"]) * (2 * members + 1)
+        click.echo(f"{command}: a search of at most {setup['budget']:,} games, then {checked:,} games validating the "
+                   f"winner on fresh deals (--validation-games {setup['validation_games']:,} per comparison)", err=True)
     folder, lines = E.evolve_to_folder(setup, prepared, out, publish, command=command, quiet=o["quiet"],
                                        progress=progress)
     click.echo("\n".join([*lines, str(folder / f"{command}.html")]))
