@@ -343,11 +343,11 @@ def save_state(folder: Path, state: dict) -> None:
 def load_state(folder: Path) -> dict:
     """The saved search of an interrupted evolve (JSON only, every field checked by `replay`), or {}."""
     path = Path(folder) / STATE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     try:
-        state = json.loads(path.read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+        state = json.loads(inputs.read_regular(path))  # a FIFO or a link: refused, not read
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{path}: unreadable saved search; delete {Path(folder)} to start again") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or not isinstance(state.get("history"), list):
         raise UserError(f"{path}: not a saved search of this version; delete {Path(folder)} to start again")
@@ -450,6 +450,11 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
         results.check_output(out, command)
         meta = {"game": setup["game"], "evolve": setup, "command": command, "identity": ident}
         staging = results.begin(out, meta, quiet)
+        if not quiet:  # what the time goes on, said before the first game (a search player's game takes seconds)
+            checked = rotation(prepared.settings.players, setup["validation_games"]) * (2 * len(prepared.arena.pool) + 1)
+            print(f"{command}: a search of at most {setup['budget']:,} games, then {checked:,} games validating the "
+                  f"winner on fresh deals (--validation-games {setup['validation_games']:,} per comparison)",
+                  file=sys.stderr)
         state = load_state(staging)
         ev = Evolution(prepared.space, prepared.start, prepared.weights, prepared.settings)
 

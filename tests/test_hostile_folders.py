@@ -90,7 +90,7 @@ def test_a_parameter_beyond_64_bits_is_one_line(runs, tmp_path):
     meta["strategies"][0]["params"][0] = HUGE
     (folder / "meta.json").write_text(json.dumps(meta))
     one_line_error(cli("report", folder), "strategies' 0", "params.")
-    assert not list(tmp_path.glob("[abc]*"))
+    assert not [p for p in ("a", "b", "c") if os.path.lexists(tmp_path / p)]
 
 
 def test_names_too_long_to_stage_are_refused_up_front(tmp_path):
@@ -178,7 +178,7 @@ def test_fifos_inside_folders_are_refused_not_opened(runs, tmp_path):
         one_line_error(cli("report", g), "meta.json", "named pipe")
         one_line_error(cli("run", "mohur", "-n", 10, *SMALL, "-o", g), str(g))
         one_line_error(cli("report", runs / "G", "-o", g), str(g))
-        one_line_error(cli("evolve", "mohur", "--strategy", "hoarder", "--budget", 100, "-o", g), str(g))
+        one_line_error(cli("evolve", "mohur", "--strategy", "hoarder", "--budget", 1000, "-o", g), str(g))
         p = copy(runs, "P.partial", tmp_path / "P.partial")
         fifo(p / "meta.json")
         one_line_error(cli("report", p), "meta.json", "named pipe")

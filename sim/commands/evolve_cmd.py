@@ -94,11 +94,6 @@ def go(setup: dict, o: dict, out: Path, publish, command: str) -> None:
                        f"{rec['incumbent_fitness']:.3f} +- {1.96 * rec['incumbent_se']:.3f} "
                        f"({rec['games_per_member']} games a member, {rec['spent']:,} spent)", err=True)
 
-    if not o["quiet"]:  # what the time goes on, said before the first game (a search player's game takes seconds)
-        members = len(prepared.arena.pool)
-        checked = E.rotation(prepared.settings.players, setup["validation_games"]) * (2 * members + 1)
-        click.echo(f"{command}: a search of at most {setup['budget']:,} games, then {checked:,} games validating the "
-                   f"winner on fresh deals (--validation-games {setup['validation_games']:,} per comparison)", err=True)
     folder, lines = E.evolve_to_folder(setup, prepared, out, publish, command=command, quiet=o["quiet"],
                                        progress=progress)
     click.echo("\n".join([*lines, str(folder / f"{command}.html")]))
