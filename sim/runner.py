@@ -2,6 +2,7 @@
 and its own seed (`SeedSequence(root).spawn(n)[b]`): the same tables at any -j, backend or scheduling order."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
@@ -558,18 +559,29 @@ def _done(done, i: int) -> None:
 
 
 def _fan_out_isolated(calls: list[tuple], jobs: int, done) -> list:
-    """fan_out's `isolate`: every call in loky workers (one at -j 1), this process waiting where a signal is heard;
-    leaving early (Ctrl-C, SIGTERM) ends the workers with the calls in hand."""
-    from joblib import delayed  # deferred: joblib starts nothing for a plan run here
+    """fan_out's `isolate`: every call in loky workers (one at -j 1: joblib would play n_jobs=1 here), this process
+    waiting on their results, where a signal is heard; leaving early (Ctrl-C, SIGTERM) kills the workers with the
+    calls in hand."""
+    from joblib.externals.loky import get_reusable_executor  # deferred: nothing is started for a plan run here
     out: list = []
     stop = _StopOnCtrlC()
     stop.at_once = True  # nothing of the calls is kept before the last: no call in hand is worth waiting for
     workers = worker_count(jobs, len(calls), "loky", None)
     try:
-        with stop, _parallel((delayed(f)(*a) for f, a in calls), workers, "loky", _loky("loky")) as results:
-            for result in results:
-                out.append(result)
-                _done(done, len(out) - 1)
+        with stop:
+            executor = get_reusable_executor(max_workers=workers, **_loky("loky"))
+            todo, flying = iter(calls), collections.deque()
+            try:
+                while True:  # as many calls in flight as workers: none queued for loky to hand out as it stops
+                    while len(flying) < workers and (call := next(todo, None)) is not None:
+                        flying.append(executor.submit(call[0], *call[1]))
+                    if not flying:
+                        break
+                    out.append(flying.popleft().result())
+                    _done(done, len(out) - 1)
+            except BaseException:  # the calls in hand go with the workers
+                executor.shutdown(wait=False, kill_workers=True)
+                raise
     except Exception as exc:
         if stop.requested:
             raise RunInterrupted() from exc

@@ -373,3 +373,12 @@ def test_long_values_are_cut_and_paths_said_once(runs, tmp_path):
     (folder / "meta.json").write_text(json.dumps({**meta, "round_robin": "yes"}))
     line = one_line_error(cli("report", folder), "'round_robin'", "true or false")
     assert line.count("meta.json") == 1, line
+
+
+def test_evolve_validates_on_no_more_games_than_its_budget_unless_told(tmp_path):
+    args = ["evolve", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--budget", 1000, "--popsize", 4,
+            "--seed", 4, "-j", 1, "-q"]
+    ok(cli(*args, "-o", tmp_path / "E"))
+    assert json.loads((tmp_path / "E" / "evolve.json").read_text())["setup"]["validation_games"] == 1000 // 5
+    ok(cli(*args, "--validation-games", 30, "-o", tmp_path / "F"))
+    assert json.loads((tmp_path / "F" / "evolve.json").read_text())["setup"]["validation_games"] == 30

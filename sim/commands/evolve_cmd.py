@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from analysis.evolve_page import publish
 from sim import evolve as E, inputs, meta as folder_meta, results
@@ -66,9 +67,13 @@ def setup_of(kind: str, game, strategy, against, o: dict) -> dict:
         names = [s.strip() for s in against.split(",") if s.strip()]
         if not names:
             raise UserError("--against: give one or more strategy or preset names separated by commas")
+    validation = o["validation_games"]
+    if click.get_current_context().get_parameter_source("validation_games") == ParameterSource.DEFAULT:
+        # not given: the validation plays no more games than the search may (a search player's game takes seconds)
+        validation = min(DEFAULT_VALIDATION, max(1, o["budget"] // (2 * len(names) + 1)))
     return {"kind": kind, "game": spec.name, "players": players, "strategy": strategy, "against": names,
             "weights": None, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
-            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"],
+            "popsize": o["popsize"], "step": o["step"], "validation_games": validation,
             "batch_size": o["batch_size"], "config": cfg.raw}
 
 
