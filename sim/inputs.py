@@ -259,7 +259,7 @@ class NotAFile(OSError):
 
 def _kind(mode: int) -> str:
     return ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else
-            "a symbolic link" if stat.S_ISLNK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
+            "a link" if stat.S_ISLNK(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
 
 
 @contextlib.contextmanager
@@ -271,7 +271,7 @@ def open_regular(path, limit: int | None = None):
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise NotAFile(errno.ELOOP, "a symbolic link", str(path)) from None
+            raise NotAFile(errno.ELOOP, "a link", str(path)) from None
         raise
     try:
         info = os.fstat(fd)
