@@ -44,7 +44,7 @@ def shorten(message: str) -> str:
     """Each run of more than LONGEST_WORD characters without a space cut in the middle; one line."""
     def cut(found) -> str:
         word = found.group(0)
-        return f"{word[:LONGEST_WORD // 2]}...({len(word) - LONGEST_WORD:,} characters)...{word[-LONGEST_WORD // 2:]}"
+        return f"{word[:LONGEST_WORD // 2]}...({len(word) - LONGEST_WORD:,} characters cut)...{word[-LONGEST_WORD // 2:]}"
 
     return re.sub(rf"[^ ]{{{LONGEST_WORD + 1},}}", cut, " ".join(str(message).split("\n")))
 

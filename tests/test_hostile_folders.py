@@ -367,7 +367,7 @@ def test_a_users_file_under_one_of_our_names_stays_where_it_is(runs, tmp_path):
 def test_long_values_are_cut_and_paths_said_once(runs, tmp_path):
     line = one_line_error(cli("run", "mohur", "-n", 10, *SMALL, "--set", f"strategies.tuned.small_sale=\"{'a' * 100_000}\"",
                               "-o", tmp_path / "a"), "strategies.tuned.small_sale")
-    assert len(line) < 1000 and "characters)" in line, line
+    assert len(line) < 1000 and "characters cut)" in line, line
     folder = copy(runs, "G", tmp_path / "G")
     meta = json.loads((folder / "meta.json").read_text())
     (folder / "meta.json").write_text(json.dumps({**meta, "round_robin": "yes"}))
