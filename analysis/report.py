@@ -6,6 +6,7 @@ import html
 import json
 import math
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -66,11 +67,43 @@ def build_summary_report(summary: dict, meta, outdir) -> dict:
     return summary
 
 
+STAGING = re.compile(r"\.report-(\d{1,10})\.tmp(\.old)?")  # write_atomically's names, in and beside a target
+
+
+def remove_stale_staging(target: Path) -> None:
+    """Staging folders a killed report left (`kill -9`, a power cut): only names write_atomically gives, only
+    folders (not links), only if the process that made them is gone."""
+    places = [(target, "")] if target.is_dir() else []
+    places.append((target.parent, f".{target.name}"))
+    for folder, prefix in places:
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            found = STAGING.fullmatch(entry.name[len(prefix):]) if entry.name.startswith(prefix) else None
+            if found and int(found.group(1)) != os.getpid() and not process_alive(int(found.group(1))) \
+                    and entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of that id exists (one of another user's counts: it may be writing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 def write_atomically(target, build):
     """Run `build(folder)` in a hidden staging folder and move what it wrote into `target` only when it finished
     (nothing half-written); in an existing `target` only what balance-sim wrote is replaced."""
     target = Path(target)
     exists = target.is_dir()
+    remove_stale_staging(target)
     staging = target / f".report-{os.getpid()}.tmp" if exists else \
         target.with_name(f".{target.name}.report-{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)

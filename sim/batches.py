@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import UserError
+from sim.inputs import NotAFile, open_regular
 
 CHECK = "__batch__"  # the npz "table" holding a batch's identity, checksum and columns; never a real table
 ALIGN = 8  # each column starts at a multiple of this in the buffer, so the arrays read back are aligned
@@ -108,20 +109,27 @@ def load_batch(batch_dir: Path, b: int, summary_only: bool = False) -> dict:
 
 def _read(path: Path, summary_only: bool) -> tuple[dict, dict]:
     """(tables or summary, its identity, digest and context) of one saved batch; ForeignBatch if not ours."""
-    if path.is_symlink():
-        raise _foreign(path, "a link")
+    try:
+        with open_regular(path) as handle:  # a link, a FIFO (which would block), a folder: not ours
+            return _read_open(path, handle, summary_only)
+    except NotAFile as exc:
+        raise _foreign(path, exc.strerror) from None
+
+
+def _read_open(path: Path, handle, summary_only: bool) -> tuple[dict, dict]:
     if summary_only:
-        data = json.loads(path.read_text())
+        data = json.loads(handle.read())
         return data["summary"], {"identity": [data["batch"], data["seed"], *data["bounds"]],
                                  "digest": data["digest"], "context": data.get("context")}
-    with zipfile.ZipFile(path) as archive:  # the sizes the zip claims, before numpy reads anything
+    with zipfile.ZipFile(handle) as archive:  # the sizes the zip claims, before numpy reads anything
         names = archive.namelist()
         if any(info.file_size > MAX_MEMBER_BYTES for info in archive.infolist()):
             raise _foreign(path, "an entry larger than any balance-sim writes")
     if len(set(names)) != len(names):
         raise _foreign(path, "repeated entries")
     entries: dict[str, dict] = {}
-    with np.load(path, allow_pickle=False) as data:  # never unpickle: a results folder may come from anyone
+    handle.seek(0)
+    with np.load(handle, allow_pickle=False) as data:  # never unpickle: a results folder may come from anyone
         for key in data.files:
             table, _, col = key.partition("/")
             if not (NAME.match(table) or table == CHECK) or not NAME.match(col):

@@ -2,15 +2,18 @@
 imported when it is run, so `balance-sim CMD` loads only what CMD needs; every mistake is one line, exit 2."""
 from __future__ import annotations
 
+import errno
 import importlib
+import re
+import signal
 import sys
 import warnings
 
 import click
 
 import sim
-from sim.errors import UserError, machine_errors
-from sim.runner import stop_quietly_once_interrupted
+from sim import inputs
+from sim.errors import RunInterrupted, UserError, machine_errors
 
 # command name -> (module under sim/commands/, function)
 COMMANDS = {
@@ -34,9 +37,35 @@ COMMANDS = {
 warnings.filterwarnings("ignore", message=r"0 tasks which were still being processed", category=UserWarning)
 
 
+LONGEST_WORD = 200  # a value echoed in a message (a 100 kB --set) is cut to its head and tail, so it stays one line
+
+
+def shorten(message: str) -> str:
+    """Each run of more than LONGEST_WORD characters without a space cut in the middle; one line."""
+    def cut(found) -> str:
+        word = found.group(0)
+        return f"{word[:LONGEST_WORD // 2]}...({len(word) - LONGEST_WORD:,} characters cut)...{word[-LONGEST_WORD // 2:]}"
+
+    return re.sub(rf"[^ ]{{{LONGEST_WORD + 1},}}", cut, " ".join(str(message).split("\n")))
+
+
 def _fail(message: str) -> None:
-    click.echo(f"balance-sim: error: {message}", err=True)
+    click.echo(f"balance-sim: error: {shorten(message)}", err=True)
     sys.exit(2)
+
+
+INTERRUPTED = "interrupted (Ctrl-C or SIGTERM) before it finished; what it writes is written only when finished"
+
+
+def _on_signal(signum, frame):
+    """The installed program's Ctrl-C and SIGTERM alike (a service manager's stop is a Ctrl-C): noted, so a command
+    that swallowed the KeyboardInterrupt (a plotting library) still ends as interrupted, then raised."""
+    sim.runner.INTERRUPTED_BY_SIGNAL = True
+    raise KeyboardInterrupt
+
+
+def _interrupted() -> bool:
+    return bool(getattr(sys.modules.get("sim.runner"), "INTERRUPTED_BY_SIGNAL", False))
 
 
 class Group(click.Group):
@@ -54,13 +83,33 @@ class Group(click.Group):
     def invoke(self, ctx):
         try:
             with machine_errors(lambda exc: f"cannot write {exc.filename or 'the results'}: {exc.strerror}"):
-                return super().invoke(ctx)
+                done = super().invoke(ctx)
         except UserError as exc:
             _fail(str(exc))
+        except (KeyboardInterrupt, RunInterrupted):
+            _fail(INTERRUPTED)
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+            _fail(f"{exc.filename or 'a path'}: {exc.strerror} (a name over 255 bytes or a path over 4,096); "
+                  "choose a shorter one")
+        except Exception:
+            if _interrupted():  # an error from the interruption itself (a figure cut short), not a bug to show
+                _fail(INTERRUPTED)
+            raise
+        if _interrupted():  # the KeyboardInterrupt was swallowed on its way up: still not a finished command
+            _fail(INTERRUPTED)
+        return done
 
     def main(self, *args, **kwargs):
+        problem = inputs.environment_problem()  # before numba (imported with the commands) reads its variables
+        if problem:
+            _fail(problem)
         if not args and "args" not in kwargs:  # the installed program itself (click's test runner passes args)
-            stop_quietly_once_interrupted()
+            import sim.runner  # deferred: it imports numba, which must not read a variable refused above
+            sim.runner.stop_quietly_once_interrupted()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, _on_signal)
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:

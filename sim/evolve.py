@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -285,6 +286,7 @@ class Arena:
     scheduler: str | None = None
     batch_size: int = 1000
     plans: list = field(default_factory=list)  # the plans of the last call (tests read their seeds)
+    show_progress: bool = False  # a bar of each generation's games on stderr (the command line, not -q)
 
     def choice(self, values: dict) -> StrategyChoice:
         d = registered(self.spec.name)[self.base.base_id]
@@ -303,12 +305,22 @@ class Arena:
                 self.plans.append(plan)
                 calls += [(candidate_shares, (self.spec.name, self.cfg, plan, b, batch_seed(plan.seed, b)))
                           for b in range(plan.n_batches)]
-        parts = fan_out(calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler)
+        slow = any(registered(self.spec.name)[c.base_id].search for c in (*lineup, *members))
+        sizes = [plan.batch_games(b) for plan in self.plans for b in range(plan.n_batches)]
+        with self._progress(gen if stream == SEARCH else None, sum(sizes)) as bar:
+            parts = fan_out(calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler, isolate=slow,
+                            done=lambda i: bar.update(sizes[i]))
         out, k = [], 0
         for plan in self.plans:
             out.append(np.concatenate(parts[k:k + plan.n_batches]))
             k += plan.n_batches
         return np.array(out).reshape(len(lineup), len(members), games)
+
+    def _progress(self, gen: int | None, total: int):
+        """A progress bar on stderr of a generation's (or the validation's) games, when `show_progress`."""
+        from tqdm import tqdm  # deferred: the workers that import this module draw nothing
+        return tqdm(total=total, unit="game", disable=not self.show_progress, dynamic_ncols=True, file=sys.stderr,
+                    desc=f"generation {gen}" if gen is not None else "validation", mininterval=0.5, leave=False)
 
     def evaluate(self, gen: int, candidates: list[dict], games: int) -> np.ndarray:
         return self.play(SEARCH, gen, [self.choice(v) for v in candidates], games)
@@ -331,11 +343,11 @@ def save_state(folder: Path, state: dict) -> None:
 def load_state(folder: Path) -> dict:
     """The saved search of an interrupted evolve (JSON only, every field checked by `replay`), or {}."""
     path = Path(folder) / STATE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     try:
-        state = json.loads(path.read_text())
-    except (OSError, ValueError, UnicodeDecodeError):
+        state = json.loads(inputs.read_regular(path))  # a FIFO or a link: refused, not read
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{path}: unreadable saved search; delete {Path(folder)} to start again") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or not isinstance(state.get("history"), list):
         raise UserError(f"{path}: not a saved search of this version; delete {Path(folder)} to start again")
@@ -433,10 +445,16 @@ def evolve_to_folder(setup: dict, prepared: Prepared, out: Path, publish, *, com
     """Search, validate and `publish(staging, result)` in `<out>.partial`; `--resume` continues it."""
     from sim import results  # here: it imports pandas, which the workers importing this module do not need
     ident = results.identity(setup)
+    prepared.arena.show_progress = not quiet
     with exclusive(out):
         results.check_output(out, command)
         meta = {"game": setup["game"], "evolve": setup, "command": command, "identity": ident}
         staging = results.begin(out, meta, quiet)
+        if not quiet:  # what the time goes on, said before the first game (a search player's game takes seconds)
+            checked = rotation(prepared.settings.players, setup["validation_games"]) * (2 * len(prepared.arena.pool) + 1)
+            print(f"{command}: a search of at most {setup['budget']:,} games, then {checked:,} games validating the "
+                  f"winner on fresh deals (--validation-games {setup['validation_games']:,} per comparison)",
+                  file=sys.stderr)
         state = load_state(staging)
         ev = Evolution(prepared.space, prepared.start, prepared.weights, prepared.settings)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sim.errors import ConfigError, UserError
@@ -40,16 +41,16 @@ def read(folder: Path) -> dict:
     path = folder / META
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder")
-    if path.is_symlink() or not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(f"{folder}: not a results folder (no {META}); make one with 'balance-sim run'")
     try:
-        if path.stat().st_size > MAX_META_BYTES:
-            raise UserError(f"{path}: {path.stat().st_size:,} bytes, not a meta.json balance-sim wrote; {REMAKE}")
-        meta = json.loads(path.read_bytes().decode("utf-8"))
+        meta = json.loads(inputs.read_regular(path, MAX_META_BYTES).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not valid JSON ({exc}); this folder's {META} is damaged, {REMAKE}") from None
     except RecursionError:
         raise UserError(f"{path}: nested too deep to be a meta.json balance-sim wrote; {REMAKE}") from None
+    except inputs.NotAFile as exc:  # a FIFO would block the read, a link may point anywhere
+        raise UserError(f"{path}: {exc.strerror}, not a {META} balance-sim wrote; {REMAKE}") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read it ({exc.strerror})") from None
     if not isinstance(meta, dict):
@@ -84,7 +85,8 @@ def _field(path: Path, meta: dict, key: str, check, required: bool = True):
     try:
         return check(value, option)
     except UserError as exc:  # the validator's reason, after its "OPTION VALUE: "
-        reason = str(exc).partition(f"{option} {value}: ")[2] or str(exc)
+        reason = next((str(exc).partition(f"{option} {shown}: ")[2] for shown in (value, repr(value))
+                       if f"{option} {shown}: " in str(exc)), str(exc))  # said once, whichever way it quoted it
         raise UserError(f"{option} is {value!r}: {reason}; {REMAKE}") from None
 
 

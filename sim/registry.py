@@ -325,14 +325,18 @@ def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None
         if not isinstance(value, str) or value not in names:
             raise ConfigError(key, value, f"allowed: {', '.join(names)} (a strategy name)")
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            (isinstance(value, float) and not np.isfinite(value)):
         raise ConfigError(key, value, "expected a (finite) number")
-    if param in d.bounds:
+    if param in d.bounds:  # the range first: a whole number of any size compares exactly (2**64 has no float64)
         lo, hi, whole = d.bounds[param]
-        if whole and float(value) != int(value):
-            raise ConfigError(key, value, f"expected a whole number from {lo:,} to {hi:,}")
         if not lo <= value <= hi:
             raise ConfigError(key, value, f"allowed: {lo:,} to {hi:,}")
+        if whole and float(value) != int(value):
+            raise ConfigError(key, value, f"expected a whole number from {lo:,} to {hi:,}")
+    elif abs(value) > np.finfo(np.float64).max:  # kept as a float64: a whole number beyond it has none
+        raise ConfigError(key, value, f"allowed: a number from {-np.finfo(np.float64).max:,.0e} to "
+                                      f"{np.finfo(np.float64).max:,.0e}")
 
 
 def all_names(game: str, presets: dict) -> list[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sim.errors import UserError
 from sim.game import MAIN_TABLE
-from sim.meta import META, REMAKE, check_run, read
-from sim import results
+from sim.meta import MAX_META_BYTES, META, REMAKE, check_run, read
+from sim import inputs, results
 
 DAMAGED = f"the folder is damaged (or its files come from another run); {REMAKE}"
 
@@ -33,11 +33,25 @@ def check_summary(path: Path, summary) -> dict:
     return summary
 
 
+def check_labels(folder: Path, tables: dict) -> None:
+    """Strategy labels of at most inputs.MAX_LABEL characters (a 1 MB one would slow every table of a report to a
+    crawl): a longer one is not a name balance-sim wrote."""
+    for name, frame in tables.items():
+        for column in frame.columns:
+            if not (column == "strategy" or str(column).startswith("strategy_")):
+                continue
+            values = frame[column].cat.categories if hasattr(frame[column], "cat") else frame[column].unique()
+            long = next((v for v in values if isinstance(v, str) and len(v) > inputs.MAX_LABEL), None)
+            if long is not None:
+                raise UserError(f"{folder / (name + '.parquet')}: column '{column}' holds a strategy name of "
+                                f"{len(long):,} characters; balance-sim's are at most {inputs.MAX_LABEL}; {DAMAGED}")
+
+
 def _read_table(path: Path):
     import pandas as pd
     import pyarrow as pa
-    if path.is_symlink():
-        raise UserError(f"{path}: a link, not a table balance-sim wrote; {REMAKE}")
+    if not inputs.is_regular(path):  # a FIFO would block Arrow's read, a link may point anywhere
+        raise UserError(f"{path}: a link, a named pipe or a folder, not a table balance-sim wrote; {REMAKE}")
     try:
         return pd.read_parquet(path)
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -86,9 +100,7 @@ def load(folder: Path, doing: str = "report", summariser=None):
     if run["summary_only"]:
         path = folder / "summary.json"
         try:
-            if path.is_symlink():
-                raise OSError("a link, not a file balance-sim wrote")
-            summary = json.loads(path.read_text(encoding="utf-8"))
+            summary = json.loads(inputs.read_regular(path, MAX_META_BYTES).decode("utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise UserError(f"{path}: a --summary-only run keeps only this file, and it cannot be read "
                             f"({exc}); {REMAKE}") from None
@@ -99,5 +111,6 @@ def load(folder: Path, doing: str = "report", summariser=None):
         raise UserError(f"{folder}: no {missing[0]}.parquet (a {spec.name} results folder holds "
                         f"{', '.join(t + '.parquet' for t in spec.tables)}); {REMAKE}")
     tables = {path.stem: _read_table(path) for path in sorted(folder.glob("*.parquet"))}
+    check_labels(folder, tables)
     _check_tables(folder, spec, meta, tables)
     return "tables", tables, meta

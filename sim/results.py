@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
+from sim.inputs import is_regular, read_regular
 from sim.batches import load_batch, sound_batches
 from sim.meta import KINDS, MAX_META_BYTES, check_run, kind_of, read
 from sim.runner import assemble, batch_context, batch_seed, plan_of, strategy_codes
@@ -44,9 +45,7 @@ def final_path(folder: Path) -> Path:
 def _meta_of(folder: Path) -> dict | None:
     path = Path(folder) / META
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_META_BYTES:
-            return None
-        meta = json.loads(path.read_text())
+        meta = json.loads(read_regular(path, MAX_META_BYTES))  # a link, a FIFO, a folder: not ours
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     return meta if isinstance(meta, dict) else None
@@ -120,6 +119,13 @@ def check_output(out: Path, kind: str, option: str = "-o") -> None:
     if folder_kind(out) != kind:
         raise UserError(f"{option} {out}: holds {KINDS[folder_kind(out)]}, not {KINDS[kind]}; choose another path "
                         "(or delete it)")
+    # a user's file under a name the new results may take (a --no-report folder's summary.json, replays/): left in
+    # place, not swapped out into a hidden .old folder
+    ours, fixed = _ours(out), [n for n in OUR_NAMES if not any(c in n for c in "*?[")]
+    theirs = sorted(n for n in fixed if n != META and os.path.lexists(out / n) and n not in ours)
+    if theirs:
+        raise UserError(f"{option} {out}: {theirs[0]} there is not balance-sim's (not among the files it wrote) and "
+                        "the new results may take that name; move it away or choose another path")
 
 
 def check_output_file(out: Path, what: str, ours, option: str = "-o") -> None:
@@ -159,7 +165,8 @@ def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) 
         if old is None:
             raise UserError(f"-o {out}: {staging} exists and is not a balance-sim run in progress; move it away "
                             "or choose another path")
-        saved = sum(1 for _ in staging.rglob("batch-*")) + sum(1 for _ in staging.glob("variant-*/" + META))
+        saved = sum(1 for _ in staging.rglob("batch-*")) + sum(1 for _ in staging.glob("variant-*/" + META)) + \
+            _saved_generations(staging)
         kind, wanted = kind_of(old), kind_of(meta)
         if not old.get("partial", True) or old.get("identity") != meta.get("identity") or "identity" not in meta:
             what = "with other settings" if kind == wanted else f"(not a {wanted})"
@@ -182,6 +189,16 @@ def begin(out: Path, meta: dict, quiet: bool = False, keeps_parts: bool = True) 
     return staging
 
 
+def _saved_generations(staging: Path) -> int:
+    """The generations an interrupted evolve or exploit saved (sim.evolve's state file), 0 if none can be read."""
+    try:
+        state = json.loads(read_regular(Path(staging) / "evolve-state.json", MAX_META_BYTES))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return 0
+    history = state.get("history") if isinstance(state, dict) else None
+    return len(history) if isinstance(history, list) else 0
+
+
 def write_meta(folder: Path, meta: dict) -> None:
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, **meta}
     tmp = Path(folder) / f".{META}.tmp"
@@ -192,7 +209,7 @@ def write_meta(folder: Path, meta: dict) -> None:
 def table_rows(folder: Path) -> dict[str, int]:
     """Rows of each Parquet table in `folder` (from the footers), recorded in meta.json against tables cut short."""
     import pyarrow.parquet as pq
-    return {path.stem: pq.read_metadata(path).num_rows for path in sorted(Path(folder).glob("*.parquet"))}
+    return {path.stem: pq.read_metadata(path).num_rows for path in regular_tables(folder)}
 
 
 class ParquetSink:
@@ -245,7 +262,17 @@ class ParquetSink:
 
 
 def read_tables(folder: Path) -> dict[str, pd.DataFrame]:
-    return {path.stem: pd.read_parquet(path) for path in sorted(Path(folder).glob("*.parquet"))}
+    return {path.stem: pd.read_parquet(path) for path in regular_tables(folder)}
+
+
+def regular_tables(folder: Path) -> list[Path]:
+    """The folder's Parquet tables, each a regular file (a FIFO would block Arrow's read): else one line."""
+    paths = sorted(Path(folder).glob("*.parquet"))
+    odd = next((p for p in paths if not is_regular(p)), None)
+    if odd is not None:
+        raise UserError(f"{odd}: not a regular file (a link, a named pipe or a folder), so not a table balance-sim "
+                        "wrote; it was not read. Move it away, or make the folder again with 'balance-sim run'")
+    return paths
 
 
 def finish(staging: Path, out: Path) -> None:

@@ -2,6 +2,7 @@
 and its own seed (`SeedSequence(root).spawn(n)[b]`): the same tables at any -j, backend or scheduling order."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
@@ -239,6 +240,25 @@ WORKER_RETRIES = 2  # a worker that dies is replaced and its batches played agai
 # Set by the command-line program, not a test or notebook: once stopped on a signal the process is about to exit,
 # and a further Ctrl-C would only turn its clean exit into a traceback.
 IGNORE_SIGNALS_ONCE_STOPPED = False
+
+
+# Set by the command-line program's handler of Ctrl-C and SIGTERM (sim.cli): a KeyboardInterrupt that something
+# swallowed on its way up (a plotting library) still ends the command as interrupted.
+INTERRUPTED_BY_SIGNAL = False
+
+
+@contextlib.contextmanager
+def ends_if_interrupted():
+    """The block's work counts only if no signal came meanwhile: else (even if the KeyboardInterrupt was swallowed,
+    or turned into another error half-way, e.g. a figure cut short) a KeyboardInterrupt, so nothing is installed."""
+    try:
+        yield
+    except Exception:
+        if INTERRUPTED_BY_SIGNAL:
+            raise KeyboardInterrupt from None
+        raise
+    if INTERRUPTED_BY_SIGNAL:
+        raise KeyboardInterrupt
 
 
 def stop_quietly_once_interrupted() -> None:
@@ -486,31 +506,40 @@ def plan_of(run: dict, games: int | None = None) -> Plan:
                 run["choices"], run["batch_size"] or DEFAULT_BATCH, run["round_robin"])
 
 
-def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list:
+def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+            isolate: bool = False, done=None) -> list:
     """Run `calls`, each (module-level function, args), on `execute`'s workers, results in call order, the first
-    here (compiling the kernel once); Ctrl-C stops after the call in hand: RunInterrupted."""
+    here (compiling the kernel once); Ctrl-C stops after the call in hand: RunInterrupted. `isolate` (calls that
+    may each take minutes, a search player's batch): every call in worker processes, none here, where a compiled
+    kernel holding the GIL would keep a Ctrl-C from being heard; the first Ctrl-C then stops at once, the calls in
+    hand abandoned (KeyboardInterrupt). `done(i)`: after call i, for progress."""
     from joblib import delayed  # deferred: joblib starts nothing for calls played here
     out: list = []
     if not calls:
         return out
+    if isolate and backend == "loky":
+        return _fan_out_isolated(calls, jobs, done)
     client = None
     stop = _StopOnCtrlC()
     try:
         with stop:
             func, args = calls[0]
             out.append(func(*args))
+            _done(done, 0)
             stop.check()
             rest = calls[1:]
             workers = worker_count(jobs, len(rest), backend, scheduler) if rest else 1
             if rest and workers == 1 and backend != "dask":
                 for func, args in rest:
                     out.append(func(*args))
+                    _done(done, len(out) - 1)
                     stop.check()
             elif rest:
                 client = _client(workers, backend, scheduler)
                 with _parallel((delayed(f)(*a) for f, a in rest), workers, backend, _loky(backend)) as results:
                     for result in results:
                         out.append(result)
+                        _done(done, len(out) - 1)
                         stop.check()
     except Exception as exc:
         if stop.requested:
@@ -521,4 +550,42 @@ def fan_out(calls: list[tuple], *, jobs: int = 1, backend: str = "loky", schedul
     finally:
         if client is not None:
             client.close()
+    return out
+
+
+def _done(done, i: int) -> None:
+    if done is not None:
+        done(i)
+
+
+def _fan_out_isolated(calls: list[tuple], jobs: int, done) -> list:
+    """fan_out's `isolate`: every call in loky workers (one at -j 1: joblib would play n_jobs=1 here), this process
+    waiting on their results, where a signal is heard; leaving early (Ctrl-C, SIGTERM) kills the workers with the
+    calls in hand."""
+    from joblib.externals.loky import get_reusable_executor  # deferred: nothing is started for a plan run here
+    out: list = []
+    stop = _StopOnCtrlC()
+    stop.at_once = True  # nothing of the calls is kept before the last: no call in hand is worth waiting for
+    workers = worker_count(jobs, len(calls), "loky", None)
+    try:
+        with stop:
+            executor = get_reusable_executor(max_workers=workers, **_loky("loky"))
+            todo, flying = iter(calls), collections.deque()
+            try:
+                while True:  # as many calls in flight as workers: none queued for loky to hand out as it stops
+                    while len(flying) < workers and (call := next(todo, None)) is not None:
+                        flying.append(executor.submit(call[0], *call[1]))
+                    if not flying:
+                        break
+                    out.append(flying.popleft().result())
+                    _done(done, len(out) - 1)
+            except BaseException:  # the calls in hand go with the workers
+                executor.shutdown(wait=False, kill_workers=True)
+                raise
+    except Exception as exc:
+        if stop.requested:
+            raise RunInterrupted() from exc
+        if type(exc).__name__ in ("BrokenProcessPool", "TerminatedWorkerError"):
+            raise WorkersFailed(f"worker processes died ({_death(exc)})") from None
+        raise
     return out

@@ -33,6 +33,10 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
     for line in getattr(cfg, "warnings", ()):
         _note(f"warning: {line}")
+    long = next((n for n in cfg.presets if len(n) > inputs.MAX_LABEL), None)
+    if long is not None:  # a report reads no longer label back (sim.report_folder.check_labels)
+        raise UserError(f"config key 'strategies.{long[:40]}...': a preset name of {len(long):,} characters; at most "
+                        f"{inputs.MAX_LABEL}")
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     for old in sorted({n for n in names if n not in cfg.presets and alias_of(spec.name, n)}):
         _note(f"note: strategy '{old}' is now called '{alias_of(spec.name, old)}'; the old name still works as an "

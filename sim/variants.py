@@ -15,7 +15,10 @@ import numpy as np
 from sim import results
 from sim.config import build, parse_value, set_value
 from sim.errors import UserError, stopped_part_way
+from sim.inputs import read_regular
 from sim.lock import exclusive
+from sim.report_folder import check_summary
+from sim.meta import MAX_META_BYTES
 
 
 MAX_VALUES = 10_000  # values one --param may take (--range or --values): larger grids are refused before any work
@@ -186,11 +189,13 @@ def finished_variant(folder: Path, played_under: str):
     if kept is None or kept.get("partial") is not False or kept.get("identity") != played_under:
         return None
     try:
-        summary = json.loads((folder / "summary.json").read_text())
+        summary = json.loads(read_regular(folder / "summary.json", MAX_META_BYTES))  # a FIFO: not read
         if not isinstance(summary, dict) or kept.get("tables") != results.table_rows(folder):
             return None
+        check_summary(folder / "summary.json", summary)  # a figure that is not a number: played again
+
         return kept, summary, results.read_tables(folder)
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, UserError):
         return None
 
 

@@ -261,7 +261,8 @@ CLI += [  # issue 27, section 4: each was a traceback, a hang or a wrong message
     ("run -o .", RUN[:-1] + ["."], None, ["-o .", "current folder"]),
     ("run -o ..", RUN[:-1] + [".."], None, ["-o ..", "current folder or one above"]),
     ("run -o sub/..", RUN[:-1] + ["sub/.."], None, ["-o sub/.."]),
-    ("run --resume .", ["run", "--resume", "."], None, ["--resume .", "current folder"]),
+    # issue 39: '.' is the folder it names (here: no interrupted run beside it), as `report .` and `evolve --resume .`
+    ("run --resume .", ["run", "--resume", "."], None, ["--resume /", "no interrupted run there", ".partial"]),
     ("report -o /", ["report", "res", "-o", "/"], None, ["-o /", "root folder"]),
     ("sweep -o /", SWEEP[:-1] + ["/"], None, ["-o /", "root folder"]),
     ("sensitivity -o .", SENSITIVITY[:-1] + ["."], None, ["-o .", "current folder"]),

@@ -12,8 +12,8 @@ from sim.commands.options import say
 
 
 @click.command()
-@click.argument("dir_a")
-@click.argument("dir_b")
+@click.argument("dir_a", callback=inputs.existing_folder)
+@click.argument("dir_b", callback=inputs.existing_folder)
 @click.option("-o", "--out", default=None, type=click.Path(file_okay=False),
               help="Where to write compare.html and compare.json (default reports/compare-A-vs-B).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")

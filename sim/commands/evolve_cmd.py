@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from analysis.evolve_page import publish
 from sim import evolve as E, inputs, meta as folder_meta, results
@@ -35,7 +36,7 @@ def options(f):
         backend_options,
         click.option("--batch-size", type=int, default=EVOLVE_BATCH, show_default=True),
         click.option("-o", "--out", type=click.Path(file_okay=False), default=None),
-        click.option("--resume", type=click.Path(file_okay=False), default=None,
+        click.option("--resume", type=click.Path(file_okay=False), default=None, callback=inputs.existing_folder,
                      help="Continue an interrupted search: its folder (or the .partial folder it left)."),
         click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE"),
@@ -66,9 +67,13 @@ def setup_of(kind: str, game, strategy, against, o: dict) -> dict:
         names = [s.strip() for s in against.split(",") if s.strip()]
         if not names:
             raise UserError("--against: give one or more strategy or preset names separated by commas")
+    validation = o["validation_games"]
+    if click.get_current_context().get_parameter_source("validation_games") == ParameterSource.DEFAULT:
+        # not given: the validation plays no more games than the search may (a search player's game takes seconds)
+        validation = min(DEFAULT_VALIDATION, max(1, o["budget"] // (2 * len(names) + 1)))
     return {"kind": kind, "game": spec.name, "players": players, "strategy": strategy, "against": names,
             "weights": None, "params": list(o["params"]), "budget": o["budget"], "seed": o["seed"],
-            "popsize": o["popsize"], "step": o["step"], "validation_games": o["validation_games"],
+            "popsize": o["popsize"], "step": o["step"], "validation_games": validation,
             "batch_size": o["batch_size"], "config": cfg.raw}
 
 

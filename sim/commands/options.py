@@ -49,6 +49,7 @@ def out_or_default(out, name: str) -> Path:
 def game_options(f):
     """--game/--batch-size/--round-robin/--run, shared by `trace` and `replay` (sim.setup.choose_game)."""
     f = click.option("--run", "run_dir", type=click.Path(file_okay=False), default=None,
+                     callback=inputs.existing_folder,
                      help="Take seed, strategies, players, configuration and batch size from this results "
                           "folder's meta.json (pick the game with --game K).")(f)
     f = click.option("--round-robin", is_flag=True,
@@ -74,6 +75,23 @@ def say_default_lineup(note: str) -> None:
     """The note on stderr (once the game is chosen, so that a refusal stays the one line there)."""
     if note:
         click.echo(f"balance-sim: note: {note} (choose with -s A,B)", err=True)
+
+
+RUN_DECIDES = ("seed", "strategies", "players", "batch_size", "round_robin")  # what --run takes from meta.json
+
+
+def refuse_with_run(which: dict) -> None:
+    """--run DIR takes seed, strategies, players, batch size and round robin from that run: one of them given too
+    is refused, not silently ignored."""
+    if not which.get("run_dir"):
+        return
+    ctx = click.get_current_context()
+    given = [p for p in ctx.command.params if p.name in RUN_DECIDES
+             and ctx.get_parameter_source(p.name) not in (ParameterSource.DEFAULT, None)]
+    if given:
+        name = max(given[0].opts, key=len) if given[0].opts else given[0].name
+        raise UserError(f"{name} cannot be given with --run: the game is that run's (its seed, strategies, players, "
+                        "batch size and round robin come from its meta.json); drop it, or drop --run")
 
 
 def refuse_with_resume(allowed: set[str], what: str, only: str, then: str = "") -> None:

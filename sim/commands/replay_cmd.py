@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from analysis.replay import is_replay_page, write_replay
-from sim.commands.options import DEFAULT_STRATEGY, default_lineup, game_options, say_default_lineup
+from sim.commands.options import DEFAULT_STRATEGY, default_lineup, game_options, refuse_with_run, say_default_lineup
 from sim.errors import UserError
 from sim.lock import exclusive
 from sim.results import check_output_file
@@ -32,6 +32,7 @@ def replay(out, **which):
     if not str(out).strip():
         raise UserError("-o '': give a file path for the page")
     check_output_file(Path(out), "a replay page", is_replay_page)
+    refuse_with_run(which)
     note = default_lineup(which)
     chosen = choose_game(**which)
     events = list(chosen.events())

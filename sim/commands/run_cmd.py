@@ -21,7 +21,7 @@ from sim.errors import UserError, machine_errors, stopped_part_way
 from sim.game import game_names
 from sim.lock import exclusive
 from sim.rng import DEFAULT_BATCH
-from sim.runner import Plan, execute, plan_of
+from sim.runner import Plan, ends_if_interrupted, execute, plan_of
 from sim.setup import DEFAULT_SEED, from_meta, load_setup
 
 
@@ -42,7 +42,7 @@ from sim.setup import DEFAULT_SEED, from_meta, load_setup
               help="Results folder (default reports/<game>).")
 @click.option("--batch-size", type=int, default=None, help="Games per batch (default 2000).")
 @backend_options
-@click.option("--resume", "resume", type=click.Path(file_okay=False), default=None,
+@click.option("--resume", "resume", type=click.Path(file_okay=False), default=None, callback=inputs.existing_folder,
               help="Complete an interrupted run: its results folder (or the .partial folder it left).")
 @click.option("--no-report", is_flag=True, help="Write the tables only.")
 @click.option("--summary-only", is_flag=True,
@@ -160,7 +160,7 @@ def _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, rep
             sink.close()  # the tables were streamed to Parquet batch by batch
             if report:
                 warmup.wait(spec.name, "trace")  # the sample games' trace, if `main` is compiling it
-                with reporting(None if quiet else say):
+                with reporting(None if quiet else say), ends_if_interrupted():
                     build_report(results.read_tables(staging), meta, staging, game_of_run=from_meta)
             meta["tables"] = results.table_rows(staging)  # what a reader checks the tables against
         results.write_meta(staging, meta)

@@ -5,7 +5,8 @@ import json
 
 import click
 
-from sim.commands.options import DEFAULT_STRATEGY, config_options, default_lineup, game_options, say_default_lineup
+from sim.commands.options import (DEFAULT_STRATEGY, config_options, default_lineup, game_options, refuse_with_run,
+                                  say_default_lineup)
 from sim.setup import DEFAULT_SEED, choose_game
 
 
@@ -20,6 +21,7 @@ from sim.setup import DEFAULT_SEED, choose_game
 @config_options
 def trace(**which):
     """Play one game and print it as JSON lines (schemas: docs/trace.md)."""
+    refuse_with_run(which)
     note = default_lineup(which)
     chosen = choose_game(**which)
     say_default_lineup(note)
