@@ -3,7 +3,6 @@ validation (fresh deals, winner and start paired per pool member, members weight
 """
 from __future__ import annotations
 
-import html
 import json
 import math
 
@@ -12,7 +11,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
-from analysis.formatting import CSS, figure_html
+from analysis.formatting import CSS, esc, figure_html
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 Z95 = sps.norm.ppf(0.975)
@@ -181,27 +180,27 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
     params = _plot_parameters(result, outdir / "parameters.png")
     setup = result["setup"]
     hist = result["history"]
-    members = "".join(f"<tr><td>{html.escape(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
+    members = "".join(f"<tr><td>{esc(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
                       f"<td>{pct(m['start'])}</td><td>{pct(m['difference'], True)}</td></tr>"
                       for n, m in summary["members"].items())
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p class='meta'>{html.escape(setup['game'])}, {setup['players']} players, strategy "
-             f"{html.escape(setup['strategy'])} (base {html.escape(result['base'])}); pool "
-             f"{html.escape(', '.join(result['pool']))}; seed {setup['seed']}; {result['spent']:,} of "
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+             f"<style>{CSS}</style></head><body><h1>{esc(title)}</h1>",
+             f"<p class='meta'>{esc(setup['game'])}, {setup['players']} players, strategy "
+             f"{esc(setup['strategy'])} (base {esc(result['base'])}); pool "
+             f"{esc(', '.join(result['pool']))}; seed {setup['seed']}; {result['spent']:,} of "
              f"{setup['budget']:,} search games in {len(hist)} generations of {result['popsize']} candidates "
-             f"plus the incumbent (stopped: {html.escape(result['stopped'])}); validation "
-             f"{summary['games_per_comparison']:,} games per comparison.</p>", extra,
+             f"plus the incumbent (stopped: {esc(result['stopped'])}); validation "
+             f"{summary['games_per_comparison']:,} games per comparison.</p>", esc(extra),
              "<h2>The evolved parameters</h2><ul>"
-             + "".join(f"<li>{html.escape(x)}</li>" for x in parameters_in_words(result)) + "</ul>",
-             f"<p>preset.toml holds them as the preset <code>{html.escape(preset_name(result))}</code>: "
-             f"<code>balance-sim run {html.escape(setup['game'])} --config preset.toml -s "
-             f"{html.escape(preset_name(result))},...</code></p>",
+             + "".join(f"<li>{esc(x)}</li>" for x in parameters_in_words(result)) + "</ul>",
+             f"<p>preset.toml holds them as the preset <code>{esc(preset_name(result))}</code>: "
+             f"<code>balance-sim run {esc(setup['game'])} --config preset.toml -s "
+             f"{esc(preset_name(result))},...</code></p>",
              "<h2>Validation on fresh deals</h2><ul>"
-             + "".join(f"<li>{html.escape(x)}</li>" for x in reading(result, summary)) + "</ul>",
+             + "".join(f"<li>{esc(x)}</li>" for x in reading(result, summary)) + "</ul>",
              "<table><tr><th>pool member</th><th>weight</th><th>evolved wins</th><th>start wins</th>"
              f"<th>paired difference</th></tr>{members}</table>",
-             f"<p class='meta'>Population: {html.escape(summary['population'])}.</p>",
+             f"<p class='meta'>Population: {esc(summary['population'])}.</p>",
              "<h2>Convergence</h2>", figure_html(outdir / "convergence.png", conv),
              "<h2>Parameters over time</h2>", figure_html(outdir / "parameters.png", params),
              "<p class='meta'>Every candidate of a generation plays the same deals against each pool member "
