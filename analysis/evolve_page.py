@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import tomllib
 
 import numpy as np
 import pandas as pd
@@ -93,19 +95,43 @@ def preset_name(result: dict) -> str:
     return f"{result['setup']['strategy']}-evolved"
 
 
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: quoted, with every character TOML forbids raw (controls, DEL, quote,
+    backslash) escaped, so a name is one quoted token whatever it holds (no newline can start a TOML line)."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 32 or ord(c) == 127:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def toml_key(key: str) -> str:
+    """A bare key when TOML allows one (letters, digits, `_`, `-`), else a quoted one (`"my preset"`, `"a.b"`)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
+
+
 def preset_toml(result: dict) -> str:
     """A [strategies.<name>] preset that `run --config` accepts: the starting preset's own values (if it was
-    one) with the evolved parameters over them."""
+    one) with the evolved parameters over them. The name is a quoted key (`my preset`, `a.b`: one key) and the
+    text is read back before it is written: what a name holds never becomes TOML of its own."""
     given = dict(result["setup"]["config"].get("strategies", {}).get(result["setup"]["strategy"], {}))
     # round_robin: the evolved preset plays only when named, whatever its start did
     given = {k: v for k, v in given.items() if k not in ("base", "players", "round_robin") and not isinstance(v, dict)}
     given.update(result["winner"])
     lines = [f"# evolved by balance-sim {result['setup']['kind']} {result['setup']['game']} "
-             f"--strategy {result['setup']['strategy']} --seed {result['setup']['seed']} "
+             f"--strategy {toml_string(result['setup']['strategy'])} --seed {result['setup']['seed']} "
              f"--budget {result['setup']['budget']}",
-             f"[strategies.{preset_name(result)}]", f"base = {json.dumps(result['base'])}"]
-    lines += [f"{k} = {json.dumps(v) if isinstance(v, str) else repr(float(v))}" for k, v in given.items()]
-    return "\n".join(lines) + "\n"
+             f"[strategies.{toml_key(preset_name(result))}]", f"base = {toml_string(result['base'])}"]
+    lines += [f"{toml_key(k)} = {toml_string(v) if isinstance(v, str) else repr(float(v))}" for k, v in given.items()]
+    text = "\n".join(lines) + "\n"
+    written = {"base": result["base"], **{k: v if isinstance(v, str) else float(v) for k, v in given.items()}}
+    if tomllib.loads(text) != {"strategies": {preset_name(result): written}}:  # never write what reads otherwise
+        raise ValueError(f"preset.toml would not read back as the preset {preset_name(result)!r}")
+    return text
 
 
 def parameters_in_words(result: dict) -> list[str]:

@@ -1,0 +1,51 @@
+"""Issue 39, part 1: what a hostile or careless user hands balance-sim is refused up front or read as data,
+never run, played under another label or written as TOML of its own. Small runs; each test fails if its case
+regresses."""
+import tomllib
+
+from analysis import evolve_page
+from cli_runs import cli, ok, one_line_error
+from hostile_names import preset_config
+
+
+# ---- a key given twice, an empty preset name ----
+def test_tune_and_sweep_refuse_a_repeated_param_up_front(tmp_path):
+    for kind, extra in (("tune", ["--target", "turns_per_round=0..1000", "--budget", "2000"]), ("sweep", ["-n", "20"])):
+        out = tmp_path / kind
+        r = cli(kind, "mohur", "--param", "rules.coin_token", "--values", "3", "--param", "rules.coin_token",
+                "--values", "5", *extra, "-s", "greedy,racer", "-j", "1", "-o", out)
+        one_line_error(r, "--param rules.coin_token", "more than once")
+        assert not out.exists() and not (tmp_path / f"{kind}.partial").exists() and list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_or_multiline_preset_name_is_refused_up_front(tmp_path):
+    for i, name in enumerate(["", "  ", "x\ny"]):
+        cfg = preset_config(tmp_path / f"c{i}.toml", names=[name])
+        out = tmp_path / f"out{i}"
+        one_line_error(cli("run", "mohur", "-n", "10", "-s", "all", "--config", cfg, "-j", "1", "-o", out),
+                       "--config", "preset name")
+        assert not out.exists() and not (tmp_path / f"out{i}.partial").exists()
+
+
+# ---- evolve's preset.toml ----
+def test_evolved_preset_toml_reads_back_whatever_the_name(tmp_path):
+    cfg = preset_config(tmp_path / "c.toml", names=["my preset", "a.b"], round_robin=False)
+    for name in ("my preset", "a.b"):
+        out = tmp_path / name.replace(" ", "_")
+        ok(cli("evolve", "mohur", "--strategy", name, "--against", "greedy", "--budget", "200", "--popsize", "4",
+               "--validation-games", "10", "--config", cfg, "-j", "1", "-q", "-o", out))
+        doc = tomllib.loads((out / "preset.toml").read_text())
+        assert list(doc["strategies"]) == [f"{name}-evolved"] and doc["strategies"][f"{name}-evolved"]["base"] == "greedy"
+        ok(cli("run", "mohur", "--config", out / "preset.toml", "-s", f"{name}-evolved,greedy", "-n", "4", "-j", "1",
+               "-q", "--no-report", "-o", out / "check"))
+
+
+def test_preset_toml_never_lets_a_name_write_toml_lines():
+    """The writer itself (a name the config would refuse still cannot inject): a newline, quotes, a backslash."""
+    for name in ("x\n[strategies.evil]\nbase = \"random\"", 'q"\\', "del\x7f"):
+        result = {"setup": {"strategy": name, "kind": "evolve", "game": "mohur", "seed": 1, "budget": 5,
+                            "config": {"strategies": {name: {"base": "greedy", "round_robin": True}}}},
+                  "base": "greedy", "winner": {"take_weight": 1.5}}
+        text = evolve_page.preset_toml(result)
+        assert tomllib.loads(text) == {"strategies": {f"{name}-evolved": {"base": "greedy", "take_weight": 1.5}}}
+        assert len(text.splitlines()) == 4  # the comment, the table, base, the one parameter
