@@ -1,7 +1,13 @@
 """Issue 39, part 1: what a hostile or careless user hands balance-sim is refused up front or read as data,
 never run, played under another label or written as TOML of its own. Small runs; each test fails if its case
 regresses."""
+import shutil
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
+
+import pytest
 
 from analysis import evolve_page
 from cli_runs import cli, ok, one_line_error
@@ -49,3 +55,51 @@ def test_preset_toml_never_lets_a_name_write_toml_lines():
         text = evolve_page.preset_toml(result)
         assert tomllib.loads(text) == {"strategies": {f"{name}-evolved": {"base": "greedy", "take_weight": 1.5}}}
         assert len(text.splitlines()) == 4  # the comment, the table, base, the one parameter
+
+
+# ---- locks: a link, a folder inside a locked one ----
+def _writer_holds(folder: Path):
+    """Another process holding `folder`'s write lock (as a run, sweep or resume does) until it is ended."""
+    code = ("import sys, time; from pathlib import Path; from sim.lock import exclusive\n"
+            "with exclusive(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(120)")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("small") / "rc2"
+    ok(cli("run", "mohur", "-n", "40", "-s", "greedy,racer", "-j", "1", "-q", "--no-report", "-o", out))
+    return out
+
+
+def test_a_link_to_a_folder_being_written_is_refused(small_run, tmp_path):
+    partial = small_run.with_name("rc2.partial")
+    small_run.rename(partial)  # as a run --resume finds it
+    (tmp_path / "alias.partial").symlink_to(partial)
+    proc = _writer_holds(small_run)
+    try:
+        one_line_error(cli("report", tmp_path / "alias.partial"), "report", "another balance-sim")
+        one_line_error(cli("report", tmp_path / "alias.partial", "-o", tmp_path / "r"), "another balance-sim")
+    finally:
+        proc.kill()
+        proc.wait()
+        partial.rename(small_run)
+    assert not list(partial.parent.glob(".report-*")) and not list(small_run.glob(".report-*"))
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_variant_inside_a_sweep_being_written_is_refused(small_run, tmp_path):
+    sweep = tmp_path / "X"
+    variant = tmp_path / "X.partial" / "variant-000"
+    shutil.copytree(small_run, variant)
+    proc = _writer_holds(sweep)
+    try:
+        one_line_error(cli("report", variant), "inside", "X.partial", "another balance-sim")
+        one_line_error(cli("report", variant, "-o", tmp_path / "r"), "inside", "X.partial")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not (variant / "report.html").exists() and not (tmp_path / "r").exists()
+    ok(cli("report", variant, "-q"))  # once the sweep is gone (interrupted), its variants may be reported
