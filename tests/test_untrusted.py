@@ -1,6 +1,7 @@
 """Issue 39, part 1: what a hostile or careless user hands balance-sim is refused up front or read as data,
 never run, played under another label or written as TOML of its own. Small runs; each test fails if its case
 regresses."""
+import json
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis import evolve_page
-from cli_runs import cli, ok, one_line_error
+from cli_runs import cli, interrupt_at, ok, one_line_error
 from hostile_names import preset_config
 
 
@@ -103,3 +104,19 @@ def test_a_variant_inside_a_sweep_being_written_is_refused(small_run, tmp_path):
         proc.wait()
     assert not (variant / "report.html").exists() and not (tmp_path / "r").exists()
     ok(cli("report", variant, "-q"))  # once the sweep is gone (interrupted), its variants may be reported
+
+
+# ---- run --resume keeps --no-report ----
+def test_resume_of_a_no_report_run_writes_no_report(tmp_path, monkeypatch):
+    out = tmp_path / "nr"
+    interrupt_at(monkeypatch, 1)
+    cut = cli("run", "mohur", "-n", "40", "--batch-size", "20", "-s", "greedy,racer", "-j", "1", "-q", "--no-report",
+              "-o", out)
+    assert cut.exit_code == 2 and (tmp_path / "nr.partial").is_dir(), cut.output
+    monkeypatch.undo()
+    r = ok(cli("run", "--resume", out))
+    assert not (out / "report.html").exists() and not (out / "summary.json").exists()
+    assert r.stdout.strip() == str(out), "the folder is named, not a report.html that is not there"
+    assert json.loads((out / "meta.json").read_text())["no_report"] is True
+    ok(cli("report", out, "-q"))  # the report is still one command away
+    assert (out / "report.html").is_file()
