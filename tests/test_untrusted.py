@@ -8,10 +8,14 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis import evolve_page
+from sim import evolve as E
 from cli_runs import cli, interrupt_at, ok, one_line_error
+from sim.errors import RunInterrupted
+from sim.results import partial_path
 from hostile_names import preset_config
 
 
@@ -120,3 +124,103 @@ def test_resume_of_a_no_report_run_writes_no_report(tmp_path, monkeypatch):
     assert json.loads((out / "meta.json").read_text())["no_report"] is True
     ok(cli("report", out, "-q"))  # the report is still one command away
     assert (out / "report.html").is_file()
+
+
+# ---- tampered values: refused (report) or played again (sweep), never used ----
+def _tampered(src: Path, dst: Path, table: str, column: str, value) -> Path:
+    shutil.copytree(src, dst)
+    frame = pd.read_parquet(dst / f"{table}.parquet")
+    frame[column] = frame[column].astype(object if isinstance(value, str) else float if value != value else frame[column].dtype)
+    frame.loc[0 if isinstance(value, str) else slice(None), column] = value
+    frame.to_parquet(dst / f"{table}.parquet", index=False)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    out = tmp_path_factory.mktemp("finished") / "base"
+    ok(cli("run", "mohur", "-n", "60", "-s", "greedy,racer", "-j", "1", "-q", "--no-report", "-o", out))
+    return out
+
+
+@pytest.mark.parametrize("table,column,value,said", [
+    ("games", "turns", -5, "holds -5"), ("rounds", "turns", -5, "holds -5"), ("games", "winner", 5, "holds 5"),
+    ("games", "winner", -7, "holds -7"), ("rounds", "match", 0, "rounds games.parquet says"),
+    ("games", "win_share_0", float("nan"), "not a finite number"), ("games", "strategy_0", "evil", "'evil'")])
+def test_report_refuses_values_no_game_can_give(finished, tmp_path, table, column, value, said):
+    bad = _tampered(finished, tmp_path / "bad", table, column, value)
+    one_line_error(cli("report", bad), f"{table}.parquet", f"'{column}'", said, "damaged")
+    assert not (bad / "report.html").exists()
+
+
+@pytest.mark.parametrize("field,value", [("estimate", float("nan")), ("n", -5), ("estimate", 1e308),
+                                         ("ci_high", float("inf"))])
+def test_report_refuses_a_summary_only_figure_out_of_range(tmp_path, field, value):
+    out = tmp_path / "so"
+    ok(cli("run", "mohur", "-n", "40", "-s", "greedy,racer", "-j", "1", "-q", "--summary-only", "-o", out))
+    summary = json.loads((out / "summary.json").read_text())
+    summary["first_player_round_win_rate"][field] = value
+    (out / "summary.json").write_text(json.dumps(summary))
+    one_line_error(cli("report", out), "first_player_round_win_rate", field, "damaged")
+
+
+SWEEP = ["sweep", "mohur", "--param", "rules.coin_token", "--values", "0", "5", "-n", "400", "--batch-size", "200",
+         "-s", "greedy,racer", "-j", "1", "-q"]
+
+
+def test_a_sweep_never_uses_an_edited_variant(tmp_path, monkeypatch):
+    ref = tmp_path / "ref"
+    ok(cli(*SWEEP, "-o", ref))
+    edits = {"summary": lambda v: (v / "summary.json").write_text((v / "summary.json").read_text().replace(
+                 '"estimate": ', '"estimate": 0.99, "was": ', 1)),
+             "games": lambda v: _tampered(v, v.with_name("t"), "games", "win_share_0", float("nan"))
+             and _swap(v, "games") and _tampered(v, v.with_name("t2"), "games", "winner", -7) and _swap(v, "games", "t2")}
+    for name, edit in edits.items():
+        out = tmp_path / name
+        interrupt_at(monkeypatch, 3, nth=True)  # variant 0 finished, variant 1 started
+        one_line_error(cli(*SWEEP, "-o", out), "interrupted")
+        monkeypatch.undo()
+        edit(partial_path(out) / "variant-000")
+        ok(cli(*SWEEP, "-o", out))
+        pd.testing.assert_frame_equal(pd.read_csv(out / "sweep.csv"), pd.read_csv(ref / "sweep.csv"))
+        assert (out / "sweep.parquet").read_bytes() == (ref / "sweep.parquet").read_bytes()
+
+
+def _swap(variant: Path, table: str, copy: str = "t") -> bool:
+    """The edited copy's table in place of the variant's (its meta.json and the rest untouched)."""
+    shutil.copy(variant.with_name(copy) / f"{table}.parquet", variant / f"{table}.parquet")
+    shutil.rmtree(variant.with_name(copy))
+    return True
+
+
+EVOLVE = ["evolve", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--budget", "1000", "--popsize", "4",
+          "--validation-games", "20", "--seed", "4", "-j", "1", "-q"]
+
+
+@pytest.mark.parametrize("edit", ["incumbent outside the cube", "incumbent fitness", "fitness, checksum redone"])
+def test_evolve_refuses_an_edited_saved_search(tmp_path, monkeypatch, edit):
+    evaluate, calls = E.Arena.evaluate, []
+
+    def interrupted(self, gen, candidates, games):
+        calls.append(gen)
+        if len(calls) == 3:
+            raise RunInterrupted()
+        return evaluate(self, gen, candidates, games)
+
+    monkeypatch.setattr(E.Arena, "evaluate", interrupted)
+    out = tmp_path / "cut"
+    assert cli(*EVOLVE, "-o", out).exit_code == 2
+    monkeypatch.undo()
+    path = partial_path(out) / E.STATE
+    state = json.loads(path.read_text())
+    last = state["history"][-1]
+    if edit == "incumbent outside the cube":
+        last["incumbent"] = [5.0, -5.0][: len(last["incumbent"])] + last["incumbent"][2:]
+    else:
+        last["incumbent_fitness"] = 0.942
+    if edit != "incumbent fitness":  # the checksum made again: the record itself must still follow
+        state["digest"] = E._state_digest(state)
+    path.write_text(json.dumps(state))
+    said = "altered" if edit == "incumbent fitness" else "does not replay at generation 1"
+    one_line_error(cli("evolve", "--resume", out, "-q"), said)
+    assert not out.exists() and path.is_file()
