@@ -103,6 +103,7 @@ def check_values(folder: Path, spec, meta: dict, tables: dict, players: int) -> 
     counts not negative, win shares within 0-1, strategy names those of meta.json, and a game's rounds as many
     as its games row says (`rounds.match` consistent)."""
     import numpy as np
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
     names = {s.get("name") for s in meta.get("strategies", []) if isinstance(s, dict)}
     for table, frame in tables.items():
         for column in frame.columns:
@@ -114,7 +115,7 @@ def check_values(folder: Path, spec, meta: dict, tables: dict, players: int) -> 
                     raise _refuse(folder, table, column, f"names {odd[0][:MAX_LABEL]!r}, not a strategy meta.json "
                                                          f"lists ({', '.join(sorted(names))[:300]})")
                 continue
-            if values.dtype == bool or not np.issubdtype(values.dtype, np.number):
+            if is_bool_dtype(values.dtype) or not is_numeric_dtype(values.dtype):
                 continue
             array = values.to_numpy()
             if array.dtype.kind == "f" and not np.isfinite(array).all():

@@ -18,9 +18,9 @@ def preset_config(path: Path, base: str = "greedy", names=HOSTILE, round_robin: 
     return path
 
 
-def assert_escaped(page: str, where: str = "") -> None:
+def assert_escaped(page: str, where: str = "", shown: bool = True) -> None:
     """No hostile name's markup stands raw on `page`, and the script's name is there as escaped text (so the name
     did reach the page: a page that dropped every name would pass the first check)."""
     for raw in RAW:
         assert raw not in page, f"{where}: raw {raw!r} on the page"
-    assert "&lt;script&gt;document.write(7*191)&lt;/script&gt;" in page, f"{where}: the name is not on the page"
+    assert not shown or "&lt;script&gt;document.write(7*191)&lt;/script&gt;" in page, f"{where}: the name is not shown"
