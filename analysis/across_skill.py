@@ -4,7 +4,6 @@ search (`SEARCH`) players; populations and verdicts: docs/evolve.md ("conclusion
 """
 from __future__ import annotations
 
-import html
 import math
 import re
 
@@ -12,6 +11,7 @@ import numpy as np
 
 from analysis import edges, models, stats
 from analysis.common import head_to_head
+from analysis.markup import table as html_table
 from analysis.skill import search_names
 
 HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
@@ -280,15 +280,13 @@ def section(summary: dict, labels: dict | None = None) -> dict:
     pops = [HAND] + [p for p in STRONGER if present(summary, p)]
     if len(pops) == 1:
         return {"title": "Conclusions across skill", "text": missing_words(summary)}
-    head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)
-    body = ""
+    body = []
     for conclusion, what in CONCLUSIONS.items():
-        cells = "".join(f"<td>{html.escape(describe(conclusion, read[conclusion][p], labels))}</td>" for p in pops)
         verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in rows
                              if r["conclusion"] == conclusion and r["population"] in pops[1:])
-        body += (f"<tr><td>{html.escape(what)}</td>{cells}<td>{html.escape(verdicts or 'no stronger play')}</td>"
-                 "</tr>")
-    table = f"<table><tr><th>conclusion</th>{head}<th>across skill</th></tr>{body}</table>"
+        body.append([what, *(describe(conclusion, read[conclusion][p], labels) for p in pops),
+                     verdicts or "no stronger play"])
+    table = html_table(["conclusion", *(HEADERS[p] for p in pops), "across skill"], body)
     text = ("Are the headline conclusions properties of the game or of our weak bots? Each is read among "
             "hand-written heuristics and again where every seat plays stronger; the dominant strategy is the "
             "leader of the equilibrium mix of the field those players join. 'Holds' only when both intervals say "

@@ -2,12 +2,11 @@
 long frame of one row per player-game (`game`, `seat`, `strategy`, `win_share`: 1, 1/k of a shared win, or 0)."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 
 from analysis import models, stats
+from analysis.markup import Markup, table, tag
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
 
@@ -258,10 +257,9 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         section = {"title": "The meta-game",
                    "text": models.nash_reading(nash, players, summary.get("nash_unique", True))}
         if nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
-            rows = "".join(f"<tr><td>{html.escape(str(name))}</td><td>{r.weight:.0%}</td>"
-                           f"<td>{r.ci_low:.0%} to {r.ci_high:.0%}</td></tr>" for name, r in nash.iterrows())
-            section["html"] = ("<table><tr><th>strategy</th><th>weight in the equilibrium mix</th><th>95% bootstrap "
-                               f"interval</th></tr>{rows}</table><p class='reading'>{NASH_WHY}</p>")
+            rows = [[name, f"{r.weight:.0%}", f"{r.ci_low:.0%} to {r.ci_high:.0%}"] for name, r in nash.iterrows()]
+            section["html"] = Markup(table(["strategy", "weight in the equilibrium mix", "95% bootstrap interval"], rows)
+                                     + tag("p", NASH_WHY, class_="reading"))
         else:
             plot_nash(nash, outdir / "nash.png", colors)
             section["figures"] = [{"file": "nash.png", "reading": NASH_WHY + " A strategy with weight 0 is never worth "

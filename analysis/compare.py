@@ -2,7 +2,6 @@
 verdict (method: analysis/paired.py); writes compare.json, compare.png and compare.html."""
 from __future__ import annotations
 
-import html
 import math
 import os
 import shutil
@@ -13,7 +12,7 @@ import numpy as np
 from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.formatting import CSS, LABELS, figure_html, is_rate
+from analysis.formatting import CSS, esc, LABELS, figure_html, is_rate
 from analysis.report import config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
@@ -367,20 +366,20 @@ def _html(doc: dict, outdir: Path) -> str:
     real = [n for n, r in rows.items() if r["verdict"] == REAL]
     comparable = [n for n, r in rows.items() if r.get("comparable", True)]
     title = f"{doc['game'].title()} comparison: B against A"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>",
+             f"<style>{CSS}</style></head><body><h1>{esc(title)}</h1>",
              findings.box(doc.get("findings") or [])]
     for key in ("a", "b"):
         d = doc[key]
         config = "defaults" if not d["configuration"] else "defaults except " + "; ".join(d["configuration"])
-        parts.append(f"<p class='meta'><b>{key.upper()}</b>: {html.escape(d['folder'])}: {d['games']:,} games, "
-                     f"seed {d['seed']}, strategies {html.escape(', '.join(d['strategies']))}; "
-                     f"{html.escape(config)}.</p>")
+        parts.append(f"<p class='meta'><b>{key.upper()}</b>: {esc(d['folder'])}: {d['games']:,} games, "
+                     f"seed {d['seed']}, strategies {esc(', '.join(d['strategies']))}; "
+                     f"{esc(config)}.</p>")
     changed = (doc.get("differences_in_lineup") or []) + doc["differences_in_configuration"]
-    parts.append("<p class='lead' id='differs'>" + html.escape(
+    parts.append("<p class='lead' id='differs'>" + esc(
         "B differs from A in: " + "; ".join(changed) + "." if changed else
         "A and B have the same configuration and lineup.") + "</p>")
-    parts.append(f"<p class='lead'>{html.escape(pairing_sentence(doc))}</p>")
+    parts.append(f"<p class='lead'>{esc(pairing_sentence(doc))}</p>")
     if real:
         listed = "; ".join(f"{rows[n]['label']} {fmt_diff(n, rows[n])}" for n in real)
         verdict = (f"{len(real)} of {len(comparable)} comparable figures changed for real (B minus A, 95% "
@@ -390,20 +389,20 @@ def _html(doc: dict, outdir: Path) -> str:
     if len(comparable) < len(rows):
         verdict += (f" {len(rows) - len(comparable)} figures that depend on who played (win rates, strengths, the "
                     "equilibrium mix) are not comparable: the lineups differ.")
-    parts.append(f"<p class='lead'>{html.escape(verdict)}</p>")
+    parts.append(f"<p class='lead'>{esc(verdict)}</p>")
     parts.append("<h2 id='figures'>Figures</h2><table><tr><th>figure</th><th>code name</th><th>A</th><th>B</th>"
                  "<th>B minus A (95% interval)</th><th>p</th><th>verdict</th></tr>")
     for name, r in rows.items():
         style = " style='font-weight:600'" if r["verdict"] == REAL else ""
-        parts.append(f"<tr{style}><td>{html.escape(r['label'])}</td><td><code>{html.escape(name)}</code></td>"
+        parts.append(f"<tr{style}><td>{esc(r['label'])}</td><td><code>{esc(name)}</code></td>"
                      f"<td>{fmt_value(name, r['a'])}</td><td>{fmt_value(name, r['b'])}</td>"
-                     f"<td>{html.escape(fmt_diff(name, r) + fmt_corrected(name, r))}{'' if r['paired'] else ' *'}"
+                     f"<td>{esc(fmt_diff(name, r) + fmt_corrected(name, r))}{'' if r['paired'] else ' *'}"
                      "</td>"
-                     f"<td>{html.escape(fmt_p(r['p']) if r.get('comparable', True) else '-')}</td>"
+                     f"<td>{esc(fmt_p(r['p']) if r.get('comparable', True) else '-')}</td>"
                      f"<td>{r['verdict']}</td></tr>")
     parts.append("</table>")
     if any(not r["paired"] for r in rows.values()):
-        parts.append("<p class='meta'>* not paired: " + html.escape(
+        parts.append("<p class='meta'>* not paired: " + esc(
             "; ".join(sorted({f"{r['label']}: {r['method']}" for r in rows.values() if not r["paired"]}))
             if doc["paired"] else "the runs do not share their random numbers (above).") + "</p>")
     reading = ("Each dot is B minus A with its 95% interval; blue dots are real changes. An interval that crosses "
@@ -415,6 +414,6 @@ def _html(doc: dict, outdir: Path) -> str:
                  "games; every figure is a ratio of per-block sums (delta method), and the interval is a paired t "
                  "interval on the blocks when the runs share their random numbers, Welch's otherwise. A change is "
                  f"called real when its p-value, corrected for the {len(rows)} figures compared "
-                 f"({html.escape(doc['correction'].title())}), is below {doc['alpha']:g}. compare.json holds every "
+                 f"({esc(doc['correction'].title())}), is below {doc['alpha']:g}. compare.json holds every "
                  "figure.</p></body></html>")
     return "\n".join(parts)

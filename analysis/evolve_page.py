@@ -3,16 +3,17 @@ validation (fresh deals, winner and start paired per pool member, members weight
 """
 from __future__ import annotations
 
-import html
 import json
 import math
+import re
+import tomllib
 
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 from scipy import stats as sps
 
-from analysis.formatting import CSS, figure_html
+from analysis.formatting import CSS, esc, figure_html
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 Z95 = sps.norm.ppf(0.975)
@@ -94,19 +95,43 @@ def preset_name(result: dict) -> str:
     return f"{result['setup']['strategy']}-evolved"
 
 
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: quoted, with every character TOML forbids raw (controls, DEL, quote,
+    backslash) escaped, so a name is one quoted token whatever it holds (no newline can start a TOML line)."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 32 or ord(c) == 127:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def toml_key(key: str) -> str:
+    """A bare key when TOML allows one (letters, digits, `_`, `-`), else a quoted one (`"my preset"`, `"a.b"`)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
+
+
 def preset_toml(result: dict) -> str:
     """A [strategies.<name>] preset that `run --config` accepts: the starting preset's own values (if it was
-    one) with the evolved parameters over them."""
+    one) with the evolved parameters over them. The name is a quoted key (`my preset`, `a.b`: one key) and the
+    text is read back before it is written: what a name holds never becomes TOML of its own."""
     given = dict(result["setup"]["config"].get("strategies", {}).get(result["setup"]["strategy"], {}))
     # round_robin: the evolved preset plays only when named, whatever its start did
     given = {k: v for k, v in given.items() if k not in ("base", "players", "round_robin") and not isinstance(v, dict)}
     given.update(result["winner"])
     lines = [f"# evolved by balance-sim {result['setup']['kind']} {result['setup']['game']} "
-             f"--strategy {result['setup']['strategy']} --seed {result['setup']['seed']} "
+             f"--strategy {toml_string(result['setup']['strategy'])} --seed {result['setup']['seed']} "
              f"--budget {result['setup']['budget']}",
-             f"[strategies.{preset_name(result)}]", f"base = {json.dumps(result['base'])}"]
-    lines += [f"{k} = {json.dumps(v) if isinstance(v, str) else repr(float(v))}" for k, v in given.items()]
-    return "\n".join(lines) + "\n"
+             f"[strategies.{toml_key(preset_name(result))}]", f"base = {toml_string(result['base'])}"]
+    lines += [f"{toml_key(k)} = {toml_string(v) if isinstance(v, str) else repr(float(v))}" for k, v in given.items()]
+    text = "\n".join(lines) + "\n"
+    written = {"base": result["base"], **{k: v if isinstance(v, str) else float(v) for k, v in given.items()}}
+    if tomllib.loads(text) != {"strategies": {preset_name(result): written}}:  # never write what reads otherwise
+        raise ValueError(f"preset.toml would not read back as the preset {preset_name(result)!r}")
+    return text
 
 
 def parameters_in_words(result: dict) -> list[str]:
@@ -181,27 +206,27 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
     params = _plot_parameters(result, outdir / "parameters.png")
     setup = result["setup"]
     hist = result["history"]
-    members = "".join(f"<tr><td>{html.escape(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
+    members = "".join(f"<tr><td>{esc(n)}</td><td>{m['weight']:.2f}</td><td>{pct(m['winner'])}</td>"
                       f"<td>{pct(m['start'])}</td><td>{pct(m['difference'], True)}</td></tr>"
                       for n, m in summary["members"].items())
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p class='meta'>{html.escape(setup['game'])}, {setup['players']} players, strategy "
-             f"{html.escape(setup['strategy'])} (base {html.escape(result['base'])}); pool "
-             f"{html.escape(', '.join(result['pool']))}; seed {setup['seed']}; {result['spent']:,} of "
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+             f"<style>{CSS}</style></head><body><h1>{esc(title)}</h1>",
+             f"<p class='meta'>{esc(setup['game'])}, {setup['players']} players, strategy "
+             f"{esc(setup['strategy'])} (base {esc(result['base'])}); pool "
+             f"{esc(', '.join(result['pool']))}; seed {setup['seed']}; {result['spent']:,} of "
              f"{setup['budget']:,} search games in {len(hist)} generations of {result['popsize']} candidates "
-             f"plus the incumbent (stopped: {html.escape(result['stopped'])}); validation "
-             f"{summary['games_per_comparison']:,} games per comparison.</p>", extra,
+             f"plus the incumbent (stopped: {esc(result['stopped'])}); validation "
+             f"{summary['games_per_comparison']:,} games per comparison.</p>", esc(extra),
              "<h2>The evolved parameters</h2><ul>"
-             + "".join(f"<li>{html.escape(x)}</li>" for x in parameters_in_words(result)) + "</ul>",
-             f"<p>preset.toml holds them as the preset <code>{html.escape(preset_name(result))}</code>: "
-             f"<code>balance-sim run {html.escape(setup['game'])} --config preset.toml -s "
-             f"{html.escape(preset_name(result))},...</code></p>",
+             + "".join(f"<li>{esc(x)}</li>" for x in parameters_in_words(result)) + "</ul>",
+             f"<p>preset.toml holds them as the preset <code>{esc(preset_name(result))}</code>: "
+             f"<code>balance-sim run {esc(setup['game'])} --config preset.toml -s "
+             f"{esc(preset_name(result))},...</code></p>",
              "<h2>Validation on fresh deals</h2><ul>"
-             + "".join(f"<li>{html.escape(x)}</li>" for x in reading(result, summary)) + "</ul>",
+             + "".join(f"<li>{esc(x)}</li>" for x in reading(result, summary)) + "</ul>",
              "<table><tr><th>pool member</th><th>weight</th><th>evolved wins</th><th>start wins</th>"
              f"<th>paired difference</th></tr>{members}</table>",
-             f"<p class='meta'>Population: {html.escape(summary['population'])}.</p>",
+             f"<p class='meta'>Population: {esc(summary['population'])}.</p>",
              "<h2>Convergence</h2>", figure_html(outdir / "convergence.png", conv),
              "<h2>Parameters over time</h2>", figure_html(outdir / "parameters.png", params),
              "<p class='meta'>Every candidate of a generation plays the same deals against each pool member "

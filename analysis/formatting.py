@@ -1,12 +1,13 @@
 """How a figure reads: a summary.json value in words and units (`fmt_metric`), a code name in a designer's words
-(`plain_name`), and the pages' shared style sheet. Every page module formats through here."""
+(`plain_name`), the mirror-games table and the pages' shared style sheet (pages are built with `analysis.markup`,
+re-exported here). Every page module formats through here."""
 from __future__ import annotations
 
 import base64
-import html
 import math
 
 from analysis import findings
+from analysis.markup import Markup, esc, markup, tag, table  # noqa: F401 (re-exported: pages build here)
 from analysis.models import MIN_MODEL_GAMES
 
 
@@ -49,13 +50,17 @@ def fmt_metric(name: str, m) -> str:
     return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
 
 
-def mirror_table(summary: dict, keys: list[str], heads: list[str], attrs: str = "") -> str:
+def mirror_names(summary: dict, key: str) -> list[str]:
+    """The strategies of the `<key>[mirror=<strategy>]` figures, as written (a name may hold `=` or `]`)."""
+    prefix = f"{key}[mirror="
+    return sorted(k[len(prefix):-1] for k in summary if k.startswith(prefix) and k.endswith("]"))
+
+
+def mirror_table(summary: dict, keys: list[str], heads: list[str], class_: str | None = None) -> Markup:
     """Each strategy's mirror games, a row of `<key>[mirror=<strategy>]` per strategy ("" without mirror games)."""
-    names = sorted({k.split("mirror=")[1].rstrip("]") for k in summary if k.startswith(f"{keys[0]}[mirror=")})
-    rows = "".join(f"<tr><td>{name}</td>" + "".join(f"<td>{fmt_metric('rate', summary.get(f'{k}[mirror={name}]'))}</td>"
-                                                     for k in keys) + "</tr>" for name in names)
-    heads = "".join(f"<th>{h}</th>" for h in heads)
-    return f"<table{attrs}><tr><th>mirror games of</th>{heads}</tr>{rows}</table>" if rows else ""
+    rows = [[name] + [fmt_metric("rate", summary.get(f"{k}[mirror={name}]")) for k in keys]
+            for name in mirror_names(summary, keys[0])]
+    return table(["mirror games of", *heads], rows, class_=class_) if rows else Markup("")
 
 
 # plain names for the code names of summary.json (a game adds its own in its module's LABELS)
@@ -122,9 +127,9 @@ def plain_name(name: str, labels: dict | None = None) -> str:
 def figure_html(path, reading: str, alt_first: bool = False) -> str:
     """A PNG inlined (the page stays one self-contained file) with its reading under it."""
     src = f"src='data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()}'"
-    alt = f"alt='{html.escape(reading)}'"
-    return (f"<div class='fig'><img {f'{alt} {src}' if alt_first else f'{src} {alt}'}>"
-            f"<p class='reading'>{html.escape(reading)}</p></div>")
+    alt = f"alt='{esc(reading)}'"
+    return Markup(f"<div class='fig'><img {f'{alt} {src}' if alt_first else f'{src} {alt}'}>"
+                  f"<p class='reading'>{esc(reading)}</p></div>")
 
 
 CSS = """

@@ -10,7 +10,7 @@ from analysis import across_skill, common, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
-from analysis.formatting import fmt_metric
+from analysis.formatting import fmt_metric, mirror_names, table as html_table
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
              "drawn_round_rate", "turns_per_round", "rounds_per_match", "coin_token_rate", "minutes_per_match",
              "balance", "close_round_rate", "decision_move_rate")
@@ -211,17 +211,14 @@ def _first_player(rounds, summary, outdir) -> dict:
                                    "the dashed line is no edge."
                                    + (f" Round {', '.join(too_few)} left out: too few games (a model figure needs "
                                       f"{edges.MIN_MODEL_GAMES:,})." if too_few else "")})
-    mirror = {k.split("=")[1].rstrip("]"): m for k, m in summary.items()
-              if k.startswith("first_player_round_win_rate[mirror=")}
-    html_rows = ""
-    for name, m in sorted(mirror.items(), key=lambda kv: -kv[1]["estimate"]):
-        match = summary.get(f"first_player_match_win_rate[mirror={name}]")
-        html_rows += (f"<tr><td>{name}</td><td>{fmt_metric('rate', m)}</td>"
-                      f"<td>{fmt_metric('rate', match)}</td><td>{m['n']:,}</td></tr>")
+    mirror = {name: summary[f"first_player_round_win_rate[mirror={name}]"]
+              for name in mirror_names(summary, "first_player_round_win_rate")}
+    rows = [[name, fmt_metric("rate", m), fmt_metric("rate", summary.get(f"first_player_match_win_rate[mirror={name}]")),
+             f"{m['n']:,}"] for name, m in sorted(mirror.items(), key=lambda kv: -kv[1]["estimate"])]
     out = {"title": "First-player advantage", "text": text, "figures": figures}
-    if html_rows:
-        out["html"] = ("<table><tr><th>mirror matches of</th><th>round starter wins the round</th>"
-                       "<th>match starter wins the match</th><th>decided rounds</th></tr>" + html_rows + "</table>")
+    if rows:
+        out["html"] = html_table(["mirror matches of", "round starter wins the round", "match starter wins the match",
+                             "decided rounds"], rows)
     return out
 
 

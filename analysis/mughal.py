@@ -197,7 +197,7 @@ def _seats(tables, meta, summary, outdir) -> dict:
             "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
     out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", f"Seat win rates span {spread:.1%}; "
                                                          f"the dashed line is a fair share of 1/{p}."))
-    mirrors = mirror_table(summary, keys, [f"seat {s} wins" for s in range(p)], " class='wide'")
+    mirrors = mirror_table(summary, keys, [f"seat {s} wins" for s in range(p)], class_="wide")
     if mirrors:
         out["html"] = mirrors
     return out

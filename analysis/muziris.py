@@ -17,7 +17,7 @@ from matplotlib import colormaps
 
 from sim.muziris.config import parse_steps
 from sim.muziris.engine import END, K_FULFIL, K_GAIN, K_PER_ORDER
-from analysis.formatting import fmt_metric, mirror_table
+from analysis.formatting import Markup, fmt_metric, mirror_table, tag, table as html_table
 
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "minutes_per_game", "tie_rate", "round_cap_rate",
              "coins_short_rate")
@@ -160,20 +160,18 @@ def decisive_metrics(players: pd.DataFrame, cfg: dict, n_seats: int, games: pd.D
     return out
 
 
-def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -> str:
+def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -> Markup:
     """The decisive rates split by the market condition drawn: a table, sources by overall rate."""
     sources = sorted((k[len("decisive_rate["):-1] for k in summary
                       if k.startswith("decisive_rate[") and k.count("[") == 1),
                      key=lambda s: -(summary[f"decisive_rate[{s}]"] or {}).get("estimate", 0) or 0)
     present = [c for c in conditions if any(f"decisive_rate[{s}][condition={c}]" in summary for s in sources)]
     if not sources or not present:
-        return ""
-    rows = "".join(f"<tr><td>{labels.get(s, s)}</td>" + "".join(
-        f"<td>{fmt_metric('rate', summary.get(f'decisive_rate[{s}][condition={c}]'))}</td>" for c in present)
-        + "</tr>" for s in sources)
-    return ("<p>The same, under each market condition drawn (a source may decide games under one condition "
-            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{c}</th>" for c in present) + "</tr>" + rows
-            + "</table>")
+        return Markup("")
+    rows = [[labels.get(s, s)] + [fmt_metric("rate", summary.get(f"decisive_rate[{s}][condition={c}]")) for c in present]
+            for s in sources]
+    return Markup(tag("p", "The same, under each market condition drawn (a source may decide games under one "
+                           "condition only):") + html_table(["source", *present], rows))
 
 
 def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:

@@ -2,7 +2,6 @@
 each game's `analysis/<game>.py` (`summarize(tables, meta)` and `sections(tables, meta, summary, outdir)`)."""
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
+from analysis.formatting import CSS, esc, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from analysis.summary import quiet_numpy, summary_for
@@ -171,19 +170,19 @@ def _html(meta, summary, sections, outdir: Path) -> str:
     labels, headlines = (getattr(spec.module("analysis"), name, {}) for name in ("LABELS", "HEADLINES"))
     title = f"{spec.title} balance report"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>",
+             f"<style>{CSS}</style></head><body><h1>{esc(title)}</h1>",
              f"<p class='meta'>{meta['games']:,} games, {meta.get('players', 2)} players, seed {meta['seed']}, "
-             f"strategies: {html.escape(strategies)}; made with balance-sim "
-             f"{html.escape(str(meta.get('versions', {}).get('balance-sim', '')))} on "
-             f"{html.escape(str(meta.get('created', '')))}.</p>"]
+             f"strategies: {esc(strategies)}; made with balance-sim "
+             f"{esc(str(meta.get('versions', {}).get('balance-sim', '')))} on "
+             f"{esc(str(meta.get('created', '')))}.</p>"]
     if meta.get("partial"):
         parts.append("<p class='partial'>This run is <b>partial</b>: only the finished batches are included.</p>")
     parts.append(findings_mod.box(summary.get("findings") or [],
                                   findings_mod.section_links([s["title"] for s in sections])))
     changes = config_changes(meta)
     parts.append("<p class='meta'>Configuration: " + ("defaults." if not changes else
-                 "defaults except " + "; ".join(html.escape(c) for c in changes) + ".") + "</p>")
+                 "defaults except " + "; ".join(esc(c) for c in changes) + ".") + "</p>")
     parts.append("<h2 id='headline-figures'>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
                  "(summary.json)</th></tr>")
     for name, m in summary.items():
@@ -191,15 +190,16 @@ def _html(meta, summary, sections, outdir: Path) -> str:
             continue  # the same figure as first_player_win_rate, which reads the same: once is enough
         if isinstance(m, dict) and _in_headline_table(name, headlines):
             words = plain_name(name, labels) + HOW_MEASURED.get(m.get("population"), "")
-            parts.append(f"<tr><td>{html.escape(words)}</td><td>{html.escape(fmt_metric(name, m))}</td>"
-                         f"<td><code>{html.escape(name)}</code></td></tr>")
+            parts.append(f"<tr><td>{esc(words)}</td><td>{esc(fmt_metric(name, m))}</td>"
+                         f"<td><code>{esc(name)}</code></td></tr>")
     parts.append("</table>")
     for section in sections:
-        parts.append(f"<h2 id='{findings_mod.anchor(section['title'])}'>{html.escape(section['title'])}</h2>")
+        parts.append(f"<h2 id='{findings_mod.anchor(section['title'])}'>{esc(section['title'])}</h2>")
         if section.get("text"):
-            parts.append(f"<p class='lead'>{html.escape(section['text'])}</p>")
+            parts.append(f"<p class='lead'>{esc(section['text'])}</p>")
         if section.get("html"):
-            parts.append(section["html"])
+            parts.append(esc(section["html"]))  # a section's markup is Markup built by analysis.markup; any other
+            # string is text, shown as such
         for fig in section.get("figures", []):
             parts.append(figure_html(outdir / fig["file"], fig["reading"], alt_first=True))
     parts.append("<p class='meta'>Intervals are 95% (Wilson for rates, normal for means, the model's information "

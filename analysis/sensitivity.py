@@ -2,14 +2,13 @@
 reading of which knobs move each figure and which barely matter."""
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, and_join, figure_html, plain_name
+from analysis.formatting import CSS, esc, and_join, figure_html, plain_name
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
@@ -218,14 +217,14 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
     block = "trajectories" if method == "morris" else "Sobol blocks"
     strategies = ", ".join(s["name"] for s in meta.get("strategies", []))
     skipped = meta.get("skipped_points", 0)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{meta['game']} sensitivity</title>"
-             f"<style>{CSS}</style></head><body><h1>{html.escape(meta['game'].title())}: which knobs matter</h1>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(meta['game'])} sensitivity</title>"
+             f"<style>{CSS}</style></head><body><h1>{esc(meta['game'].title())}: which knobs matter</h1>",
              f"<p class='meta'>{'Morris elementary effects' if method == 'morris' else 'Sobol indices'} (SALib) over "
              f"{len(meta['knobs'])} knobs: {meta['blocks_analysed']} {block}, {meta['design_points']} design points "
              f"({meta['points_played']} distinct configurations) x {meta['games_per_point']:,} games = "
              f"{meta['games']:,} games"
              + (f" of a budget of {meta['budget']:,}" if meta.get("budget") else "")
-             + f"; seed {meta['seed']}, strategies {html.escape(strategies)}. Every point is played from the same "
+             + f"; seed {meta['seed']}, strategies {esc(strategies)}. Every point is played from the same "
              "seed, so neighbouring points differ by the knobs, not by the cards dealt.</p>"]
     items = [{"id": f"reading[{metric}]", "text": finding_line(metric, rows, method), "figure": metric,
               "section": findings_mod.anchor(metric)} for metric, *_, rows in figures]
@@ -234,14 +233,14 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
         parts.append("<p class='partial'>This analysis is <b>partial</b>: the run was interrupted, and only the "
                      f"{meta['blocks_analysed']} whole {block} that finished are analysed.</p>")
     if skipped:
-        reasons = "; ".join(f"{html.escape(r)} ({n})" for r, n in sorted(meta["skipped_reasons"].items(),
+        reasons = "; ".join(f"{esc(r)} ({n})" for r, n in sorted(meta["skipped_reasons"].items(),
                                                                           key=lambda kv: -kv[1]))
         parts.append(f"<p class='meta'>{skipped} sampled design points were refused by the game's validation and "
                      f"their {meta['sampled_blocks'] - meta['blocks']} {block} replaced by others: {reasons}.</p>")
     if meta.get("left_out"):
-        parts.append("<p class='meta'>Keys left out: " + "; ".join(html.escape(s) for s in meta["left_out"])
+        parts.append("<p class='meta'>Keys left out: " + "; ".join(esc(s) for s in meta["left_out"])
                      + ".</p>")
-    parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
+    parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>")
     if method == "morris":
         parts.append("<p class='meta'>mu* is the mean absolute elementary effect: the figure's change at one step "
                      "of a knob, divided by the step as played (after rounding to whole numbers) as a share of its "
@@ -257,10 +256,10 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
                      "explains with its interactions; S1 without them. Intervals are SALib's 95% bootstrap "
                      "intervals.</p>")
     for metric, name, text, rows in figures:
-        parts.append(f"<h2 id='{findings_mod.anchor(metric)}'>{html.escape(plain_name(metric))} "
-                     f"<code>{html.escape(metric)}</code></h2>")
+        parts.append(f"<h2 id='{findings_mod.anchor(metric)}'>{esc(plain_name(metric))} "
+                     f"<code>{esc(metric)}</code></h2>")
         if name is None:
-            parts.append(f"<p>{html.escape(reading(metric, rows, method))}</p>")
+            parts.append(f"<p>{esc(reading(metric, rows, method))}</p>")
             continue
         parts.append(figure_html(outdir / name, text))
         parts.append(_table(metric, rows.sort_values(score, ascending=False).head(MAX_BARS), method, ranges))
@@ -275,16 +274,16 @@ def _table(metric, rows, method, ranges) -> str:
         head = ("<tr><th>knob</th><th>range</th><th>mu*</th><th>95% interval</th><th>change across the range "
                 "(95% interval)</th><th>mu</th><th>sigma</th></tr>")
         body = "".join(
-            f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td>"
+            f"<tr><td>{esc(r['knob'])}</td><td>{esc(ranges[r['knob']])}</td>"
             f"<td>{fmt_effect(metric, r['mu_star'])}</td>"
             f"<td>{fmt_effect(metric, r['mu_star_low'])} to {fmt_effect(metric, r['mu_star_high'])}</td>"
-            f"<td>{html.escape(_interval(metric, r)) if 'effect_across_range' in r else 'n/a'}</td>"
+            f"<td>{esc(_interval(metric, r)) if 'effect_across_range' in r else 'n/a'}</td>"
             f"<td>{fmt_effect(metric, r['mu'])}</td><td>{fmt_effect(metric, r['sigma'])}</td></tr>"
             for _, r in rows.iterrows())
     else:
         head = "<tr><th>knob</th><th>range</th><th>ST</th><th>95% interval</th><th>S1</th></tr>"
         body = "".join(
-            f"<tr><td>{html.escape(r['knob'])}</td><td>{ranges[r['knob']]}</td><td>{r['ST']:.3f}</td>"
+            f"<tr><td>{esc(r['knob'])}</td><td>{esc(ranges[r['knob']])}</td><td>{r['ST']:.3f}</td>"
             f"<td>{r['ST_low']:.3f} to {r['ST_high']:.3f}</td><td>{r['S1']:.3f} ± {r['S1_conf']:.3f}</td></tr>"
             for _, r in rows.iterrows())
     return f"<table>{head}{body}</table>"

@@ -2,13 +2,12 @@
 gap (each search strategy's win rate against each heuristic): the report's "Skill" section."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 
 from analysis import stats
 from analysis.common import rate_table
+from analysis.markup import Markup, table as html_table
 from analysis.style import ACCENT, new_panels, save
 from sim.registry import registered
 
@@ -116,20 +115,15 @@ def section(comparisons: dict, gaps: pd.DataFrame, pool_rates: dict, outdir, bas
     pool_rates: level -> {strategy: win rate metric} inside each pool."""
     units = "matches" if unit == "match" else unit + "s"  # "games", never "gamees"
     _plot(comparisons, gaps, outdir / "skill.png")
-    rows = "".join(f"<tr><td>{html.escape(label)}</td><td>{html.escape(_fmt(h))}</td><td>{html.escape(_fmt(e))}"
-                   f"</td></tr>" for label, (h, e) in comparisons.items())
+    rows = [[label, _fmt(h), _fmt(e)] for label, (h, e) in comparisons.items()]
     for level in (HEURISTIC, EXPERT):
         for name, m in sorted(pool_rates.get(level, {}).items()):
-            rows += (f"<tr><td>{html.escape(name)} win rate in {level}-only {units}</td>"
-                     + ("<td>" + html.escape(_fmt(m)) + "</td><td></td>" if level == HEURISTIC
-                        else "<td></td><td>" + html.escape(_fmt(m)) + "</td>") + "</tr>")
-    gap_rows = "".join(
-        f"<tr><td>{html.escape(s)} vs {html.escape(o)}</td><td>{html.escape(_fmt(stats.rate(r.wins, r.n)))}</td></tr>"
-        for (s, o), r in gaps.iterrows())
-    table = ("<table><tr><th>figure</th><th>heuristic vs heuristic</th><th>expert vs expert</th></tr>"
-             f"{rows}</table>"
-             "<table><tr><th>skill gap (search player's win rate against a heuristic)</th><th>rate</th></tr>"
-             f"{gap_rows or '<tr><td>no search-vs-heuristic games</td><td></td></tr>'}</table>")
+            cells = [_fmt(m), ""] if level == HEURISTIC else ["", _fmt(m)]
+            rows.append([f"{name} win rate in {level}-only {units}", *cells])
+    gap_rows = [[f"{s} vs {o}", _fmt(stats.rate(r.wins, r.n))] for (s, o), r in gaps.iterrows()]
+    table = Markup(html_table(["figure", "heuristic vs heuristic", "expert vs expert"], rows)
+                   + html_table(["skill gap (search player's win rate against a heuristic)", "rate"],
+                                gap_rows or [["no search-vs-heuristic games", ""]]))
     text = "Balance measured with simple heuristics can mislead; this compares the same figures when both seats search."
     shifts = []
     for label, (h, e) in comparisons.items():

@@ -1,14 +1,13 @@
 """Sweep report: each headline metric against the swept parameter(s), with 95% interval bands."""
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, figure_html, fmt_band, fmt_metric, is_rate, plain_name
+from analysis.formatting import CSS, esc, figure_html, fmt_band, fmt_metric, is_rate, plain_name
 from analysis.style import ACCENT, new_figure, save
 from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
@@ -176,8 +175,8 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
             _plot_2d(table, keys[:2], metric, path, [t for t in targets if t.metric == metric])
         figures.append((metric, path.name))
     lines = target_lines(table, keys, targets)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{game} sweep</title><style>{CSS}</style>"
-             f"</head><body><h1>{html.escape(game.title())} sweep over {html.escape(', '.join(keys))}</h1>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(game)} sweep</title><style>{CSS}</style>"
+             f"</head><body><h1>{esc(game.title())} sweep over {esc(', '.join(keys))}</h1>",
              f"<p class='meta'>{len(table)} variants x {n_games:,} games, seed {seed}; every variant played on "
              "the same random numbers, so the paired differences from the baseline below are the parameter's "
              "effect, measured with far less noise than each variant's own interval.</p>"]
@@ -187,11 +186,11 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
                                                            "headline figure moves with " + ", ".join(keys) + "."}]
     parts.insert(1, findings_mod.box(items[:7]))
     parts.append("<h2 id='variants'>Variants</h2><table><tr><th>variant</th>" + "".join(
-        f"<th>{html.escape(plain_name(m))}<br><code>{html.escape(m)}</code></th>" for m in metrics[:6]) + "</tr>")
+        f"<th>{esc(plain_name(m))}<br><code>{esc(m)}</code></th>" for m in metrics[:6]) + "</tr>")
     for i, row in table.iterrows():
         label = _label(table, i, keys)
-        cells = "".join(f"<td>{html.escape(fmt_metric(m, _metric(row, m)))}</td>" for m in metrics[:6])
-        parts.append(f"<tr><td>{html.escape(label)}</td>{cells}</tr>")
+        cells = "".join(f"<td>{esc(fmt_metric(m, _metric(row, m)))}</td>" for m in metrics[:6])
+        parts.append(f"<tr><td>{esc(label)}</td>{cells}</tr>")
     parts.append("</table>")
     parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
     parts.append("<h2>Figures</h2>")

@@ -3,13 +3,12 @@ analysis/paired.py), with 'real change' called after correcting for every compar
 (Holm). Adds `<metric>.diff*` columns to sweep.csv/parquet and a section to sweep_report.html."""
 from __future__ import annotations
 
-import html
 
 import numpy as np
 
 from analysis import paired as pairing_stats
 from analysis.compare import REAL, call_real, differences, fmt_diff, fmt_p, plain_name, why_not_paired
-from analysis.formatting import figure_html, is_rate
+from analysis.formatting import esc, figure_html, is_rate
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 SHOWN = 6  # metrics in the differences table (all of them are in sweep.csv)
@@ -90,7 +89,7 @@ def section_html(table, keys, rows_by_variant: dict, baseline: int, label, outdi
     count = sum(len(r) for r in rows_by_variant.values())
     flags = [r["paired"] for rows in rows_by_variant.values() for r in rows.values()]
     parts = ["<h2>Differences from the baseline</h2>",
-             f"<p class='lead'>Each variant minus the baseline ({html.escape(label(table, baseline, keys))}), "
+             f"<p class='lead'>Each variant minus the baseline ({esc(label(table, baseline, keys))}), "
              + ("paired game by game: every variant was dealt the same cards wherever the deck is unchanged, so "
                 "these intervals are far narrower than the variants' own. " if any(flags) else
                 "from the variants' own intervals (not paired). ")
@@ -102,9 +101,9 @@ def section_html(table, keys, rows_by_variant: dict, baseline: int, label, outdi
         real = [f"{r['label']} {fmt_diff(m, r)}{'' if r['paired'] else ' *'}" for m, r in rows.items()
                 if r["verdict"] == REAL]
         text = ("real changes: " + "; ".join(real)) if real else "no real change"
-        parts.append(f"<p><b>{html.escape(label(table, i, keys))}</b>: {html.escape(text)}.</p>")
+        parts.append(f"<p><b>{esc(label(table, i, keys))}</b>: {esc(text)}.</p>")
     parts.append("<table><tr><th>variant</th>" + "".join(
-        f"<th>{html.escape(plain_name(m))}<br><code>{html.escape(m)}</code></th>" for m in shown) + "</tr>")
+        f"<th>{esc(plain_name(m))}<br><code>{esc(m)}</code></th>" for m in shown) + "</tr>")
     for i, rows in rows_by_variant.items():
         cells = []
         for m in shown:
@@ -112,10 +111,10 @@ def section_html(table, keys, rows_by_variant: dict, baseline: int, label, outdi
             if r is None:
                 cells.append("<td>n/a</td>")
                 continue
-            text = html.escape(fmt_diff(m, r) + ("" if r["paired"] else " *"))
-            tip = html.escape(f"{fmt_p(r['p'])}, Holm-adjusted {fmt_p(r['p_adjusted'])}")
+            text = esc(fmt_diff(m, r) + ("" if r["paired"] else " *"))
+            tip = esc(f"{fmt_p(r['p'])}, Holm-adjusted {fmt_p(r['p_adjusted'])}")
             cells.append(f"<td title='{tip}'>" + (f"<b>{text}</b>" if r["verdict"] == REAL else text) + "</td>")
-        parts.append(f"<tr><td>{html.escape(label(table, i, keys))}</td>{''.join(cells)}</tr>")
+        parts.append(f"<tr><td>{esc(label(table, i, keys))}</td>{''.join(cells)}</tr>")
     parts.append("</table><p class='meta'>Bold: real change. sweep.csv holds every figure's difference "
                  "(<code>&lt;metric&gt;.diff</code>, <code>.diff_ci_low</code>, <code>.diff_ci_high</code>, "
                  "<code>.diff_p</code>, <code>.diff_p_adjusted</code>, <code>.diff_real</code>).</p>")

@@ -2,12 +2,11 @@
 (from tune.json's ranking and history.csv's rounds)."""
 from __future__ import annotations
 
-import html
 
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, fmt_band, fmt_metric, plain_name
+from analysis.formatting import CSS, esc, fmt_band, fmt_metric, plain_name
 
 VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
                  "plausible": "plausible (the estimate is inside, the interval is not yet)",
@@ -51,23 +50,23 @@ def build_tune_report(doc: dict, history: pd.DataFrame, outdir) -> None:
     ranking = doc["ranking"]
     metrics = list(ranking[0]["targets"]) if ranking else []
     title = f"{doc['game'].title()} tune"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-             f"<style>{CSS}</style></head><body><h1>{html.escape(title)}: which values meet the targets</h1>",
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+             f"<style>{CSS}</style></head><body><h1>{esc(title)}: which values meet the targets</h1>",
              findings_mod.box(tune_findings(doc)),
              f"<p class='meta'>Seed {doc['seed']}; targets: " + "; ".join(
-                 html.escape(f"{plain_name(m)} in {fmt_band(m, *ranking[0]['targets'][m]['band'])}") for m in metrics)
+                 esc(f"{plain_name(m)} in {fmt_band(m, *ranking[0]['targets'][m]['band'])}") for m in metrics)
              + ". Every candidate plays the same random numbers; the better half by distance to the targets goes "
                "on to the next round with twice the games.</p>"]
     parts.append("<h2 id='candidates'>Candidates</h2><table><tr><th>candidate</th><th>games</th>"
                  "<th>distance (0: every estimate inside its band)</th>" + "".join(
-                     f"<th>{html.escape(plain_name(m))} "
-                     f"(target {html.escape(fmt_band(m, *ranking[0]['targets'][m]['band']))})"
-                     f"<br><code>{html.escape(m)}</code></th>" for m in metrics) + "</tr>")
+                     f"<th>{esc(plain_name(m))} "
+                     f"(target {esc(fmt_band(m, *ranking[0]['targets'][m]['band']))})"
+                     f"<br><code>{esc(m)}</code></th>" for m in metrics) + "</tr>")
     for c in ranking:
         cells = "".join(
-            f"<td>{html.escape(fmt_metric(m, {k: t.get(k) for k in ('estimate', 'ci_low', 'ci_high')}))}: "
+            f"<td>{esc(fmt_metric(m, {k: t.get(k) for k in ('estimate', 'ci_low', 'ci_high')}))}: "
             f"<b>{t['verdict']}</b></td>" for m, t in c["targets"].items())
-        parts.append(f"<tr><td>{html.escape(_params(c['params']))}</td><td>{c['games']:,}</td>"
+        parts.append(f"<tr><td>{esc(_params(c['params']))}</td><td>{c['games']:,}</td>"
                      f"<td>{c['distance']:.3f}</td>{cells}</tr>")
     parts.append("</table><p class='meta'>Verdicts: " + "; ".join(VERDICT_WORDS.values()) + ".</p>")
     parts.append("<h2 id='rounds'>Rounds</h2><table><tr><th>round</th><th>candidates</th><th>games each (so far)"

@@ -3,6 +3,7 @@ random numbers, with a re-played incumbent and growing games (docs/evolve.md); a
 saved JSON exactly. `Evolution` takes any `evaluate` (tests plant an optimum); `Arena` plays the games."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -20,7 +21,7 @@ from sim.registry import StrategyChoice, StrategyDef, choices, registered
 from sim.runner import Plan, batch_seed, execute, fan_out, lineups, run_one_batch
 
 STATE = "evolve-state.json"
-STATE_FORMAT = 1
+STATE_FORMAT = 2  # 2: with a SHA-256 of the rest (`digest`), as saved batches carry one; 1 (none) is still read
 SEARCH, VALIDATE, FIELD = 1, 2, 3  # seed streams: the search's deals, the held-out validation's, exploit's field
 START_GAMES = 20  # games per pool member per candidate in the first generation (rounded up to whole rotations)
 SIGMA0 = 0.3  # initial step size in the unit cube (`--step`): a fraction of each parameter's range
@@ -205,7 +206,8 @@ class Evolution:
         for gen, rec in enumerate(records):
             arrays, asked = self._ask(gen)
             if not isinstance(rec, dict) or rec.get("generation") != gen or asked != rec.get("candidates") \
-                    or not _sound(rec, len(asked), len(self.weights), self.space):
+                    or not _sound(rec, len(asked), len(self.weights), self.space) \
+                    or not self._follows(rec, asked):
                 raise UserError(f"the saved search does not replay at generation {gen} (saved with another "
                                 "version of cma or edited); delete the .partial folder to start again")
             self.es.tell(arrays, [-f for f in rec["fitness"]])
@@ -213,6 +215,30 @@ class Evolution:
             self.spent = rec["spent"]
             self.games = rec["games_per_member"] * (2 if rec["grew"] else 1)
             self.history.append(rec)
+
+    def _follows(self, rec: dict, asked: list) -> bool:
+        """A record is what `_record` would have written after the ones before it: its win shares and fitness in
+        0 to 1, its challenger the fittest candidate, its incumbent the one before or that challenger (so inside
+        the unit cube), the incumbent's fitness what its saved sums give, the games spent adding up."""
+        fit, sums = rec["fitness"], rec["incumbent_sums"]
+        if not all(0 <= f <= 1 for f in fit + [rec["incumbent_here"], rec["incumbent_fitness"]]) \
+                or not all(s >= 0 for s in rec["se"] + [rec["incumbent_se"]]):
+            return False
+        if not all(0 <= a <= n and 0 <= b <= a + 1e-9 for a, b, n in sums):  # shares in 0..1: s^2 <= s
+            return False
+        challenger = rec.get("challenger")
+        if isinstance(challenger, bool) or challenger != int(np.argmax(fit)):
+            return False
+        want = (asked[challenger], rec["generation"] + 1) if rec["replaced"] else (self.incumbent.unit,
+                                                                                   self.incumbent.since)
+        if list(map(float, rec["incumbent"])) != list(map(float, want[0])) or rec["incumbent_since"] != want[1]:
+            return False
+        estimate = Incumbent(rec["incumbent"], sums, rec["incumbent_since"]).estimate(self.weights)
+        if not (math.isclose(estimate[0], rec["incumbent_fitness"], rel_tol=1e-9, abs_tol=1e-12)
+                and math.isclose(estimate[1], rec["incumbent_se"], rel_tol=1e-9, abs_tol=1e-12)
+                and estimate[2] == rec.get("incumbent_games")):
+            return False
+        return rec["spent"] == self.spent + (len(asked) + 1) * len(self.weights) * rec["games_per_member"]
 
     def mean(self) -> list:
         """cma's current mean, in the unit cube (its boundary handling's view of it)."""
@@ -235,6 +261,7 @@ def _sound(rec: dict, popsize: int, members: int, space: Space) -> bool:
         return False
     sums = rec.get("incumbent_sums")
     return (_numbers(rec.get("fitness"), popsize) and _numbers(rec.get("se"), popsize)
+            and _numbers([rec.get("incumbent_here"), rec.get("incumbent_se_here")], 2)
             and _numbers(rec.get("incumbent"), len(space.names)) and _numbers(rec.get("mean"), len(space.names))
             and all(_numbers([rec.get(k)], 1) for k in ("sigma", "incumbent_fitness", "incumbent_se"))
             and isinstance(sums, list) and len(sums) == members
@@ -245,8 +272,10 @@ def _sound_validation(val, members: int) -> bool:
     if not isinstance(val, dict) or isinstance(val.get("games"), bool) or not isinstance(val.get("games"), int):
         return False
     n = val["games"]
-    return n >= 1 and (all(isinstance(val.get(k), list) and len(val[k]) == members and all(_numbers(r, n) for r in val[k])
-                for k in ("winner", "start")) and _numbers(val.get("head_to_head"), n))
+    return n >= 1 and (all(isinstance(val.get(k), list) and len(val[k]) == members
+                           and all(_numbers(r, n) and all(0 <= x <= 1 for x in r) for r in val[k])
+                           for k in ("winner", "start"))
+                       and _numbers(val.get("head_to_head"), n) and all(0 <= x <= 1 for x in val["head_to_head"]))
 
 
 def run(evolution: Evolution, evaluate, save=None, progress=None) -> Evolution:
@@ -334,9 +363,15 @@ class Arena:
 
 
 # ---- the state kept for --resume ----
+def _state_digest(state: dict) -> str:
+    body = {k: v for k, v in state.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
 def save_state(folder: Path, state: dict) -> None:
     tmp = Path(folder) / f".{STATE}.tmp"
-    tmp.write_text(json.dumps({"format": STATE_FORMAT, **state}))
+    state = {"format": STATE_FORMAT, **state}
+    tmp.write_text(json.dumps({**state, "digest": _state_digest(state)}))
     os.replace(tmp, Path(folder) / STATE)
 
 
@@ -349,8 +384,12 @@ def load_state(folder: Path) -> dict:
         state = json.loads(inputs.read_regular(path))  # a FIFO or a link: refused, not read
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         raise UserError(f"{path}: unreadable saved search; delete {Path(folder)} to start again") from None
-    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT or not isinstance(state.get("history"), list):
+    if not isinstance(state, dict) or state.get("format") not in (1, STATE_FORMAT) \
+            or not isinstance(state.get("history"), list):
         raise UserError(f"{path}: not a saved search of this version; delete {Path(folder)} to start again")
+    if state["format"] == STATE_FORMAT and state.get("digest") != _state_digest(state):
+        raise UserError(f"{path}: the saved search was altered after it was written (its checksum differs); "
+                        f"delete {Path(folder)} to start again")
     return state
 
 

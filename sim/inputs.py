@@ -23,6 +23,15 @@ PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 SCHEDULER_TIMEOUT_S = 5.0
 
 
+def preset_names(presets, where: str = "--config") -> None:
+    """A preset's name is a strategy's name in every table, page and file: it must say something (not empty or
+    blank: meta.json and the readers refuse a nameless strategy) and be one line (no control characters)."""
+    for name in presets:
+        if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise UserError(f"{where}: preset name {name!r} under [strategies] must be a visible name on one line "
+                            "(no empty name, no control characters), e.g. [strategies.my-variant]")
+
+
 def whole(option: str, value, lo: int, hi: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise UserError(f"{option} {value}: must be {what} of at least {lo:,} and at most {hi:,}")

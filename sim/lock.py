@@ -1,6 +1,9 @@
 """Readers and writers of a folder: a writer holds an exclusive lock, a reader a shared one, so a report never
 reads a folder half replaced by a run; refusals are immediate. The lock is a `flock` on `.<name>.lock` beside it:
-dropped however the process ends, not inherited by workers, its file removed by the last holder."""
+dropped however the process ends, not inherited by workers, its file removed by the last holder. A folder is
+locked by its real path (a link `alias.partial -> rc2.partial` takes rc2's lock), and a folder inside one a writer
+holds (`X.partial/variant-000` during a sweep) is refused as X is: each enclosing folder's lock, where it has one,
+is held shared for as long as ours."""
 from __future__ import annotations
 
 import contextlib
@@ -14,9 +17,50 @@ BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
 READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
+def real_path(out: Path) -> Path:
+    """`out` with every link resolved (what the file system writes through it); a run's final name `rc2`, absent
+    while `rc2.partial` (or a link by that name) exists, follows the partial's real name."""
+    out = Path(out)
+    try:
+        if not out.name.endswith(".partial") and not os.path.lexists(out):
+            partial = out.with_name(out.name + ".partial")
+            if os.path.lexists(partial):
+                real = partial.resolve()
+                return real.with_name(real.name[: -len(".partial")]) if real.name.endswith(".partial") else real
+        return out.resolve()
+    except (OSError, RuntimeError):  # a link loop or an unreadable parent: lock the name as given
+        return out.absolute()
+
+
 def lock_path(out: Path) -> Path:
-    name = Path(out).name[: -len(".partial")] if Path(out).name.endswith(".partial") else Path(out).name
-    return Path(out).with_name(f".{name}.lock")
+    out = real_path(out)
+    name = out.name[: -len(".partial")] if out.name.endswith(".partial") else out.name
+    return out.with_name(f".{name}.lock")
+
+
+@contextlib.contextmanager
+def _enclosing(out: Path, what: str):
+    """Hold, shared, the lock of every folder around `out` that has a lock file (a writer's there now), or refuse:
+    a sweep's variant folder inside its `.partial` is the sweep's while the sweep writes."""
+    import fcntl
+    held = []
+    try:
+        for folder in real_path(out).parents:
+            path = lock_path(folder) if folder.name else None
+            if path is None or not path.is_file():
+                continue
+            try:
+                fd = _open_locked(path, fcntl.LOCK_SH)
+            except OSError:
+                continue  # a lock file we cannot open (read-only share): nobody we could exclude writes there
+            if fd is None:
+                raise UserError(f"{what} {out}: it is inside {folder}, which another balance-sim{_holder(path)} is "
+                                "writing; wait for it to finish, then try again")
+            held.append((fd, path))
+        yield
+    finally:
+        for fd, path in reversed(held):
+            _release(fd, path)
 
 
 def _open_locked(path: Path, mode: int) -> int | None:
@@ -64,6 +108,13 @@ def _release(fd: int, path: Path) -> None:
 @contextlib.contextmanager
 def exclusive(out: Path, what: str = "-o"):
     """Hold the write lock of `out` (a folder, its `.partial`, or a file we write) for the block, or refuse."""
+    with _enclosing(out, what):
+        with _exclusive(out, what):
+            yield
+
+
+@contextlib.contextmanager
+def _exclusive(out: Path, what: str):
     import fcntl
     path = lock_path(out)
     try:
@@ -89,6 +140,13 @@ def exclusive(out: Path, what: str = "-o"):
 @contextlib.contextmanager
 def shared(folder: Path, what: str):
     """Hold the read lock of `folder`, or refuse while a writer holds it; a read-only share goes unlocked."""
+    with _enclosing(folder, what):
+        with _shared(folder, what):
+            yield
+
+
+@contextlib.contextmanager
+def _shared(folder: Path, what: str):
     import fcntl
     path = lock_path(folder)
     try:

@@ -115,6 +115,7 @@ def check_run(folder: Path, meta: dict, doing: str = "") -> dict:
     round_robin = bool(_field(path, meta, "round_robin", _flag, required=False))
     summary_only = bool(_field(path, meta, "summary_only", _flag, required=False))
     _field(path, meta, "debug", _flag, required=False)
+    _field(path, meta, "no_report", _flag, required=False)
     strategies = meta.get("strategies")
     if not isinstance(strategies, list) or not strategies:
         raise UserError(f"{path}: 'strategies' is {strategies!r}, expected a list of strategies; {REMAKE}")

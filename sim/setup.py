@@ -31,6 +31,7 @@ def load_setup(game: str, config_file, sets, players, strategies: str):
     _check_engine_once(spec)
     players = spec.check_players(players if players is not None else spec.default_players)
     cfg = spec.validate(build(spec.package, config_file, tuple(sets)), players)
+    inputs.preset_names(cfg.presets, "--config" if config_file else "--set")
     for line in getattr(cfg, "warnings", ()):
         _note(f"warning: {line}")
     long = next((n for n in cfg.presets if len(n) > inputs.MAX_LABEL), None)

@@ -3,6 +3,7 @@ meta, the staging folder. All from the same root seed: differences are the param
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import math
@@ -183,10 +184,23 @@ def variant_meta(spec, players, plan, cfg, extra=None) -> dict:
             "round_robin": plan.round_robin, "batch_size": plan.batch_size, "config": cfg.raw, **(extra or {})}
 
 
+def file_digests(folder: Path) -> dict[str, str]:
+    """SHA-256 of each table and summary.json of a variant folder (regular files only), as meta.json records
+    them: a reused variant is the one written, as a saved batch is (`sim.batches`)."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(Path(folder).iterdir())
+            if (p.suffix == ".parquet" or p.name == "summary.json") and p.is_file() and not p.is_symlink()}
+
+
 def finished_variant(folder: Path, played_under: str):
-    """(meta, summary, tables) of a sound variant folder finished under `played_under`, or None."""
+    """(meta, summary, tables) of a sound variant folder finished under `played_under`, or None (played again):
+    every table and summary.json as written (their checksums in meta.json), so an edited figure is never used."""
     kept = results._meta_of(folder)
     if kept is None or kept.get("partial") is not False or kept.get("identity") != played_under:
+        return None
+    try:
+        if not isinstance(kept.get("digests"), dict) or kept["digests"] != file_digests(folder):
+            return None
+    except OSError:
         return None
     try:
         summary = json.loads(read_regular(folder / "summary.json", MAX_META_BYTES))  # a FIFO: not read

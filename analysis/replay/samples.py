@@ -3,7 +3,6 @@ replays it (a game's index in the tables is its index in the run) and, heuristic
 """
 from __future__ import annotations
 
-import html
 import json
 import shlex
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ import pandas as pd
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
+from analysis.markup import Markup, tag
 from analysis.models import unique_rows
 from analysis.common import names_of
 from analysis.replay import write_replay
@@ -154,7 +154,7 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, ga
     items = []
     for sample in samples:
         cmd = command(meta, sample.game, results_dir)
-        link = ""
+        link = Markup("")
         try:
             chosen = game_of_run(meta, sample.game) if game_of_run is not None else None
         except UserError:
@@ -162,11 +162,11 @@ def section(tables: dict, meta: dict, outdir: Path, write_pages: bool = True, ga
         if write_pages and chosen is not None and not any(c.name in search for c in chosen.seats):
             target = outdir / REPLAY_DIR / f"{sample.key}.html"
             write_replay(target, list(chosen.events()), game_index=sample.game, batch_size=chosen.batch_size)
-            link = f" <a href='{REPLAY_DIR}/{sample.key}.html'>open the replay</a>"
-        items.append(f"<li><b>{html.escape(sample.title)}</b>: game {sample.game}, {html.escape(sample.why)}."
-                     f"{link}<br><code>{html.escape(cmd)}</code></li>")
+            link = Markup(" " + tag("a", "open the replay", href=f"{REPLAY_DIR}/{sample.key}.html"))
+        items.append(tag("li", tag("b", sample.title), f": game {sample.game}, {sample.why}.", link, Markup("<br>"),
+                         tag("code", cmd)))
     if not any(s.key == "safety" for s in samples):
-        items.append("<li><b>Safety rules</b>: no game of this run hit one.</li>")
+        items.append(tag("li", tag("b", "Safety rules"), ": no game of this run hit one."))
     text = ("Games worth watching, chosen from this run's tables. Each link opens a page that steps through the "
             "game turn by turn; the command under it writes the same page (replay.html) from the run's seed.")
-    return {"title": "Sample games", "text": text, "html": "<ul class='samples'>" + "".join(items) + "</ul>"}
+    return {"title": "Sample games", "text": text, "html": tag("ul", *items, class_="samples")}

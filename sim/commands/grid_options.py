@@ -53,6 +53,11 @@ def _split_params(tokens: list[str]) -> tuple[list, list[str]]:
     for key, values in params:
         if values is None:
             raise UserError(f"--param {key}: give its values with --values V1 V2 ... or --range START:STOP:STEP")
+    keys = [key for key, _ in params]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:  # a grid over the same key twice would play one value under the other's label
+        raise UserError(f"--param {repeated[0]}: given more than once; name each key once, with all its values "
+                        "(--values V1 V2 ...)")
     return [(k, v) for k, v in params], rest
 
 

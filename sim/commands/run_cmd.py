@@ -60,7 +60,7 @@ def run(game, n_games, strategies, players, round_robin, seed, jobs, out, batch_
                            "; start a new run to change it")
         inputs.named_folder(resume, "--resume")
         inputs.dask_scheduler(backend, scheduler)
-        folder = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
+        folder, no_report = resume_run(Path(resume), jobs, backend, scheduler, not no_report, quiet)
     else:
         if not game:
             raise UserError("missing GAME; allowed: " + ", ".join(game_names()))
@@ -95,6 +95,7 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
         "kind": "run", "game": spec.name, "players": players, "games": n_games, "seed": seed, "summary_only": summary_only,
         "strategies": [{"name": c.name, "base": c.base, "params": list(c.params)} for c in chosen],
         "round_robin": round_robin, "batch_size": batch_size, "debug": debug, "config": cfg.raw,
+        "no_report": not report,  # so that `run --resume` keeps the choice (how, not what: not in the identity)
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": {"balance-sim": sim.__version__, "python": platform.python_version(),
                      **{lib: importlib.import_module(lib).__version__ for lib in ("numpy", "numba", "pandas", "joblib")}},
@@ -108,7 +109,8 @@ def run_to_folder(spec, players, cfg, chosen, round_robin, n_games, seed, jobs, 
         return _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, report, quiet)
 
 
-def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> Path:
+def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool) -> tuple[Path, bool]:
+    """(the finished folder, whether it was left without a report): a run started with --no-report stays so."""
     staging, out = results.partial_path(folder), results.final_path(folder)
     with exclusive(out, "--resume"):
         if staging.is_symlink() or out.is_symlink():
@@ -129,8 +131,9 @@ def resume_run(folder: Path, jobs, backend, scheduler, report: bool, quiet: bool
             raise UserError(f"--resume {folder}: {staging / 'meta.json'} says the run finished; nothing to resume")
         run = folder_meta.check_run(staging, meta, "--resume")
         results.check_output(out, "run", "--resume")
+        report = report and meta.get("no_report") is not True
         return _complete(run["spec"], run["config"], plan_of(run), meta, staging, out, jobs, backend, scheduler,
-                         report, quiet)
+                         report, quiet), not report
 
 
 def _complete(spec, cfg, plan, meta, staging, out, jobs, backend, scheduler, report, quiet) -> Path:

@@ -20,8 +20,8 @@ from sim.commands.options import say
 from sim.errors import UserError
 from sim.runner import Plan, execute
 from sim.setup import from_meta
-from sim.variants import (Target, finished_variant, games_check, grid, parse_target, resolve_baseline, scalar,
-                          staged, variant_config, variant_label, variant_meta)
+from sim.variants import (Target, file_digests, finished_variant, games_check, grid, parse_target, resolve_baseline,
+                          scalar, staged, variant_config, variant_label, variant_meta)
 
 
 @click.command(context_settings=PASS_THROUGH)
@@ -90,6 +90,7 @@ def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list
                     summary = build_report(tables, meta, folder, game_of_run=from_meta) if reports else summary_for(tables, meta)
                 if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+                meta["digests"] = file_digests(folder)  # a resume reuses the variant only as written
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
             # summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n
             flat = {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict)
