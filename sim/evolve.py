@@ -287,10 +287,12 @@ class Arena:
     plans: list = field(default_factory=list)  # the plans of the last call (tests read their seeds)
 
     def choice(self, values: dict) -> StrategyChoice:
+        """The base with `values` over its own parameters (a search player's policy vectors kept as they are)."""
         d = registered(self.spec.name)[self.base.base_id]
-        given = dict(zip(d.params, self.base.params))
-        given.update(values)
-        return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(float(v) for v in given.values()))
+        vec = list(self.base.params)
+        for name, value in values.items():
+            vec[list(d.params).index(name)] = float(value)
+        return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(vec))
 
     def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
         """shares[candidate, member, game]: each of `lineup` in one seat against a member in every other."""
