@@ -20,7 +20,8 @@ from sim.runner import Plan, batch_seed, execute, fan_out, lineups, run_one_batc
 
 STATE = "evolve-state.json"
 STATE_FORMAT = 1
-SEARCH, VALIDATE, FIELD = 1, 2, 3  # seed streams: the search's deals, the held-out validation's, exploit's field
+SEARCH, VALIDATE, FIELD, PSRO = 1, 2, 3, 4  # seed streams: the search's deals, the held-out validation's, exploit's
+# field, and a PSRO population's (analysis.psro: each round's search and its members' head-to-head games)
 START_GAMES = 20  # games per pool member per candidate in the first generation (rounded up to whole rotations)
 SIGMA0 = 0.3  # initial step size in the unit cube (`--step`): a fraction of each parameter's range
 GROWTH_SPREAD = 2.0  # games double when the fitness spread of a generation is within this many standard errors
