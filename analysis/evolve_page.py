@@ -80,6 +80,9 @@ def history_frame(result: dict) -> pd.DataFrame:
                          "games_per_member": rec["games_per_member"], "games_spent": rec["spent"],
                          "fitness": f, "se": s, "sigma": rec["sigma"],
                          "replaced": rec["replaced"] if role == "incumbent" else None,
+                         # the challenger's re-test on fresh deals (absent from searches saved before it)
+                         **{k: rec.get(k) if role == "incumbent" else None
+                            for k in ("retested", "retest_diff", "retest_se")},
                          **dict(zip(names, _values(x, low, high, whole)))})
     return pd.DataFrame(rows)
 
