@@ -308,3 +308,18 @@ def test_a_better_challenger_still_replaces_the_incumbent_after_its_retest():
     ev = E.run(E.Evolution(SPACE, {"a": -4.0, "b": 1.0, "k": 9.0}, [1, 1], E.Settings(30_000, 3, 2)), quadratic)
     moves = [r for r in ev.history if r["replaced"]]
     assert moves and all(r["retested"] and r["retest_diff"] > E.CONFIRM_Z * r["retest_se"] for r in moves)
+
+
+def test_a_search_players_candidates_keep_its_policies():
+    """Evolving a search player's numbers (`--param iterations`) keeps its rollout policy's and opponent model's
+    vectors (a preset's weights), which follow its own parameters in its vector."""
+    from sim.registry import POLICY_AT, SEARCH_WIDTH
+    spec = get_game("mohur")
+    setup = {"kind": "evolve", "game": "mohur", "players": 2, "strategy": "expert", "against": ["greedy"],
+             "weights": None, "params": ["iterations"], "budget": 1000, "seed": 1, "popsize": 4, "step": 0.3,
+             "validation_games": 10, "batch_size": 100, "config": build(spec.package, None, ())}
+    prepared = E.prepare(setup)
+    cand = prepared.arena.choice({"iterations": 20.0})
+    base = prepared.arena.base
+    assert len(cand.params) == SEARCH_WIDTH and cand.params[0] == 20.0
+    assert cand.params[1:] == base.params[1:] and any(cand.params[POLICY_AT:])
