@@ -81,6 +81,9 @@ def history_frame(result: dict) -> pd.DataFrame:
                          "games_per_member": rec["games_per_member"], "games_spent": rec["spent"],
                          "fitness": f, "se": s, "sigma": rec["sigma"],
                          "replaced": rec["replaced"] if role == "incumbent" else None,
+                         # the challenger's re-test on fresh deals (absent from searches saved before it)
+                         **{k: rec.get(k) if role == "incumbent" else None
+                            for k in ("retested", "retest_diff", "retest_se")},
                          **dict(zip(names, _values(x, low, high, whole)))})
     return pd.DataFrame(rows)
 
@@ -230,8 +233,9 @@ def page(result: dict, summary: dict, outdir, title: str, extra: str = "") -> st
              "<h2>Convergence</h2>", figure_html(outdir / "convergence.png", conv),
              "<h2>Parameters over time</h2>", figure_html(outdir / "parameters.png", params),
              "<p class='meta'>Every candidate of a generation plays the same deals against each pool member "
-             "(common random numbers); the incumbent is replayed on them and replaced only by a candidate that "
-             "beats it there by more than one paired standard error; games per candidate double when a "
+             "(common random numbers); the incumbent is replayed on them, a candidate that beats it there by more "
+             "than one paired standard error is played against it again on fresh deals, and replaces it only if it "
+             "wins by more than 1.645 paired standard errors there too; games per candidate double when a "
              "generation's fitness spread is within twice its noise. history.csv holds every candidate.</p>"
              "</body></html>"]
     return "\n".join(parts)

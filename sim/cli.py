@@ -30,6 +30,8 @@ COMMANDS = {
     "sensitivity": ("sensitivity_cmd", "sensitivity"),
     "evolve": ("evolve_cmd", "evolve"),
     "exploit": ("exploit_cmd", "exploit"),
+    "psro": ("psro_cmd", "psro"),
+    "ladder": ("ladder_cmd", "ladder"),
     "main": ("main_cmd", "main_job"),
 }
 

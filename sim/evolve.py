@@ -22,11 +22,14 @@ from sim.runner import Plan, batch_seed, execute, fan_out, lineups, run_one_batc
 
 STATE = "evolve-state.json"
 STATE_FORMAT = 2  # 2: with a SHA-256 of the rest (`digest`), as saved batches carry one; 1 (none) is still read
-SEARCH, VALIDATE, FIELD = 1, 2, 3  # seed streams: the search's deals, the held-out validation's, exploit's field
+SEARCH, VALIDATE, FIELD, PSRO = 1, 2, 3, 4  # seed streams: the search's deals, the held-out validation's, exploit's
+# field, and a PSRO population's (analysis.psro: each round's search and its members' head-to-head games)
 START_GAMES = 20  # games per pool member per candidate in the first generation (rounded up to whole rotations)
 SIGMA0 = 0.3  # initial step size in the unit cube (`--step`): a fraction of each parameter's range
 GROWTH_SPREAD = 2.0  # games double when the fitness spread of a generation is within this many standard errors
-REPLACE_Z = 1.0  # a challenger replaces the incumbent when it beats it by more than this many paired SEs
+REPLACE_Z = 1.0  # a challenger is re-tested when it beats the incumbent by more than this many paired SEs ...
+CONFIRM_Z = 1.645  # ... and replaces it only if it does by this many on fresh deals (one-sided 5% when equal)
+CONFIRM_KEY = 2**20  # the re-test of generation g plays the deals of key CONFIRM_KEY + g: no generation's
 
 
 def stream_seed(root: int, stream: int, *key: int) -> int:
@@ -157,7 +160,10 @@ class Evolution:
         return min(self.games, fit)
 
     def step(self, evaluate) -> dict | None:
-        """Play one generation; None (and `stopped` says why) when the budget or cma says stop."""
+        """Play one generation; None (and `stopped` says why) when the budget or cma says stop. A challenger that
+        beats the incumbent on the generation's deals is re-tested against it on fresh deals (`evaluate`'s key
+        CONFIRM_KEY + gen) and replaces it only if it wins there too: the best of many equal candidates wins a
+        generation's deals by luck, and the fresh deals do not share that luck."""
         if self.es.stop():
             self.stopped = "cma: " + ", ".join(sorted(self.es.stop()))
             return None
@@ -169,21 +175,39 @@ class Evolution:
         arrays, asked = self._ask(gen)
         points = asked + [self.incumbent.unit]
         shares = np.asarray(evaluate(gen, [self.space.values(x) for x in points], games), dtype=float)
-        return self._record(gen, arrays, asked, shares, games)
+        best, diff, diff_se = self._challenge(shares)
+        again = None
+        if diff > REPLACE_Z * diff_se and diff > 0:
+            again = np.asarray(evaluate(CONFIRM_KEY + gen, [self.space.values(x) for x in (asked[best],
+                                                                                      self.incumbent.unit)], games))
+        return self._record(gen, arrays, asked, shares, games, again)
 
-    def _record(self, gen: int, arrays: list, asked: list, shares: np.ndarray, games: int) -> dict:
+    def _challenge(self, shares: np.ndarray, first: int | None = None) -> tuple[int, float, float]:
+        """(the best candidate, or `first`; its paired gain over the incumbent, the last row; its standard error)."""
+        fit, _ = fitness(shares, self.weights)
+        best = int(np.argmax(fit[:-1])) if first is None else first
+        per_game = (shares[best] - shares[-1]) * self.weights[:, None] * len(self.weights)
+        diff = float(per_game.mean())  # paired: the same deals
+        diff_se = float(per_game.std(ddof=1) / math.sqrt(per_game.size)) if per_game.size > 1 else math.inf
+        return best, diff, diff_se
+
+    def _record(self, gen: int, arrays: list, asked: list, shares: np.ndarray, games: int, again=None) -> dict:
         fit, se = fitness(shares, self.weights)
         cand_fit = fit[:-1]
         self.es.tell(arrays, list(-cand_fit))  # cma minimises
-        best = int(np.argmax(cand_fit))
-        diff = (shares[best] - shares[-1]).mean(axis=1) @ self.weights  # paired: the same deals
-        per_game = (shares[best] - shares[-1]) * self.weights[:, None] * len(self.weights)
-        diff_se = float(per_game.std(ddof=1) / math.sqrt(per_game.size)) if per_game.size > 1 else math.inf
+        best, diff, diff_se = self._challenge(shares)
         self.incumbent.add(shares[-1])
-        replaced = bool(diff > REPLACE_Z * diff_se and diff > 0)
-        if replaced:
+        confirm_diff = confirm_se = None
+        replaced = False
+        if again is not None:
+            _, confirm_diff, confirm_se = self._challenge(again, 0)
+            replaced = bool(confirm_diff > CONFIRM_Z * confirm_se and confirm_diff > 0)
+            self.spent += again.size
+        if replaced:  # its estimate starts from the fresh deals only: the generation's carry its lucky pick
             self.incumbent = Incumbent(asked[best], since=gen + 1)
-            self.incumbent.add(shares[best])
+            self.incumbent.add(again[0])
+        elif again is not None:
+            self.incumbent.add(again[1])
         inc_fit, inc_se, inc_games = self.incumbent.estimate(self.weights)
         spread = float(np.std(cand_fit, ddof=1)) if len(cand_fit) > 1 else 0.0
         grew = spread < GROWTH_SPREAD * float(np.median(se[:-1]))
@@ -192,7 +216,8 @@ class Evolution:
                   "sigma": float(self.es.sigma), "mean": self.mean(),
                   "candidates": asked, "fitness": list(map(float, cand_fit)), "se": list(map(float, se[:-1])),
                   "incumbent_here": float(fit[-1]), "incumbent_se_here": float(se[-1]),
-                  "challenger": best, "diff": float(diff), "diff_se": diff_se, "replaced": replaced,
+                  "challenger": best, "diff": float(diff), "diff_se": diff_se, "retested": again is not None,
+                  "retest_diff": confirm_diff, "retest_se": confirm_se, "replaced": replaced,
                   "incumbent": list(self.incumbent.unit), "incumbent_sums": self.incumbent.sums,
                   "incumbent_since": self.incumbent.since, "incumbent_fitness": inc_fit,
                   "incumbent_se": inc_se, "incumbent_games": inc_games, "spread": spread, "grew": bool(grew)}
@@ -318,10 +343,12 @@ class Arena:
     show_progress: bool = False  # a bar of each generation's games on stderr (the command line, not -q)
 
     def choice(self, values: dict) -> StrategyChoice:
+        """The base with `values` over its own parameters (a search player's policy vectors kept as they are)."""
         d = registered(self.spec.name)[self.base.base_id]
-        given = dict(zip(d.params, self.base.params))
-        given.update(values)
-        return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(float(v) for v in given.values()))
+        vec = list(self.base.params)
+        for name, value in values.items():
+            vec[list(d.params).index(name)] = float(value)
+        return StrategyChoice(self.base.name, self.base.base, self.base.base_id, tuple(vec))
 
     def play(self, stream: int, gen: int, lineup: list[StrategyChoice], games: int, members=None) -> np.ndarray:
         """shares[candidate, member, game]: each of `lineup` in one seat against a member in every other."""

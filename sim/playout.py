@@ -7,7 +7,7 @@ only when there is a choice, in the engine's order of players, so their tie-brea
 import numpy as np  # in the globals every binding extends
 
 from sim.jit import njit
-from sim.registry import kernel_mode
+from sim.registry import kernel_mode, param_table
 from sim.rng import game_origin
 
 
@@ -80,7 +80,7 @@ def recorded(G, play, name, s, cfg, choices, chunk, debug=False):
     """Play `s` to its end with game `name`'s bound play loop, `chunk` actions a call; yields each call's records
     (steps, log, states) as `play` fills them, states[steps] the state after the call's last action."""
     sids = np.array([c.base_id for c in choices], dtype=np.int64)
-    params = np.stack([c.vector() for c in choices]).astype(np.float64)
+    params = param_table(choices)
     mover = np.empty(params.shape[1], dtype=np.float64)
     obs = np.zeros(G.OBS_SIZE, dtype=np.int32)
     actions = np.zeros((G.MAX_ACTIONS, G.ACOLS), dtype=np.int32)

@@ -19,7 +19,13 @@ from sim.errors import ConfigError, UserError
 from sim.interface import STRATEGY_ARGS
 from sim.game import get_game
 
-MAX_PARAMS = 32  # a `weighted` strategy has one weight per feature (10-30)
+MAX_PARAMS = 32  # a strategy's own parameters: a `weighted` strategy has one weight per feature (10-30)
+# A search player's vector is wider: its own parameters, then its rollout policy's vector, then its model of the
+# other seats' vector (POLICY_AT, MODEL_AT), so any preset can be a policy. Only runs that play a search player
+# carry the width (`param_table`): heuristic play keeps copying MAX_PARAMS numbers a decision.
+POLICY_AT, MODEL_AT, SEARCH_WIDTH = MAX_PARAMS, 2 * MAX_PARAMS, 3 * MAX_PARAMS
+POLICY_KEYS = ("rollout", "opponent_model")  # a search player's parameters that name a policy
+SAME_AS_ROLLOUT = "rollout"  # `opponent_model`'s value for "the other seats play the rollout policy"
 MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
 MAX_DETERMINIZATIONS = 10_000  # worlds sampled up front per decision
 
@@ -48,10 +54,16 @@ class StrategyChoice:
     base_id: int
     params: tuple = field(default_factory=tuple)
 
-    def vector(self) -> np.ndarray:
-        vec = np.zeros(MAX_PARAMS, dtype=np.float64)
+    def vector(self, width: int = MAX_PARAMS) -> np.ndarray:
+        vec = np.zeros(max(width, len(self.params)), dtype=np.float64)
         vec[: len(self.params)] = self.params
         return vec
+
+
+def param_table(chosen) -> np.ndarray:
+    """The kernels' parameter rows of `chosen`, as wide as the widest (a search player's SEARCH_WIDTH)."""
+    width = max([MAX_PARAMS, *(len(c.params) for c in chosen)])
+    return np.stack([c.vector(width) for c in chosen]) if chosen else np.zeros((0, width))
 
 
 _REGISTRY: dict[str, dict[str, StrategyDef]] = {}
@@ -215,7 +227,7 @@ def choices(game: str, presets: dict, names: list[str]) -> list[StrategyChoice]:
         base = preset.pop("base")
         preset.pop(ROUND_ROBIN, None)
         base_id, d = defs[base]
-        out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset)))
+        out.append(StrategyChoice(name, base, base_id, param_vector(game, d, preset, presets)))
     return out
 
 
@@ -246,8 +258,9 @@ def _check_presets(game: str, presets) -> None:
     defs = {d.name: d for d in registered(game)}
     for name, preset in presets.items():
         key = f"strategies.{name}"
-        if name in defs:
-            raise ConfigError(key, preset, f"'{name}' is a built-in strategy and cannot be redefined; give the "
+        if name in defs or name == SAME_AS_ROLLOUT:
+            what = "a built-in strategy" if name in defs else "opponent_model's word for the rollout policy"
+            raise ConfigError(key, preset, f"'{name}' is {what} and cannot be redefined; give the "
                                            f"preset another name, e.g. strategies.{name}-custom")
         if not isinstance(preset, dict) or "base" not in preset:
             raise ConfigError(key, preset, "a preset is a table with base = \"<strategy>\" and parameter values")
@@ -258,7 +271,7 @@ def _check_presets(game: str, presets) -> None:
             raise ConfigError(key + ".base", base, f"allowed: {', '.join(defs)}")
         for param, value in preset.items():
             if param == PER_PLAYERS:
-                _check_per_players(game, defs[base], f"{key}.{param}", value)
+                _check_per_players(game, defs[base], f"{key}.{param}", value, presets)
             elif param == ROUND_ROBIN:
                 if not isinstance(value, bool):
                     raise ConfigError(f"{key}.{param}", value, "allowed: true (the preset plays in -s all) or false")
@@ -266,10 +279,10 @@ def _check_presets(game: str, presets) -> None:
                     raise ConfigError(f"{key}.{param}", value, "allowed: false for a search player's preset "
                                                                "(search players play only when named)")
             elif param != "base":
-                _check_param(game, defs[base], f"{key}.{param}", param, value)
+                _check_param(game, defs[base], f"{key}.{param}", param, value, presets)
 
 
-def _check_per_players(game: str, d: StrategyDef, key: str, table) -> None:
+def _check_per_players(game: str, d: StrategyDef, key: str, table, presets: dict) -> None:
     if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
         raise ConfigError(key, table, "expected tables of values by player count, e.g. [" + key + ".2] with "
                                       "iterations = 400")
@@ -279,20 +292,55 @@ def _check_per_players(game: str, d: StrategyDef, key: str, table) -> None:
         for param, value in values.items():
             if param in ("base", PER_PLAYERS, ROUND_ROBIN):
                 raise ConfigError(f"{key}.{count}.{param}", value, "allowed: the base strategy's parameters")
-            _check_param(game, d, f"{key}.{count}.{param}", param, value)
+            _check_param(game, d, f"{key}.{count}.{param}", param, value, presets)
 
 
-def param_vector(game: str, d: StrategyDef, given: dict) -> tuple:
-    """`d`'s parameter vector: `given` values over the declared defaults, a rollout name as its strategy id
-    (ids follow the registry, so a name keeps its meaning when a strategy is added)."""
-    names = [x.name for x in registered(game)]
-    return tuple(float(names.index(value) if d.search and param == "rollout" else value)
-                 for param, value in {**d.params, **given}.items())
+def param_vector(game: str, d: StrategyDef, given: dict, presets: dict | None = None) -> tuple:
+    """`d`'s parameter vector: `given` values over the declared defaults. A search player's (SEARCH_WIDTH
+    numbers): its own parameters, a policy's name as its strategy id (ids follow the registry, so a name keeps its
+    meaning when a strategy is added), padded to MAX_PARAMS, then the rollout policy's vector and the model of the
+    other seats' vector; `presets` (as `check_presets` returns them) lets a policy be a preset."""
+    values = {**d.params, **given}
+    if not d.search:
+        return tuple(float(v) for v in values.values())
+    own, policy = [0.0] * MAX_PARAMS, {}
+    for i, (param, value) in enumerate(values.items()):
+        if param in POLICY_KEYS:
+            if param == "opponent_model" and value == SAME_AS_ROLLOUT:
+                value = values["rollout"]
+            own[i], policy[param] = policy_vector(game, value, presets or {})
+        else:
+            own[i] = float(value)
+    return tuple(own) + policy["rollout"] + policy.get("opponent_model", policy["rollout"])
+
+
+def policy_vector(game: str, name: str, presets: dict) -> tuple[int, tuple]:
+    """(strategy id, MAX_PARAMS numbers) of a policy a search player plays out with: a heuristic at its defaults
+    or a preset of one (checked before: `_check_policy`)."""
+    defs = registered(game)
+    ids = {x.name: i for i, x in enumerate(defs)}
+    preset = dict(presets.get(name, {"base": alias_of(game, name) or name}))
+    base = preset.pop("base")
+    for key in (ROUND_ROBIN, PER_PLAYERS):
+        preset.pop(key, None)
+    if base not in ids or defs[ids[base]].search:
+        raise UserError(f"policy '{name}' for {game}: allowed: {', '.join(policy_names(game, presets))}")
+    vec = param_vector(game, defs[ids[base]], preset)
+    return ids[base], vec + (0.0,) * (MAX_PARAMS - len(vec))
+
+
+def policy_names(game: str, presets: dict) -> list[str]:
+    """What a search player's `rollout` or `opponent_model` may name: every heuristic and every preset of one."""
+    defs = {d.name: d for d in registered(game)}
+    heuristic = [n for n, d in defs.items() if not d.search]
+    return heuristic + sorted(n for n, p in presets.items() if isinstance(p, dict)
+                              and (alias_of(game, p.get("base")) or p.get("base")) in heuristic)
 
 
 def saved_choice(game: str, entry, where: str) -> StrategyChoice:
     """A strategy as meta.json records it (`{"name", "base", "params": [the vector]}`), checked as a preset is
-    (a search player's rollout: a heuristic's id); a UserError naming `where` otherwise."""
+    (a search player's policies: a heuristic's id and a vector within that heuristic's bounds); a UserError naming
+    `where` otherwise."""
     defs = {d.name: (i, d) for i, d in enumerate(registered(game))}
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
         raise UserError(f"{where}: expected {{\"name\": ..., \"base\": ..., \"params\": [...]}}, got {entry!r}")
@@ -301,29 +349,65 @@ def saved_choice(game: str, entry, where: str) -> StrategyChoice:
         raise UserError(f"{where}: base {base!r} is not a {game} strategy of this balance-sim; allowed: "
                         f"{', '.join(defs)}")
     base_id, d = defs[base]
-    if not isinstance(params, list) or len(params) != len(d.params):
-        raise UserError(f"{where}: params {params!r}; {game}'s '{base}' takes {len(d.params)} numbers "
-                        f"({', '.join(d.params) or 'none'})")
-    heuristics = [i for i, x in enumerate(registered(game)) if not x.search]
+    if d.search and isinstance(params, list) and len(params) == len(d.params) - 1:
+        params = _before_policies(game, d, params, where)
+    width = SEARCH_WIDTH if d.search else len(d.params)
+    if not isinstance(params, list) or len(params) != width:
+        raise UserError(f"{where}: params {params!r}; {game}'s '{base}' takes {width} numbers "
+                        f"({', '.join(d.params) or 'none'}{' padded to 32, then two policy vectors' if d.search else ''})")
     for param, value in zip(d.params, params):
-        if d.search and param == "rollout":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in heuristics:
-                raise UserError(f"{where}: rollout {value!r} is not the id of a heuristic strategy")
+        if d.search and param in POLICY_KEYS:
             continue
         try:
             _check_param(game, d, f"{where} params.{param}", param, value)
         except ConfigError as exc:
             raise UserError(f"{where}: params.{param} is {value!r}; {exc.allowed}") from None
+    if d.search:
+        if any(v != 0 for v in params[len(d.params):POLICY_AT]):
+            raise UserError(f"{where}: params {len(d.params)} to {POLICY_AT - 1} must be 0 (padding)")
+        for param, at in zip(POLICY_KEYS, (POLICY_AT, MODEL_AT)):
+            _check_saved_policy(game, params[list(d.params).index(param)], params[at:at + MAX_PARAMS],
+                                f"{where}: {param}")
     return StrategyChoice(entry["name"], base, base_id, tuple(float(v) for v in params))
 
 
-def _check_param(game: str, d: StrategyDef, key: str, param: str, value) -> None:
+def _before_policies(game: str, d: StrategyDef, params: list, where: str) -> list:
+    """A search player's vector as saved before policies were vectors (no `opponent_model`, the rollout at its
+    defaults for every seat): the same player in today's layout."""
+    at = list(d.params).index("opponent_model")
+    rid = params[list(d.params).index("rollout")]
+    defs = registered(game)
+    if isinstance(rid, bool) or not isinstance(rid, (int, float)) or rid not in range(len(defs)) or defs[int(rid)].search:
+        raise UserError(f"{where}: rollout {rid!r} is not the id of a heuristic strategy")
+    own = list(params[:at]) + [rid] + list(params[at:])
+    policy = list(policy_vector(game, defs[int(rid)].name, {})[1])
+    return own + [0.0] * (MAX_PARAMS - len(own)) + policy + policy
+
+
+def _check_saved_policy(game: str, sid, vec: list, where: str) -> None:
+    defs = registered(game)
+    if isinstance(sid, bool) or not isinstance(sid, (int, float)) or sid not in range(len(defs)) \
+            or defs[int(sid)].search:
+        raise UserError(f"{where} {sid!r} is not the id of a heuristic strategy")
+    d = defs[int(sid)]
+    for param, value in zip(d.params, vec):
+        try:
+            _check_param(game, d, f"{where}.{param}", param, value)
+        except ConfigError as exc:
+            raise UserError(f"{where}.{param} is {value!r}; {exc.allowed}") from None
+    if any(v != 0 for v in vec[len(d.params):]):
+        raise UserError(f"{where}: numbers after '{d.name}'s {len(d.params)} parameters must be 0 (padding)")
+
+
+def _check_param(game: str, d: StrategyDef, key: str, param: str, value, presets: dict | None = None) -> None:
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
-    if d.search and param == "rollout":  # names the rollout policy: a numeric id would change meaning with the registry
-        names = [x.name for x in registered(game) if not x.search]
-        if not isinstance(value, str) or value not in names:
-            raise ConfigError(key, value, f"allowed: {', '.join(names)} (a strategy name)")
+    if d.search and param in POLICY_KEYS:  # names a policy: a numeric id would change meaning with the registry
+        names = policy_names(game, presets or {})
+        same = [SAME_AS_ROLLOUT] if param == "opponent_model" else []
+        if not isinstance(value, str) or value not in names + same:
+            raise ConfigError(key, value, f"allowed: {', '.join(same + names)} (a heuristic or a preset of one"
+                                          + (", or 'rollout': the rollout policy" if same else "") + ")")
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or \
             (isinstance(value, float) and not np.isfinite(value)):
@@ -348,5 +432,6 @@ def rollout_defaults(game: str, default: str = "greedy") -> tuple[np.ndarray, in
     defs = registered(game)
     table = np.zeros((len(defs), MAX_PARAMS), dtype=np.float64)
     for i, d in enumerate(defs):
-        table[i, : len(d.params)] = param_vector(game, d, {})
+        vec = param_vector(game, d, {})[:MAX_PARAMS]  # a search player's own part
+        table[i, : len(vec)] = vec
     return table, [d.name for d in defs].index(default)

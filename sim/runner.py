@@ -23,6 +23,7 @@ from sim.batches import context_digest, load_batch, save_batch, sound_batches
 from sim.errors import RunInterrupted, WorkersFailed
 from sim.game import GameSpec, get_game
 from sim.inputs import SCHEDULER_TIMEOUT_S
+from sim.registry import param_table
 from sim.rng import DEFAULT_BATCH, batch_seed
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def run_one_batch(game: str, cfg, plan: Plan, b: int, seed: int, debug: bool) ->
     spec = get_game(game)
     start, stop = plan.batch_bounds(b)
     base = np.array([c.base_id for c in plan.choices], dtype=np.int64)
-    params = np.stack([c.vector() for c in plan.choices])
+    params = param_table(plan.choices)
     tables = spec.run_batch(cfg, plan.players, lineups(plan, start, stop), base, params, seed, debug)
     for table in tables.values():
         if spec.id_column in table:

@@ -2,8 +2,10 @@
 
 Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012), a template specialised per game with `bind`: each
 iteration samples a world consistent with the observation (the game's `determinize`), walks one shared tree of
-action histories (UCB with availability counts below the root), adds one node, plays on with a heuristic rollout
-policy (through the registry's rollout dispatcher, so numba never sees a strategy calling itself), and backs each
+action histories (UCB with availability counts below the root), adds one node, plays on with a rollout policy for
+the searching seat and an opponent model for the others (each a heuristic or a preset of one, its vector carried
+in the search player's: sim.registry.POLICY_AT, MODEL_AT; played through the registry's rollout dispatcher, so
+numba never sees a strategy calling itself), and backs each
 seat's value up to the nodes where it chose: the game's `value` of a finished world, else its `evaluate`. The
 root's most visited candidate is played (ties: the higher mean). Rows with equal action keys are one candidate.
 What a game supplies (`bind_search`) and the parameters (`PARAMS`) are in docs/architecture.md and
@@ -18,14 +20,14 @@ from sim.jit import njit
 
 from sim.interface import bind
 from sim.playout import play
-from sim.registry import MAX_DETERMINIZATIONS, MAX_ITERATIONS
+from sim.registry import MAX_DETERMINIZATIONS, MAX_ITERATIONS, MAX_PARAMS, MODEL_AT, POLICY_AT, SEARCH_WIDTH
 from sim.registry import registered, rollout_defaults, rollout_dispatcher, strategy
 
 PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determinizations": 0.0,
           "tree_depth": 0.0, "rollout_depth": 0.0, "widening": 0.0, "race": 0.0, "race_rounds": 4.0,
-          "tolerance": 0.0}
+          "tolerance": 0.0, "opponent_model": "rollout"}
 (P_ITERATIONS, P_ROLLOUT, P_EXPLORATION, P_DETERMINIZATIONS, P_TREE_DEPTH, P_ROLLOUT_DEPTH,
- P_WIDENING, P_RACE, P_RACE_ROUNDS, P_TOLERANCE) = range(len(PARAMS))
+ P_WIDENING, P_RACE, P_RACE_ROUNDS, P_TOLERANCE, P_OPPONENT_MODEL) = range(len(PARAMS))
 
 
 def bounds():
@@ -175,8 +177,12 @@ def search(obs, actions, n_actions, params, cfg):
     """The search (its upper-case globals bound per game: `bind_search`, `connect_rollouts`). Returns (row to
     play, nodes used, visits, total value, first child): the tree's arrays for tests."""
     iters = max(1, int(params[P_ITERATIONS]))
-    rid = int(params[P_ROLLOUT])  # the registry's id of the rollout policy
-    if not 0 <= rid < ROLLOUT_PARAMS.shape[0]:  # noqa: F821 - bound per game
+    if params.shape[0] < SEARCH_WIDTH:
+        raise ValueError("search: a search player's vector holds its own parameters, its rollout policy's and its "
+                         "opponent model's (sim.registry.SEARCH_WIDTH numbers)")
+    rid = int(params[P_ROLLOUT])  # the registry's id of the rollout policy (the searching seat's later choices)
+    oid = int(params[P_OPPONENT_MODEL])  # and of the policy the other seats play in rollouts
+    if not (0 <= rid < ROLLOUT_PARAMS.shape[0] and 0 <= oid < ROLLOUT_PARAMS.shape[0]):  # noqa: F821 - bound per game
         raise ValueError("search: rollout strategy id out of range")
     c = params[P_EXPLORATION]
     ndet = int(params[P_DETERMINIZATIONS])
@@ -184,10 +190,15 @@ def search(obs, actions, n_actions, params, cfg):
     rollout_steps = int(params[P_ROLLOUT_DEPTH]) if params[P_ROLLOUT_DEPTH] >= 1.0 else -1  # play's "no limit"
     widening = params[P_WIDENING]
     z = params[P_RACE]
-    row_params = ROLLOUT_PARAMS[rid].copy()  # noqa: F821
-    rparams = np.empty((SEATS, row_params.shape[0]))  # noqa: F821
-    rparams[:] = row_params
-    sids = np.full(SEATS, rid, dtype=np.int64)  # noqa: F821
+    me = obs[G.O_SEAT]  # noqa: F821
+    row_params = params[POLICY_AT:POLICY_AT + MAX_PARAMS].copy()
+    rparams = np.empty((SEATS, MAX_PARAMS))  # noqa: F821
+    sids = np.empty(SEATS, dtype=np.int64)  # noqa: F821
+    for p in range(SEATS):  # noqa: F821
+        at = POLICY_AT if p == me else MODEL_AT
+        for j in range(MAX_PARAMS):
+            rparams[p, j] = params[at + j]
+        sids[p] = rid if p == me else oid
 
     # root candidates: one per distinct action key, the rollout policy's choice first when widening
     keys = np.empty(n_actions, dtype=np.int64)
@@ -234,7 +245,6 @@ def search(obs, actions, n_actions, params, cfg):
     nolog = np.zeros((0, 1), dtype=np.int32)
     value = np.zeros(SEATS)  # noqa: F821
     worlds = np.zeros((max(ndet, 0), G.STATE_SIZE), dtype=np.int32)  # noqa: F821
-    me = obs[G.O_SEAT]  # noqa: F821
     for d in range(ndet + 1):
         SAMPLE(obs, cfg, worlds[d] if d < ndet else world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
     for i in range(nc):
@@ -388,6 +398,8 @@ def own_or_play(s, cfg, sids, params, obs, actions, mover, mode, debug, max_step
     mine = not debug and log.shape[0] == 0 and states.shape[0] == 0
     for p in range(sids.shape[0]):
         mine &= sids[p] == OWN_ID  # noqa: F821
+        for j in range(params.shape[1]):  # OWN plays every seat with seat 0's parameters
+            mine &= params[p, j] == params[0, j]
     if not mine:
         return PLAY(s, cfg, sids, params, obs, actions, mover, mode, debug, max_steps, log, states)  # noqa: F821
     return OWN(s, cfg, params, max_steps, obs, actions)  # noqa: F821

@@ -2,14 +2,14 @@
 import numpy as np
 
 from sim.game import get_game
-from sim.registry import choices, registered
+from sim.registry import choices, param_table, registered
 
 
 def strategy_arrays(game, presets, names, **first):
     """(base strategy ids, parameter rows) of `names`; `first` sets parameters of the first name by their names."""
     chosen = choices(game, presets, list(names))
     base = np.array([c.base_id for c in chosen], np.int64)
-    params = np.stack([c.vector() for c in chosen])
+    params = param_table(chosen)
     order = list(registered(game)[chosen[0].base_id].params)
     for name, value in first.items():
         params[0, order.index(name)] = value

@@ -7,8 +7,9 @@ from sim.config import build
 from sim.errors import ConfigError, UserError
 from sim.game import game_names, get_game
 from sim.interface import STRATEGY_ARGS
-from sim.registry import (HEURISTIC_ONLY, WITH_SEARCH, _dispatch_source, check_presets, choices, kernel_mode, observer,
-                          registered, round_robin_names, strategy)
+from sim.registry import (HEURISTIC_ONLY, MAX_PARAMS, MODEL_AT, POLICY_AT, SEARCH_WIDTH, WITH_SEARCH,
+                          _dispatch_source, check_presets, choices, kernel_mode, observer, param_table, registered,
+                          round_robin_names, saved_choice, strategy)
 from sim.setup import load_setup
 
 GAMES = game_names()
@@ -91,6 +92,58 @@ def test_rollout_is_named_and_resolved_to_its_id(game):
         with pytest.raises(ConfigError) as refused:
             check_presets(game, {"mine": {"base": search.name, "rollout": bad}}, 2)
         assert "strategies.mine.rollout" in str(refused.value) and "random" in str(refused.value)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_any_preset_of_a_heuristic_is_a_rollout_policy_or_an_opponent_model(game):
+    """`rollout = "tuned"`, `opponent_model = "<another preset>"`: the search player's vector carries each policy's
+    base id and its preset's parameters (not the base's defaults) at POLICY_AT and MODEL_AT; the default
+    opponent model is the rollout policy; a saved vector reads back; a search preset or unknown name is refused in
+    one line listing the allowed names (presets included)."""
+    spec = get_game(game)
+    names = [d.name for d in registered(game)]
+    search = next(d for d in registered(game) if d.search)
+    raw = build(spec.package, None, ('strategies.fixed={base="greedy"}',
+                                     f'strategies.probe={{base="{search.name}", rollout="tuned", opponent_model="fixed"}}',
+                                     f'strategies.same={{base="{search.name}", rollout="tuned"}}'))
+    cfg = spec.validate(raw, spec.default_players)
+    tuned, probe, same = choices(game, cfg.presets, ["tuned", "probe", "same"])
+    order = list(search.params)
+    assert len(probe.params) == SEARCH_WIDTH
+    assert probe.params[order.index("rollout")] == names.index("weighted") == tuned.base_id
+    assert probe.params[order.index("opponent_model")] == names.index("greedy")
+    assert probe.params[POLICY_AT: POLICY_AT + len(tuned.params)] == tuned.params  # tuned's weights, not defaults
+    greedy = choices(game, cfg.presets, ["greedy"])[0]
+    assert probe.params[MODEL_AT: MODEL_AT + len(greedy.params)] == greedy.params
+    assert same.params[order.index("opponent_model")] == same.params[order.index("rollout")]
+    assert same.params[MODEL_AT:] == same.params[POLICY_AT: MODEL_AT]
+    table = param_table([greedy, probe])
+    assert table.shape == (2, SEARCH_WIDTH) and table[0, MAX_PARAMS:].sum() == 0
+    assert param_table([greedy]).shape == (1, MAX_PARAMS)  # heuristic play stays narrow
+    back = saved_choice(game, {"name": "probe", "base": search.name, "params": list(probe.params)}, "meta")
+    assert back == probe
+    planted = list(probe.params)
+    planted[order.index("opponent_model")] = names.index(search.name)
+    with pytest.raises(UserError, match="opponent_model"):
+        saved_choice(game, {"name": "probe", "base": search.name, "params": planted}, "meta")
+    for key in ("rollout", "opponent_model"):
+        for bad in ("expert", "no-such", 3):
+            with pytest.raises(ConfigError) as refused:
+                check_presets(game, {**raw["strategies"], "mine": {"base": search.name, key: bad}}, 2)
+            said = str(refused.value)
+            assert f"strategies.mine.{key}" in said and "tuned" in said and "fixed" in said and "\n" not in said
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_search_player_saved_before_policy_vectors_reads_back_as_the_same_player(game):
+    """meta.json of an older run (no opponent_model, no policy vectors): read as the rollout policy at its defaults
+    for every seat, which is what it played."""
+    search = next(d for d in registered(game) if d.search)
+    names = [d.name for d in registered(game)]
+    now = choices(game, {}, [search.name])[0]
+    old = [v for i, v in enumerate(now.params[: len(search.params)]) if list(search.params)[i] != "opponent_model"]
+    back = saved_choice(game, {"name": search.name, "base": search.name, "params": old}, "meta")
+    assert back.params == now.params and back.params[list(search.params).index("rollout")] == names.index("greedy")
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -8,22 +8,30 @@ from numba import njit
 import toy_game as T
 from sim.interface import bind
 from sim.playout import play
-from sim.registry import MAX_PARAMS
+from sim.registry import MAX_PARAMS, MODEL_AT, POLICY_AT, SEARCH_WIDTH
 from strategies import search as S
 
 CFG = T.config()
-RANDOM, LARGEST, SEARCHER = 0, 1, 2
+RANDOM, LARGEST, SEARCHER, FIXED = 0, 1, 2, 3
+SEEN = len(CFG)  # a test's cfg may be longer: FIXED counts its choices there, by seat, and the row it took
 
 
 @njit(cache=True)
 def toy_choose(mode, sid, obs, actions, n_actions, params, cfg):
-    """The toy's rollout strategies: 0 random, 1 the largest card (rows come in increasing value)."""
+    """The toy's rollout strategies: 0 random, 1 the largest card (rows come in increasing value); 3 (FIXED) the
+    row `params[0]` (the last when fewer), counted in cfg[SEEN + seat] and cfg[SEEN + 2 + row] when cfg has room."""
     if sid == RANDOM:
         return np.random.randint(0, n_actions)
+    if sid == FIXED:
+        row = min(int(params[0]), n_actions - 1)
+        if cfg.shape[0] > SEEN + 2 + row:
+            cfg[SEEN + obs[T.O_SEAT]] += 1
+            cfg[SEEN + 2 + row] += 1
+        return row
     return n_actions - 1
 
 
-ROLLOUT_PARAMS = np.zeros((2, MAX_PARAMS))
+ROLLOUT_PARAMS = np.zeros((4, MAX_PARAMS))
 PLAYER, SEARCH = S.bind_search("toy", T, T.determinize, 2, evaluate=T.evaluate)
 S.connect_rollouts(SEARCH, "toy", T, toy_choose, ROLLOUT_PARAMS)
 
@@ -71,11 +79,16 @@ def seed(x):
 
 def params(quarter=False, **given):
     """The search's parameter vector; `quarter`: the toy's evaluate scores every cut rollout 1/4 for every seat."""
-    values = dict(S.PARAMS, **dict(dict(rollout=RANDOM), **given))
+    rollout = given.pop("rollout", RANDOM)
+    rollout_row, model_row = given.pop("rollout_row", None), given.pop("model_row", None)
+    values = dict(S.PARAMS, **dict(dict(rollout=rollout, opponent_model=rollout), **given))
     assert len(values) == len(S.PARAMS) <= T.P_QUARTER < MAX_PARAMS
-    vec = np.zeros(MAX_PARAMS)
+    vec = np.zeros(SEARCH_WIDTH)
     vec[: len(values)] = list(values.values())
     vec[T.P_QUARTER] = float(quarter)
+    for at, row in ((POLICY_AT, rollout_row), (MODEL_AT, model_row)):
+        if row is not None:
+            vec[at: at + len(row)] = row
     return vec
 
 
@@ -129,13 +142,13 @@ def win_share(sids, n_games, row, seed_=3):
     s = np.zeros(T.STATE_SIZE, np.int32)
     obs = np.zeros(T.OBS_SIZE, np.int32)
     actions = np.zeros((T.MAX_ACTIONS, T.ACOLS), np.int32)
-    out, mover, nolog = np.zeros(2), np.zeros(MAX_PARAMS), np.zeros((0, 1), np.int32)
+    out, mover, nolog = np.zeros(2), np.zeros(SEARCH_WIDTH), np.zeros((0, 1), np.int32)
     won = 0.0
     seed(seed_)
     for g in range(n_games):
         first = g % 2
         seats = np.array(sids if first == 0 else sids[::-1], np.int64)
-        rows = np.stack([row if sid == SEARCHER else np.zeros(MAX_PARAMS) for sid in seats])
+        rows = np.stack([row if sid == SEARCHER else np.zeros(SEARCH_WIDTH) for sid in seats])
         T.new_game(s, CFG, 2, seed_, g)
         MATCH(s, CFG, seats, rows, obs, actions, mover, 0, True, -1, nolog, nolog)
         T.returns(s, CFG, out)
@@ -266,3 +279,36 @@ def test_one_undominated_candidate_is_played_without_a_search():
                                                                        tree_depth=1.0), CFG)
     assert actions[row, 0] == 3 and nodes == 1 and visits.sum() == 0
     assert next_draw() == expected, "no world sampled, no random draw"
+
+
+@pytest.mark.parametrize("policy_seat", ["rollout", "opponent_model"])
+def test_a_planted_policy_plays_the_rollouts_of_its_seats_with_its_own_parameters(policy_seat):
+    """FIXED (always row params[0]) as the rollout policy plays only the searching seat's rollout choices, as the
+    opponent model only the other seat's, and with the numbers of its vector in the search player's (a preset's
+    parameters, not its defaults): every rollout choice it makes is the planted row."""
+    obs, _, actions, n = position(13, (0, 2, 1, 1), rival_hand=4)
+    other = {"rollout": "opponent_model", "opponent_model": "rollout"}[policy_seat]
+    planted = np.zeros(MAX_PARAMS)
+    planted[0] = 1.0  # row 1: the second smallest card held
+    row = params(iterations=30.0, **{"rollout": RANDOM}, **({"rollout_row": planted} if policy_seat == "rollout"
+                                                             else {"model_row": planted}))
+    row[S.P_ROLLOUT if policy_seat == "rollout" else S.P_OPPONENT_MODEL] = FIXED
+    row[S.P_ROLLOUT if other == "rollout" else S.P_OPPONENT_MODEL] = RANDOM
+    cfg = np.concatenate([CFG, np.zeros(2 + T.MAX_ACTIONS, CFG.dtype)])
+    seed(4)
+    SEARCH(obs, actions, n, row, cfg)
+    by_seat, by_row = cfg[SEEN: SEEN + 2], cfg[SEEN + 2:]
+    mine = policy_seat == "rollout"
+    assert by_seat[0 if mine else 1] > 30 and by_seat[1 if mine else 0] == 0, by_seat
+    assert by_row[1] == by_seat.sum() and by_row[0] == by_row[2] == 0, by_row
+    cfg[SEEN:] = 0
+    row[POLICY_AT if mine else MODEL_AT] = 0.0  # the same policy with another parameter: row 0
+    seed(4)
+    SEARCH(obs, actions, n, row, cfg)
+    assert cfg[SEEN + 2] == cfg[SEEN: SEEN + 2].sum() > 30 and cfg[SEEN + 3] == 0
+
+
+def test_a_vector_narrower_than_a_search_players_is_refused():
+    obs, _, actions, n = position(9, (0, 1, 1, 0))
+    with pytest.raises(ValueError, match="SEARCH_WIDTH"):
+        search(obs, actions, n, params(iterations=8.0)[:MAX_PARAMS])

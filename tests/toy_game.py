@@ -141,7 +141,7 @@ def determinize(obs, cfg, s):
         s[S_DECK + i] = unseen[obs[O_RIVAL_HAND] + i]
 
 
-P_QUARTER = 10  # the toy's own search parameter, after the shared search's (sim.registry.MAX_PARAMS holds at least 11)
+P_QUARTER = 11  # the toy's own search parameter, after the shared search's 11 (sim.registry.MAX_PARAMS holds at least 12)
 
 
 @njit(cache=True)

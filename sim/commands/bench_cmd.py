@@ -11,7 +11,7 @@ from analysis import stats
 from sim import inputs
 from sim.config import build
 from sim.game import MAIN_TABLE, game_names, get_game
-from sim.registry import choices, registered
+from sim.registry import choices, param_table, registered
 from sim.runner import Plan, execute
 
 SEARCH_PRESETS = ("expert-fast", "expert")  # the search presets whose cost and strength `bench` prints
@@ -109,7 +109,7 @@ def _seat_shares(spec, tables, players, n) -> np.ndarray:
 def _timed(kernel, cfg, players, chosen, lineup, warm_games=1, clock=time.process_time):
     """(seconds by `clock`, tables) of one batch, after `warm_games` games (compile or load from cache)."""
     base = np.array([c.base_id for c in chosen], dtype=np.int64)
-    params = np.stack([c.vector() for c in chosen])
+    params = param_table(chosen)
     kernel(cfg, players, lineup[:warm_games], base, params, 7, False)
     start = clock()
     tables = kernel(cfg, players, lineup, base, params, 11, False)

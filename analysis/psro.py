@@ -1,0 +1,86 @@
+"""Self-play by a growing population (PSRO: Lanctot et al. 2017): best response to the pool's equilibrium mix ->
+add it to the pool -> measure it against every member -> the new mix, until a best response no longer beats the
+mix. Here, above the simulation core: the meta-game's equilibrium is the report's (`analysis.models.nash_mix`),
+and each best response is any `best_response(pool, mix, round)` (`evolve`'s search in `psro_rounds`; tests plant
+a matrix game)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.models import nash_mix
+
+
+@dataclass
+class Population:
+    """The pool, its head-to-head win shares (`shares[i, j]`: member i's share against j) and each round's record."""
+    members: list
+    shares: np.ndarray
+    rounds: list = field(default_factory=list)
+
+    def mix(self) -> np.ndarray:
+        """The symmetric equilibrium of the zero-sum meta-game shares[i, j] - shares[j, i]."""
+        return nash_mix(self.shares - self.shares.T)
+
+
+def psro(first, best_response, versus, rounds: int, stop_gain: float = 0.0) -> Population:
+    """Up to `rounds` best responses, starting from the pool [first]. `versus(a, members)`: (a's win shares against
+    each member, each member's against a); a round whose best response beats the mix by no more than `stop_gain`
+    (its share against the mix minus the mix's own against itself) ends the loop after it is recorded."""
+    return psro_from(Population([first], np.full((1, 1), 0.5)), best_response, versus, rounds, stop_gain)
+
+
+def psro_from(pop: Population, best_response, versus, rounds: int, stop_gain: float = 0.0) -> Population:
+    """`psro` from a measured population."""
+    for r in range(rounds):
+        mix = pop.mix()
+        new = best_response(list(pop.members), mix, r)
+        row, col = (np.asarray(x, dtype=float) for x in versus(new, list(pop.members)))
+        gain = float(mix @ row - mix @ pop.shares @ mix)
+        k = len(pop.members)
+        grown = np.full((k + 1, k + 1), 0.5)
+        grown[:k, :k], grown[k, :k], grown[:k, k] = pop.shares, row, col
+        pop.members.append(new)
+        pop.shares = grown
+        pop.rounds.append({"round": r, "mix_before": mix.tolist(), "gain": gain, "mix_after": pop.mix().tolist()})
+        if gain <= stop_gain:
+            break
+    return pop
+
+
+def game_psro(prepared, rounds: int, games: int, stop_gain: float = 0.0, progress=None) -> Population:
+    """PSRO in a game: the pool starts as `prepared`'s (evolve's `--against`, measured head to head), each round
+    evolves `prepared`'s strategy against the pool weighted by its mix (`evolve`'s search, its own deals per round)
+    into the preset `<strategy>-psro<round>`, measured against every member on `games` fresh deals a pair."""
+    from dataclasses import replace  # here: only a game's loop renames choices
+    from sim import evolve as E  # here: the toy tests need no game's simulation core
+    base = prepared.arena
+
+    def best_response(members, mix, r):
+        arena = replace(base, pool=tuple(members), seed=E.stream_seed(base.seed, E.PSRO, r, 0))
+        settings = replace(prepared.settings, seed=E.stream_seed(prepared.settings.seed, E.PSRO, r, 1))
+        ev = E.run(E.Evolution(prepared.space, prepared.start, np.maximum(mix, 1e-12), settings), arena.evaluate)
+        if progress is not None:
+            progress(f"round {r + 1}: best response {ev.winner()} after {ev.spent:,} games")
+        return replace(arena.choice(ev.winner()), name=f"{base.base.name}-psro{r + 1}")
+
+    def versus(a, members):
+        arena = replace(base, pool=tuple(members))
+        k = len(members)
+        n = E.rotation(base.players, games)
+        row = arena.play(E.PSRO, 10_000 + 1000 * k, [a], n)[0].mean(axis=1)
+        col = np.array([arena.play(E.PSRO, 10_000 + 1000 * k + 1 + j, [m], n, members=(a,))[0, 0].mean()
+                        for j, m in enumerate(members)])
+        return row, col
+
+    first, *rest = base.pool
+    pop = Population([first], np.full((1, 1), 0.5))
+    for m in rest:  # the starting pool's own head-to-head table
+        row, col = versus(m, pop.members)
+        k = len(pop.members)
+        grown = np.full((k + 1, k + 1), 0.5)
+        grown[:k, :k], grown[k, :k], grown[:k, k] = pop.shares, row, col
+        pop.members.append(m)
+        pop.shares = grown
+    return psro_from(pop, best_response, versus, rounds, stop_gain)

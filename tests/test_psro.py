@@ -1,0 +1,95 @@
+"""PSRO (analysis.psro) on a rock-paper-scissors-like matrix game whose mixed equilibrium is known: each best
+response found by `evolve`'s own search (sim.evolve.Evolution, noisy games) against the pool's equilibrium mix,
+the pool's mix converging to the game's equilibrium."""
+import numpy as np
+import pytest
+
+from analysis.psro import psro
+from sim import evolve as E
+
+# Rock, paper, scissors with unequal stakes: winning with rock pays 2. Equilibrium: (1/4, 1/2, 1/4).
+PAYOFF = np.array([[0, -1, 2], [1, 0, -1], [-2, 1, 0]], dtype=float)
+EQUILIBRIUM = np.array([0.25, 0.5, 0.25])
+SPACE = E.Space(("action",), np.array([0.0]), np.array([2.0]), (True,))
+
+
+def chance(a, b):
+    """Win probability of pure action a against b: 0 to 1 (a stake of 2 wins or loses always)."""
+    return 0.5 + PAYOFF[int(a), int(b)] / 4
+
+
+def games(rng, a, members, n):
+    """shares[member, game]: a's wins in n games against each member."""
+    return np.array([(rng.random(n) < chance(a, b)).astype(float) for b in members])
+
+
+def best_response_by_evolve(seed):
+    def best_response(members, mix, r):
+        rng = np.random.default_rng([seed, r])
+
+        def evaluate(gen, candidates, n):
+            return np.array([games(rng, c["action"], members, n) for c in candidates])
+
+        start = {"action": float(members[-1])}
+        ev = E.run(E.Evolution(SPACE, start, np.maximum(mix, 1e-9), E.Settings(30_000, seed + r, 2)), evaluate)
+        return ev.winner()["action"]
+    return best_response
+
+
+def versus(seed):
+    rng = np.random.default_rng([seed, 99])
+
+    def measured(a, members):
+        row = games(rng, a, members, 4000).mean(axis=1)
+        return row, 1.0 - row  # two players, seats alternating: what one wins the other loses
+    return measured
+
+
+def by_action(pop):
+    """The pool's equilibrium mix, summed over members playing the same action."""
+    out = np.zeros(3)
+    np.add.at(out, np.array(pop.members, dtype=int), pop.mix())
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_psro_converges_to_the_known_mixed_equilibrium(seed):
+    pop = psro(0.0, best_response_by_evolve(seed), versus(seed), rounds=6, stop_gain=0.02)
+    assert sorted(set(pop.members)) == [0.0, 1.0, 2.0], pop.members  # rock, then paper, then scissors
+    assert np.abs(by_action(pop) - EQUILIBRIUM).max() < 0.06, (by_action(pop), pop.rounds)
+    assert pop.rounds[-1]["gain"] <= 0.02, "the last best response no longer beats the mix"
+    assert pop.rounds[0]["gain"] > 0.2, "paper beats a pool of rock: the first round gains"
+
+
+def test_psro_with_exact_best_responses_stops_at_the_equilibrium():
+    """Exact best responses and exact shares: rock, paper, scissors, then no gain; the mix is the equilibrium."""
+    def exact(members, mix, r):
+        value = [sum(w * chance(a, b) for w, b in zip(mix, members)) for a in range(3)]
+        return float(np.argmax(value))
+
+    def shares(a, members):
+        return [chance(a, b) for b in members], [chance(b, a) for b in members]
+
+    pop = psro(0.0, exact, shares, rounds=10)
+    assert pop.members[:3] == [0.0, 1.0, 2.0] and len(pop.members) == 4
+    assert np.allclose(by_action(pop), EQUILIBRIUM, atol=1e-6)
+
+
+def test_psro_in_a_game_grows_its_pool_and_writes_its_best_responses(tmp_path):
+    """A small Mohur population: the best responses join the pool with their head-to-head shares measured, the
+    mix is over the pool, preset.toml holds every response as a preset `run` accepts."""
+    import json
+    from cli_runs import cli as invoke, ok
+    out = tmp_path / "psro"
+    ok(invoke("psro", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--rounds", "2", "--budget", "800",
+              "--popsize", "4", "--games", "20", "-j", "1", "--seed", "3", "-o", out, "-q"))
+    result = json.loads((out / "psro.json").read_text())
+    names = [m["name"] for m in result["members"]]
+    assert names[:2] == ["greedy", "racer"] and names[2] == "hoarder-psro1" and len(names) in (3, 4)
+    shares = np.array(result["shares"])
+    assert shares.shape == (len(names),) * 2 and np.allclose(np.diag(shares), 0.5)
+    assert abs(sum(result["mix"].values()) - 1) < 1e-9 and len(result["history"]) == len(names) - 2
+    ok(invoke("run", "mohur", "--config", out / "preset.toml", "-s", "hoarder-psro1,greedy", "-n", "4", "-j", "1",
+              "-q", "--no-report", "-o", tmp_path / "check"))
+    bad = invoke("psro", "mohur", "--strategy", "hoarder", "--rounds", "0", "-o", tmp_path / "bad")
+    assert bad.exit_code == 2 and "--rounds" in bad.output and not (tmp_path / "bad").exists()
