@@ -263,7 +263,8 @@ class Evolution:
                 and math.isclose(estimate[1], rec["incumbent_se"], rel_tol=1e-9, abs_tol=1e-12)
                 and estimate[2] == rec.get("incumbent_games")):
             return False
-        return rec["spent"] == self.spent + (len(asked) + 1) * len(self.weights) * rec["games_per_member"]
+        played = len(asked) + 1 + (2 if rec.get("retested") else 0)  # a re-test plays challenger and incumbent again
+        return rec["spent"] == self.spent + played * len(self.weights) * rec["games_per_member"]
 
     def mean(self) -> list:
         """cma's current mean, in the unit cube (its boundary handling's view of it)."""
