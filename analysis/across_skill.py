@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from analysis import edges, models, stats
+from analysis import edges, models, percent, stats
 from analysis.common import head_to_head
 from analysis.skill import search_names
 
@@ -214,11 +214,11 @@ def present(summary: dict, pop: str) -> bool:
 
 # ---- words ----------------------------------------------------------------------------------------------------
 def pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    return percent.pct(x)
 
 
 def ci_text(m: dict) -> str:
-    return f"95% CI {pct(m['ci_low'])}-{pct(m['ci_high'])}"
+    return percent.ci(m)
 
 
 def describe(conclusion: str, reading: dict | None, labels: dict | None = None) -> str:

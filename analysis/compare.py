@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import findings
+from analysis import findings, percent
 from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.formatting import CSS, LABELS, figure_html, is_rate
@@ -238,7 +238,7 @@ def fmt_value(name: str, value) -> str:
         return "n/a"
     if name.startswith("strength["):
         return f"{value:+.0f} Elo"
-    return f"{value:.1%}" if is_share(name) else f"{value:.2f}"
+    return percent.pct(value) if is_share(name) else f"{value:.2f}"
 
 
 def _number(value: float, half_width: float) -> str:

@@ -6,7 +6,7 @@ import base64
 import html
 import math
 
-from analysis import findings
+from analysis import findings, percent
 from analysis.models import MIN_MODEL_GAMES
 
 
@@ -23,7 +23,7 @@ def is_rate(name: str) -> bool:
 
 def fmt_band(metric: str, low, high) -> str:
     """A target band in the unit the figures are shown in: `49.0% to 51.0%` for rates."""
-    value = lambda v: "n/a" if v is None else f"{v:.1%}" if is_rate(metric) else f"{v:.3g}"
+    value = lambda v: "n/a" if v is None else percent.pct(v) if is_rate(metric) else f"{v:.3g}"
     return f"{value(low)} to {value(high)}"
 
 
@@ -31,6 +31,9 @@ def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
+    if name == "largest_edge" and m.get("figure"):  # the figure furthest from its fair share, named
+        return (f"{plain_name(str(m['figure']))}: {percent.with_ci(m)} against a fair "
+                f"{percent.pct(m.get('fair', 0.5))}")
     if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
         return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
     if name.startswith("strength["):
@@ -43,7 +46,7 @@ def fmt_metric(name: str, m) -> str:
             return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
     if is_rate(name):
-        return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
+        return percent.with_ci(m)
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return f"{est:.2f}"
     return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
@@ -73,6 +76,7 @@ LABELS = {
     "minutes_per_game": "Minutes per game (at an assumed pace)",
     "picks_per_game": "Action steps per game",
     "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
+    "largest_edge": "Largest edge at equal skill (the seat, position or starter figure furthest from fair)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
     "score_margin": "Winning margin of a round (rupees)",

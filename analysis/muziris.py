@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, skill
+from analysis import across_skill, common, decisive, edges, percent, skill
 from analysis.findings import assumed_pace
 from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
@@ -316,11 +316,11 @@ def _first_player_text(summary: dict, P: int) -> str:
     naive = summary.get("first_player_win_rate[all_games]")
     text = "The round-1 first player acts twice in every round they lead and the marker passes left each round. "
     if fp:
-        text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
-                 f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}, {edges.p_text(_p_fair(fp, P))}) against a fair "
+        text += (f"At equal skill the round-1 first player wins {percent.pct(fp['estimate'])} ("
+                 f"{percent.ci(fp, ' to ')}, {edges.p_text(_p_fair(fp, P))}) against a fair "
                  f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
-        text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
+        text += f" Over every game, mixed lineups included, the figure is {percent.pct(naive['estimate'])}."
     return text
 
 
@@ -462,6 +462,6 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
                "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
-    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {short['estimate']:.2%} "
-                    f"of games (95% interval {short['ci_low']:.2%} to {short['ci_high']:.2%}) would have needed more "
+    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {percent.pct(short['estimate'])} "
+                    f"of games ({percent.ci(short, ' to ')}) would have needed more "
                     f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))

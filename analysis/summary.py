@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from analysis import stats
+from analysis.edges import largest_edge
 from analysis.models import rate_from_cells
 from sim.game import get_game
 
@@ -28,6 +29,9 @@ def summary_for(tables, meta) -> dict:
     summary = {"game": meta["game"], "games": int(meta["games"])}
     with quiet_numpy():
         summary.update(module.summarize(tables, meta))
+    edge = None if stats.is_aggregating() else largest_edge(summary)  # a choice among figures: not a sum to merge
+    if edge:
+        summary["largest_edge"] = edge
     if meta.get("partial"):
         summary["partial"] = True
     return summary
