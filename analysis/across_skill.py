@@ -13,6 +13,10 @@ import numpy as np
 from analysis import edges, models, percent, stats
 from analysis.common import head_to_head
 from analysis.skill import search_names
+from sim.config import load_defaults
+from sim.errors import UserError
+from sim.game import get_game
+from sim.registry import registered
 
 HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
 STRONGER = (TUNED, SEARCH)
@@ -300,9 +304,40 @@ def section(summary: dict, labels: dict | None = None) -> dict:
     if lacking:
         text += " " + lacking
     if SEARCH not in pops and present(summary, TUNED):
-        text += (" No search-player games: name one (e.g. -s expert-fast,hoarder --round-robin) to check against "
-                 "search play too.")
+        text += search_words(summary.get("game"), summary.get("players"))
     return {"title": "Conclusions across skill", "text": text, "html": table}
+
+
+def search_command(game, players) -> str | None:
+    """A `run` command that gives this game search-only games, from the registry and the game's presets: its
+    cheapest search player (`expert-fast` where there is one) with a heuristic, round-robin for two players;
+    with more players search players are the whole table (the only way every seat searches). None without one."""
+    try:
+        defs = registered(game)
+        presets = load_defaults(get_game(game).package).get("strategies", {})
+    except (KeyError, UserError, FileNotFoundError, ModuleNotFoundError, TypeError):
+        return None
+    search = {d.name for d in defs if d.search}
+    names = sorted(search | {n for n, p in presets.items() if isinstance(p, dict) and p.get("base") in search})
+    if not names:
+        return None
+    player = "expert-fast" if "expert-fast" in names else names[0]
+    if players == 2:
+        heuristics = [d.name for d in defs if not d.search and d.round_robin and d.name != "random"]
+        hand = "greedy" if "greedy" in heuristics else heuristics[0] if heuristics else None
+        return f"balance-sim run {game} -n 400 -s {player},{hand} --round-robin -j 2" if hand else None
+    return f"balance-sim run {game} -p {players} -n 400 -s {player} -j 2"
+
+
+def search_words(game, players) -> str:
+    """The section's closing advice when a run has no search-only games ("" when the game has no search player)."""
+    command = search_command(game, players) if isinstance(players, int) else None
+    if command is None:
+        return ""
+    if players == 2:
+        return f" No search-player games: `{command}` plays them, to check against search play too."
+    return (f" No search-player games: with {players} players every seat searches only in a run of search players "
+            f"alone, `{command}`; set its report's edge and decisive sources beside these.")
 
 
 def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False) -> str:

@@ -16,7 +16,7 @@ from analysis.edges import largest_edge
 from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
-from analysis.summary import quiet_numpy, summary_for
+from analysis.summary import players_of, quiet_numpy, summary_for
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
@@ -57,7 +57,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
 def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
-    summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
+    summary = {"game": meta["game"], "games": int(meta["games"]), "players": players_of(meta), **summary}
     edge = largest_edge(summary)
     if edge:
         summary["largest_edge"] = edge
