@@ -68,8 +68,11 @@ def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]
     and TUNED seats (when a tuned seat played with a hand-written one), every game (when a search player did)."""
     seat = _seat_levels(strategy, names, kind)
     hand = (seat == HAND).all(axis=1)
-    out = {HAND: hand}
     field = ((seat == HAND) | (seat == TUNED)).all(axis=1)
+    # the hand-written mix: hand-written seats against each other in every game of the field (`nash_weights`
+    # keeps their pairs only); games of hand-written seats alone would miss the pairs that, in a rotation of more
+    # than two seats, only ever meet at a table with a tuned seat (Mughal 4p: `-s all`)
+    out = {HAND: field}
     if (field & ~hand & (seat == HAND).any(axis=1)).any():
         out[TUNED] = field
     if (seat == SEARCH).any() and not (seat == SEARCH).all():
@@ -77,13 +80,15 @@ def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]
     return out
 
 
-def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.ndarray) -> dict[str, dict]:
+def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.ndarray,
+                 only: set | None = None) -> dict[str, dict]:
     """{strategy: equilibrium weight metric} over the games in `mask` (head-to-head records on `keys`, as the
-    report's meta-game); {} when fewer than two strategies met or a pair never met."""
+    report's meta-game), among the strategies in `only` (default all); {} when fewer than two strategies met or a
+    pair never met."""
     if mask.sum() == 0:
         return {}
     wins, meet = head_to_head(strategy[mask], [k[mask] for k in keys], list(names))
-    played = [n for n in names if meet.loc[n].sum() > 0]
+    played = [n for n in names if (only is None or n in only) and meet.loc[n, list(only or names)].sum() > 0]
     if len(played) < 2 or models.unmeasured_pairs(meet.loc[played, played]):
         return {}
     table = models.nash_table(wins.loc[played, played], meet.loc[played, played])
@@ -116,8 +121,9 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
             source = _DECISIVE.fullmatch(key)
             if source and m.get("estimate") is not None:
                 out[f"skill_decisive[{pop}][{source.group(1)}]"] = m
+    hand_names = {n for n in names if kind.get(str(n), HAND) == HAND}
     for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
-        for name, m in nash_weights(strategy, keys, names, mask).items():
+        for name, m in nash_weights(strategy, keys, names, mask, hand_names if pop == HAND else None).items():
             out[f"skill_mix[{pop}][{name}]"] = m
     return out
 
@@ -257,7 +263,8 @@ def _row_sentence(row: dict, labels: dict | None) -> str:
     what = CONCLUSIONS[row["conclusion"]]
     if row["status"] == MISSING:
         why = ("no such games" if row["other"] is None and row["base"] is not None else
-               "fewer than two hand-written strategies met" if row["conclusion"] == "leader" else
+               "no equilibrium mix among hand-written heuristics: fewer than two of them played, or two never "
+               "met" if row["conclusion"] == "leader" else
                "no reading among hand-written heuristics")
         return f"{what}: no comparison {_where(row)} ({why})"
     return _phrase(row, labels) + {HOLDS: ": it holds", CHANGES: ": it changes"}.get(
