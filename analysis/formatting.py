@@ -96,13 +96,18 @@ _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds"
              "certain": "certain changes only", "ambiguous": "unfinished without it (counted as half)"}
 
 
+SOURCE_WORDS = {"condition": "the market condition"}  # decisive sources whose key alone reads badly
+
+
 def plain_name(name: str, labels: dict | None = None) -> str:
     """A designer's words for a summary.json key: `first_player_round_win_rate[mirror=greedy]` reads "Round
     starter wins the round, mirror games of greedy". Unknown keys come back as they are."""
     labels = {**LABELS, **(labels or {})}
     base, _, rest = name.partition("[")
     parts = [p.rstrip("]") for p in rest.split("[")] if rest else []
-    if base in _PREFIXES and parts:
+    if base == "decisive_rate" and parts:  # a source in words ("the pepper orders"), not its code name
+        text = _PREFIXES[base].format(findings.source_label(parts.pop(0), {**SOURCE_WORDS, **(labels or {})}))
+    elif base in _PREFIXES and parts:
         text = _PREFIXES[base].format(parts.pop(0))
         if base == "position_win_rate" and text.startswith("Player 0 seats"):
             text = "Round-1 first player wins"
@@ -116,6 +121,8 @@ def plain_name(name: str, labels: dict | None = None) -> str:
             text += f", mirror games of {value}"
         elif key == "round":
             text += f", round {value}"
+        elif key == "condition":  # a market condition's key in words: royal_treasury -> Royal Treasury
+            text += f", under the {value.replace('_', ' ').title()} market condition"
         elif key in _SUFFIXES:
             text += f", {_SUFFIXES[key]}"
         else:

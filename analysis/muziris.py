@@ -1,6 +1,7 @@
 """Merchants of Muziris report: metrics for summary.json and the report's panels. Vectorised pandas only."""
 from __future__ import annotations
 
+import html
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +23,11 @@ from analysis.formatting import fmt_metric, mirror_table
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "minutes_per_game", "tie_rate", "round_cap_rate",
              "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
+
+
+def condition_label(name: str) -> str:
+    """A market condition's key in a designer's words: `royal_treasury` reads "Royal Treasury"."""
+    return str(name).replace("_", " ").strip().title() if "_" in str(name) or str(name).islower() else str(name)
 
 
 def _condition_names(meta: dict, n: int) -> list[str]:
@@ -168,11 +174,11 @@ def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -
     present = [c for c in conditions if any(f"decisive_rate[{s}][condition={c}]" in summary for s in sources)]
     if not sources or not present:
         return ""
-    rows = "".join(f"<tr><td>{labels.get(s, s)}</td>" + "".join(
+    rows = "".join(f"<tr><td>{html.escape(labels.get(s, s))}</td>" + "".join(
         f"<td>{fmt_metric('rate', summary.get(f'decisive_rate[{s}][condition={c}]'))}</td>" for c in present)
         + "</tr>" for s in sources)
     return ("<p>The same, under each market condition drawn (a source may decide games under one condition "
-            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{c}</th>" for c in present) + "</tr>" + rows
+            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{html.escape(condition_label(c))}</th>" for c in present) + "</tr>" + rows
             + "</table>")
 
 
@@ -355,10 +361,10 @@ def _condition_bars(games, players, strategy, names, colors, conds: list[str], P
         lo, hi = wilson(part["sum"].to_numpy(), part["size"].to_numpy())
         ax.bar(x + i * width - 0.4 + width / 2, est * 100, width, color=colors[name], label=name,
                yerr=_err(est * 100, lo * 100, hi * 100), capsize=2, ecolor="#333333")
-    ax.set_xticks(x, conds)
+    ax.set_xticks(x, [condition_label(c) for c in conds])
     ax.axhline(100 / P, color=NEUTRAL, ls="--")
     ax.set(ylabel="win rate (%)", title="Win rate by strategy under each market condition (95% intervals)")
-    ax.legend(fontsize=8, ncol=3)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, path)
 
 
@@ -369,7 +375,7 @@ def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: 
     for c, name in enumerate(conds):
         r = games.loc[games["condition"] == c, "rounds"]
         counts = np.bincount(r, minlength=top + 1)[1:] / max(1, len(r))
-        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=name)
+        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=condition_label(name))
     ax.set(xlabel="rounds in the game", ylabel="games (%)", title="Game length by market condition")
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
