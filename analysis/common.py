@@ -179,17 +179,13 @@ def plot_matchups(matrix: pd.DataFrame, path, title: str) -> None:
 
 
 def strength_limits(bt: pd.DataFrame, two_sided) -> tuple[float, float]:
-    """The strength chart's x range: the two-sided intervals and 0 with room for the labels, widened to a
-    one-sided bound only where it lies near them; a bound far out is cut at the edge (an arrow says so)."""
+    """The strength chart's x range: the two-sided intervals and 0, with room for the labels; a one-sided bound
+    beyond it (random's "below -1781") is cut at the edge, an arrow and its label saying so."""
     rows = bt[two_sided] if np.asarray(two_sided).any() else bt
     low = min(0.0, float(rows["ci_low"].min() if np.asarray(two_sided).any() else rows["elo"].min()))
     high = max(0.0, float(rows["ci_high"].max() if np.asarray(two_sided).any() else rows["elo"].max()))
     span = max(high - low, 100.0)
-    left, right = low - 0.45 * span, high + 0.45 * span  # room for a label beside a bar near the edge
-    values = bt["elo"].to_numpy(dtype=float)
-    left = min(left, values.min() - 0.05 * span) if values.min() >= low - span else left
-    right = max(right, values.max() + 0.05 * span) if values.max() <= high + span else right
-    return left, right
+    return low - 0.45 * span, high + 0.45 * span  # room for a label beside a bar near the edge
 
 
 def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
@@ -205,8 +201,9 @@ def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
             bar.set_hatch("//")
     cut = (bt["elo"] != shown).to_numpy()
     if cut.any():  # an arrow at the axis' edge: the bar goes on beyond it (its label gives the bound)
-        ax.scatter(shown[cut], y[cut], marker="<" if (bt["elo"][cut] < 0).all() else ">", s=90, color="black",
-                   zorder=3, clip_on=False)
+        inward = 0.02 * (right - left) * np.where(bt["elo"][cut] < 0, 1, -1)
+        ax.scatter(shown[cut] + inward, y[cut], marker="<" if (bt["elo"][cut] < 0).all() else ">", s=70,
+                   color="white", edgecolors="black", zorder=3)
     ax.set_xlim(left, right)
     ax.errorbar(bt["elo"][two_sided], y[two_sided], xerr=[(bt["elo"] - bt["ci_low"])[two_sided],
                                                            (bt["ci_high"] - bt["elo"])[two_sided]], fmt="none",

@@ -102,7 +102,8 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
     ax.grid(axis="x", alpha=0.3)
     ax.grid(axis="y", visible=False)
     if rounds is not None or (table["ambiguous"] > 0).any():
-        ax.legend(frameon=False, loc="lower right", fontsize=8)
+        # under the axis, not on the bars
+        ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     save(fig, path)
 
 

@@ -43,7 +43,8 @@ def largest_edge(summary: dict) -> dict | None:
     headline in place of `balance`, which reads seat 0 alone (Mohur alternates starters between seats, so
     seat 0 sits near 50% while the round starter has a real edge)."""
     def usable(m):
-        return isinstance(m, dict) and all(isinstance(m.get(k), (int, float)) for k in ("estimate", "ci_low", "ci_high"))
+        return isinstance(m, dict) and all(isinstance(m.get(k), (int, float))
+                                           for k in ("estimate", "ci_low", "ci_high"))
 
     candidates = [(key, summary[key], 0.5) for key in TWO_SEAT_EDGES if usable(summary.get(key))]
     for family in FAMILIES:

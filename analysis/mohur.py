@@ -180,7 +180,8 @@ def _first_player(rounds, summary, outdir) -> dict:
     text += _edge_sentence(summary.get("first_player_match_win_rate"), "trader who starts the match", "the match")
     naive = summary.get("first_player_round_win_rate[all_games]")
     if naive and naive.get("n") and overall and overall.get("population") == edges.MIRROR:
-        text += (f" Over every match, mixed pairings included, the starter wins {percent.pct(naive['estimate'])} of rounds: "
+        text += (f" Over every match, mixed pairings included, the starter wins {percent.pct(naive['estimate'])} "
+                 "of rounds: "
                  "that raw figure is confounded, because the loser of a round starts the next and in a mixed "
                  "pairing the loser is usually the weaker strategy.")
     text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
@@ -289,7 +290,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     for i, v in enumerate(value):
         ax2.text(i, drawn[i] + 0.1, f"{v:.1f} Rs", ha="center", va="bottom", color="black", fontsize=9)
     ax2.set(ylabel="bonus tokens per round", title="Bonus piles (label: mean value drawn)")
-    ax2.legend(frameon=False, fontsize=8)
+    ax2.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)  # under the bars
     save(fig, outdir / "sales_and_bonus.png")
     most_left = GOODS[int(np.argmax(left / np.array([sum(cfg["tokens"][g]) for g in GOODS])))]
     return common.section(

@@ -178,7 +178,8 @@ def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -
         f"<td>{fmt_metric('rate', summary.get(f'decisive_rate[{s}][condition={c}]'))}</td>" for c in present)
         + "</tr>" for s in sources)
     return ("<p>The same, under each market condition drawn (a source may decide games under one condition "
-            "only):</p><table><tr><th>source</th>" + "".join(f"<th>{html.escape(condition_label(c))}</th>" for c in present) + "</tr>" + rows
+            "only):</p><table><tr><th>source</th>"
+            + "".join(f"<th>{html.escape(condition_label(c))}</th>" for c in present) + "</tr>" + rows
             + "</table>")
 
 
@@ -312,7 +313,7 @@ def _position_bars(summary: dict, prefix: str, labels: list[str], P: int, path: 
     _bars(ax, labels, est * 100, lo * 100, hi * 100)
     ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
     ax.set(ylabel="win rate (%), shared wins split", title=title)
-    ax.legend(loc="lower right")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, path)
 
 
@@ -468,6 +469,6 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
                "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
-    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {percent.pct(short['estimate'])} "
-                    f"of games ({percent.ci(short, ' to ')}) would have needed more "
+    return section("Is the boxed coin supply enough?", "The simulator's supply is unlimited. "
+                   f"{percent.pct(short['estimate'])} of games ({percent.ci(short, ' to ')}) would have needed more "
                     f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))

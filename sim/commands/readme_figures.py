@@ -62,7 +62,8 @@ def paragraph(base: dict, rich: dict, compared: dict) -> str:
     weights = sorted(((k[len("nash_weight["):-1], m) for k, m in base.items()
                       if k.startswith("nash_weight[") and k.count("[") == 1), key=lambda kv: -kv[1]["estimate"])
     leader, weight = weights[0]
-    sources = sorted((k[len("decisive_rate["):-1] for k in base if k.startswith("decisive_rate[") and k.count("[") == 1),
+    sources = sorted((k[len("decisive_rate["):-1] for k in base
+                      if k.startswith("decisive_rate[") and k.count("[") == 1),
                      key=lambda s: -base[f"decisive_rate[{s}][certain]"]["estimate"])
     source = sources[0]
     certain, ambiguous, total = (base[f"decisive_rate[{source}]{part}"] for part in ("[certain]", "[ambiguous]", ""))
