@@ -377,7 +377,8 @@ def compare_findings(doc: dict) -> list[dict]:
         out.append({"id": "more_real_changes", "figure": "metrics", "section": "figures",
                     "text": f"{len(real) - 3} more of the {len(comparable)} comparable figures changed for real "
                             "(table below)."})
-    if not real and not any(f["id"] == "edge" and comparable[doc["edge"]]["verdict"] == REAL for f in out):
+    edge_real = doc.get("edge") in comparable and comparable[doc["edge"]]["verdict"] == REAL
+    if not real and not edge_real:
         out.append({"id": "no_real_change", "figure": "metrics", "section": "figures",
                     "text": f"None of the {len(comparable)} comparable figures changed beyond noise."})
     near = [n for n, r in comparable.items() if "corrected_ci_low" in r]

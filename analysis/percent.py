@@ -17,7 +17,7 @@ def decimals(*shares) -> int:
         if not isinstance(share, (int, float)) or isinstance(share, bool) or not math.isfinite(share):
             continue
         distance = min(abs(share), abs(1 - share)) * 100  # in points, from the nearer of 0% and 100%
-        if distance > 0:
+        if distance >= 0.5 * 10 ** -MAX_DECIMALS:  # below that it is a float's rounding of 0, not a share
             places = max(places, -math.floor(math.log10(distance)))
     return min(places, MAX_DECIMALS)
 

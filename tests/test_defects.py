@@ -26,6 +26,7 @@ def test_a_share_of_3_in_68885_shows_its_digits():
     assert fmt_metric("round_cap_rate", m) == "0.004% (95% CI 0.001%-0.013%)"
     assert percent.pct(0.5637) == "56.4%" and percent.pct(0.99981) == "99.98%" and percent.pct(0.0) == "0.0%"
     assert percent.pct(None) == "n/a"
+    assert percent.with_ci({"estimate": 2e-17, "ci_low": 0.0, "ci_high": 0.004}) == "0.0% (95% CI 0.0%-0.4%)"
 
 
 def test_every_nonzero_share_shows_a_significant_digit():
