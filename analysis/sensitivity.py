@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -204,11 +205,11 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
         unit = " (percentage points)" if scale == 100.0 else ""
-        ax.set_xlabel(f"change in {plain_name(metric)} across the knob's range{unit}; mu*, 95% interval",
-                      fontsize=8)
+        ax.set_xlabel("\n".join(textwrap.wrap(f"change in {plain_name(metric)} across the knob's range{unit}; "
+                                               "mu*, 95% interval", 95)), fontsize=8)  # wrapped: never clipped
     else:
-        ax.set_xlabel(f"share of the variance of {plain_name(metric)} the knob explains (total-order Sobol "
-                      "index, 95% interval)", fontsize=8)
+        ax.set_xlabel("\n".join(textwrap.wrap(f"share of the variance of {plain_name(metric)} the knob explains "
+                                               "(total-order Sobol index, 95% interval)", 95)), fontsize=8)
     ax.set_xlim(left=0)
     save(fig, path)
     return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "

@@ -111,7 +111,7 @@ def _advice_args(game, players) -> list[str]:
     assert command and f"`{command}`" in words
     assert ("--round-robin" in command) == (players == 2)
     assert command.startswith(f"balance-sim run {game} ")
-    return command.split()[2:]
+    return command.split()[1:]
 
 
 @pytest.mark.parametrize("game,players", ADVICE)
