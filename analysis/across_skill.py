@@ -9,10 +9,14 @@ import re
 
 import numpy as np
 
-from analysis import edges, models, stats
+from analysis import edges, models, percent, stats
 from analysis.common import head_to_head
 from analysis.markup import table as html_table
 from analysis.skill import search_names
+from sim.config import load_defaults
+from sim.errors import UserError
+from sim.game import get_game
+from sim.registry import registered
 
 HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
 STRONGER = (TUNED, SEARCH)
@@ -64,8 +68,11 @@ def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]
     and TUNED seats (when a tuned seat played with a hand-written one), every game (when a search player did)."""
     seat = _seat_levels(strategy, names, kind)
     hand = (seat == HAND).all(axis=1)
-    out = {HAND: hand}
     field = ((seat == HAND) | (seat == TUNED)).all(axis=1)
+    # the hand-written mix: hand-written seats against each other in every game of the field (`nash_weights`
+    # keeps their pairs only); games of hand-written seats alone would miss the pairs that, in a rotation of more
+    # than two seats, only ever meet at a table with a tuned seat (Mughal 4p: `-s all`)
+    out = {HAND: field}
     if (field & ~hand & (seat == HAND).any(axis=1)).any():
         out[TUNED] = field
     if (seat == SEARCH).any() and not (seat == SEARCH).all():
@@ -73,13 +80,15 @@ def mix_fields(strategy: np.ndarray, names, kind: dict) -> dict[str, np.ndarray]
     return out
 
 
-def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.ndarray) -> dict[str, dict]:
+def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.ndarray,
+                 only: set | None = None) -> dict[str, dict]:
     """{strategy: equilibrium weight metric} over the games in `mask` (head-to-head records on `keys`, as the
-    report's meta-game); {} when fewer than two strategies met or a pair never met."""
+    report's meta-game), among the strategies in `only` (default all); {} when fewer than two strategies met or a
+    pair never met."""
     if mask.sum() == 0:
         return {}
     wins, meet = head_to_head(strategy[mask], [k[mask] for k in keys], list(names))
-    played = [n for n in names if meet.loc[n].sum() > 0]
+    played = [n for n in names if (only is None or n in only) and meet.loc[n, list(only or names)].sum() > 0]
     if len(played) < 2 or models.unmeasured_pairs(meet.loc[played, played]):
         return {}
     table = models.nash_table(wins.loc[played, played], meet.loc[played, played])
@@ -112,8 +121,9 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
             source = _DECISIVE.fullmatch(key)
             if source and m.get("estimate") is not None:
                 out[f"skill_decisive[{pop}][{source.group(1)}]"] = m
+    hand_names = {n for n in names if kind.get(str(n), HAND) == HAND}
     for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
-        for name, m in nash_weights(strategy, keys, names, mask).items():
+        for name, m in nash_weights(strategy, keys, names, mask, hand_names if pop == HAND else None).items():
             out[f"skill_mix[{pop}][{name}]"] = m
     return out
 
@@ -214,11 +224,11 @@ def present(summary: dict, pop: str) -> bool:
 
 # ---- words ----------------------------------------------------------------------------------------------------
 def pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    return percent.pct(x)
 
 
 def ci_text(m: dict) -> str:
-    return f"95% CI {pct(m['ci_low'])}-{pct(m['ci_high'])}"
+    return percent.ci(m)
 
 
 def describe(conclusion: str, reading: dict | None, labels: dict | None = None) -> str:
@@ -253,7 +263,8 @@ def _row_sentence(row: dict, labels: dict | None) -> str:
     what = CONCLUSIONS[row["conclusion"]]
     if row["status"] == MISSING:
         why = ("no such games" if row["other"] is None and row["base"] is not None else
-               "fewer than two hand-written strategies met" if row["conclusion"] == "leader" else
+               "no equilibrium mix among hand-written heuristics: fewer than two of them played, or two never "
+               "met" if row["conclusion"] == "leader" else
                "no reading among hand-written heuristics")
         return f"{what}: no comparison {_where(row)} ({why})"
     return _phrase(row, labels) + {HOLDS: ": it holds", CHANGES: ": it changes"}.get(
@@ -298,9 +309,40 @@ def section(summary: dict, labels: dict | None = None) -> dict:
     if lacking:
         text += " " + lacking
     if SEARCH not in pops and present(summary, TUNED):
-        text += (" No search-player games: name one (e.g. -s expert-fast,hoarder --round-robin) to check against "
-                 "search play too.")
+        text += search_words(summary.get("game"), summary.get("players"))
     return {"title": "Conclusions across skill", "text": text, "html": table}
+
+
+def search_command(game, players) -> str | None:
+    """A `run` command that gives this game search-only games, from the registry and the game's presets: its
+    cheapest search player (`expert-fast` where there is one) with a heuristic, round-robin for two players;
+    with more players search players are the whole table (the only way every seat searches). None without one."""
+    try:
+        defs = registered(game)
+        presets = load_defaults(get_game(game).package).get("strategies", {})
+    except (KeyError, UserError, FileNotFoundError, ModuleNotFoundError, TypeError):
+        return None
+    search = {d.name for d in defs if d.search}
+    names = sorted(search | {n for n, p in presets.items() if isinstance(p, dict) and p.get("base") in search})
+    if not names:
+        return None
+    player = "expert-fast" if "expert-fast" in names else names[0]
+    if players == 2:
+        heuristics = [d.name for d in defs if not d.search and d.round_robin and d.name != "random"]
+        hand = "greedy" if "greedy" in heuristics else heuristics[0] if heuristics else None
+        return f"balance-sim run {game} -n 400 -s {player},{hand} --round-robin -j 2" if hand else None
+    return f"balance-sim run {game} -p {players} -n 400 -s {player} -j 2"
+
+
+def search_words(game, players) -> str:
+    """The section's closing advice when a run has no search-only games ("" when the game has no search player)."""
+    command = search_command(game, players) if isinstance(players, int) else None
+    if command is None:
+        return ""
+    if players == 2:
+        return f" No search-player games: `{command}` plays them, to check against search play too."
+    return (f" No search-player games: with {players} players every seat searches only in a run of search players "
+            f"alone, `{command}`; set its report's edge and decisive sources beside these.")
 
 
 def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False) -> str:

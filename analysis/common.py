@@ -177,20 +177,39 @@ def plot_matchups(matrix: pd.DataFrame, path, title: str) -> None:
     save(fig, path)
 
 
+def strength_limits(bt: pd.DataFrame, two_sided) -> tuple[float, float]:
+    """The strength chart's x range: the two-sided intervals and 0, with room for the labels; a one-sided bound
+    beyond it (random's "below -1781") is cut at the edge, an arrow and its label saying so."""
+    rows = bt[two_sided] if np.asarray(two_sided).any() else bt
+    low = min(0.0, float(rows["ci_low"].min() if np.asarray(two_sided).any() else rows["elo"].min()))
+    high = max(0.0, float(rows["ci_high"].max() if np.asarray(two_sided).any() else rows["elo"].max()))
+    span = max(high - low, 100.0)
+    return low - 0.45 * span, high + 0.45 * span  # room for a label beside a bar near the edge
+
+
 def plot_strength(bt: pd.DataFrame, path, title: str, colors: dict) -> None:
     fig, ax = new_figure()
     y = np.arange(len(bt))[::-1]
     bounded = bt["bound"].isin(["upper", "lower"]) if "bound" in bt else pd.Series(False, index=bt.index)
-    bars = ax.barh(y, bt["elo"], color=[colors.get(n, NEUTRAL) for n in bt.index], alpha=0.9)
+    two_sided = ~bounded.to_numpy()
+    left, right = strength_limits(bt, two_sided)
+    shown = bt["elo"].clip(left, right)  # a far one-sided bound (random's) would squash every other bar
+    bars = ax.barh(y, shown, color=[colors.get(n, NEUTRAL) for n in bt.index], alpha=0.9)
     for bar, one_sided in zip(bars, bounded):
         if one_sided:  # the bar ends at a bound, not at an estimate
             bar.set_hatch("//")
-    two_sided = ~bounded.to_numpy()
+    cut = (bt["elo"] != shown).to_numpy()
+    if cut.any():  # an arrow at the axis' edge: the bar goes on beyond it (its label gives the bound)
+        inward = 0.02 * (right - left) * np.where(bt["elo"][cut] < 0, 1, -1)
+        ax.scatter(shown[cut] + inward, y[cut], marker="<" if (bt["elo"][cut] < 0).all() else ">", s=70,
+                   color="white", edgecolors="black", zorder=3)
+    ax.set_xlim(left, right)
     ax.errorbar(bt["elo"][two_sided], y[two_sided], xerr=[(bt["elo"] - bt["ci_low"])[two_sided],
                                                            (bt["ci_high"] - bt["elo"])[two_sided]], fmt="none",
                 ecolor="black", capsize=4, lw=1)
     for yy, (name, r), one_sided in zip(y, bt.iterrows(), bounded):  # intervals of a few Elo vanish at this scale
-        text = (f"{'below' if r.bound == 'upper' else 'above'} {r.elo:+.0f} (data bound it on one side)"
+        text = (f"{'below' if r.bound == 'upper' else 'above'} {r.elo:+.0f} (data bound it on one side"
+                + ("; bar cut at the axis" if not left <= r.elo <= right else "") + ")"
                 if one_sided else f"{r.elo:+.0f} ({r.ci_low:+.0f} to {r.ci_high:+.0f})")
         ax.annotate(text, (0, yy), xytext=(4, 0), textcoords="offset points", va="center",
                     ha="left" if r.elo < 0 else "right", fontsize=8)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import findings
+from analysis import findings, percent
 from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.formatting import CSS, esc, LABELS, figure_html, is_rate
@@ -19,6 +19,7 @@ from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
 from sim.lock import exclusive, shared
 from analysis.summary import summary_for
+from analysis.edges import TWO_SEAT_EDGES
 
 REAL, NOISE = "real change", "within noise"
 
@@ -58,10 +59,24 @@ def is_share(name: str) -> bool:
     return is_rate(name) or name.startswith("nash_weight[")
 
 
+def edge_name(summary_a: dict, summary_b: dict) -> str | None:
+    """The figure that carries the run's edge: A's `largest_edge` (else B's) where both runs have it, else the
+    first starter or seat figure both have; None without one."""
+    for s in (summary_a, summary_b):
+        key = (s.get("largest_edge") or {}).get("figure") if isinstance(s.get("largest_edge"), dict) else None
+        if isinstance(key, str) and isinstance(summary_a.get(key), dict) and isinstance(summary_b.get(key), dict):
+            return key
+    return next((k for k in TWO_SEAT_EDGES if isinstance(summary_a.get(k), dict)
+                 and isinstance(summary_b.get(k), dict)), None)
+
+
 def compared_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
     """The headline figures (analysis.paired), then every strategy's strength and equilibrium weight and every
     decisive source's rate that both runs have (one bracket: not the per-round or per-subset variants)."""
     names = pairing_stats.headline_names(game, summary_a, summary_b)
+    edge = edge_name(summary_a, summary_b)
+    if edge and edge not in names:  # the edge's verdict is always stated (Findings), so always compared
+        names.insert(0, edge)
     for prefix in ("strength[", "nash_weight[", "decisive_rate["):
         names += [k for k, m in summary_a.items() if k.startswith(prefix) and k.count("[") == 1
                   and isinstance(m, dict) and isinstance(summary_b.get(k), dict) and k not in names]
@@ -208,7 +223,7 @@ def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, ta
            "differences_in_configuration": config_diff(meta_a.get("config", {}), meta_b.get("config", {})),
            "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
                int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
-           "diff": "B minus A", "metrics": rows}
+           "diff": "B minus A", "metrics": rows, "edge": edge_name(summary_a, summary_b)}
     doc["findings"] = compare_findings(doc)
     staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
@@ -237,7 +252,7 @@ def fmt_value(name: str, value) -> str:
         return "n/a"
     if name.startswith("strength["):
         return f"{value:+.0f} Elo"
-    return f"{value:.1%}" if is_share(name) else f"{value:.2f}"
+    return percent.pct(value) if is_share(name) else f"{value:.2f}"
 
 
 def _number(value: float, half_width: float) -> str:
@@ -321,6 +336,19 @@ def pairing_sentence(doc: dict) -> str:
             "--seed, --batch-size, -n and strategies to pair them.")
 
 
+def edge_finding(edge: str | None, comparable: dict) -> dict:
+    """The edge's verdict, always said: its figure in A and B, B minus A, and a real change or within noise."""
+    if not edge or edge not in comparable:
+        return {"id": "edge", "figure": "metrics", "section": "figures",
+                "text": "The edge is not compared: the two runs share no seat, position or starter figure."}
+    r = comparable[edge]
+    return {"id": "edge", "figure": edge, "section": "figures",
+            "text": f"The edge ({r['label'][:1].lower() + r['label'][1:]}): {fmt_value(edge, r['a'])} in A, "
+                    f"{fmt_value(edge, r['b'])} in B, {fmt_diff(edge, r)}: "
+                    + (f"a real change ({fmt_p(r['p_adjusted'])} after the correction)." if r["verdict"] == REAL
+                       else "within noise.")}
+
+
 def compare_findings(doc: dict) -> list[dict]:
     """The comparison's findings (analysis.findings' form): what differs, the real changes, what is not
     comparable, and intervals that exclude zero only before the correction."""
@@ -336,7 +364,8 @@ def compare_findings(doc: dict) -> list[dict]:
                 "text": ("B differs from A in configuration: " + "; ".join(config) + ".") if config else
                 "A and B have the same configuration."})
     comparable = {n: r for n, r in rows.items() if r.get("comparable", True)}
-    real = sorted((n for n, r in comparable.items() if r["verdict"] == REAL),
+    out.append(edge_finding(doc.get("edge"), comparable))
+    real = sorted((n for n, r in comparable.items() if r["verdict"] == REAL and n != doc.get("edge")),
                   key=lambda n: comparable[n]["p_adjusted"] if comparable[n]["p_adjusted"] is not None else 1)
     for name in real[:3]:
         r = comparable[name]
@@ -347,7 +376,8 @@ def compare_findings(doc: dict) -> list[dict]:
         out.append({"id": "more_real_changes", "figure": "metrics", "section": "figures",
                     "text": f"{len(real) - 3} more of the {len(comparable)} comparable figures changed for real "
                             "(table below)."})
-    if not real:
+    edge_real = doc.get("edge") in comparable and comparable[doc["edge"]]["verdict"] == REAL
+    if not real and not edge_real:
         out.append({"id": "no_real_change", "figure": "metrics", "section": "figures",
                     "text": f"None of the {len(comparable)} comparable figures changed beyond noise."})
     near = [n for n, r in comparable.items() if "corrected_ci_low" in r]

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.percent import ci, pct
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 
 def slug(name: str) -> str:
@@ -101,7 +102,8 @@ def _plot(table: pd.DataFrame, path, title: str, unit: str, rounds: pd.DataFrame
     ax.grid(axis="x", alpha=0.3)
     ax.grid(axis="y", visible=False)
     if rounds is not None or (table["ambiguous"] > 0).any():
-        ax.legend(frameon=False, loc="lower right", fontsize=8)
+        # under the axis, not on the bars
+        ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     save(fig, path)
 
 
@@ -122,18 +124,18 @@ def overlapping(table: pd.DataFrame) -> list[tuple[str, str]]:
 def _reading(table: pd.DataFrame, unit: str) -> str:
     """"Babur's bonus decides 9.1% of games (95% CI 8.7%-9.5%); Akbar's 5.0%; ..." in the chart's order."""
     top = table.iloc[0]
-    lead = f"{top['label'][:1].upper()}{top['label'][1:]} decides {top['rate']:.1%} of {unit} "
+    lead = f"{top['label'][:1].upper()}{top['label'][1:]} decides {pct(top['rate'])} of {unit} "
     if (table["ambiguous"] > 0).any():  # Mohur: certain and ambiguous parts, ranked on the certain one
-        parts = [f"{row.label} {row.rate:.1%} ({row.certain:.1%} certain + {row.ambiguous:.1%} unfinished)"
+        parts = [f"{row.label} {pct(row.rate)} ({pct(row.certain)} certain + {pct(row.ambiguous)} unfinished)"
                  for row in table.itertuples()]
         ties = overlapping(table)
-        parts[0] = lead + f"({top['certain']:.1%} surely, {top['ambiguous']:.1%} left unfinished, counted as half)"
+        parts[0] = lead + f"({pct(top['certain'])} surely, {pct(top['ambiguous'])} left unfinished, counted as half)"
         tail = (" Ranked by the certain part; the data cannot order " + "; ".join(f"{a} and {b}" for a, b in ties)
                 + " (each could lie anywhere from its certain part to that plus every unfinished match)."
                 if ties else " Ranked by the certain part.")
         return "; ".join(parts) + "." + tail
-    parts = [f"{row.label} {row.rate:.1%}" for row in table.itertuples()]
-    parts[0] = lead + f"(95% CI {top['ci_low']:.1%}-{top['ci_high']:.1%})"
+    parts = [f"{row.label} {pct(row.rate)}" for row in table.itertuples()]
+    parts[0] = lead + f"({ci({'estimate': top['rate'], 'ci_low': top['ci_low'], 'ci_high': top['ci_high']})})"
     never = table[table["ci_high"] < 0.001]
     tail = (f" {len(never)} source(s) practically never decide one (below 0.1%)." if len(never) else "")
     return "; ".join(parts) + "." + tail

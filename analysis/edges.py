@@ -33,6 +33,34 @@ def balance(seat_rate: dict | None) -> dict:
     return out
 
 
+TWO_SEAT_EDGES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate")
+FAMILIES = ("position_win_rate", "seat_win_rate")  # `<family>[k]`, one per seat or position: fair 1/count
+
+
+def largest_edge(summary: dict) -> dict | None:
+    """`largest_edge`: of every seat, position and starter figure, the one furthest from its fair share, as that
+    figure (estimate, interval, n, population) with `figure` (its key) and `fair`; None without one. A designer's
+    headline in place of `balance`, which reads seat 0 alone (Mohur alternates starters between seats, so
+    seat 0 sits near 50% while the round starter has a real edge)."""
+    def usable(m):
+        return isinstance(m, dict) and all(isinstance(m.get(k), (int, float))
+                                           for k in ("estimate", "ci_low", "ci_high"))
+
+    candidates = [(key, summary[key], 0.5) for key in TWO_SEAT_EDGES if usable(summary.get(key))]
+    for family in FAMILIES:
+        rows = {k: m for k, m in summary.items() if k.startswith(family + "[") and k.count("[") == 1
+                and k[len(family) + 1:-1].isdigit() and usable(m)}
+        candidates += [(k, m, 1 / len(rows)) for k, m in rows.items() if len(rows) >= 2]
+    candidates = [c for c in candidates if not too_few(c[1])]
+    if not candidates:
+        return None
+    key, m, fair = max(candidates, key=lambda c: abs(c[1]["estimate"] - c[2]))
+    out = {k: m[k] for k in ("estimate", "ci_low", "ci_high", "n") if k in m}
+    if m.get("population"):
+        out["population"] = m["population"]
+    return {**out, "figure": key, "fair": fair}
+
+
 def is_mirror(strategy: np.ndarray) -> np.ndarray:
     return (strategy == strategy[:, :1]).all(axis=1)
 

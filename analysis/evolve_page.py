@@ -142,9 +142,15 @@ def parameters_in_words(result: dict) -> list[str]:
     out = []
     for name, lo, hi, w in zip(names, low, high, whole):
         a, b = result["start"][name], result["winner"][name]
-        fmt = (lambda v: f"{v:.0f}") if w else (lambda v: f"{v:.3g}")
+        digits = 3  # more where 3 would print a move as "0.3 -> 0.3"
+        while not w and a != b and f"{a:.{digits}g}" == f"{b:.{digits}g}" and digits < 12:
+            digits += 1
+        fmt = (lambda v: f"{v:.0f}") if w else (lambda v, d=digits: f"{v:.{d}g}")
         where = (" (at its lower bound)" if b <= lo else " (at its upper bound)" if b >= hi else "")
-        move = "unchanged" if a == b else ("raised" if b > a else "lowered")
+        if a == b or fmt(a) == fmt(b):  # a whole-number parameter moved by less than 1 did not move in play
+            out.append(f"{name}: unchanged at {fmt(b)}{where}; searched from {fmt(lo)} to {fmt(hi)}")
+            continue
+        move = "raised" if b > a else "lowered"
         out.append(f"{name}: {move}, {fmt(a)} -> {fmt(b)}{where}; searched from {fmt(lo)} to {fmt(hi)}")
     return out
 

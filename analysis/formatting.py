@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import math
 
-from analysis import findings
+from analysis import findings, percent
 from analysis.markup import Markup, esc, markup, tag, table  # noqa: F401 (re-exported: pages build here)
 from analysis.models import MIN_MODEL_GAMES
 
@@ -24,7 +24,7 @@ def is_rate(name: str) -> bool:
 
 def fmt_band(metric: str, low, high) -> str:
     """A target band in the unit the figures are shown in: `49.0% to 51.0%` for rates."""
-    value = lambda v: "n/a" if v is None else f"{v:.1%}" if is_rate(metric) else f"{v:.3g}"
+    value = lambda v: "n/a" if v is None else percent.pct(v) if is_rate(metric) else f"{v:.3g}"
     return f"{value(low)} to {value(high)}"
 
 
@@ -32,6 +32,9 @@ def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
+    if name == "largest_edge" and m.get("figure"):  # the figure furthest from its fair share, named
+        return (f"{plain_name(str(m['figure']))}: {percent.with_ci(m)} against a fair "
+                f"{percent.pct(m.get('fair', 0.5))}")
     if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
         return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
     if name.startswith("strength["):
@@ -44,7 +47,7 @@ def fmt_metric(name: str, m) -> str:
             return f"{span[0]:.0%} to {span[1]:.0%} over the equilibria (95% CI {lo:.0%}-{hi:.0%})"
         return f"{est:.0%} (95% CI {lo:.0%}-{hi:.0%})"
     if is_rate(name):
-        return f"{est:.1%} (95% CI {lo:.1%}-{hi:.1%})"
+        return percent.with_ci(m)
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return f"{est:.2f}"
     return f"{est:.2f} (95% CI {lo:.2f}-{hi:.2f})"
@@ -78,6 +81,7 @@ LABELS = {
     "minutes_per_game": "Minutes per game (at an assumed pace)",
     "picks_per_game": "Action steps per game",
     "balance": "Balance (1 - seat 0's win-rate gap at equal skill)",
+    "largest_edge": "Largest edge at equal skill (the seat, position or starter figure furthest from fair)",
     "close_round_rate": "Round decided by 3 rupees or fewer",
     "decision_move_rate": "Turns with a real choice",
     "score_margin": "Winning margin of a round (rupees)",
@@ -97,13 +101,18 @@ _SUFFIXES = {"all_games": "over every game (not at equal skill)", "later_rounds"
              "certain": "certain changes only", "ambiguous": "unfinished without it (counted as half)"}
 
 
+SOURCE_WORDS = {"condition": "the market condition"}  # decisive sources whose key alone reads badly
+
+
 def plain_name(name: str, labels: dict | None = None) -> str:
     """A designer's words for a summary.json key: `first_player_round_win_rate[mirror=greedy]` reads "Round
     starter wins the round, mirror games of greedy". Unknown keys come back as they are."""
     labels = {**LABELS, **(labels or {})}
     base, _, rest = name.partition("[")
     parts = [p.rstrip("]") for p in rest.split("[")] if rest else []
-    if base in _PREFIXES and parts:
+    if base == "decisive_rate" and parts:  # a source in words ("the pepper orders"), not its code name
+        text = _PREFIXES[base].format(findings.source_label(parts.pop(0), {**SOURCE_WORDS, **(labels or {})}))
+    elif base in _PREFIXES and parts:
         text = _PREFIXES[base].format(parts.pop(0))
         if base == "position_win_rate" and text.startswith("Player 0 seats"):
             text = "Round-1 first player wins"
@@ -117,6 +126,8 @@ def plain_name(name: str, labels: dict | None = None) -> str:
             text += f", mirror games of {value}"
         elif key == "round":
             text += f", round {value}"
+        elif key == "condition":  # a market condition's key in words: royal_treasury -> Royal Treasury
+            text += f", under the {value.replace('_', ' ').title()} market condition"
         elif key in _SUFFIXES:
             text += f", {_SUFFIXES[key]}"
         else:

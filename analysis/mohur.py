@@ -6,14 +6,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, skill, stats
+from analysis import across_skill, common, decisive, edges, percent, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
-from analysis.formatting import fmt_metric, mirror_names, table as html_table
+from analysis.formatting import fmt_metric, mirror_names, plain_name, table as html_table
 HEADLINES = ("first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate",
              "drawn_round_rate", "turns_per_round", "rounds_per_match", "coin_token_rate", "minutes_per_match",
-             "balance", "close_round_rate", "decision_move_rate")
+             "close_round_rate", "decision_move_rate")  # `balance` stays in summary.json: seat 0 alone, it hides
+# the starter's edge (seats alternate starting), so the report leads with `largest_edge` instead
 
 
 def _rounds_long(rounds: pd.DataFrame, coin_token: int) -> pd.DataFrame:
@@ -147,7 +148,7 @@ def _edge_sentence(m: dict | None, who: str, what: str) -> str:
         return f"No {what} to measure."
     verdict = ("a real edge" if m["ci_low"] > 0.5 else "a real handicap" if m["ci_high"] < 0.5
                else "no edge we can detect")
-    return (f"The {who} wins {what} {m['estimate']:.1%} of the time (95% CI {m['ci_low']:.1%}-{m['ci_high']:.1%}, "
+    return (f"The {who} wins {what} {percent.pct(m['estimate'])} of the time ({percent.ci(m)}, "
             f"{edges.p_text(edges.p_half(m))}): {verdict}.")
 
 
@@ -174,24 +175,23 @@ def _first_player(rounds, summary, outdir) -> dict:
     text = _edge_sentence(overall, "trader who starts a round", "it") + " "
     text += edges.source_sentence(overall or {}, "matches", "decided rounds") + " "
     if r1 and later:
-        text += (f"Round 1 (random starter): {r1['estimate']:.1%} (95% CI {r1['ci_low']:.1%}-{r1['ci_high']:.1%}); "
-                 f"later rounds, started by the previous round's loser: {later['estimate']:.1%} "
-                 f"({later['ci_low']:.1%}-{later['ci_high']:.1%}). ")
+        text += (f"Round 1 (random starter): {percent.with_ci(r1)}; "
+                 f"later rounds, started by the previous round's loser: {percent.with_ci(later)}. ")
     text += _edge_sentence(summary.get("first_player_match_win_rate"), "trader who starts the match", "the match")
     naive = summary.get("first_player_round_win_rate[all_games]")
     if naive and naive.get("n") and overall and overall.get("population") == edges.MIRROR:
-        text += (f" Over every match, mixed pairings included, the starter wins {naive['estimate']:.1%} of rounds: "
+        text += (f" Over every match, mixed pairings included, the starter wins {percent.pct(naive['estimate'])} "
+                 "of rounds: "
                  "that raw figure is confounded, because the loser of a round starts the next and in a mixed "
                  "pairing the loser is usually the weaker strategy.")
     text += f" Telling a 1-point edge (51% against 50%) from none takes about {need:,} rounds."
-    balance = summary.get("balance") or {}
-    if balance.get("estimate") is not None:
-        where = ("mirror matches" if balance.get("population") == edges.MIRROR
-                 else "a model of the winner, as this run has no mirror matches")
-        text += (f" Balance, 1 minus the gap between the two seats' match win rates at equal skill (from "
-                 f"{where}), is {balance['estimate']:.1%} (95% CI {balance['ci_low']:.1%}-"
-                 f"{balance['ci_high']:.1%}): 100% means neither seat is favoured when both traders play alike "
-                 "(the 'balance' metric of the Ludii game system's analyses).")
+    balance, largest = summary.get("balance") or {}, summary.get("largest_edge")
+    if balance.get("estimate") is not None and largest:
+        text += (f" Balance (the Ludii game system's metric: 1 minus the gap between seat 0's and seat 1's match "
+                 f"win rates at equal skill) is {percent.with_ci(balance)}, but it reads the seats alone, and seats "
+                 f"take turns to start, so it stays near 100% whatever the starter's edge; the largest edge is "
+                 f"{plain_name(largest['figure']).lower()}: {percent.with_ci(largest)} against a fair "
+                 f"{percent.pct(largest['fair'])}.")
     # by round number, from the headline population
     labels = [k for k in summary if k.startswith("first_player_round_win_rate[round=")]
     too_few = [k.split("=")[1].rstrip("]") for k in labels if edges.too_few(summary[k])]
@@ -287,7 +287,7 @@ def _tokens(rounds, cfg, outdir) -> dict:
     for i, v in enumerate(value):
         ax2.text(i, drawn[i] + 0.1, f"{v:.1f} Rs", ha="center", va="bottom", color="black", fontsize=9)
     ax2.set(ylabel="bonus tokens per round", title="Bonus piles (label: mean value drawn)")
-    ax2.legend(frameon=False, fontsize=8)
+    ax2.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)  # under the bars
     save(fig, outdir / "sales_and_bonus.png")
     most_left = GOODS[int(np.argmax(left / np.array([sum(cfg["tokens"][g]) for g in GOODS])))]
     return common.section(

@@ -349,7 +349,7 @@ def _disasters(players, strategy: pd.Series, outdir) -> dict:
     ax.errorbar(x, dest + pick, yerr=err, fmt="none", ecolor="black", capsize=4, lw=1)
     ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
     ax.set(ylabel="Disasters per player per game", title="Disasters held (bars: 95% interval of the total)")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, outdir / "mughal_disasters.png")
     return common.section("Disasters", None, ("mughal_disasters.png", "Mean Disasters per player-game, split into "
                                               "those dealt face up and those taken from a hand (mostly a hand's "

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, skill
+from analysis import across_skill, common, decisive, edges, percent, skill
 from analysis.findings import assumed_pace
 from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
@@ -22,6 +22,11 @@ from analysis.formatting import Markup, fmt_metric, mirror_table, tag, table as 
 HEADLINES = ("first_player_win_rate", "rounds_per_game", "minutes_per_game", "tie_rate", "round_cap_rate",
              "coins_short_rate")
 SOURCES = ("coins_characters", "coins_abilities", "coins_setup", "coins_condition")
+
+
+def condition_label(name: str) -> str:
+    """A market condition's key in a designer's words: `royal_treasury` reads "Royal Treasury"."""
+    return str(name).replace("_", " ").strip().title() if "_" in str(name) or str(name).islower() else str(name)
 
 
 def _condition_names(meta: dict, n: int) -> list[str]:
@@ -171,7 +176,7 @@ def _decisive_by_condition(summary: dict, labels: dict, conditions: list[str]) -
     rows = [[labels.get(s, s)] + [fmt_metric("rate", summary.get(f"decisive_rate[{s}][condition={c}]")) for c in present]
             for s in sources]
     return Markup(tag("p", "The same, under each market condition drawn (a source may decide games under one "
-                           "condition only):") + html_table(["source", *present], rows))
+                           "condition only):") + html_table(["source", *[condition_label(c) for c in present]], rows))
 
 
 def _level_rates(games: pd.DataFrame, players: pd.DataFrame, mask) -> dict:
@@ -304,7 +309,7 @@ def _position_bars(summary: dict, prefix: str, labels: list[str], P: int, path: 
     _bars(ax, labels, est * 100, lo * 100, hi * 100)
     ax.axhline(100 / P, color=NEUTRAL, ls="--", label=f"fair share {100 / P:.1f}%")
     ax.set(ylabel="win rate (%), shared wins split", title=title)
-    ax.legend(loc="lower right")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, path)
 
 
@@ -314,11 +319,11 @@ def _first_player_text(summary: dict, P: int) -> str:
     naive = summary.get("first_player_win_rate[all_games]")
     text = "The round-1 first player acts twice in every round they lead and the marker passes left each round. "
     if fp:
-        text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
-                 f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}, {edges.p_text(_p_fair(fp, P))}) against a fair "
+        text += (f"At equal skill the round-1 first player wins {percent.pct(fp['estimate'])} ("
+                 f"{percent.ci(fp, ' to ')}, {edges.p_text(_p_fair(fp, P))}) against a fair "
                  f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
-        text += f" Over every game, mixed lineups included, the figure is {naive['estimate']:.1%}."
+        text += f" Over every game, mixed lineups included, the figure is {percent.pct(naive['estimate'])}."
     return text
 
 
@@ -353,10 +358,10 @@ def _condition_bars(games, players, strategy, names, colors, conds: list[str], P
         lo, hi = wilson(part["sum"].to_numpy(), part["size"].to_numpy())
         ax.bar(x + i * width - 0.4 + width / 2, est * 100, width, color=colors[name], label=name,
                yerr=_err(est * 100, lo * 100, hi * 100), capsize=2, ecolor="#333333")
-    ax.set_xticks(x, conds)
+    ax.set_xticks(x, [condition_label(c) for c in conds])
     ax.axhline(100 / P, color=NEUTRAL, ls="--")
     ax.set(ylabel="win rate (%)", title="Win rate by strategy under each market condition (95% intervals)")
-    ax.legend(fontsize=8, ncol=3)
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not on them
     save(fig, path)
 
 
@@ -367,7 +372,7 @@ def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: 
     for c, name in enumerate(conds):
         r = games.loc[games["condition"] == c, "rounds"]
         counts = np.bincount(r, minlength=top + 1)[1:] / max(1, len(r))
-        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=name)
+        ax.plot(np.arange(1, top + 1), counts * 100, marker="o", ms=3, label=condition_label(name))
     ax.set(xlabel="rounds in the game", ylabel="games (%)", title="Game length by market condition")
     ax.legend()
     save(fig, outdir / "muziris_rounds.png")
@@ -460,6 +465,6 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
                "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
-    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited. {short['estimate']:.2%} "
-                    f"of games (95% interval {short['ci_low']:.2%} to {short['ci_high']:.2%}) would have needed more "
+    return section("Is the boxed coin supply enough?", "The simulator's supply is unlimited. "
+                   f"{percent.pct(short['estimate'])} of games ({percent.ci(short, ' to ')}) would have needed more "
                     f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))

@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from analysis import findings as findings_mod
+from analysis.edges import largest_edge
 from analysis.formatting import CSS, esc, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
-from analysis.summary import quiet_numpy, summary_for
+from analysis.summary import players_of, quiet_numpy, summary_for
 from sim.config import load_defaults
 from sim.errors import UserError
 from sim.game import get_game
@@ -56,7 +57,10 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
 def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
-    summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
+    summary = {"game": meta["game"], "games": int(meta["games"]), "players": players_of(meta), **summary}
+    edge = largest_edge(summary)
+    if edge:
+        summary["largest_edge"] = edge
     summary["findings"] = findings_for(summary, meta)
     write_json(outdir / "summary.json", summary)
     note = {"title": "Summary-only run",
@@ -158,7 +162,7 @@ HOW_MEASURED = {"mirror": " (equal skill: mirror games)", "model": " (equal skil
 
 
 def _in_headline_table(name: str, headlines) -> bool:
-    if not headlines or name in headlines:
+    if not headlines or name in headlines or name == "largest_edge":
         return True
     base = name.partition("[")[0]
     return name.count("[") == 1 and base in ("win_rate", "win_rate_vs_field", "strength", "nash_weight", "seat_win_rate",
@@ -185,7 +189,8 @@ def _html(meta, summary, sections, outdir: Path) -> str:
                  "defaults except " + "; ".join(esc(c) for c in changes) + ".") + "</p>")
     parts.append("<h2 id='headline-figures'>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
                  "(summary.json)</th></tr>")
-    for name, m in summary.items():
+    first = ["largest_edge"] if "largest_edge" in summary else []  # the headline a designer asks first
+    for name, m in [(k, summary[k]) for k in first] + [(k, v) for k, v in summary.items() if k not in first]:
         if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
             continue  # the same figure as first_player_win_rate, which reads the same: once is enough
         if isinstance(m, dict) and _in_headline_table(name, headlines):

@@ -3,6 +3,7 @@ reading of which knobs move each figure and which barely matter."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,13 @@ def _score(method: str) -> tuple[str, str, str]:
     return ("mu_star", "mu_star_low", "mu_star_high") if method == "morris" else ("ST", "ST_low", "ST_high")
 
 
+NOT_MEASURED = "not measured (too few steps reached both ends of its range)"
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def fmt_effect(metric: str, value: float, sign: str = "", unit: str = " points") -> str:
     """A change in a figure: rates in percentage points, everything else with three significant figures."""
     if value is None or not math.isfinite(value):
@@ -32,6 +40,8 @@ def fmt_effect(metric: str, value: float, sign: str = "", unit: str = " points")
 
 
 def _interval(metric: str, row) -> str:
+    if not all(_finite(row.get(k)) for k in ("effect_across_range", "effect_ci_low", "effect_ci_high")):
+        return NOT_MEASURED
     effect, low, high = (fmt_effect(metric, row[k], "+", "") for k in ("effect_across_range", "effect_ci_low",
                                                                        "effect_ci_high"))
     return f"{effect}{' points' if 'rate' in metric else ''} (95% CI {low} to {high})"
@@ -61,6 +71,11 @@ def _across(metric: str, row) -> str:
 
 
 def _direction(row) -> str:
+    """raises / lowers only where the change across the range has an interval clear of 0; one that crosses 0 is
+    "mixed" (no direction the games support), whatever the sign of its estimate."""
+    low, high = row.get("effect_ci_low"), row.get("effect_ci_high")
+    if _finite(low) and _finite(high):
+        return "raises" if low > 0 else "lowers" if high < 0 else "mixed"
     if row["mu_star"] <= 0:
         return "none"
     ratio = row["mu"] / row["mu_star"]
@@ -183,17 +198,17 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
         from matplotlib.patches import Patch
         handles = [Patch(color=ACCENT, label="raising the knob raises it"),
                    Patch(color=LOWERS, label="raising the knob lowers it"),
-                   Patch(color=NEUTRAL, label="both ways")]
+                   Patch(color=NEUTRAL, label="no direction settled (interval crosses 0, or both ways)")]
         if (noise > 0).any():
             handles.append(ax.collections[-1])
         ax.legend(handles=handles, frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0),
                   ncol=2)
         unit = " (percentage points)" if scale == 100.0 else ""
-        ax.set_xlabel(f"change in {plain_name(metric)} across the knob's range{unit}; mu*, 95% interval",
-                      fontsize=8)
+        ax.set_xlabel("\n".join(textwrap.wrap(f"change in {plain_name(metric)} across the knob's range{unit}; "
+                                               "mu*, 95% interval", 95)), fontsize=8)  # wrapped: never clipped
     else:
-        ax.set_xlabel(f"share of the variance of {plain_name(metric)} the knob explains (total-order Sobol "
-                      "index, 95% interval)", fontsize=8)
+        ax.set_xlabel("\n".join(textwrap.wrap(f"share of the variance of {plain_name(metric)} the knob explains "
+                                               "(total-order Sobol index, 95% interval)", 95)), fontsize=8)
     ax.set_xlim(left=0)
     save(fig, path)
     return (f"Knobs ranked by how much they move {metric}; the bar is the estimate, the whisker its 95% "

@@ -94,7 +94,7 @@ def _plot(comparisons: dict, gaps: pd.DataFrame, path) -> None:
     ax1.axhline(50, color="black", ls="--", lw=0.8)
     ax1.set_xticks(x, labels, rotation=15, fontsize=8)
     ax1.set(ylabel="rate (%), bars: 95% interval", title="Headline rates by skill")
-    ax1.legend(frameon=False, fontsize=8)
+    ax1.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)  # under the bars
     if len(gaps):
         names = [f"{s}\nvs {o}" for s, o in gaps.index]
         y = np.arange(len(gaps))

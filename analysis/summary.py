@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from analysis import stats
+from analysis.edges import largest_edge
 from analysis.models import rate_from_cells
 from sim.game import get_game
 
@@ -23,11 +24,21 @@ def quiet_numpy():
         yield
 
 
+def players_of(meta) -> int:
+    """The run's player count (meta.json's, else the game's default: older folders of two-player Mohur)."""
+    players = meta.get("players")
+    return int(players) if isinstance(players, int) and not isinstance(players, bool) else \
+        int(get_game(meta["game"]).default_players)
+
+
 def summary_for(tables, meta) -> dict:
     module = get_game(meta["game"]).module("analysis")
-    summary = {"game": meta["game"], "games": int(meta["games"])}
+    summary = {"game": meta["game"], "games": int(meta["games"]), "players": players_of(meta)}
     with quiet_numpy():
         summary.update(module.summarize(tables, meta))
+    edge = None if stats.is_aggregating() else largest_edge(summary)  # a choice among figures: not a sum to merge
+    if edge:
+        summary["largest_edge"] = edge
     if meta.get("partial"):
         summary["partial"] = True
     return summary

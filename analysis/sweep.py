@@ -1,14 +1,16 @@
 """Sweep report: each headline metric against the swept parameter(s), with 95% interval bands."""
 from __future__ import annotations
 
+import textwrap
 
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
-from analysis import findings as findings_mod
+from analysis import findings as findings_mod, percent
 from analysis.formatting import CSS, esc, figure_html, fmt_band, fmt_metric, is_rate, plain_name
-from analysis.style import ACCENT, new_figure, save
+from analysis.style import ACCENT, new_figure, save, strategy_colors
 from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
 
@@ -30,9 +32,72 @@ def _scale(metric: str) -> tuple[float, str]:
     return (100.0, " (%)") if is_rate(metric) else (1.0, "")
 
 
+FAMILIES = {"strength": ("Strategy strengths", "Elo"), "nash_weight": ("Equilibrium mix", "weight, %"),
+            "decisive_rate": ("What decides games", "winner changes without it, %")}  # one chart each
+MAX_LINES = 8  # a family's members on one chart: the largest ones (sources rarely decisive are left out)
+
+
+def _in_order(table, key):
+    """The table in the order of the parameter's values when they are numbers (a line joins neighbouring values,
+    not the order they were given in), else as given."""
+    values = list(table[key])
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in values):
+        return table.sort_values(key, kind="stable")
+    return table
+
+
+def _whole_ticks(ax, values) -> None:
+    """Whole-number knobs get whole-number ticks (no 2.5 between 2 and 3)."""
+    numeric = [v for v in values if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)]
+    if numeric and len(numeric) == len(values) and all(float(v).is_integer() for v in numeric):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _title(ax, text: str, width: int = 64) -> None:
+    """A title wrapped to the plot's width (a long plain name would run off the PNG)."""
+    ax.set_title("\n".join(textwrap.wrap(text, width)), fontsize=10 if len(text) <= width else 9)
+
+
+def family_members(table: pd.DataFrame, prefix: str) -> list[str]:
+    """`prefix[<name>]` columns (one bracket) of the sweep table, the largest (by their largest value) first."""
+    names = [c for c in table.columns if c.startswith(prefix + "[") and c.count("[") == 1 and c + ".n" in table]
+    peak = {c: np.nanmax(np.abs(table[c].astype(float).to_numpy())) if table[c].notna().any() else -1.0
+            for c in names}
+    return sorted(names, key=lambda c: -peak[c])[:MAX_LINES]
+
+
+def _plot_family(table, key, prefix, path) -> bool:
+    """Every member of a family (strengths, the equilibrium mix, decisive sources) against the parameter, one line
+    each with its 95% band; False (nothing drawn) when the variants have none."""
+    members = family_members(table, prefix)
+    if not members:
+        return False
+    table = _in_order(table, key)
+    x, labels = axis(list(table[key]))
+    scale = 1.0 if prefix == "strength" else 100.0
+    colors = strategy_colors([m[len(prefix) + 1:-1] for m in members])
+    fig, ax = new_figure(6.2, 3.8)
+    for m in members:
+        name = m[len(prefix) + 1:-1]
+        y, lo, hi = (table[m + part].astype(float) * scale for part in ("", ".ci_low", ".ci_high"))
+        ax.fill_between(x, lo, hi, color=colors[name], alpha=0.12)
+        ax.plot(x, y, marker="o", ms=3, color=colors[name], label=name)
+    if labels:
+        ax.set_xticks(x, labels, rotation=20)
+    _whole_ticks(ax, list(table[key]))
+    ax.set_xlabel(key)
+    title, unit = FAMILIES[prefix]
+    ax.set_ylabel(unit, fontsize=8)
+    _title(ax, f"{title} against {key}")
+    ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside, never over
+    save(fig, path)
+    return True
+
+
 def _plot_1d(table, key, metric, path, bands=()):
     """The metric against the parameter; each target band on it is drawn and kept in view (a band off the plot
     would hide how far the variants are from it)."""
+    table = _in_order(table, key)
     x, labels = axis(list(table[key]))
     scale, unit = _scale(metric)
     y, lo, hi = (table[metric + part].astype(float) * scale for part in ("", ".ci_low", ".ci_high"))
@@ -45,9 +110,10 @@ def _plot_1d(table, key, metric, path, bands=()):
     ax.plot(x, y, marker="o", color=ACCENT, label="estimate")
     if labels:
         ax.set_xticks(x, labels, rotation=20)
+    _whole_ticks(ax, list(table[key]))
     ax.set_xlabel(key)
-    ax.set_ylabel(plain_name(metric) + unit, fontsize=8)
-    ax.set_title(f"{plain_name(metric)} against {key}", fontsize=10)
+    ax.set_ylabel("\n".join(textwrap.wrap(plain_name(metric) + unit, 48)), fontsize=8)
+    _title(ax, f"{plain_name(metric)} against {key}")
     ax.legend(frameon=False, fontsize=8)
     save(fig, path)
 
@@ -82,7 +148,7 @@ def _plot_2d(table, keys, metric, path, bands=()):
     title = plain_name(metric) + unit
     if bands:
         title += "; target " + ", ".join(fmt_band(metric, b.low, b.high) for b in bands) + " outlined in red"
-    ax.set_title(title, fontsize=9)
+    _title(ax, title, 70)
     save(fig, path)
 
 
@@ -159,6 +225,44 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
     return where + f", {gap:.3g}{' points' if is_rate(target.metric) else ''} {side} the band."
 
 
+def moves_most(table: pd.DataFrame, keys, differences: dict, baseline: int, top: int = 3) -> list[dict]:
+    """Findings without a target: the headline figures that move most with the parameter, ranked by their largest
+    paired difference from the baseline in units of its interval (so rates and counts compare), real changes
+    (after the correction for every comparison) first; one line saying so when nothing moves beyond noise."""
+    best = {}
+    for variant, rows in differences.items():
+        for metric, r in rows.items():
+            if metric.startswith("win_rate[") or r.get("diff") is None or r.get("ci_low") is None:
+                continue
+            half = (r["ci_high"] - r["ci_low"]) / 2
+            score = abs(r["diff"]) / half if half > 0 else 0.0
+            key = (r.get("verdict") == "real change", score)
+            if metric not in best or key > best[metric][0]:
+                best[metric] = (key, variant, r)
+    ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)
+    real = [(m, v) for m, v in ranked if v[0][0]][:top]
+    base = _label(table, table.index[table["variant"] == baseline][0], keys) if "variant" in table else "the first"
+    if not real:
+        return [{"id": "moves_most", "section": "variants", "figure": "metrics", "text": (
+            f"No --target was given, and no headline figure moves beyond noise as {', '.join(keys)} changes: every "
+            f"variant's paired difference from the baseline ({base}) holds 0 after the correction for every "
+            "comparison.")}]
+    out = []
+    for metric, (_, variant, r) in real:
+        row = table.index[table["variant"] == variant][0] if "variant" in table else variant
+        change = (f"{r['diff'] * 100:+.{max(1, percent.decimals(abs(r['diff'])))}f} points" if is_rate(metric)
+                  else f"{r['diff']:+.3g}")
+        out.append({"id": f"moves_most[{metric}]", "section": "variants", "figure": metric, "text": (
+            f"{plain_name(metric)} moves with {', '.join(keys)}: {fmt_metric(metric, _metric(table.loc[row], metric))} "
+            f"at {_label(table, row, keys)}, {change} from the baseline ({base}), a real change (95% CI "
+            f"{_signed(metric, r['ci_low'])} to {_signed(metric, r['ci_high'])}).")})
+    return out
+
+
+def _signed(metric: str, value: float) -> str:
+    return f"{value * 100:+.{max(1, percent.decimals(abs(value)))}f}" if is_rate(metric) else f"{value:+.3g}"
+
+
 def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir,
                        differences: dict | None = None, baseline: int = 0) -> list:
     """`differences`: {variant: {metric: row}} from analysis.sweep_paired, each variant against `baseline`."""
@@ -174,6 +278,11 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         else:
             _plot_2d(table, keys[:2], metric, path, [t for t in targets if t.metric == metric])
         figures.append((metric, path.name))
+    if len(keys) == 1:
+        for prefix in FAMILIES:
+            path = outdir / f"sweep_{prefix}.png"
+            if _plot_family(table, keys[0], prefix, path):
+                figures.append((prefix, path.name))
     lines = target_lines(table, keys, targets)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(game)} sweep</title><style>{CSS}</style>"
              f"</head><body><h1>{esc(game.title())} sweep over {esc(', '.join(keys))}</h1>",
@@ -181,9 +290,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
              "the same random numbers, so the paired differences from the baseline below are the parameter's "
              "effect, measured with far less noise than each variant's own interval.</p>"]
     items = [{"id": f"target[{i}]", "text": line, "figure": "targets", "section": "variants"}
-             for i, line in enumerate(lines)] or [{"id": "no_targets", "section": "variants", "figure": "targets",
-                                                   "text": "No --target was given: the figures below show how each "
-                                                           "headline figure moves with " + ", ".join(keys) + "."}]
+             for i, line in enumerate(lines)] or moves_most(table, keys, differences or {}, baseline)
     parts.insert(1, findings_mod.box(items[:7]))
     parts.append("<h2 id='variants'>Variants</h2><table><tr><th>variant</th>" + "".join(
         f"<th>{esc(plain_name(m))}<br><code>{esc(m)}</code></th>" for m in metrics[:6]) + "</tr>")
@@ -195,6 +302,10 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
     parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
     parts.append("<h2>Figures</h2>")
     for metric, name in figures:
+        if metric in FAMILIES:
+            parts.append(figure_html(outdir / name, f"{FAMILIES[metric][0]} as {keys[0]} changes, one line each "
+                                     f"(the {MAX_LINES} largest at most), its band the 95% interval."))
+            continue
         reading = (f"How {plain_name(metric)} moves as {keys[0]} changes; the blue band is the 95% interval"
                    + (", the green band the target." if any(t.metric == metric for t in targets) else ".")
                    if len(keys) == 1 else

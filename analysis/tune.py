@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis import findings as findings_mod
-from analysis.formatting import CSS, esc, fmt_band, fmt_metric, plain_name
+from analysis import percent
+from analysis.formatting import CSS, esc, fmt_band, fmt_metric, is_rate, plain_name
 
 VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
                  "plausible": "plausible (the estimate is inside, the interval is not yet)",
@@ -15,6 +16,19 @@ VERDICT_WORDS = {"meets": "meets (the whole 95% interval is inside the band)",
 
 def _params(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def miss_by(metric: str, target: dict) -> str:
+    """", by 2.3 points" (rates) or ", by 4.1": how far the estimate lies outside its band ("" inside it)."""
+    est, (low, high) = target.get("estimate"), target["band"]
+    if est is None:
+        return ""
+    gap = (low - est) if low is not None and est < low else (est - high) if high is not None and est > high else 0.0
+    if gap <= 0:
+        return ""
+    side = "below" if low is not None and est < low else "above"
+    amount = f"{gap * 100:.{max(1, percent.decimals(gap))}f} points" if is_rate(metric) else f"{gap:.3g}"
+    return f", {amount} {side} the band"
 
 
 def tune_findings(doc: dict) -> list[dict]:
@@ -28,17 +42,20 @@ def tune_findings(doc: dict) -> list[dict]:
         out.append({"id": "meets", "figure": "ranking", "section": "candidates", "text": (
             f"{len(all_meet)} candidate(s) meet every target with their whole 95% interval; the best is "
             f"{_params(all_meet[0]['params'])} ({all_meet[0]['games']:,} games).")})
-    else:
-        plausible = [c for c in ranking if all(t["verdict"] in ("meets", "plausible") for t in c["targets"].values())]
+    plausible = [c for c in ranking if all(t["verdict"] in ("meets", "plausible") for t in c["targets"].values())]
+    if not all_meet:
         text = "No candidate meets every target with its whole 95% interval"
         text += (f"; {_params(plausible[0]['params'])} does with its estimate, so more games may settle it."
                  if plausible else ", not even by its estimate: widen the parameter range or the bands.")
         out.append({"id": "none_meets", "figure": "ranking", "section": "candidates", "text": text})
+    # "best" only when one at least plausibly meets every target; otherwise the closest, and by how much it misses
+    who = "Best candidate" if all_meet or plausible else "Closest candidate"
     for metric, t in best["targets"].items():
         m = {k: t.get(k) for k in ("estimate", "ci_low", "ci_high")}
+        by = miss_by(metric, t) if t["verdict"] == "misses" else ""
         out.append({"id": f"best[{metric}]", "figure": metric, "section": "candidates", "text": (
-            f"Best candidate {_params(best['params'])}: {plain_name(metric)} {fmt_metric(metric, m)} against a "
-            f"target of {fmt_band(metric, *t['band'])}: {t['verdict']}.")})
+            f"{who} {_params(best['params'])}: {plain_name(metric)} {fmt_metric(metric, m)} against a "
+            f"target of {fmt_band(metric, *t['band'])}: {t['verdict']}{by}.")})
     out.append({"id": "budget", "figure": "spent", "section": "rounds", "text": (
         f"Spent {doc['spent']:,} of a budget of {doc['budget']:,} games on {len(ranking)} candidates by "
         f"{doc.get('method', 'successive halving')}.")})

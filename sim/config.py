@@ -89,11 +89,30 @@ def parse_value(text: str, where: str | None = None):
 
 
 def apply_set(cfg: dict, assignment: str) -> dict:
-    """Apply one `dotted.key=value` override. Numeric parts index lists from 1 (emperors.1 = the first)."""
+    """Apply one `dotted.key=value` override. Numeric parts index lists from 1 (emperors.1 = the first); a list of
+    named tables takes a name too (emperors.Jahan.bonus)."""
     if "=" not in assignment:
         raise UserError(f"--set {assignment!r}: expected KEY=VALUE, e.g. --set hand_limit=8")
     dotted, _, text = assignment.partition("=")
     return set_value(cfg, dotted, parse_value(text, f"--set {dotted}"))
+
+
+def list_index(node: list, part: str, here: str) -> int:
+    """The 0-based index a key part names in a list: its position from 1, or, in a list of named tables
+    (emperors), a table's `name` (any case) or its name's first word where no other shares it: `emperors.Jahan`."""
+    if part.isdigit() and 1 <= int(part) <= len(node):
+        return int(part) - 1
+    names = [row.get("name") if isinstance(row, dict) else None for row in node]
+    names = [n if isinstance(n, str) else None for n in names]
+    wanted = part.strip().casefold()
+    exact = [i for i, n in enumerate(names) if n is not None and n.casefold() == wanted]
+    first = [i for i, n in enumerate(names) if n is not None and n.split()[:1] and n.split()[0].casefold() == wanted]
+    if len(exact) == 1 or (not exact and len(first) == 1):
+        return (exact or first)[0]
+    allowed = f"an index from 1 to {len(node)}"
+    if any(names):
+        allowed += " or a name: " + ", ".join(n for n in names if n)
+    raise ConfigError(here, part, f"expected {allowed}")
 
 
 def set_value(cfg: dict, dotted: str, value) -> dict:
@@ -103,9 +122,7 @@ def set_value(cfg: dict, dotted: str, value) -> dict:
         here = ".".join(parts[: depth + 1])
         last = depth == len(parts) - 1
         if isinstance(node, list):
-            if not part.isdigit() or not 1 <= int(part) <= len(node):
-                raise ConfigError(here, part, f"expected an index from 1 to {len(node)}")
-            index = int(part) - 1
+            index = list_index(node, part, here)
             if last:
                 node[index] = value
             node = node[index]

@@ -54,7 +54,7 @@ def test_who_is_which_skill():
     kind = {"a": A.HAND, "b": A.HAND, "t": A.TUNED, "s": A.SEARCH}
     assert list(A.populations(strategy, ["a", "b", "t", "s"], kind)) == [A.HAND, A.TUNED, A.MIXED, A.SEARCH]
     fields = A.mix_fields(strategy, ["a", "b", "t", "s"], kind)
-    assert list(fields[A.HAND]) == [True, False, False, False]
+    assert list(fields[A.HAND]) == [True, True, True, False]  # hand-written seats' pairs, wherever they met
     assert list(fields[A.TUNED]) == [True, True, True, False] and fields[A.SEARCH].all()
 
 
@@ -72,9 +72,9 @@ def test_a_conclusion_that_holds_and_one_that_changes():
     assert read[A.HAND]["name"] == "hoarder" and read[A.TUNED]["name"] == "tuned"
     assert status(summary, "source") == A.CHANGES
     assert all(status(summary, c, A.SEARCH) == A.MISSING for c in A.CONCLUSIONS)  # no search players here
-    text = A.section(summary, {"coin": "coin token"})["text"]
+    text = A.section({**summary, "game": "mohur", "players": 2}, {"coin": "coin token"})["text"]
     assert "it holds" in text and "it changes" in text and "coin token" in text and "95% CI" in text
-    assert "No search-player games" in text
+    assert "No search-player games: `balance-sim run mohur -n 400 -s expert-fast,greedy --round-robin" in text
     found = A.finding(summary, {"coin": "coin token"})
     assert found["rank"] == 70 and found["text"].startswith("Stronger play changes the dominant strategy")
     assert "it leaves the edge (tuned mirror play) unchanged" in found["text"] and len(found["text"]) < 300

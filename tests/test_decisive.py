@@ -330,7 +330,7 @@ def test_sweep_and_tune_accept_decisive_rate_targets(tmp_path):
     table = pd.read_csv(tmp_path / "sweep" / "sweep.csv")
     assert table["decisive_rate[coin_token]"].tolist()[0] == 0 and table["decisive_rate[coin_token]"][1] > 0.02
     assert "decisive_rate[coin_token]" in (tmp_path / "sweep" / "sweep_report.html").read_text()
-    assert ("inside every target (Winner changes without coin_token in 0.0% to 2.0%): rules.coin_token=0."
+    assert ("inside every target (Winner changes without the coin token in 0.0% to 2.0%): rules.coin_token=0."
             in r.output)
     r = ok(_invoke("tune", "mohur", "--param", "rules.coin_token", "--values", "0", "10", "--target", target,
                    "--budget", "2000", "-o", tmp_path / "tune", *SMALL))

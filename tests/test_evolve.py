@@ -265,7 +265,8 @@ BAD = [
     (["evolve", "--resume", "nowhere", "--seed", "3"], "--seed cannot be given with --resume"),
     (["evolve", "nosuch", "--strategy", "greedy"], "unknown game 'nosuch'"),
     (["exploit", "mohur", "--strategy", "nosuch"], "unknown strategy 'nosuch'"),
-    (["exploit", "mohur", "--strategy", "greedy", "--threshold", "1.5"], "--threshold 1.5"),
+    (["exploit", "mohur", "--strategy", "greedy", "--threshold", "0.6"], "--threshold 0.6"),  # a share: now a ratio
+    (["exploit", "mohur", "--strategy", "greedy", "--threshold", "2"], "below 2"),  # 2 x 50% cannot be beaten
     (["exploit", "mohur", "--strategy", "greedy", "--field-games", "0"], "--field-games 0"),
 ]
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis.formatting import fmt_metric
 from analysis.summary import summary_for
-from analysis.tune import build_tune_report, tune_findings
+from analysis.tune import build_tune_report, miss_by, tune_findings
 from sim import inputs, results
 from sim.commands.grid_options import MAX_CANDIDATES, PASS_THROUGH, parse_options, sweep_setup
 from sim.errors import UserError
@@ -44,14 +44,16 @@ def tune(game, args):
     inputs.positive("--max-candidates", opts.max_candidates, MAX_CANDIDATES)
     spec, players, chosen, rr, out = sweep_setup("tune", game, opts, targets)
     ranking, spent = run_tune(spec, players, chosen, rr, params, targets, out, opts)
-    click.echo(f"spent {spent:,} of {opts.budget:,} games; best candidates:")
+    verdict = tune_findings({"ranking": ranking, "spent": spent, "budget": opts.budget})
+    closest = any(f["text"].startswith("Closest candidate") for f in verdict)  # every candidate misses a target
+    click.echo(f"spent {spent:,} of {opts.budget:,} games; {'closest' if closest else 'best'} candidates:")
     for entry in ranking[:5]:
         click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
         for metric, m in entry["targets"].items():
             band = (f"{m['band'][0]:.1%}..{m['band'][1]:.1%}" if "rate" in metric
                     else f"{m['band'][0]:g}..{m['band'][1]:g}")
-            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {band}: {m['verdict']}")
-    verdict = tune_findings({"ranking": ranking, "spent": spent, "budget": opts.budget})
+            by = miss_by(metric, m) if m["verdict"] == "misses" else ""
+            click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {band}: {m['verdict']}{by}")
     if verdict and verdict[0]["id"] == "none_meets":
         click.echo(verdict[0]["text"])
     click.echo(str(out / "tune.json"))
