@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import findings as findings_mod
+from analysis import across_skill, conclusions as conclusions_mod, findings as findings_mod
 from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
@@ -22,7 +22,20 @@ from sim.game import get_game
 from sim.results import install
 
 
-def findings_for(summary: dict, meta, tables=None) -> list[dict]:
+def conclude(summary: dict, meta, tables=None) -> dict:
+    """The summary with its `strategy_kinds` (which strategies are hand-written play styles, evolved or search
+    players: analysis.across_skill.kinds), `conclusions` (analysis.conclusions, each with its sentence) and
+    `findings` (analysis.findings, from those conclusions): computed once, here, for every page."""
+    summary["strategy_kinds"] = across_skill.kinds(meta)
+    spec = get_game(meta["game"])
+    module = spec.module("analysis")
+    context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
+    summary["conclusions"] = conclusions_mod.conclusions(summary, **context)
+    summary["findings"] = findings_for(summary, meta, tables, summary["conclusions"])
+    return summary
+
+
+def findings_for(summary: dict, meta, tables=None, conclusions=None) -> list[dict]:
     """The report's ranked findings (analysis.findings), with the game's words for its decisive sources and the
     configuration's degenerate-setting lines (those `run` warned about; none from one this version refuses)."""
     spec = get_game(meta["game"])
@@ -33,7 +46,7 @@ def findings_for(summary: dict, meta, tables=None) -> list[dict]:
         warnings = ()
     module = spec.module("analysis")
     context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
-    return findings_mod.findings(summary, warnings=tuple(warnings), **context)
+    return findings_mod.findings(summary, warnings=tuple(warnings), conclusions=conclusions, **context)
 
 
 def build_report(tables, meta, outdir, game_of_run=None) -> dict:
@@ -42,8 +55,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
     with phase(f"{meta['game']} report: figures and intervals"):
-        summary = summary_for(tables, meta)
-        summary["findings"] = findings_for(summary, meta, tables)
+        summary = conclude(summary_for(tables, meta), meta, tables)
     write_json(outdir / "summary.json", summary)
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
@@ -56,8 +68,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
 def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
-    summary = {"game": meta["game"], "games": int(meta["games"]), **summary}
-    summary["findings"] = findings_for(summary, meta)
+    summary = conclude({"game": meta["game"], "games": int(meta["games"]), **summary}, meta)
     write_json(outdir / "summary.json", summary)
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
@@ -156,7 +167,7 @@ def _html(meta, summary, sections, outdir: Path) -> str:
     for name, m in summary.items():
         if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
             continue  # the same figure as first_player_win_rate, which reads the same: once is enough
-        if isinstance(m, dict) and _in_headline_table(name, headlines):
+        if isinstance(m, dict) and "estimate" in m and _in_headline_table(name, headlines):
             words = plain_name(name, labels) + HOW_MEASURED.get(m.get("population"), "")
             parts.append(f"<tr><td>{html.escape(words)}</td><td>{html.escape(fmt_metric(name, m))}</td>"
                          f"<td><code>{html.escape(name)}</code></td></tr>")
