@@ -225,7 +225,7 @@ def compare(summary: dict, labels: dict | None = None, unit: str = "games") -> l
 
 
 def present(summary: dict, pop: str) -> bool:
-    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary for what in ("edge", "mix", "decisive"))
+    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary for what in ("edge", "seat", "mix", "decisive"))
 
 
 # ---- the conclusion and its words -------------------------------------------------------------------------------
@@ -252,13 +252,15 @@ def conclusion(summary: dict, labels: dict | None = None, unit: str = "games") -
         return None
     rows = [r for r in compare(summary, labels, unit) if r["status"] != MISSING]
     if not rows:
-        return {"id": "skill", "verdict": C.TOO_FEW, "figure": "skill_edge[hand-written]", "section": "skill",
-                "population": "hand-written mirror games only", "estimate": None, "ci_low": None, "ci_high": None,
-                "n": None, "rows": [], "missing": missing_words(summary)}
+        out = C.make("skill", C.TOO_FEW, "skill_edge[hand-written]", "skill", "hand-written mirror games only", None,
+                     rows=[], missing=missing_words(summary))
+        out["text"] = render(out)
+        return out
     changed = [r for r in rows if r["status"] == CHANGES]
     first = (changed or rows)[0]
     out = C.make("skill", C.REAL if changed else C.NOISE, first["other"]["figure"], "skill",
-                  "mirror games at each level of skill", first["other"], rows=rows, missing="")
+                 "mirror games at each level of skill", first["other"], rows=rows, missing="")
+    out["text"] = render(out)
     return out
 
 

@@ -14,7 +14,7 @@ from analysis import findings
 from analysis import paired as pairing_stats
 from analysis.progress import phase
 from analysis.formatting import CSS, LABELS, figure_html, is_rate
-from analysis.report import config_changes, config_diff, write_json
+from analysis.report import conclude, config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
@@ -210,6 +210,8 @@ def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, ta
            "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
                int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
            "diff": "B minus A", "metrics": rows}
+    doc["conclusions"] = {key: run_conclusions(summary, meta, tables) for key, summary, meta, tables in
+                          (("a", summary_a, meta_a, tables_a), ("b", summary_b, meta_b, tables_b))}
     doc["findings"] = compare_findings(doc)
     staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
@@ -322,6 +324,25 @@ def pairing_sentence(doc: dict) -> str:
             "--seed, --batch-size, -n and strategies to pair them.")
 
 
+def run_conclusions(summary: dict, meta: dict, tables) -> list[dict]:
+    """A run's conclusions (analysis.conclusions, as its own report states them), on a copy of its summary."""
+    summary = dict(summary)
+    if not isinstance(summary.get("conclusions"), list) or not summary["conclusions"]:
+        summary = conclude(summary, meta, tables)
+    return [c for c in summary["conclusions"] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+
+
+def edge_findings(doc: dict) -> list[dict]:
+    """Each run's seat-edge conclusion, said as its own report says it (the verdict and its error control)."""
+    out = []
+    for key in ("a", "b"):
+        c = next((c for c in (doc.get("conclusions") or {}).get(key, []) if c.get("id") == "seat_edge"), None)
+        if c:
+            out.append({"id": f"seat_edge[{key}]", "figure": c["figure"], "section": "figures",
+                        "verdict": c["verdict"], "text": f"In {key.upper()}: {c['text']}"})
+    return out
+
+
 def compare_findings(doc: dict) -> list[dict]:
     """The comparison's findings (analysis.findings' form): what differs, the real changes, what is not
     comparable, and intervals that exclude zero only before the correction."""
@@ -359,7 +380,8 @@ def compare_findings(doc: dict) -> list[dict]:
             f"{len(comparable)} figures are compared at once and one in twenty 95% intervals misses by chance: "
             f"{comparable[name]['label']} {fmt_diff(name, comparable[name])}"
             f"{fmt_corrected(name, comparable[name])}.")})
-    return out[:7]
+    edges_said = edge_findings(doc)
+    return (out[:7 - len(edges_said)] + edges_said) if edges_said else out[:7]
 
 
 def _html(doc: dict, outdir: Path) -> str:

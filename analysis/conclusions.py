@@ -104,7 +104,7 @@ def _too_few(family: dict) -> bool:
 
 def seat_edge(summary: dict) -> dict | None:
     """The seat (or position, or starting player) conclusion of a run (`edge_of` on the summary's families)."""
-    return edge_of(_seat_families(summary))
+    return edge_of(_seat_families(summary))  # `edge_of` as wrapped below: with its sentence
 
 
 def edge_of(families: list[dict]) -> dict | None:
@@ -464,6 +464,21 @@ def render(c: dict) -> str:
     return across_skill.render(c)
 
 
+def _with_text(build):
+    """A builder whose conclusion carries its sentence (`text`, from `render`): what every page prints."""
+    def built(*args, **kwargs):
+        c = build(*args, **kwargs)
+        if c:
+            c["text"] = render(c)
+        return c
+    built.__doc__, built.__name__ = build.__doc__, build.__name__
+    return built
+
+
+edge_of, seat_edge, play_style, top_lever, game_length, flag_rate = (
+    _with_text(f) for f in (edge_of, seat_edge, play_style, top_lever, game_length, flag_rate))
+
+
 def conclusions(summary: dict, labels: dict | None = None, unit: str = "games", seconds_per_turn=None,
                 pace: str | None = None) -> list[dict]:
     """Every conclusion the summary supports, each with its sentence (`text`)."""
@@ -471,12 +486,7 @@ def conclusions(summary: dict, labels: dict | None = None, unit: str = "games", 
     found = [seat_edge(summary), play_style(summary), top_lever(summary, labels, unit),
              game_length(summary, seconds_per_turn, pace), *(flag_rate(summary, k) for k in FLAG_RATES),
              across_skill.conclusion(summary, labels, unit)]
-    out = []
-    for c in found:
-        if c:
-            c["text"] = render(c)
-            out.append(c)
-    return out
+    return [c for c in found if c]
 
 
 def by_id(items: list[dict]) -> dict[str, dict]:
