@@ -331,7 +331,7 @@ def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_
     if c is None or c["verdict"] == C.TOO_FEW:
         return {"title": title, "text": intro + (c["missing"] if c else missing_words(summary))}
     said_in_full = CHANGES if any(r["status"] == CHANGES for r in c["rows"]) else HOLDS  # by `render`
-    text = intro + C.render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
+    text = intro + render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
                                          for r in c["rows"] if r["status"] != said_in_full)
     if SEARCH not in pops:
         text += " No search-player games: name a search player with -s to check against search play too."

@@ -457,11 +457,9 @@ RENDER = {"seat_edge": render_seat, "play_style": render_style, "top_lever": ren
 
 
 def render(c: dict) -> str:
-    """The one sentence every page says for conclusion `c` (how answers move with skill: analysis.across_skill.render)."""
-    if c["id"] in RENDER:
-        return RENDER[c["id"]](c)
-    from analysis import across_skill  # deferred: across_skill builds on this module (a cycle at import)
-    return across_skill.render(c)
+    """The one sentence every page says for conclusion `c` (how answers move with skill, built on these:
+    analysis.across_skill.render)."""
+    return RENDER[c["id"]](c)
 
 
 def _with_text(build):
@@ -481,11 +479,11 @@ edge_of, seat_edge, play_style, top_lever, game_length, flag_rate = (
 
 def conclusions(summary: dict, labels: dict | None = None, unit: str = "games", seconds_per_turn=None,
                 pace: str | None = None) -> list[dict]:
-    """Every conclusion the summary supports, each with its sentence (`text`)."""
-    from analysis import across_skill  # deferred: across_skill builds on this module (a cycle at import)
+    """Every conclusion of this module the summary supports, each with its sentence (`text`); with the skill
+    conclusion built on them: analysis.findings.every_conclusion."""
     found = [seat_edge(summary), play_style(summary), top_lever(summary, labels, unit),
              game_length(summary, seconds_per_turn, pace), *(flag_rate(summary, k) for k in FLAG_RATES),
-             across_skill.conclusion(summary, labels, unit)]
+]
     return [c for c in found if c]
 
 

@@ -8,7 +8,7 @@ import html
 import re
 import statistics
 
-from analysis import conclusions as C
+from analysis import across_skill, conclusions as C
 from analysis.conclusions import source_label  # noqa: F401  (compare and formatting name sources through here)
 
 MAX_FINDINGS = 7
@@ -114,6 +114,13 @@ def order(found: list[dict]) -> list[dict]:
     return [{k: v for k, v in f.items() if k != "rank"} for f in found]
 
 
+def every_conclusion(summary: dict, labels: dict | None = None, unit: str = "games", seconds_per_turn=None,
+                     pace: str | None = None) -> list[dict]:
+    """The summary's conclusions (analysis.conclusions), then how they move with skill (analysis.across_skill)."""
+    skill = across_skill.conclusion(summary, labels, unit)
+    return C.conclusions(summary, labels, unit, seconds_per_turn, pace) + ([skill] if skill else [])
+
+
 def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str = "games",
              seconds_per_turn: float | None = None, pace: str | None = None,
              conclusions: list[dict] | None = None) -> list[dict]:
@@ -121,7 +128,7 @@ def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str =
     `labels`: plain names of decisive sources, `unit`: what a game is called; `conclusions`: the summary's
     (`analysis.conclusions.conclusions`), computed here when not given."""
     if conclusions is None:
-        conclusions = C.conclusions(summary, labels, unit, seconds_per_turn, pace)
+        conclusions = every_conclusion(summary, labels, unit, seconds_per_turn, pace)
     return order(run_flags(warnings, bool(summary.get("partial"))) + from_conclusions(conclusions)
                  + _strength_bounds(summary))
 

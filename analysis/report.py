@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import across_skill, conclusions as conclusions_mod, findings as findings_mod
+from analysis import across_skill, findings as findings_mod
 from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
@@ -30,7 +30,7 @@ def conclude(summary: dict, meta, tables=None) -> dict:
     spec = get_game(meta["game"])
     module = spec.module("analysis")
     context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
-    summary["conclusions"] = conclusions_mod.conclusions(summary, **context)
+    summary["conclusions"] = findings_mod.every_conclusion(summary, **context)
     summary["findings"] = findings_for(summary, meta, tables, summary["conclusions"])
     return summary
 
