@@ -374,8 +374,14 @@ def render_lever(c: dict) -> str:
         return f"The strongest lever on who wins is {label}: {size}."
     n2 = c["next_certain"] if c["split"] else c["next_metric"]
     lead = c.get("lead")
-    diff = (f"; on the same {unit} it decides {lead['estimate'] * 100:+.1f} points more than {c['next_label']} "
-            f"(95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})" if lead else "")
+    if lead and c["split"]:  # what the first surely decides, less what the next decides or may (unfinished)
+        diff = (f"; on the same {unit}, the share it surely decides less the share {c['next_label']} decide or "
+                f"may decide (left unfinished) is {lead['estimate'] * 100:+.1f} points (95% CI "
+                f"{lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})")
+    else:
+        diff = (f"; on the same {unit} it decides {lead['estimate'] * 100:+.1f} points more than "
+                f"{c['next_label']} (95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})"
+                if lead else "")
     if c["verdict"] == REAL:
         return (f"The strongest lever on who wins is {label}: {size}; next {c['next_label']} at "
                 f"{pct(n2['estimate'])}{' surely' if c['split'] else ''}{diff}.")
