@@ -291,8 +291,28 @@ def render_row(row: dict) -> str:
     return f"{what}: in hand-written play {_says(row['base'])}; in {where} {_says(row['other'])} ({verdict}{test})"
 
 
+def _brief(c: dict, ci: bool, named: str = "") -> str:
+    """A population's reading in a few words (the Findings' sentence): the seat or lever (unless it is `named`
+    already) and its size."""
+    if c["id"] == "seat_edge":
+        m, name = (c if c["single"] else c["top"]), c["words"]
+    else:
+        m, name = (c["certain"] if c["split"] else c), c["label"]
+    return ("" if name == named else name + " ") + pct(m["estimate"]) + (f" ({ci_text(m)})" if ci else "")
+
+
+def _name(c: dict) -> str:
+    return c["words"] if c["id"] == "seat_edge" else c["label"]
+
+
+def brief_row(row: dict) -> str:
+    test = f", difference {C.p_text(row['p'])}" if row["p"] == row["p"] else ""
+    return (f"{CONCLUSIONS[row['conclusion']]} ({_brief(row['base'], False)} in hand-written play, "
+            f"{_brief(row['other'], True, _name(row['base']))} in {WORDS[row['population']]}{test})")
+
+
 def render(c: dict) -> str:
-    """The conclusion's sentence (analysis.conclusions.render calls it for id `skill`)."""
+    """The conclusion's sentence, short enough for the Findings (the section says each row in full)."""
     if c["verdict"] == C.TOO_FEW:
         return c["missing"]
     rows = c["rows"]
@@ -303,11 +323,11 @@ def render(c: dict) -> str:
 
     changed = [r for r in rows if r["status"] == CHANGES]
     if changed:
-        text = "Stronger play moves " + "; ".join(render_row(r) for r in changed)
+        text = "Stronger play moves " + "; ".join(brief_row(r) for r in changed)
         if listed(HOLDS):
-            text += f". It leaves {listed(HOLDS)} unchanged"
+            text += f"; it leaves {listed(HOLDS)} unchanged"
     elif listed(HOLDS):
-        text = "Stronger play leaves " + "; ".join(render_row(r) for r in rows if r["status"] == HOLDS)
+        text = "Stronger play leaves " + "; ".join(brief_row(r) for r in rows if r["status"] == HOLDS) + " unchanged"
     else:
         text = "With stronger play, these games settle neither the seat edge nor the top lever either way"
     if listed(UNCLEAR) and (changed or listed(HOLDS)):
@@ -330,9 +350,8 @@ def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_
              "noise. ")
     if c is None or c["verdict"] == C.TOO_FEW:
         return {"title": title, "text": intro + (c["missing"] if c else missing_words(summary))}
-    said_in_full = CHANGES if any(r["status"] == CHANGES for r in c["rows"]) else HOLDS  # by `render`
     text = intro + render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
-                                         for r in c["rows"] if r["status"] != said_in_full)
+                                         for r in c["rows"])  # each row in full, with both intervals
     if SEARCH not in pops:
         text += " No search-player games: name a search player with -s to check against search play too."
     head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)

@@ -128,8 +128,8 @@ def edge_of(families: list[dict]) -> dict | None:
     top, low = rows[ranked[0]], rows[ranked[-1]]
     verdict = REAL if chosen["real"] else TOO_FEW if chosen["too_few"] else NOISE
     pop = top.get("population") or "every game"
-    population = (f"mirror games ({top['n']:,})" if pop == "mirror" else
-                  f"a model at equal skill ({top['n']:,} games)" if pop == MODEL else f"every game ({top['n']:,})")
+    population = (f"mirror games, n={top['n']:,}" if pop == "mirror" else
+                  f"a model at equal skill, n={top['n']:,}" if pop == MODEL else f"every game, n={top['n']:,}")
     standing = [rows[i]["words"] for i in ranked if seat_p[i] == seat_p[i] and seat_p[i] < ALPHA]
     every = [{"key": f["rows"][0]["key"], "words": f["rows"][0]["words"], **_metric_of(f["rows"][0]), "p": f["p"],
               "p_adjusted": f["p_adjusted"], "verdict": REAL if f["real"] else TOO_FEW if f["too_few"] else NOISE}
@@ -171,31 +171,31 @@ def conclusion_of(summary: dict, cid: str) -> dict | None:
 
 def render_seat(c: dict) -> str:
     fair, at = c["fair"], " at equal skill" if c["equal_skill"] else ""
-    test = f"{c['test']}, {p_text(c['p'])}" + (f", {p_text(c['p_adjusted'])} after Holm over the game's "
-                                                f"{c['families']} seat figures" if c["families"] > 1 else "")
+    test = f"{c['test']}, {p_text(c['p'])}" + (f"; Holm over {c['families']} seat figures, {p_text(c['p_adjusted'])}"
+                                                if c["families"] > 1 else "")
     if c["single"]:  # one two-seat rate
         words = c["words"][:1].upper() + c["words"][1:]
         gap = (c["estimate"] - fair) * 100
         if c["verdict"] == REAL:
             kind = "edge" if gap > 0 else "handicap"
-            return (f"{words} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; {test}) against a fair 50%: a "
-                    f"real {abs(gap):.1f}-point {kind}, on {c['population']}.")
+            return (f"{words} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; {test}; {c['population']}): a "
+                    f"real {abs(gap):.1f}-point {kind} over a fair 50%.")
         if c["verdict"] == TOO_FEW:
             return f"Too few games to tell a seat edge: {c['words']} {pct(c['estimate'])} ({ci_text(c)})."
         return (f"No seat edge we can detect: {c['words']} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; "
-                f"{test}), within what a fair 50% gives, on {c['population']}.")
+                f"{test}; {c['population']}).")
     top, low = c["top"], c["low"]
     if c["verdict"] == REAL:
         named = (f"; Holm names {', '.join(c['standing_out'])}" if c["standing_out"] else
-                 "; no single seat stands out after Holm, the seats differ together")
+                 "; no single seat stands out after Holm")
         return (f"Seating matters: {c['words']} wins {pct(top['estimate'])}{at} ({ci_text(top)}) and "
                 f"{c['low_words']} {pct(low['estimate'])} ({ci_text(low)}), against a fair share of {pct(fair)}: a "
-                f"{c['spread'] * 100:.1f}-point spread ({test}{named}), on {c['population']}.")
+                f"{c['spread'] * 100:.1f}-point spread ({test}{named}; {c['population']}).")
     if c["verdict"] == TOO_FEW:
         return (f"Too few games to tell a seat edge: {c['seats']} seats need about {MIN_EXPECTED / fair:.0f} "
                 f"games each to test, and this run has {c['n']:,}.")
     return (f"No seat edge we can detect: seats win {pct(low['estimate'])} to {pct(top['estimate'])}{at} against "
-            f"a fair share of {pct(fair)}, a spread fair seats give by chance ({test}), on {c['population']}.")
+            f"a fair share of {pct(fair)}, a spread fair seats give by chance ({test}; {c['population']}).")
 
 
 # ---- the dominant play style ---------------------------------------------------------------------------------
@@ -270,15 +270,13 @@ def _elo(m: dict) -> str:
 
 def render_style(c: dict) -> str:
     a, b, m2 = c["leader"], c["second"], c["second_metric"]
-    ours = (f" ({', '.join(c['others'])}: evolved or search players, the skill reference, not play styles)"
-            if c["others"] else "")
+    ours = f" (our evolved and search players, {', '.join(c['others'])}, left out)" if c["others"] else ""
     if c["verdict"] == TOSS_UP:
         h2h = c.get("h2h")
-        face = (f"; head to head {a} beats {b} {pct(h2h['estimate'])} of their meetings ({ci_text(h2h)})" if h2h
-                else "")
+        face = f"; head to head {a} beats {b} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else ""
         return (f"Toss-up between {a} and {b} among the hand-written play styles{ours}: {a} takes "
                 f"{c['estimate']:.0%} of their equilibrium mix, but its 95% interval runs {c['ci_low']:.0%}-"
-                f"{c['ci_high']:.0%}, so these games do not say which to play{face}.")
+                f"{c['ci_high']:.0%}{face}.")
     if c["kind"] == "rate":
         if c["verdict"] == NOISE:
             return (f"No single strongest play style{ours}: {a} wins {pct(c['estimate'])} ({ci_text(c)}) and {b} "
@@ -365,28 +363,27 @@ def render_lever(c: dict) -> str:
     if c["split"]:
         cm = c["certain"]
         amb = (c["ambiguous"] or {}).get("estimate") or 0.0
-        size = (f"taking those points away surely changes the winner of {pct(cm['estimate'])} of {unit} "
-                f"({ci_text(cm)}) and leaves {pct(amb)} more unfinished ({pct(c['estimate'])} with those counted "
-                "as half)")
+        size = (f"without its points the winner surely changes in {pct(cm['estimate'])} of {unit} "
+                f"({ci_text(cm)}), {pct(amb)} more are left unfinished ({pct(c['estimate'])} counting them half)")
     else:
-        size = f"taking those points away changes the winner of {pct(c['estimate'])} of {unit} ({ci_text(c)})"
+        size = f"without its points the winner changes in {pct(c['estimate'])} of {unit} ({ci_text(c)})"
     if c["next"] is None:
         return f"The strongest lever on who wins is {label}: {size}."
     n2 = c["next_certain"] if c["split"] else c["next_metric"]
     lead = c.get("lead")
     if lead and c["split"]:  # what the first surely decides, less what the next decides or may (unfinished)
-        diff = (f"; on the same {unit}, the share it surely decides less the share {c['next_label']} decide or "
-                f"may decide (left unfinished) is {lead['estimate'] * 100:+.1f} points (95% CI "
-                f"{lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})")
+        diff = (f"; paired lead (surely decided less what {c['next_label']} may decide) "
+                f"{lead['estimate'] * 100:+.1f} points (95% CI {lead['ci_low'] * 100:+.1f} to "
+                f"{lead['ci_high'] * 100:+.1f})")
     else:
-        diff = (f"; on the same {unit} it decides {lead['estimate'] * 100:+.1f} points more than "
-                f"{c['next_label']} (95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})"
-                if lead else "")
+        diff = (f"; paired on the same {unit}, {lead['estimate'] * 100:+.1f} points more than {c['next_label']} "
+                f"(95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})" if lead else "")
     if c["verdict"] == REAL:
         return (f"The strongest lever on who wins is {label}: {size}; next {c['next_label']} at "
                 f"{pct(n2['estimate'])}{' surely' if c['split'] else ''}{diff}.")
     return (f"{label[:1].upper() + label[1:]} and {c['next_label']}, not told apart, are the strongest levers on "
-            f"who wins: {size}; {c['next_label']} {pct(n2['estimate'])}{' surely' if c['split'] else ''}{diff}.")
+            f"who wins: {size}; {c['next_label']} {pct(n2['estimate'])}"
+            f"{' surely' if c['split'] else ''}{diff}.")
 
 
 # ---- length and the rates a rule or the box should keep at zero ---------------------------------------------

@@ -78,7 +78,7 @@ def test_a_conclusion_that_holds_and_one_that_changes():
     assert "95% CI" in text and "No search-player games" in text
     c = A.conclusion(summary, {"coin": "coin token"})
     assert c["verdict"] == C.REAL and c["text"].startswith("Stronger play moves the top lever")
-    assert "It leaves the seat edge in tuned (evolved) play unchanged" in c["text"]
+    assert "it leaves the seat edge in tuned (evolved) play unchanged" in c["text"]
     assert any(f["id"] == "across_skill" and f["text"] == c["text"]
                for f in findings.findings(summary, labels={"coin": "coin token"}))
 
@@ -137,7 +137,7 @@ def test_search_play_is_a_third_population_read_the_same_way():
     assert status(summary, "edge", A.TUNED) == A.HOLDS and status(summary, "edge", A.SEARCH) == A.CHANGES
     found = A.conclusion(summary)["text"]
     assert found.startswith("Stronger play moves the seat edge") and "in search-player play" in found
-    assert "It leaves the seat edge in tuned (evolved) play unchanged" in found
+    assert "it leaves the seat edge in tuned (evolved) play unchanged" in found
     assert "search players: their mirror games" in A.section(summary)["html"]
 
 

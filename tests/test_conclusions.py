@@ -131,7 +131,7 @@ def test_evolved_and_search_players_are_the_reference_not_the_style_named():
     c = C.play_style(summary)
     assert c["leader"] == "hoarder" and c["second"] == "greedy" and c["verdict"] == C.REAL
     assert "tuned" not in c["leader"] and "too strong" not in c["text"]
-    assert "expert, tuned: evolved or search players, the skill reference" in c["text"]
+    assert "our evolved and search players, expert, tuned, left out" in c["text"]
     assert not c.get("dominant")  # the all-strategy mix is tuned's; there is no hand-written one to read
 
 
@@ -194,7 +194,9 @@ def test_sizes_that_differ_far_beyond_their_intervals_do_not_hold():
     assert row["base"]["verdict"] == row["other"]["verdict"] == C.REAL
     assert row["status"] == A.CHANGES and row["p"] < 1e-6
     c = A.conclusion(summary)
-    assert c["verdict"] == C.REAL and "it changes, beyond noise" in A.render(c) and "holds" not in A.render(c)
+    assert c["verdict"] == C.REAL and A.render(c).startswith("Stronger play moves the seat edge")
+    assert "unchanged" not in A.render(c) and "it holds" not in A.section(summary)["text"]
+    assert "it changes, beyond noise" in A.section(summary)["text"]
     # the same shares at both levels: "holds" most of the time, "changes" at most about 5%
     changes = holds = 0
     for _ in range(200):

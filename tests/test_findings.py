@@ -118,8 +118,8 @@ def test_the_top_lever_is_ranked_on_what_it_surely_decides_and_says_both_parts()
                "decisive_rate[bonus_tokens][ambiguous]": rate(0.086, 0.083, 0.088)}
     text = by_id(findings(summary))["top_lever"]["text"]
     assert text.startswith("The coin token and the bonus tokens, not told apart")  # 6.3% + up to 8.8% reaches 6.8%
-    assert "taking those points away surely changes the winner of 7.0%" in text
-    assert "5.2% more unfinished (9.6% with those counted as half)" in text and "the bonus tokens 6.3% surely" in text
+    assert "without its points the winner surely changes in 7.0%" in text
+    assert "5.2% more are left unfinished (9.6% counting them half)" in text and "the bonus tokens 6.3% surely" in text
     summary["decisive_rate[bonus_tokens][ambiguous]"] = rate(0.0, 0.0, 0.001)
     text = by_id(findings(summary))["top_lever"]["text"]
     assert "not told apart" not in text and text.startswith("The strongest lever on who wins is the coin token")
