@@ -325,11 +325,10 @@ def pairing_sentence(doc: dict) -> str:
 
 
 def run_conclusions(summary: dict, meta: dict, tables) -> list[dict]:
-    """A run's conclusions (analysis.conclusions, as its own report states them), on a copy of its summary."""
-    summary = dict(summary)
-    if not isinstance(summary.get("conclusions"), list) or not summary["conclusions"]:
-        summary = conclude(summary, meta, tables)
-    return [c for c in summary["conclusions"] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+    """A run's conclusions (analysis.conclusions, as its own report states them), recomputed from the figures of a
+    copy of its summary: a summary.json's own `conclusions` and sentences are never trusted."""
+    summary = {k: v for k, v in summary.items() if k not in ("conclusions", "findings", "strategy_kinds")}
+    return conclude(summary, meta, tables)["conclusions"]
 
 
 def edge_findings(doc: dict) -> list[dict]:
