@@ -101,8 +101,9 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
     """The comparison's summary.json keys (none in --summary-only runs): edge(mask) and decisive(mask) over games
     (rows of `strategy`), `keys` the mix's head-to-head keys, what(k) position k in words. Per population:
     `skill_seat[pop][k]` every position's rate (`skill_edge[pop]`: the one furthest from `fair` in the first
-    population measured), `skill_decisive[pop][source]` and `skill_decisive_lead[pop]` over its mirror games,
-    `skill_mix[pop][s]` over the field it joins."""
+    population measured), `skill_decisive[pop][source]` over its games, `skill_lever[pop][source]` (with its
+    `[certain]` and `[ambiguous]` parts) and `skill_lever_lead[pop]` over its mirror games, `skill_mix[pop][s]` over
+    the field it joins."""
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)
@@ -122,13 +123,20 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
                 out[f"skill_edge[{pop}]"] = {**rates[chosen], "fair": fair, "what": what(chosen)}
             for k, m in enumerate(rates):
                 out[f"skill_seat[{pop}][{k}]"] = {**m, "fair": fair, "what": what(k)}
-        if compared and (mask & mirror).any():
-            for key, m in decisive(mask & mirror).items():
+        if compared:  # every game of the population (as before), and its mirror games (the section's lever)
+            found = decisive(mask)
+            for key, m in found.items():
                 source = _DECISIVE.fullmatch(key)
-                if source and m.get("estimate") is not None:
+                if source and m.get("estimate") is not None and "[" not in source.group(1)[1:]:
                     out[f"skill_decisive[{pop}]{source.group(1)}"] = m
-                elif key == "decisive_lead":
-                    out[f"skill_decisive_lead[{pop}]"] = m
+            if (mask & mirror).any():
+                mirrored = found if not (mask & ~mirror).any() else decisive(mask & mirror)
+                for key, m in mirrored.items():
+                    source = _DECISIVE.fullmatch(key)
+                    if source and m.get("estimate") is not None:
+                        out[f"skill_lever[{pop}]{source.group(1)}"] = m
+                    elif key == "decisive_lead":
+                        out[f"skill_lever_lead[{pop}]"] = m
     for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
         for name, m in nash_weights(strategy, keys, names, mask).items():
             out[f"skill_mix[{pop}][{name}]"] = m
@@ -178,8 +186,7 @@ def readings(summary: dict, labels: dict | None = None, unit: str = "games") -> 
         if edge:
             edge.update(population=f"{WORDS[pop]}, mirror games ({edge['n']:,})", family=rows)
         out["edge"][pop] = edge
-        lever = C.top_lever(summary, labels, unit, prefix=f"skill_decisive[{pop}]",
-                            lead_key=f"skill_decisive_lead[{pop}]")
+        lever = C.top_lever(summary, labels, unit, prefix=f"skill_lever[{pop}]", lead_key=f"skill_lever_lead[{pop}]")
         if lever:
             lever["population"] = f"{WORDS[pop]}, mirror {unit} ({lever['n']:,})"
         out["source"][pop] = lever
@@ -225,7 +232,8 @@ def compare(summary: dict, labels: dict | None = None, unit: str = "games") -> l
 
 
 def present(summary: dict, pop: str) -> bool:
-    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary for what in ("edge", "seat", "mix", "decisive"))
+    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary
+               for what in ("edge", "seat", "mix", "decisive", "lever"))
 
 
 # ---- the conclusion and its words -------------------------------------------------------------------------------

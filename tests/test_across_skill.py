@@ -65,7 +65,8 @@ def test_a_conclusion_that_holds_and_one_that_changes():
     summary = planted(rng, 3000, {A.HAND: 0.56, A.TUNED: 0.56},
                       {A.HAND: {"diamond": 0.30, "coin": 0.10}, A.TUNED: {"diamond": 0.12, "coin": 0.35}})
     assert summary["skill_edge[hand-written]"]["n"] == 4 * 3000 and summary["skill_edge[tuned]"]["n"] == 3000
-    assert summary["skill_decisive[hand-written][diamond]"]["n"] == 2 * 3000  # mirror games only
+    assert summary["skill_decisive[hand-written][diamond]"]["n"] == 4 * 3000  # every hand-written game, as before
+    assert summary["skill_lever[hand-written][diamond]"]["n"] == 2 * 3000  # the section's lever: mirror games only
     assert status(summary, "edge") == A.HOLDS
     read = A.readings(summary)["source"]
     assert read[A.HAND]["source"] == "diamond" and read[A.TUNED]["source"] == "coin"
@@ -102,7 +103,7 @@ def test_missing_tuned_games_are_said_in_words():
                       pairs=[(a, b) for a in range(2) for b in range(2)])
     assert not A.present(summary, A.TUNED) and A.present(summary, A.HAND)
     assert {r["status"] for r in A.compare(summary)} == {A.MISSING}
-    assert not any(k.startswith(("skill_mix[", "skill_decisive[")) for k in summary)  # not paid for: no use
+    assert not any(k.startswith(("skill_mix[", "skill_decisive[", "skill_lever")) for k in summary)  # no use
     section = A.section(summary)
     assert "no tuned mirror games" in section["text"] and "hand-written play styles only" in section["text"]
     assert "html" not in section  # no table of one column
