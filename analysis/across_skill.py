@@ -1,43 +1,49 @@
-"""Conclusions checked across skill: do a report's headline conclusions (the position edge, the mix's leader, the
-top decisive source) survive stronger play? Read in hand-written play (`HAND`), again among evolved (`TUNED`) and
-search (`SEARCH`) players; populations and verdicts: docs/evolve.md ("conclusions checked across skill").
+"""How the answers move with skill: do a report's seat edge and top lever survive stronger play? Each is read on
+mirror games of hand-written play styles (`HAND`), again of evolved (`TUNED`) and of search (`SEARCH`) players, by
+analysis.conclusions' own procedures, and a change is called only when the two sizes differ beyond noise (a test
+of the difference). Evolved and search players are the skill reference, never play styles a designer tunes;
+populations and verdicts: docs/evolve.md ("conclusions checked across skill"), docs/findings.md.
 """
 from __future__ import annotations
 
-import math
+import html
 import re
 
 import numpy as np
 
-from analysis import edges, models, percent, stats
+from analysis import conclusions as C, edges, models, stats
 from analysis.common import head_to_head
 from analysis.markup import table as html_table
 from analysis.skill import search_names
-from sim.config import load_defaults
-from sim.errors import UserError
-from sim.game import get_game
 from sim.registry import registered
 
 HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
 STRONGER = (TUNED, SEARCH)
 HOLDS, CHANGES, UNCLEAR, MISSING = "holds", "changes", "unclear", "missing"
-EVOLVABLE = "weighted"  # the strategy `evolve` tunes into `tuned`: its presets are evolved weights
-WORDS = {HAND: "hand-written heuristics", TUNED: "tuned mirror play", SEARCH: "search-player play"}
-JOIN = {TUNED: "tuned players", SEARCH: "search players"}  # the mix: the field they join
-HEADERS = {HAND: "hand-written heuristics", TUNED: "tuned: mirror games (the mix: the field with tuned)",
-           SEARCH: "search players: search-only games (the mix: every game)"}
-CONCLUSIONS = {"edge": "the edge", "leader": "the dominant strategy", "source": "the top decisive source"}
-VERDICT_WORDS = {"edge": "a real edge", "handicap": "a real handicap", "none": "no edge we can detect"}
-_DECISIVE = re.compile(r"decisive_rate\[([^\[\]]+)\]")
+EVOLVED_SUFFIX = "-evolved"  # the preset `evolve` writes (analysis.evolve_page.preset_name)
+WORDS = {HAND: "hand-written play", TUNED: "tuned (evolved) play", SEARCH: "search-player play"}
+HEADERS = {HAND: "hand-written play styles: their mirror games", TUNED: "tuned (evolved): its mirror games",
+           SEARCH: "search players: their mirror games"}
+CONCLUSIONS = {"edge": "the seat edge", "source": "the top lever"}
+_DECISIVE = re.compile(r"decisive_rate(\[[^\[\]]+\](?:\[(?:certain|ambiguous)\])?)")
 
 
 # ---- who is which skill ---------------------------------------------------------------------------------------
+def evolvable_bases(game: str) -> set[str]:
+    """The registry's players that play only through their presets: registered neither as a search player nor
+    for `-s all` (`round_robin=False`), a parameter vector whose presets hold weights a search set (`weighted`)."""
+    try:
+        return {d.name for d in registered(game) if not d.search and not d.round_robin}
+    except Exception:  # a game without strategies package: no evolved players
+        return set()
+
+
 def tuned_names(meta: dict) -> set[str]:
-    """The run's evolved strategies: the `tuned` preset, any other preset of `weighted` (weights set by a search
-    or by hand, not `weighted`'s own defaults) and `evolve`'s `<strategy>-evolved` presets."""
+    """The run's evolved strategies: every preset of an evolvable base (`evolvable_bases`: `tuned` and any other
+    preset of `weighted`, not `weighted` played with its own defaults) and `evolve`'s `<strategy>-evolved`."""
+    bases = evolvable_bases(meta.get("game", ""))
     named = [(s.get("name", ""), s.get("base", s.get("name", ""))) for s in meta.get("strategies", [])]
-    return {name for name, base in named
-            if name == "tuned" or (base == EVOLVABLE and name != EVOLVABLE) or name.endswith("-evolved")}
+    return {name for name, base in named if (base in bases and name != base) or name.endswith(EVOLVED_SUFFIX)}
 
 
 def kinds(meta: dict) -> dict[str, str]:
@@ -99,11 +105,15 @@ def nash_weights(strategy: np.ndarray, keys: list[np.ndarray], names, mask: np.n
 def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, keys: list[np.ndarray], what,
                     fair: float) -> dict:
     """The comparison's summary.json keys (none in --summary-only runs): edge(mask) and decisive(mask) over games
-    (rows of `strategy`), `keys` the mix's head-to-head keys, what(k) position k in words; the edge's position is
-    the one furthest from `fair` in the first population measured, the same in every population."""
+    (rows of `strategy`), `keys` the mix's head-to-head keys, what(k) position k in words. Per population:
+    `skill_seat[pop][k]` every position's rate (`skill_edge[pop]`: the one furthest from `fair` in the first
+    population measured), `skill_decisive[pop][source]` over its games, `skill_lever[pop][source]` (with its
+    `[certain]` and `[ambiguous]` parts) and `skill_lever_lead[pop]` over its mirror games, `skill_mix[pop][s]` over
+    the field it joins."""
     if stats.is_aggregating() or not len(strategy):
         return {}
     level = populations(strategy, names, kind)
+    mirror = edges.is_mirror(np.asarray(strategy))
     # nothing stronger to compare with: only the hand-written edge (cheap), which marks the baseline as present,
     # so the report can say what is missing without paying for the mix and the decisive sources again
     compared = bool(np.isin(level, STRONGER).any())
@@ -117,11 +127,22 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
             chosen = chosen if chosen is not None else int(np.argmax([abs(m["estimate"] - fair) for m in rates]))
             if chosen < len(rates):
                 out[f"skill_edge[{pop}]"] = {**rates[chosen], "fair": fair, "what": what(chosen)}
-        for key, m in (decisive(mask) if compared else {}).items():
-            source = _DECISIVE.fullmatch(key)
-            if source and m.get("estimate") is not None:
-                out[f"skill_decisive[{pop}][{source.group(1)}]"] = m
-    hand_names = {n for n in names if kind.get(str(n), HAND) == HAND}
+            for k, m in enumerate(rates):
+                out[f"skill_seat[{pop}][{k}]"] = {**m, "fair": fair, "what": what(k)}
+        if compared:  # every game of the population (as before), and its mirror games (the section's lever)
+            found = decisive(mask)
+            for key, m in found.items():
+                source = _DECISIVE.fullmatch(key)
+                if source and m.get("estimate") is not None and "[" not in source.group(1)[1:]:
+                    out[f"skill_decisive[{pop}]{source.group(1)}"] = m
+            if (mask & mirror).any():
+                mirrored = found if not (mask & ~mirror).any() else decisive(mask & mirror)
+                for key, m in mirrored.items():
+                    source = _DECISIVE.fullmatch(key)
+                    if source and m.get("estimate") is not None:
+                        out[f"skill_lever[{pop}]{source.group(1)}"] = m
+                    elif key == "decisive_lead":
+                        out[f"skill_lever_lead[{pop}]"] = m
     for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
         for name, m in nash_weights(strategy, keys, names, mask, hand_names if pop == HAND else None).items():
             out[f"skill_mix[{pop}][{name}]"] = m
@@ -145,291 +166,229 @@ def players_metrics(players, meta: dict, ids, strategy, win, names, keys, positi
 # ---- reading and comparing ------------------------------------------------------------------------------------
 def finite_metric(m) -> dict | None:
     """A summary figure whose estimate and interval are finite numbers, else None (absent or damaged)."""
-    if not isinstance(m, dict):
-        return None
-    values = [m.get(f) for f in ("estimate", "ci_low", "ci_high")]
-    if any(not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) for v in values):
-        return None
-    return m
+    return C.finite(m)
 
 
-def _family(summary: dict, prefix: str, pop: str) -> dict[str, dict]:
-    pattern = re.compile(re.escape(f"{prefix}[{pop}][") + r"([^\[\]]+)\]")
-    return {match.group(1): m for key, m in summary.items() if (match := pattern.fullmatch(key)) and finite_metric(m)}
+def _seat_family(summary: dict, pop: str) -> list[dict]:
+    """A population's seat figures as analysis.conclusions' family rows (`skill_seat`, else the one `skill_edge`
+    of summaries written before it)."""
+    pattern = re.compile(re.escape(f"skill_seat[{pop}][") + r"(\d+)\]")
+    rows = sorted(((int(match.group(1)), key, m) for key, m in summary.items()
+                   if (match := pattern.fullmatch(key)) and C.finite(m)), key=lambda r: r[0])
+    if rows and len(rows) == rows[-1][0] + 1:
+        return [{**m, "key": key, "words": m.get("what") or f"position {k}"} for k, key, m in rows]
+    m = C.finite(summary.get(f"skill_edge[{pop}]"))
+    return [{**m, "key": f"skill_edge[{pop}]", "words": m.get("what") or "the position"}] if m else []
 
 
-def edge_verdict(m: dict) -> str:
-    fair = m.get("fair", 0.5)
-    return "edge" if m["ci_low"] > fair else "handicap" if m["ci_high"] < fair else "none"
-
-
-def _top(family: dict[str, dict]) -> dict | None:
-    """The leader of a family (mix weights, decisive rates): its name, metric, the runner-up, and whether the
-    leader's interval is clear of the runner-up's (definite)."""
-    if not family:
-        return None
-    ranked = sorted(family.items(), key=lambda kv: -kv[1]["estimate"])
-    name, m = ranked[0]
-    second = ranked[1] if len(ranked) > 1 else (None, None)
-    definite = second[1] is None or m["ci_low"] > second[1]["ci_high"]
-    return {"name": name, "metric": m, "second": second[0], "second_metric": second[1], "definite": definite}
-
-
-def readings(summary: dict) -> dict[str, dict[str, dict | None]]:
-    """{conclusion: {population: reading or None}} from a summary's skill_* keys."""
+def readings(summary: dict, labels: dict | None = None, unit: str = "games") -> dict[str, dict[str, dict | None]]:
+    """{conclusion: {population: analysis.conclusions object or None}}: each population's seat edge and top lever,
+    by the procedures the report's own conclusions use."""
     out = {c: {} for c in CONCLUSIONS}
     for pop in (HAND, *STRONGER):
-        m = finite_metric(summary.get(f"skill_edge[{pop}]"))
-        out["edge"][pop] = {"metric": m, "verdict": edge_verdict(m)} if m else None
-        out["leader"][pop] = _top(_family(summary, "skill_mix", pop))
-        out["source"][pop] = _top(_family(summary, "skill_decisive", pop))
+        rows = _seat_family(summary, pop)
+        fair = rows[0].get("fair", 0.5) if rows else 0.5
+        edge = C.edge_of([{"rows": rows, "fair": fair}]) if rows else None
+        if edge:
+            edge.update(population=f"{WORDS[pop]}, mirror games ({edge['n']:,})", family=rows)
+        out["edge"][pop] = edge
+        lever = C.top_lever(summary, labels, unit, prefix=f"skill_lever[{pop}]", lead_key=f"skill_lever_lead[{pop}]")
+        if lever:
+            lever["population"] = f"{WORDS[pop]}, mirror {unit} ({lever['n']:,})"
+        out["source"][pop] = lever
     return out
 
 
-def _half_se(m: dict) -> float:
-    return (m["ci_high"] - m["ci_low"]) / (2 * stats.Z95)
+def _apart(a: dict, b: dict) -> float:
+    """p-value that two independent estimates (each a metric with a 95% interval) are equal: a z test."""
+    return stats.same_shares_p([a], [b])
 
 
-def edges_apart(a: dict, b: dict) -> bool:
-    """Whether two populations' edge estimates differ by more than their combined 95% margin (different games:
-    independent estimates, each margin read off its interval, combined in quadrature)."""
-    ma, mb = a["metric"], b["metric"]
-    return abs(ma["estimate"] - mb["estimate"]) > stats.Z95 * math.hypot(_half_se(ma), _half_se(mb))
-
-
-def compare(summary: dict) -> list[dict]:
-    """One row per (conclusion, stronger population): {conclusion, population, status, base, other}; MISSING
-    where either reading is (a population without games, or no hand-written reading)."""
-    read = readings(summary)
+def compare(summary: dict, labels: dict | None = None, unit: str = "games") -> list[dict]:
+    """One row per (conclusion, stronger population): {conclusion, population, status, base, other, p}. Holds
+    only when both say the same and their sizes agree (the test of the difference, `p`, at 5%); changes when the
+    sizes differ (or each names a different lever, both told apart); unclear otherwise; missing where either
+    reading is."""
+    read = readings(summary, labels, unit)
     rows = []
     for conclusion in CONCLUSIONS:
         base = read[conclusion][HAND]
         for pop in STRONGER:
             other = read[conclusion][pop]
+            p = float("nan")
             if base is None or other is None:
                 status = MISSING
             elif conclusion == "edge":
-                status = (HOLDS if base["verdict"] == other["verdict"] else
-                          CHANGES if edges_apart(base, other) else UNCLEAR)
-            else:  # a leader or a source: definite in both, then the same one or not
-                status = (UNCLEAR if not (base["definite"] and other["definite"]) else
-                          HOLDS if base["name"] == other["name"] else CHANGES)
-            rows.append({"conclusion": conclusion, "population": pop, "status": status, "base": base, "other": other})
+                p = stats.same_shares_p(base["family"], other["family"]) \
+                    if len(base["family"]) == len(other["family"]) else float("nan")
+                status = (CHANGES if p < C.ALPHA else
+                          HOLDS if p == p and base["verdict"] == other["verdict"] and C.TOO_FEW != base["verdict"]
+                          else UNCLEAR)
+            elif base["verdict"] == C.REAL and other["verdict"] == C.REAL and base["source"] != other["source"]:
+                status = CHANGES
+            elif base["source"] == other["source"]:
+                p = _apart(base, other)
+                status = CHANGES if p < C.ALPHA else HOLDS if base["verdict"] == other["verdict"] == C.REAL \
+                    else UNCLEAR
+            else:
+                status = UNCLEAR
+            rows.append({"conclusion": conclusion, "population": pop, "status": status, "base": base,
+                         "other": other, "p": p})
     return rows
 
 
 def present(summary: dict, pop: str) -> bool:
-    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary for what in ("edge", "mix", "decisive"))
+    return any(key.startswith(f"skill_{what}[{pop}]") for key in summary
+               for what in ("edge", "seat", "mix", "decisive", "lever"))
 
 
-# ---- words ----------------------------------------------------------------------------------------------------
-def pct(x: float) -> str:
-    return percent.pct(x)
-
-
-def ci_text(m: dict) -> str:
-    return percent.ci(m)
-
-
-def describe(conclusion: str, reading: dict | None, labels: dict | None = None) -> str:
-    """One population's reading in words (a table cell)."""
-    if reading is None:
-        return "n/a"
-    if conclusion == "edge":
-        m = reading["metric"]
-        return (f"{m.get('what', 'the position')}: {pct(m['estimate'])} ({ci_text(m)}, fair {pct(m.get('fair', .5))}, "
-                f"n={m.get('n', 0):,}): {VERDICT_WORDS[reading['verdict']]}")
-    name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
-    m = reading["metric"]
-    text = f"{name} {pct(m['estimate'])} ({ci_text(m)})"
-    if reading["second"] is not None:
-        second = reading["second"]
-        second = (labels or {}).get(second, second) if conclusion == "source" else second
-        text += (f"; next {second} {pct(reading['second_metric']['estimate'])}"
-                 + ("" if reading["definite"] else ", not told apart"))
-    return text
-
-
-def _where(row: dict) -> str:
-    pop = row["population"]
-    return f"once {JOIN[pop]} join the field" if row["conclusion"] == "leader" else f"in {WORDS[pop]}"
-
-
-def _base_where(row: dict) -> str:
-    return "among hand-written heuristics" if row["conclusion"] == "leader" else "with hand-written heuristics"
-
-
-def _row_sentence(row: dict, labels: dict | None) -> str:
-    what = CONCLUSIONS[row["conclusion"]]
-    if row["status"] == MISSING:
-        why = ("no such games" if row["other"] is None and row["base"] is not None else
-               "no equilibrium mix among hand-written heuristics: fewer than two of them played, or two never "
-               "met" if row["conclusion"] == "leader" else
-               "no reading among hand-written heuristics")
-        return f"{what}: no comparison {_where(row)} ({why})"
-    return _phrase(row, labels) + {HOLDS: ": it holds", CHANGES: ": it changes"}.get(
-        row["status"], ": the intervals do not settle it")
+# ---- the conclusion and its words -------------------------------------------------------------------------------
+pct, ci_text = C.pct, C.ci_text
 
 
 def missing_words(summary: dict) -> str:
     """What the run lacks to check its conclusions, in words ("" when it has tuned games)."""
     if not present(summary, HAND):
-        return ("This run has no games between hand-written heuristics only, so there is no baseline to check "
+        return ("This run has no games between hand-written play styles only, so there is no baseline to check "
                 "against stronger play.")
     if present(summary, TUNED):
         return ""
     return ("This run has no tuned mirror games (every seat the evolved `tuned`), so its conclusions are measured "
-            "among hand-written heuristics only and say nothing yet about stronger play: `-s all` plays `tuned` "
+            "among hand-written play styles only and say nothing yet about stronger play: `-s all` plays `tuned` "
             "where the game's defaults have it.")
 
 
-def section(summary: dict, labels: dict | None = None) -> dict:
-    """The report section "Conclusions across skill": a table of the three conclusions by population and, in
-    words, which hold and which change (labels: the decisive sources' plain names)."""
-    rows = compare(summary)
-    read = readings(summary)
-    pops = [HAND] + [p for p in STRONGER if present(summary, p)]
-    if len(pops) == 1:
-        return {"title": "Conclusions across skill", "text": missing_words(summary)}
-    body = []
-    for conclusion, what in CONCLUSIONS.items():
-        verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in rows
-                             if r["conclusion"] == conclusion and r["population"] in pops[1:])
-        body.append([what, *(describe(conclusion, read[conclusion][p], labels) for p in pops),
-                     verdicts or "no stronger play"])
-    table = html_table(["conclusion", *(HEADERS[p] for p in pops), "across skill"], body)
-    text = ("Are the headline conclusions properties of the game or of our weak bots? Each is read among "
-            "hand-written heuristics and again where every seat plays stronger; the dominant strategy is the "
-            "leader of the equilibrium mix of the field those players join. 'Holds' only when both intervals say "
-            "the same; 'changes' only when they say different things.")
-    said = [_row_sentence(r, labels) for r in rows if r["population"] in pops[1:]]
-    if said:
-        text += " " + " ".join(s[:1].upper() + s[1:] + "." for s in said)
-    lacking = missing_words(summary)
-    if lacking:
-        text += " " + lacking
-    if SEARCH not in pops and present(summary, TUNED):
-        text += search_words(summary.get("game"), summary.get("players"))
-    return {"title": "Conclusions across skill", "text": text, "html": table}
-
-
-def search_command(game, players) -> str | None:
-    """A `run` command that gives this game search-only games, from the registry and the game's presets: its
-    cheapest search player (`expert-fast` where there is one) with a heuristic, round-robin for two players;
-    with more players search players are the whole table (the only way every seat searches). None without one."""
-    try:
-        defs = registered(game)
-        presets = load_defaults(get_game(game).package).get("strategies", {})
-    except (KeyError, UserError, FileNotFoundError, ModuleNotFoundError, TypeError):
-        return None
-    search = {d.name for d in defs if d.search}
-    names = sorted(search | {n for n, p in presets.items() if isinstance(p, dict) and p.get("base") in search})
-    if not names:
-        return None
-    player = "expert-fast" if "expert-fast" in names else names[0]
-    if players == 2:
-        heuristics = [d.name for d in defs if not d.search and d.round_robin and d.name != "random"]
-        hand = "greedy" if "greedy" in heuristics else heuristics[0] if heuristics else None
-        return f"balance-sim run {game} -n 400 -s {player},{hand} --round-robin -j 2" if hand else None
-    return f"balance-sim run {game} -p {players} -n 400 -s {player} -j 2"
-
-
-def search_words(game, players) -> str:
-    """The section's closing advice when a run has no search-only games ("" when the game has no search player)."""
-    command = search_command(game, players) if isinstance(players, int) else None
-    if command is None:
-        return ""
-    if players == 2:
-        return f" No search-player games: `{command}` plays them, to check against search play too."
-    return (f" No search-player games: with {players} players every seat searches only in a run of search players "
-            f"alone, `{command}`; set its report's edge and decisive sources beside these.")
-
-
-def _short(conclusion: str, reading: dict, labels: dict | None, ci: bool = False) -> str:
-    m = reading["metric"]
-    interval = f" ({ci_text(m)})" if ci else ""
-    if conclusion == "edge":
-        return pct(m["estimate"]) + interval
-    name = (labels or {}).get(reading["name"], reading["name"]) if conclusion == "source" else reading["name"]
-    if not ci:  # the Findings' short form: the name alone
-        return name
-    if conclusion == "leader":
-        text = f"{name} at {m['estimate']:.0%} of the mix{interval}"
-    else:
-        text = f"{name}, {pct(m['estimate'])}{interval}"
-    if not reading["definite"]:
-        second = reading["second"]
-        second = (labels or {}).get(second, second) if conclusion == "source" else second
-        text += f", not told apart from {second}"
-    return text
-
-
-def _phrase(row: dict, labels: dict | None) -> str:
-    what = CONCLUSIONS[row["conclusion"]]
-    a, b = (_short(row["conclusion"], row[k], labels, ci=True) for k in ("base", "other"))
-    if row["conclusion"] == "edge":
-        m = row["base"]["metric"]
-        what = f"{what} ({m.get('what', 'the position')}, fair {pct(m.get('fair', .5))})"
-        a += f", {VERDICT_WORDS[row['base']['verdict']]}"
-        b += f", {VERDICT_WORDS[row['other']['verdict']]}"
-        if row["status"] == HOLDS and edges_apart(row["base"], row["other"]):
-            b += " (the same verdict, at a size that differs by more than the intervals allow)"
-    return f"{what}: {_base_where(row)} {a}; {_where(row)} {b}"
-
-
-def finding(summary: dict, labels: dict | None = None) -> dict | None:
-    """analysis.findings' sentence on it: which conclusions change and which hold with stronger play, or that
-    the run cannot check them. None when there is nothing to say (no hand-written games)."""
+def conclusion(summary: dict, labels: dict | None = None, unit: str = "games") -> dict | None:
+    """The conclusion "how the answers move with skill" (analysis.conclusions' form, id `skill`): REAL when
+    stronger play moves the seat edge or the top lever beyond noise, NOISE when it moves neither (each holds or
+    is not settled), TOO_FEW when the run has no stronger play to check; None without hand-written games."""
     if not present(summary, HAND):
         return None
-    rows = [r for r in compare(summary) if r["status"] != MISSING]
+    rows = [r for r in compare(summary, labels, unit) if r["status"] != MISSING]
     if not rows:
-        return {"id": "across_skill", "rank": 20, "text": missing_words(summary),
-                "figure": "skill_edge[hand-written]", "section": "skill"}
+        out = C.make("skill", C.TOO_FEW, "skill_edge[hand-written]", "skill", "hand-written mirror games only", None,
+                     rows=[], missing=missing_words(summary))
+        out["text"] = render(out)
+        return out
     changed = [r for r in rows if r["status"] == CHANGES]
-    held = [r for r in rows if r["status"] == HOLDS]
-    unclear = [r for r in rows if r["status"] == UNCLEAR]
-
-    def listed(part, detail):
-        """By conclusion, each with its populations: by name, or with the readings (detail)."""
-        out = []
-        for conclusion in CONCLUSIONS:
-            mine = [r for r in part if r["conclusion"] == conclusion]
-            if not mine:
-                continue
-            if detail:  # the hand-written reading once, then each stronger population's
-                first = mine[0]
-                parts = [f"{_short(conclusion, first['base'], labels)} {_base_where(first)}"]
-                parts += [f"{_short(conclusion, r['other'], labels)} {_where(r)}" for r in mine]
-                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(parts)})")
-            else:
-                out.append(f"{CONCLUSIONS[conclusion]} ({', '.join(WORDS[r['population']] for r in mine)})")
-        return "; ".join(out)
-
-    if changed:  # short enough for the Findings box: the changes in detail, the rest by name
-        text, rank = f"Stronger play changes {listed(changed, True)}", 70
-        if held:
-            text += f"; it leaves {listed(held, False)} unchanged"
-    elif held:
-        text, rank = f"Stronger play leaves {listed(held, True)} unchanged", 52
-    else:
-        text, rank = "With stronger play, these games settle none of the headline conclusions either way", 40
-    if unclear and (changed or held):
-        text += f"; not settled: {listed(unclear, False)}"
-    text += "."
-    first = (changed or held or unclear)[0]
-    pop, other = first["population"], first["other"]
-    figure = {"edge": f"skill_edge[{pop}]", "leader": f"skill_mix[{pop}][{other.get('name')}]",
-              "source": f"skill_decisive[{pop}][{other.get('name')}]"}[first["conclusion"]]
-    out = {"id": "across_skill", "rank": rank, "text": text, "figure": figure, "section": "skill"}
-    out.update({k: other["metric"].get(k) for k in ("estimate", "ci_low", "ci_high")})
+    first = (changed or rows)[0]
+    out = C.make("skill", C.REAL if changed else C.NOISE, first["other"]["figure"], "skill",
+                 "mirror games at each level of skill", first["other"], rows=rows, missing="")
+    out["text"] = render(out)
     return out
 
 
-def closing_sections(summary: dict, labels: dict, *sections) -> list[dict]:
-    """A game report's last sections: those given that apply (not None), then the conclusions across skill where the
-    summary has them."""
+def _says(c: dict) -> str:
+    """A population's reading, short (a table cell, a clause): the verdict, the size, the interval."""
+    if c is None:
+        return "n/a (no such games)"
+    if c["id"] == "seat_edge":
+        top = c["top"] if not c["single"] else c
+        return (f"{c['words']} {pct(top['estimate'])} ({ci_text(top)}, fair {pct(c['fair'])}, {C.p_text(c['p'])}): "
+                f"{c['verdict']}")
+    size = c["certain"] if c["split"] else c
+    text = f"{c['label']} {pct(size['estimate'])}{' surely' if c['split'] else ''} ({ci_text(size)})"
+    if c["next"] is not None:
+        text += ("; next " if c["verdict"] == C.REAL else "; not told apart from ") + c["next_label"]
+    return text
+
+
+def render_row(row: dict) -> str:
+    what = CONCLUSIONS[row["conclusion"]]
+    where = WORDS[row["population"]]
+    if row["status"] == MISSING:
+        why = "no such games" if row["other"] is None and row["base"] is not None else "no hand-written reading"
+        return f"{what}: no comparison in {where} ({why})"
+    test = f", difference {C.p_text(row['p'])}" if row["p"] == row["p"] else ""
+    verdict = {HOLDS: "it holds, at sizes that agree", CHANGES: "it changes, beyond noise",
+               UNCLEAR: "the games do not settle it"}[row["status"]]
+    return f"{what}: in hand-written play {_says(row['base'])}; in {where} {_says(row['other'])} ({verdict}{test})"
+
+
+def _brief(c: dict, ci: bool, named: str = "") -> str:
+    """A population's reading in a few words (the Findings' sentence): the seat or lever (unless it is `named`
+    already) and its size."""
+    if c["id"] == "seat_edge":
+        m, name = (c if c["single"] else c["top"]), c["words"]
+    else:
+        m, name = (c["certain"] if c["split"] else c), c["label"]
+    return ("" if name == named else name + " ") + pct(m["estimate"]) + (f" ({ci_text(m)})" if ci else "")
+
+
+def _name(c: dict) -> str:
+    return c["words"] if c["id"] == "seat_edge" else c["label"]
+
+
+def brief_row(row: dict) -> str:
+    test = f", difference {C.p_text(row['p'])}" if row["p"] == row["p"] else ""
+    return (f"{CONCLUSIONS[row['conclusion']]} ({_brief(row['base'], False)} in hand-written play, "
+            f"{_brief(row['other'], True, _name(row['base']))} in {WORDS[row['population']]}{test})")
+
+
+def render(c: dict) -> str:
+    """The conclusion's sentence, short enough for the Findings (the section says each row in full)."""
+    if c["verdict"] == C.TOO_FEW:
+        return c["missing"]
+    rows = c["rows"]
+
+    def listed(status):
+        return "; ".join(f"{CONCLUSIONS[r['conclusion']]} in {WORDS[r['population']]}" for r in rows
+                         if r["status"] == status)
+
+    changed = [r for r in rows if r["status"] == CHANGES]
+    if changed:
+        text = "Stronger play moves " + "; ".join(brief_row(r) for r in changed)
+        if listed(HOLDS):
+            text += f"; it leaves {listed(HOLDS)} unchanged"
+    elif listed(HOLDS):
+        text = "Stronger play leaves " + "; ".join(brief_row(r) for r in rows if r["status"] == HOLDS) + " unchanged"
+    else:
+        text = "With stronger play, these games settle neither the seat edge nor the top lever either way"
+    if listed(UNCLEAR) and (changed or listed(HOLDS)):
+        text += f"; not settled: {listed(UNCLEAR)}"
+    return text + "."
+
+
+def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_note: str = "") -> dict:
+    """The report section "How the answers move with skill": the seat edge and the top lever on mirror games at
+    each level of skill, the sentence of the `skill` conclusion, and the skill gap (search players against the
+    hand-written styles); one per report, in place of the former "Skill" and "across skill" sections."""
+    c = conclusion(summary, labels, unit)
+    read = readings(summary, labels, unit)
+    pops = [HAND] + [p for p in STRONGER if present(summary, p)]
+    title = "How the answers move with skill"
+    intro = ("Are the seat edge and the top lever properties of the game or of weak play? Each is measured on "
+             "mirror games (every seat the same player) of the hand-written play styles and again of our evolved "
+             "and search players, which are the skill reference, not styles to rebalance. 'Holds' needs the same "
+             "verdict and sizes that agree (a test of the difference); 'changes' needs sizes that differ beyond "
+             "noise. ")
+    if c is None or c["verdict"] == C.TOO_FEW:
+        return {"title": title, "text": intro + (c["missing"] if c else missing_words(summary))}
+    text = intro + render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
+                                         for r in c["rows"])  # each row in full, with both intervals
+    if SEARCH not in pops:
+        text += " No search-player games: name a search player with -s to check against search play too."
+    head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)
+    body = ""
+    for key, what in CONCLUSIONS.items():
+        cells = "".join(f"<td>{html.escape(_says(read[key][p]))}</td>" for p in pops)
+        verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in c["rows"] if r["conclusion"] == key)
+        body += f"<tr><td>{html.escape(what)}</td>{cells}<td>{html.escape(verdicts or 'missing')}</td></tr>"
+    table = f"<table><tr><th>conclusion</th>{head}<th>across skill</th></tr>{body}</table>"
+    gaps = {k[len("skill_gap["):-1]: m for k, m in summary.items() if k.startswith("skill_gap[") and C.finite(m)}
+    if gaps:
+        note = f" ({gap_note})" if gap_note else ""
+        table += ("<table><tr><th>skill gap: search player against a hand-written style</th><th>its win rate"
+                  f"{html.escape(note)}</th></tr>" + "".join(f"<tr><td>{html.escape(pair)}</td><td>{html.escape(pct(m['estimate']))} "
+                                    f"({html.escape(ci_text(m))}, n={m.get('n') or 0:,})</td></tr>"
+                                    for pair, m in sorted(gaps.items())) + "</table>")
+    return {"title": title, "text": text, "html": table}
+
+
+def closing_sections(summary: dict, labels: dict, *sections, unit: str = "games", gap_note: str = "") -> list[dict]:
+    """A game report's last sections: those given that apply (not None), then "How the answers move with skill"
+    where the summary has hand-written games."""
     out = [s for s in sections if s is not None]
     if present(summary, HAND):
-        out.append(section(summary, labels))
+        out.append(section(summary, labels, unit, gap_note))
     return out

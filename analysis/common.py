@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import models, stats
-from analysis.markup import Markup, table, tag
+from analysis.conclusions import said
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
 
@@ -108,8 +108,9 @@ def head_to_head(strategy: np.ndarray, keys: list[np.ndarray], names) -> tuple[p
 
 
 def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) -> dict:
-    """`strength[<strategy>]` (Elo) and `nash_weight[<strategy>]` (the mix of `h2h` = (wins, meetings), default
-    the games' results); left out of --summary-only runs, as neither is a sum that merges across batches."""
+    """`strength[<strategy>]` (Elo), `nash_weight[<strategy>]` (the mix of `h2h` = (wins, meetings), default
+    the games' results) and `head_to_head[<a> vs <b>]` (a's share of the meetings of an a seat with a b seat in
+    one game, counted per pair of seats: in a game of four, two a seats and two b seats meet four times); left out of --summary-only runs, as neither is a sum that merges across batches."""
     if stats.is_aggregating() or len(np.unique(strategy)) < 2:
         return {}
     p = strategy.shape[1]
@@ -118,6 +119,11 @@ def meta_game_metrics(strategy: np.ndarray, win: np.ndarray, names, h2h=None) ->
     played = [n for n in names if meet.loc[n].sum() > 0]
     if len(played) >= 2:
         missing = models.unmeasured_pairs(meet.loc[played, played])
+        for i, a in enumerate(played):  # what a toss-up between two styles is said with (analysis.conclusions)
+            for b in played[i + 1:]:
+                if meet.loc[a, b] > 0:
+                    out[f"head_to_head[{a} vs {b}]"] = {**stats.rate(wins.loc[a, b], meet.loc[a, b]),
+                                                        "counts": "seat pairs"}
         if missing:  # an unknown cell is not an even one: no equilibrium rests on a guess
             out["nash_unmeasured"] = [f"{a} vs {b}" for a, b in missing]
         else:
@@ -273,8 +279,10 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
             "No equilibrium mix: these pairs of strategies never met, so their matchups are unknown (not even): "
             + "; ".join(summary["nash_unmeasured"]) + ". A run where every pair meets (-s all) measures them.")})
     if len(nash):
+        lead = said(summary, "play_style")
         section = {"title": "The meta-game",
-                   "text": models.nash_reading(nash, players, summary.get("nash_unique", True))}
+                   "text": (lead + " " if lead else "") + models.nash_reading(nash, players,
+                                                                          summary.get("nash_unique", True))}
         if nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
             rows = [[name, f"{r.weight:.0%}", f"{r.ci_low:.0%} to {r.ci_high:.0%}"] for name, r in nash.iterrows()]
             section["html"] = Markup(table(["strategy", "weight in the equilibrium mix", "95% bootstrap interval"], rows)

@@ -12,8 +12,8 @@ import numpy as np
 from analysis import findings, percent
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.formatting import CSS, esc, LABELS, figure_html, is_rate
-from analysis.report import config_changes, config_diff, write_json
+from analysis.formatting import CSS, LABELS, figure_html, is_rate
+from analysis.report import conclude, config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
 from sim.errors import UserError
@@ -223,7 +223,9 @@ def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, ta
            "differences_in_configuration": config_diff(meta_a.get("config", {}), meta_b.get("config", {})),
            "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
                int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
-           "diff": "B minus A", "metrics": rows, "edge": edge_name(summary_a, summary_b)}
+           "diff": "B minus A", "metrics": rows}
+    doc["conclusions"] = {key: run_conclusions(summary, meta, tables) for key, summary, meta, tables in
+                          (("a", summary_a, meta_a, tables_a), ("b", summary_b, meta_b, tables_b))}
     doc["findings"] = compare_findings(doc)
     staging = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
@@ -336,17 +338,22 @@ def pairing_sentence(doc: dict) -> str:
             "--seed, --batch-size, -n and strategies to pair them.")
 
 
-def edge_finding(edge: str | None, comparable: dict) -> dict:
-    """The edge's verdict, always said: its figure in A and B, B minus A, and a real change or within noise."""
-    if not edge or edge not in comparable:
-        return {"id": "edge", "figure": "metrics", "section": "figures",
-                "text": "The edge is not compared: the two runs share no seat, position or starter figure."}
-    r = comparable[edge]
-    return {"id": "edge", "figure": edge, "section": "figures",
-            "text": f"The edge ({r['label'][:1].lower() + r['label'][1:]}): {fmt_value(edge, r['a'])} in A, "
-                    f"{fmt_value(edge, r['b'])} in B, {fmt_diff(edge, r)}: "
-                    + (f"a real change ({fmt_p(r['p_adjusted'])} after the correction)." if r["verdict"] == REAL
-                       else "within noise.")}
+def run_conclusions(summary: dict, meta: dict, tables) -> list[dict]:
+    """A run's conclusions (analysis.conclusions, as its own report states them), recomputed from the figures of a
+    copy of its summary: a summary.json's own `conclusions` and sentences are never trusted."""
+    summary = {k: v for k, v in summary.items() if k not in ("conclusions", "findings", "strategy_kinds")}
+    return conclude(summary, meta, tables)["conclusions"]
+
+
+def edge_findings(doc: dict) -> list[dict]:
+    """Each run's seat-edge conclusion, said as its own report says it (the verdict and its error control)."""
+    out = []
+    for key in ("a", "b"):
+        c = next((c for c in (doc.get("conclusions") or {}).get(key, []) if c.get("id") == "seat_edge"), None)
+        if c:
+            out.append({"id": f"seat_edge[{key}]", "figure": c["figure"], "section": "figures",
+                        "verdict": c["verdict"], "text": f"In {key.upper()}: {c['text']}"})
+    return out
 
 
 def compare_findings(doc: dict) -> list[dict]:
@@ -388,7 +395,8 @@ def compare_findings(doc: dict) -> list[dict]:
             f"{len(comparable)} figures are compared at once and one in twenty 95% intervals misses by chance: "
             f"{comparable[name]['label']} {fmt_diff(name, comparable[name])}"
             f"{fmt_corrected(name, comparable[name])}.")})
-    return out[:7]
+    edges_said = edge_findings(doc)
+    return (out[:7 - len(edges_said)] + edges_said) if edges_said else out[:7]
 
 
 def _html(doc: dict, outdir: Path) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.percent import ci, pct
+from analysis.conclusions import said
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 
 def slug(name: str) -> str:
@@ -43,8 +43,29 @@ def changed(actual: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 def rates(flags: dict[str, np.ndarray], name: str = "decisive_rate") -> dict:
-    """Share of games changed; `flags` are booleans or weights in [0, 1] (Mohur's unfinished matches: 1/2)."""
-    return {f"{name}[{source}]": stats.rate(float(np.sum(f)), len(f)) for source, f in flags.items()}
+    """Share of games changed; `flags` are booleans or weights in [0, 1] (Mohur's unfinished matches: 1/2). With
+    the default name, also `decisive_lead` (`lead`)."""
+    out = {f"{name}[{source}]": stats.rate(float(np.sum(f)), len(f)) for source, f in flags.items()}
+    if name == "decisive_rate":
+        out.update(lead(flags))
+    return out
+
+
+def lead(flags: dict[str, np.ndarray], name: str = "decisive_lead") -> dict:
+    """`decisive_lead`: how many more games (a share) the top source surely decides than the next one may, on
+    the same games: the mean over games of (first surely changes) - (second changes or may), with a normal
+    interval; `first` and `second` name them, ranked as analysis.conclusions.lever_order ranks them (games
+    surely changed, then the rate). A paired difference: far narrower than the two rates' own intervals when
+    the sources decide the same games. Left out of --summary-only runs (the top two can differ by batch) and
+    with fewer than two sources."""
+    if stats.is_aggregating() or len(flags) < 2:
+        return {}
+    values = {s: np.asarray(f, dtype=float) for s, f in flags.items()}
+    certain = {s: v >= 1.0 for s, v in values.items()}
+    order = sorted(values, key=lambda s: (-int(certain[s].sum()), -float(values[s].sum())))
+    first, second = order[0], order[1]
+    return {name: {**stats.mean(certain[first].astype(float) - (values[second] > 0)), "first": first,
+                   "second": second}}
 
 
 # ---- seat-per-row games (each game's sources are in its own analysis/<game>.py) ---------------------------
@@ -149,7 +170,8 @@ def section(summary: dict, labels: dict, outdir, unit: str = "games", with_round
     rounds = _table(summary, "decisive_round_rate", labels) if with_rounds else None
     _plot(table, outdir / "decisive.png", "What decides games: winner changes without the source", unit,
           rounds if rounds is not None and len(rounds) else None)
-    text = ("For each source of points, the share of " + unit + " whose winner would change if that source's "
+    lead = said(summary, "top_lever")
+    text = ((lead + " " if lead else "") + "For each source of points, the share of " + unit + " whose winner would change if that source's "
             "points were taken away from every player, with every card played as it was (players might have "
             "played differently without it). A source that decides few games can be retuned with little effect "
             "on who wins; one that decides many is where a change will be felt.")

@@ -422,6 +422,9 @@ def nash_metrics(table: pd.DataFrame, n: int) -> dict:
     return out
 
 
+TOSS_UP_SPAN = 0.5  # an equilibrium weight whose 95% interval spans half of 0-100% or more: a toss-up
+
+
 def nash_reading(table: pd.DataFrame, players: int, unique: bool = True) -> str:
     pairwise = "" if players == 2 else (f" With {players} players the game is reduced to head-to-head records "
                                         "(who finishes ahead of whom in the same game).")
@@ -433,10 +436,15 @@ def nash_reading(table: pd.DataFrame, players: int, unique: bool = True) -> str:
                 + pairwise)
     survive = table[table["weight"] >= 0.01]
     names = list(survive.index)
+    top = table.iloc[0]
+    if top.ci_high - top.ci_low >= TOSS_UP_SPAN:  # the bootstrap moves the mix around: no firm reading
+        return (f"These games do not fix the equilibrium mix: at the estimate {table.index[0]} takes "
+                f"{top.weight:.0%}, but its 95% bootstrap interval runs {top.ci_low:.0%}-{top.ci_high:.0%}, so "
+                f"another sample of games could hand the mix to another strategy.{pairwise}")
     if len(names) == 1:
-        return (f"{names[0]} is the only strategy in the equilibrium mix: against every other strategy it does at "
-                f"least as well, so a player who knew the field would always play it; whatever makes {names[0]} "
-                f"strong may be too strong.{pairwise}")
+        return (f"Over every strategy of the run, {names[0]} is the only one in the equilibrium mix at its "
+                f"estimate: against every other it does at least as well, so a player who knew the field would "
+                f"play it (the interval in the table says how firmly the games fix that).{pairwise}")
     parts = ", ".join(f"{n} {r.weight:.0%}" for n, r in survive.iterrows())
     out = [n for n in table.index if n not in names]
     return (f"The equilibrium mix keeps {len(names)} strategies ({parts}): none beats every other, so the field "

@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, percent, skill, stats
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
@@ -124,34 +124,6 @@ def _skill_metrics(games, rounds, long, meta) -> dict:
             **skill.gap_metrics(long, search)}
 
 
-def _skill_section(games, summary, meta, outdir):
-    search = skill.search_names(meta)
-    if not any(k.startswith("first_player_round_win_rate[expert]") or k.startswith("skill_gap[") for k in summary):
-        return None
-    labels = {"first_player_round_win_rate": "round starter wins the round",
-              "first_player_match_win_rate": "match starter wins the match",
-              "seat0_match_win_rate": "seat 0 wins the match",
-              "drawn_round_rate": "round drawn"}
-    long = common.two_player_long(games, "match")
-    level = skill.levels(games, search, ["strategy_0", "strategy_1"])
-    pools = {}
-    for name in (skill.HEURISTIC, skill.EXPERT):
-        part = long[np.concatenate([level, level]) == name]
-        if len(part):
-            pools[name] = {k.strip("[]"): v for k, v in common.win_rate_metrics(part, "").items()}
-    return skill.section(skill.comparisons(summary, labels), skill.gap_table(long, search), pools, outdir,
-                         baseline="greedy", unit="match")
-
-
-def _edge_sentence(m: dict | None, who: str, what: str) -> str:
-    if not m or not m.get("n"):
-        return f"No {what} to measure."
-    verdict = ("a real edge" if m["ci_low"] > 0.5 else "a real handicap" if m["ci_high"] < 0.5
-               else "no edge we can detect")
-    return (f"The {who} wins {what} {percent.pct(m['estimate'])} of the time ({percent.ci(m)}, "
-            f"{edges.p_text(edges.p_half(m))}): {verdict}.")
-
-
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, rounds = tables["games"], tables["rounds"]
     cfg = meta["config"]
@@ -164,7 +136,7 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     labels = decisive_labels()
     return out + across_skill.closing_sections(
         summary, labels, decisive.section(summary, labels, outdir, unit="matches", with_rounds=True),
-        _skill_section(games, summary, meta, outdir))
+        unit="matches", gap_note="its share of matches: 50% is even")
 
 
 def _first_player(rounds, summary, outdir) -> dict:
@@ -172,12 +144,17 @@ def _first_player(rounds, summary, outdir) -> dict:
     r1, later = summary.get("first_player_round_win_rate[round=1]"), summary.get(
         "first_player_round_win_rate[later_rounds]")
     need = stats.games_to_detect(0.01)
-    text = _edge_sentence(overall, "trader who starts a round", "it") + " "
+    seat = C.conclusion_of(summary, "seat_edge") or {}
+    text = (seat.get("text") or "") + " "
+    if seat.get("figure") != "first_player_round_win_rate":
+        text += C.render_figure(seat, "first_player_round_win_rate") + " "
     text += edges.source_sentence(overall or {}, "matches", "decided rounds") + " "
     if r1 and later:
-        text += (f"Round 1 (random starter): {percent.with_ci(r1)}; "
-                 f"later rounds, started by the previous round's loser: {percent.with_ci(later)}. ")
-    text += _edge_sentence(summary.get("first_player_match_win_rate"), "trader who starts the match", "the match")
+        text += (f"Round 1 (random starter): {r1['estimate']:.1%} (95% CI {r1['ci_low']:.1%}-{r1['ci_high']:.1%}); "
+                 f"later rounds, started by the previous round's loser: {later['estimate']:.1%} "
+                 f"({later['ci_low']:.1%}-{later['ci_high']:.1%}). ")
+    text += " ".join(C.render_figure(seat, key) for key in ("first_player_match_win_rate", "seat0_match_win_rate")
+                     if key != seat.get("figure"))
     naive = summary.get("first_player_round_win_rate[all_games]")
     if naive and naive.get("n") and overall and overall.get("population") == edges.MIRROR:
         text += (f" Over every match, mixed pairings included, the starter wins {percent.pct(naive['estimate'])} "

@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, skill, stats
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats
 from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, new_panels, overflow_note, save,
                             strategy_colors)
@@ -133,33 +133,6 @@ def _skill_metrics(tables, meta) -> dict:
     return {**skill.by_level(rates), **skill.gap_metrics(_skill_long(tables, search), search)}
 
 
-def _skill_section(tables, meta, summary, outdir):
-    if not skill.present(summary):
-        return None
-    players = tables["players"]
-    search = skill.search_names(meta)
-    p = _players_count(tables, meta)
-    labels = {"tie_rate": "game tied (shared win)", "seat_win_rate_0": "seat 0 wins",
-              f"seat_win_rate_{p - 1}": f"seat {p - 1} wins"}
-    gaps = skill.gap_table(_skill_long(tables, search), search)
-    # baseline "" : skill.section's verdict assumes two players (50%); the verdict here uses 1 / players
-    out = skill.section(skill.comparisons(summary, labels), gaps, skill.pool_rates(_lineups(tables), players, search),
-                        outdir, baseline="", unit="game")
-    base = [(s, r) for (s, o), r in gaps.iterrows() if o == "greedy"]
-    if base:
-        s, r = base[0]
-        fair = 1 / p
-        verdict = ("rewards planning strongly" if r.ci_low > 2 * fair else "rewards planning" if r.ci_low > fair
-                   else "punishes this search player" if r.ci_high < fair
-                   else f"shows no reward for planning that these games can detect (the interval holds {fair:.0%})")
-        out["text"] += (f" Skill gap: {s} wins {r.rate:.1%} of its games against {p - 1} greedy "
-                        f"player{'s' if p > 2 else ''} (a fair share is {fair:.0%}; 95% CI "
-                        f"{r.ci_low:.1%}-{r.ci_high:.1%}, n={int(r.n):,}): the game {verdict}.")
-    out["text"] += (f" With {p} players a fair win rate is {1 / p:.0%}, not 50% (the dashed lines mark 50%). "
-                    "Search players play only when named (-s expert,greedy,greedy,greedy: one expert among three greedy players).")
-    return out
-
-
 def sections(tables, meta, summary, outdir) -> list[dict]:
     games, players = tables["games"], tables["players"]
     cfg = meta.get("config") or {}
@@ -175,8 +148,9 @@ def sections(tables, meta, summary, outdir) -> list[dict]:
     if "picks" in tables and len(tables["picks"]):
         out.append(_picks(tables["picks"], outdir))
     labels = decisive_labels(cfg, players)
+    p = _players_count(tables, meta)
     return out + across_skill.closing_sections(summary, labels, decisive.section(summary, labels, outdir),
-                                               _skill_section(tables, meta, summary, outdir))
+                                               gap_note=f"its share of the games it played, a fair share {1 / p:.0%}")
 
 
 def _seats(tables, meta, summary, outdir) -> dict:
@@ -193,7 +167,8 @@ def _seats(tables, meta, summary, outdir) -> dict:
                       + ("mirror games" if mirror else "model") + ")",
                       "seat (hands pass to seat + 1 on odd turns, seat - 1 on even turns)", None, reference=1 / p)
     spread = table["rate"].max() - table["rate"].min()
-    text = ("With the passing direction alternating every turn, every seat has a neighbour on each side feeding it "
+    text = (C.said(summary, "seat_edge") + " With the passing direction alternating every turn, every seat has a "
+            "neighbour on each side feeding it "
             "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
     out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", f"Seat win rates span {spread:.1%}; "
                                                          f"the dashed line is a fair share of 1/{p}."))

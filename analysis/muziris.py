@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, decisive, edges, percent, skill
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill
 from analysis.findings import assumed_pace
 from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
-from analysis.stats import binomial_test, mean, rate, wilson
+from analysis.stats import mean, rate, wilson
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, overflow_note, save, strategy_colors
 from matplotlib import colormaps
 
@@ -108,13 +108,6 @@ def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
     for k in range(p):
         edges.put(out, f"seat_win_rate[{k}]", by_seat, k)
     return out
-
-
-# headline rates compared between heuristic-only and search-only games (Skill section)
-SKILL_LABELS = {"first_player_win_rate": "round-1 first player wins",
-                "trigger_seat_win_rate": "the player who triggers the end wins",
-                "tie_rate": "shared victory",
-                "round_cap_rate": "game reaches the round cap"}
 
 
 def _coin_steps(steps) -> bool:
@@ -217,33 +210,6 @@ def _skill_metrics(games: pd.DataFrame, players: pd.DataFrame, meta: dict) -> di
             **skill.gap_metrics(_pairs(players), search)}
 
 
-def _skill_section(tables, summary, meta, outdir):
-    """Only when a search strategy played: headline rates by skill and the search players' head-to-head records."""
-    if not skill.present(summary):
-        return None
-    players, search = tables["players"], skill.search_names(meta)
-    sec = skill.section(skill.comparisons(summary, SKILL_LABELS), skill.gap_table(_pairs(players), search),
-                        skill.pool_rates(tables["games"], players, search), outdir, baseline="greedy", unit="match")
-    P = int(meta.get("players") or players["seat"].max() + 1)
-    sec["text"] += (" Here a match is one game. The skill gap is a head-to-head record: for every search player "
-                    "and every heuristic seated in the same game, a win when the search player finishes ahead "
-                    "(coins, then market-condition coins), a half when level"
-                    + (f"; with {P} players each game gives {P - 1} such pairs per search player, so the "
-                       "intervals are somewhat too narrow. Win rates inside each pool have a fair share of "
-                       f"1/{P}." if P > 2 else ", which with two players is simply the game's result."))
-    return sec
-
-
-def _p_fair(m: dict, players: int) -> float:
-    """Two-sided p-value that a rate is the fair share 1/players (binomial; the model's Wald test on its
-    log-odds interval)."""
-    from scipy.special import logit, ndtr  # not scipy.stats: importing it costs about 1 CPU-s
-    if m.get("population") == edges.MODEL:
-        se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * 1.959963984540054)
-        return float(2 * ndtr(-(abs(logit(m["estimate"]) - logit(1 / players)) / se)))  # 2 * norm.sf(|z|)
-    return binomial_test(int(round(m["estimate"] * m["n"])), m["n"], 1 / players)
-
-
 def _err(est, lo, hi):
     est, lo, hi = (np.nan_to_num(np.asarray(a, dtype=float)) for a in (est, lo, hi))
     return np.clip([est - lo, hi - est], 0, None)
@@ -280,7 +246,7 @@ def sections(tables, meta, summary, outdir: Path) -> list[dict]:
     if what_decides is not None:
         what_decides["html"] = _decisive_by_condition(summary, labels, conds)
     return out + across_skill.closing_sections(summary, labels, what_decides,
-                                               _skill_section(tables, summary, meta, outdir))
+                                               gap_note="a head-to-head record in the same game: 50% is even")
 
 
 def _seats_section(summary: dict, P: int, outdir: Path) -> dict:
@@ -317,11 +283,12 @@ def _first_player_text(summary: dict, P: int) -> str:
     """The round-1 first player's win rate at equal skill, its test against a fair share, and over every game."""
     fp = summary.get("first_player_win_rate")
     naive = summary.get("first_player_win_rate[all_games]")
-    text = "The round-1 first player acts twice in every round they lead and the marker passes left each round. "
+    text = C.said(summary, "seat_edge") + (" The round-1 first player acts twice in every round they lead and the "
+                                            "marker passes left each round. ")
     if fp:
-        text += (f"At equal skill the round-1 first player wins {percent.pct(fp['estimate'])} ("
-                 f"{percent.ci(fp, ' to ')}, {edges.p_text(_p_fair(fp, P))}) against a fair "
-                 f"share of {1 / P:.1%}. " + edges.source_sentence(fp, "games"))
+        text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
+                 f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}) against a fair share of {1 / P:.1%}; whether seating "
+                 "matters is the test across every position above. " + edges.source_sentence(fp, "games"))
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {percent.pct(naive['estimate'])}."
     return text

@@ -150,6 +150,7 @@ def headline_names(game: str, summary_a: dict, summary_b: dict) -> list[str]:
     """The figures a comparison shows: the game's HEADLINES (all figures without a bracket when it names
     none), then the win rate of every strategy; only those both runs have."""
     module = get_game(game).module("analysis")
-    both = [k for k, m in summary_a.items() if isinstance(m, dict) and isinstance(summary_b.get(k), dict)]
+    both = [k for k, m in summary_a.items() if isinstance(m, dict) and "estimate" in m
+            and isinstance(summary_b.get(k), dict)]  # figures only, not `strategy_kinds`
     chosen = [m for m in getattr(module, "HEADLINES", ()) if m in both] or [m for m in both if "[" not in m]
     return chosen + [m for m in both if m.startswith("win_rate[") and m not in chosen]

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import findings as findings_mod
-from analysis.edges import largest_edge
-from analysis.formatting import CSS, esc, figure_html, fmt_metric, plain_name
+from analysis import across_skill, findings as findings_mod
+from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from analysis.summary import players_of, quiet_numpy, summary_for
@@ -23,7 +22,20 @@ from sim.game import get_game
 from sim.results import install
 
 
-def findings_for(summary: dict, meta, tables=None) -> list[dict]:
+def conclude(summary: dict, meta, tables=None) -> dict:
+    """The summary with its `strategy_kinds` (which strategies are hand-written play styles, evolved or search
+    players: analysis.across_skill.kinds), `conclusions` (analysis.conclusions, each with its sentence) and
+    `findings` (analysis.findings, from those conclusions): computed once, here, for every page."""
+    summary["strategy_kinds"] = across_skill.kinds(meta)
+    spec = get_game(meta["game"])
+    module = spec.module("analysis")
+    context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
+    summary["conclusions"] = findings_mod.every_conclusion(summary, **context)
+    summary["findings"] = findings_for(summary, meta, tables, summary["conclusions"])
+    return summary
+
+
+def findings_for(summary: dict, meta, tables=None, conclusions=None) -> list[dict]:
     """The report's ranked findings (analysis.findings), with the game's words for its decisive sources and the
     configuration's degenerate-setting lines (those `run` warned about; none from one this version refuses)."""
     spec = get_game(meta["game"])
@@ -34,7 +46,7 @@ def findings_for(summary: dict, meta, tables=None) -> list[dict]:
         warnings = ()
     module = spec.module("analysis")
     context = module.finding_context(meta, tables) if hasattr(module, "finding_context") else {}
-    return findings_mod.findings(summary, warnings=tuple(warnings), **context)
+    return findings_mod.findings(summary, warnings=tuple(warnings), conclusions=conclusions, **context)
 
 
 def build_report(tables, meta, outdir, game_of_run=None) -> dict:
@@ -43,8 +55,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
     with phase(f"{meta['game']} report: figures and intervals"):
-        summary = summary_for(tables, meta)
-        summary["findings"] = findings_for(summary, meta, tables)
+        summary = conclude(summary_for(tables, meta), meta, tables)
     write_json(outdir / "summary.json", summary)
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
@@ -57,11 +68,7 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
 def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
-    summary = {"game": meta["game"], "games": int(meta["games"]), "players": players_of(meta), **summary}
-    edge = largest_edge(summary)
-    if edge:
-        summary["largest_edge"] = edge
-    summary["findings"] = findings_for(summary, meta)
+    summary = conclude({"game": meta["game"], "games": int(meta["games"]), **summary}, meta)
     write_json(outdir / "summary.json", summary)
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
@@ -193,7 +200,7 @@ def _html(meta, summary, sections, outdir: Path) -> str:
     for name, m in [(k, summary[k]) for k in first] + [(k, v) for k, v in summary.items() if k not in first]:
         if name == "position_win_rate[0]" and "first_player_win_rate" in summary:
             continue  # the same figure as first_player_win_rate, which reads the same: once is enough
-        if isinstance(m, dict) and _in_headline_table(name, headlines):
+        if isinstance(m, dict) and "estimate" in m and _in_headline_table(name, headlines):
             words = plain_name(name, labels) + HOW_MEASURED.get(m.get("population"), "")
             parts.append(f"<tr><td>{esc(words)}</td><td>{esc(fmt_metric(name, m))}</td>"
                          f"<td><code>{esc(name)}</code></td></tr>")

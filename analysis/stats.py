@@ -132,3 +132,69 @@ def games_to_detect(edge: float = 0.01, p0: float = 0.5, power: float = 0.8, z_a
     p1 = p0 + edge
     n = ((z_alpha * math.sqrt(p0 * (1 - p0)) + z_beta * math.sqrt(p1 * (1 - p1))) / edge) ** 2
     return int(math.ceil(n))
+
+
+# ---- error control: which seats, which families (analysis.conclusions) ---------------------------------------
+MODEL = "model"  # a figure's `population` when a model, not a count of games, gives it (analysis.edges)
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm-adjusted p-values, in the order given; NaN stays NaN (and counts as not rejected). The step-down of
+    statsmodels' multipletests(method="holm"), to the bit (tests/test_conclusions.py checks it): that function
+    runs a full garbage collection on every call (about half a CPU-second in a loaded process)."""
+    known = [i for i, p in enumerate(pvalues) if p == p]
+    out = [float("nan")] * len(pvalues)
+    m = len(known)
+    running = 0.0
+    for rank, i in enumerate(sorted(known, key=lambda i: pvalues[i])):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def p_fair(m: dict, fair: float) -> float:
+    """Two-sided p-value that one seat's rate (a summary metric) is `fair`: the exact binomial test for a rate over
+    games, a Wald test on the log-odds scale (its standard error read off its interval) for a model estimate."""
+    if m.get("population") == MODEL:
+        from scipy.special import logit, ndtr  # not scipy.stats: importing it costs about 1 CPU-s
+        se = (logit(m["ci_high"]) - logit(m["ci_low"])) / (2 * Z95)
+        return float(2 * ndtr(-abs(logit(m["estimate"]) - logit(fair)) / se)) if se > 0 else float("nan")
+    n = int(m.get("n") or 0)
+    return binomial_test(round(m["estimate"] * n), n, fair) if n else float("nan")
+
+
+def fair_shares_p(family: list[dict], fair: float) -> tuple[float, str]:
+    """One p-value for "every seat of `family` (metrics, one a seat) wins its fair share", and the test's name:
+    one seat, its own test (`p_fair`); several, counted on the same games, a chi-square goodness of fit on their
+    wins (scipy); model estimates (no counts), Holm's smallest adjusted p of the seats' own tests."""
+    if len(family) == 1:
+        model = family[0].get("population") == MODEL
+        return p_fair(family[0], fair), "Wald test on the model" if model else "binomial test against 50%"
+    ns = {int(m.get("n") or 0) for m in family}
+    if all(m.get("population") != MODEL for m in family) and len(ns) == 1 and min(ns) > 0:
+        from scipy.stats import chisquare  # deferred: importing scipy.stats costs about 1 CPU-s
+        wins = [m["estimate"] * m["n"] for m in family]
+        total = sum(wins)
+        if total <= 0:
+            return float("nan"), "chi-square across seats"
+        return float(chisquare(wins, [total * fair] * len(wins)).pvalue), "chi-square across seats"
+    adjusted = holm([p_fair(m, fair) for m in family])
+    return min((p for p in adjusted if p == p), default=float("nan")), "Holm over the seats' own tests"
+
+
+def same_shares_p(a: list[dict], b: list[dict]) -> float:
+    """Two-sided p-value that two populations' seats (metrics, one a seat, the same seats in the same order) win
+    the same shares: a chi-square test of homogeneity on their wins (scipy), a z test on the difference for one
+    seat (each a rate of its own games, or a model's: independent estimates, the margin read off each interval)."""
+    if len(a) == 1 or any(m.get("population") == MODEL for m in (*a, *b)):
+        x, y = a[0], b[0]
+        se = math.hypot((x["ci_high"] - x["ci_low"]) / (2 * Z95), (y["ci_high"] - y["ci_low"]) / (2 * Z95))
+        if not se > 0:
+            return float("nan")
+        return float(math.erfc(abs(x["estimate"] - y["estimate"]) / se / math.sqrt(2)))
+    from scipy.stats import chi2_contingency  # deferred: importing scipy.stats costs about 1 CPU-s
+    table = np.array([[m["estimate"] * m["n"] for m in a], [m["estimate"] * m["n"] for m in b]])
+    table = table[:, table.sum(axis=0) > 0]
+    if table.shape[1] < 2 or (table.sum(axis=1) <= 0).any():
+        return float("nan")
+    return float(chi2_contingency(table, correction=False).pvalue)

@@ -4,7 +4,7 @@ winners and decisive sources are drawn from known probabilities per level of ski
 import numpy as np
 import pytest
 
-from analysis import across_skill as A, findings, stats
+from analysis import across_skill as A, conclusions as C, findings, stats
 
 NAMES = ["greedy", "hoarder", "tuned"]
 KINDS = {"greedy": A.HAND, "hoarder": A.HAND, "tuned": A.TUNED}
@@ -59,27 +59,29 @@ def test_who_is_which_skill():
 
 
 def test_a_conclusion_that_holds_and_one_that_changes():
-    """Planted: the same starter's edge (56%) at both levels: it holds; hoarder leads the hand-written mix, tuned
-    the field once it joins: the dominant strategy changes; diamonds decide the most games among heuristics,
-    coins among tuned players: the top source changes. The words say so, with the figures."""
+    """Planted: the same starter's edge (56%) at both levels: it holds; diamonds decide the most games among
+    heuristics, coins among tuned players: the top lever changes. The words say so, with the figures."""
     rng = np.random.default_rng(1)
     summary = planted(rng, 3000, {A.HAND: 0.56, A.TUNED: 0.56},
                       {A.HAND: {"diamond": 0.30, "coin": 0.10}, A.TUNED: {"diamond": 0.12, "coin": 0.35}})
     assert summary["skill_edge[hand-written]"]["n"] == 4 * 3000 and summary["skill_edge[tuned]"]["n"] == 3000
+    assert summary["skill_decisive[hand-written][diamond]"]["n"] == 4 * 3000  # every hand-written game, as before
+    assert summary["skill_lever[hand-written][diamond]"]["n"] == 2 * 3000  # the section's lever: mirror games only
     assert status(summary, "edge") == A.HOLDS
-    assert status(summary, "leader") == A.CHANGES
-    read = A.readings(summary)["leader"]
-    assert read[A.HAND]["name"] == "hoarder" and read[A.TUNED]["name"] == "tuned"
+    read = A.readings(summary)["source"]
+    assert read[A.HAND]["source"] == "diamond" and read[A.TUNED]["source"] == "coin"
     assert status(summary, "source") == A.CHANGES
     assert all(status(summary, c, A.SEARCH) == A.MISSING for c in A.CONCLUSIONS)  # no search players here
-    text = A.section({**summary, "game": "mohur", "players": 2}, {"coin": "coin token"})["text"]
-    assert "it holds" in text and "it changes" in text and "coin token" in text and "95% CI" in text
-    assert "No search-player games: `balance-sim run mohur -n 400 -s expert-fast,greedy --round-robin" in text
-    found = A.finding(summary, {"coin": "coin token"})
-    assert found["rank"] == 70 and found["text"].startswith("Stronger play changes the dominant strategy")
-    assert "it leaves the edge (tuned mirror play) unchanged" in found["text"] and len(found["text"]) < 300
-    assert found["ci_low"] <= found["estimate"] <= found["ci_high"]
-    assert any(f["id"] == "across_skill" for f in findings.findings(summary))
+    section = A.section(summary, {"coin": "coin token"})
+    assert section["title"] == "How the answers move with skill"
+    text = section["text"]
+    assert "it holds, at sizes that agree" in text and "it changes, beyond noise" in text and "coin token" in text
+    assert "95% CI" in text and "No search-player games" in text
+    c = A.conclusion(summary, {"coin": "coin token"})
+    assert c["verdict"] == C.REAL and c["text"].startswith("Stronger play moves the top lever")
+    assert "it leaves the seat edge in tuned (evolved) play unchanged" in c["text"]
+    assert any(f["id"] == "across_skill" and f["text"] == c["text"]
+               for f in findings.findings(summary, labels={"coin": "coin token"}))
 
 
 def test_an_edge_that_reverses_changes_and_one_the_games_cannot_settle_is_unclear():
@@ -92,7 +94,7 @@ def test_an_edge_that_reverses_changes_and_one_the_games_cannot_settle_is_unclea
     m = few["skill_edge[tuned]"]
     assert m["n"] == 60 and m["ci_low"] <= 0.5  # the planted edge is there, the games too few to show it
     assert status(few, "edge") == A.UNCLEAR
-    assert "do not settle it" in A.section(few)["text"]
+    assert "the games do not settle it" in A.section(few)["text"]
 
 
 def test_missing_tuned_games_are_said_in_words():
@@ -101,13 +103,13 @@ def test_missing_tuned_games_are_said_in_words():
                       pairs=[(a, b) for a in range(2) for b in range(2)])
     assert not A.present(summary, A.TUNED) and A.present(summary, A.HAND)
     assert {r["status"] for r in A.compare(summary)} == {A.MISSING}
-    assert not any(k.startswith(("skill_mix[", "skill_decisive[")) for k in summary)  # not paid for: no use
+    assert not any(k.startswith(("skill_mix[", "skill_decisive[", "skill_lever")) for k in summary)  # no use
     section = A.section(summary)
-    assert "no tuned mirror games" in section["text"] and "hand-written heuristics only" in section["text"]
+    assert "no tuned mirror games" in section["text"] and "hand-written play styles only" in section["text"]
     assert "html" not in section  # no table of one column
-    found = A.finding(summary)
-    assert found["rank"] == 20 and "no tuned mirror games" in found["text"]
-    assert A.finding({}) is None and A.compare({})[0]["status"] == A.MISSING
+    c = A.conclusion(summary)
+    assert c["verdict"] == C.TOO_FEW and "no tuned mirror games" in c["text"]
+    assert A.conclusion({}) is None and A.compare({})[0]["status"] == A.MISSING
 
 
 def test_holds_and_changes_are_rare_calls_where_the_truth_says_otherwise():
@@ -134,9 +136,10 @@ def test_search_play_is_a_third_population_read_the_same_way():
     summary = {f"skill_edge[{pop}]": {**stats.rate(int(rng.binomial(n, p)), n), "fair": 0.5, "what": "starter wins"}
                for pop, n, p in ((A.HAND, 20000, 0.56), (A.TUNED, 5000, 0.56), (A.SEARCH, 5000, 0.50))}
     assert status(summary, "edge", A.TUNED) == A.HOLDS and status(summary, "edge", A.SEARCH) == A.CHANGES
-    found = A.finding(summary)["text"]
-    assert "changes the edge" in found and "in search-player play" in found and "(tuned mirror play) unchanged" in found
-    assert "search-player play" in A.section(summary)["html"]
+    found = A.conclusion(summary)["text"]
+    assert found.startswith("Stronger play moves the seat edge") and "in search-player play" in found
+    assert "it leaves the seat edge in tuned (evolved) play unchanged" in found
+    assert "search players: their mirror games" in A.section(summary)["html"]
 
 
 @pytest.mark.parametrize("bad", [{"skill_edge[hand-written]": {"estimate": float("nan"), "ci_low": 0, "ci_high": 1}},
@@ -145,14 +148,13 @@ def test_damaged_entries_are_ignored_not_trusted(bad):
     assert {r["status"] for r in A.compare(bad)} == {A.MISSING}
 
 
-def test_the_skill_sections_unit_is_a_plural_a_designer_reads(tmp_path):
-    """Mughal and Muziris count games, Mohur matches: "games", "matches" (it once read "gamees")."""
-    import pandas as pd
-
-    from analysis import skill, stats
-    long = pd.DataFrame({"strategy": ["expert"] * 40, "opponent": ["greedy"] * 40, "win_share": [1.0] * 30 + [0.0] * 10})
-    pools = {skill.HEURISTIC: {"greedy": stats.rate(20, 40)}}
-    for unit, plural in (("game", "games"), ("match", "matches")):
-        sec = skill.section({}, skill.gap_table(long, {"expert"}), pools, tmp_path, unit=unit)
-        assert f"heuristic-only {plural}</td>" in sec["html"] and f"of its {plural} against greedy" in sec["text"]
-        assert "gamees" not in sec["html"] + sec["text"] and "matchs" not in sec["html"] + sec["text"]
+def test_one_skill_section_with_the_skill_gap_and_its_fair_share():
+    """The former "Skill" and "across skill" sections are one; the search players' record against each
+    hand-written style is its second table, with the share a fair game gives."""
+    rng = np.random.default_rng(6)
+    summary = planted(rng, 300, {A.HAND: 0.55, A.TUNED: 0.55}, {})
+    summary["skill_gap[expert vs greedy]"] = stats.rate(30, 40)
+    sections = A.closing_sections(summary, {}, None, unit="matches", gap_note="its share of matches: 50% is even")
+    assert [s["title"] for s in sections] == ["How the answers move with skill"]
+    assert "expert vs greedy" in sections[0]["html"] and "75.0%" in sections[0]["html"]
+    assert "50% is even" in sections[0]["html"]

@@ -199,11 +199,13 @@ def test_run_writes_every_table_and_a_self_contained_report(run_folder, tmp_path
     assert set(getattr(spec.module("analysis"), "HEADLINES", ())) <= set(summary)
     html = (out / "report.html").read_text()
     assert f"{spec.title} balance report" in html and "data:image/png;base64," in html
-    # conclusions across skill: read among hand-written heuristics, and in tuned mirror games where `-s all` has
-    # `tuned`; without it the section says so
-    assert "Conclusions across skill" in html and "skill_edge[hand-written]" in summary
+    # how the answers move with skill: read on hand-written mirror games, and on tuned mirror games where `-s all`
+    # has `tuned`; without it the section says so
+    assert "How the answers move with skill" in html and "skill_edge[hand-written]" in summary
+    assert summary["conclusions"] and {f["text"] for f in summary["findings"]} & {c["text"] for c in
+                                                                                  summary["conclusions"]}
     if "tuned" in heuristics:
-        assert "skill_edge[tuned]" in summary and "tuned mirror play" in html
+        assert "skill_edge[tuned]" in summary and "tuned (evolved)" in html
     else:
         assert "skill_edge[tuned]" not in summary and "no tuned mirror games" in html
     assert "src='http" not in html and 'src="http' not in html

@@ -65,7 +65,7 @@ def test_a_tie_names_no_winner_and_no_dominance():
     summary = {"strength[a]": rate(5, -3, 13), "strength[b]": rate(-5, -13, 3),
                "nash_weight[a]": rate(1.0, 0.2, 1.0), "nash_weight[b]": rate(0.0, 0.0, 0.8)}
     text = by_id(findings(summary))["strongest_strategy"]["text"]
-    assert text.startswith("No single strongest strategy")
+    assert text.startswith("Toss-up between a and b")  # a's weight runs 20%-100%: the games do not fix the mix
     assert "dominat" not in text
 
 
@@ -117,11 +117,13 @@ def test_the_top_lever_is_ranked_on_what_it_surely_decides_and_says_both_parts()
                "decisive_rate[bonus_tokens][certain]": rate(0.063, 0.061, 0.065),
                "decisive_rate[bonus_tokens][ambiguous]": rate(0.086, 0.083, 0.088)}
     text = by_id(findings(summary))["top_lever"]["text"]
-    assert "the coin token: taking those points away surely changes the winner of 7.0%" in text
-    assert "5.2% more unfinished (9.6% with those counted as half)" in text
-    assert "next the bonus tokens at 6.3% surely (not told apart)" in text  # 6.3% + up to 8.8% reaches 6.8%
+    assert text.startswith("The coin token and the bonus tokens, not told apart")  # 6.3% + up to 8.8% reaches 6.8%
+    assert "without its points the winner surely changes in 7.0%" in text
+    assert "5.2% more are left unfinished (9.6% counting them half)" in text and "the bonus tokens 6.3% surely" in text
     summary["decisive_rate[bonus_tokens][ambiguous]"] = rate(0.0, 0.0, 0.001)
-    assert "(not told apart)" not in by_id(findings(summary))["top_lever"]["text"]
+    text = by_id(findings(summary))["top_lever"]["text"]
+    assert "not told apart" not in text and text.startswith("The strongest lever on who wins is the coin token")
+    assert "next the bonus tokens at 6.3% surely" in text
 
 
 def test_no_figures_no_findings_and_at_most_seven():
@@ -135,7 +137,7 @@ def test_no_figures_no_findings_and_at_most_seven():
 def test_summary_only_runs_use_win_rates_and_say_whose_lineup():
     summary = {"win_rate[a]": rate(0.7, 0.68, 0.72), "win_rate[b]": rate(0.3, 0.28, 0.32)}
     text = by_id(findings(summary))["strongest_strategy"]["text"]
-    assert text.startswith("a wins most often: 70.0%") and "lineup" in text
+    assert text.startswith("a wins most often of the play styles: 70.0%") and "lineup" in text
 
 
 def test_the_box_links_each_finding_to_its_section():
