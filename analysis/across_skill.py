@@ -6,15 +6,17 @@ populations and verdicts: docs/evolve.md ("conclusions checked across skill"), d
 """
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
 
 from analysis import conclusions as C, edges, models, stats
 from analysis.common import head_to_head
-from analysis.markup import table as html_table
+from analysis.markup import markup, table as html_table
 from analysis.skill import search_names
+from sim.config import load_defaults
+from sim.errors import UserError
+from sim.game import get_game
 from sim.registry import registered
 
 HAND, TUNED, SEARCH, MIXED = "hand-written", "tuned", "search", "mixed"
@@ -143,6 +145,7 @@ def summary_metrics(strategy: np.ndarray, names, kind: dict, edge, decisive, key
                         out[f"skill_lever[{pop}]{source.group(1)}"] = m
                     elif key == "decisive_lead":
                         out[f"skill_lever_lead[{pop}]"] = m
+    hand_names = {n for n in names if kind.get(str(n), HAND) == HAND}
     for pop, mask in (mix_fields(strategy, names, kind) if compared else {}).items():
         for name, m in nash_weights(strategy, keys, names, mask, hand_names if pop == HAND else None).items():
             out[f"skill_mix[{pop}][{name}]"] = m
@@ -367,22 +370,52 @@ def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_
     text = intro + render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
                                          for r in c["rows"])  # each row in full, with both intervals
     if SEARCH not in pops:
-        text += " No search-player games: name a search player with -s to check against search play too."
-    head = "".join(f"<th>{html.escape(HEADERS[p])}</th>" for p in pops)
-    body = ""
+        text += search_words(summary.get("game"), summary.get("players")) or (
+            " No search-player games: name a search player with -s to check against search play too.")
+    body = []
     for key, what in CONCLUSIONS.items():
-        cells = "".join(f"<td>{html.escape(_says(read[key][p]))}</td>" for p in pops)
         verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in c["rows"] if r["conclusion"] == key)
-        body += f"<tr><td>{html.escape(what)}</td>{cells}<td>{html.escape(verdicts or 'missing')}</td></tr>"
-    table = f"<table><tr><th>conclusion</th>{head}<th>across skill</th></tr>{body}</table>"
+        body.append([what, *(_says(read[key][p]) for p in pops), verdicts or "missing"])
+    table = html_table(["conclusion", *(HEADERS[p] for p in pops), "across skill"], body)
     gaps = {k[len("skill_gap["):-1]: m for k, m in summary.items() if k.startswith("skill_gap[") and C.finite(m)}
     if gaps:
         note = f" ({gap_note})" if gap_note else ""
-        table += ("<table><tr><th>skill gap: search player against a hand-written style</th><th>its win rate"
-                  f"{html.escape(note)}</th></tr>" + "".join(f"<tr><td>{html.escape(pair)}</td><td>{html.escape(pct(m['estimate']))} "
-                                    f"({html.escape(ci_text(m))}, n={m.get('n') or 0:,})</td></tr>"
-                                    for pair, m in sorted(gaps.items())) + "</table>")
+        table = markup(table, html_table(
+            ["skill gap: search player against a hand-written style", f"its win rate{note}"],
+            [[pair, f"{pct(m['estimate'])} ({ci_text(m)}, n={m.get('n') or 0:,})"] for pair, m in sorted(gaps.items())]))
     return {"title": title, "text": text, "html": table}
+
+
+def search_command(game, players) -> str | None:
+    """A `run` command that gives this game search-only games, from the registry and the game's presets: its
+    cheapest search player (`expert-fast` where there is one) with a heuristic, round-robin for two players;
+    with more players search players are the whole table (the only way every seat searches). None without one."""
+    try:
+        defs = registered(game)
+        presets = load_defaults(get_game(game).package).get("strategies", {})
+    except (KeyError, UserError, FileNotFoundError, ModuleNotFoundError, TypeError):
+        return None
+    search = {d.name for d in defs if d.search}
+    names = sorted(search | {n for n, p in presets.items() if isinstance(p, dict) and p.get("base") in search})
+    if not names:
+        return None
+    player = "expert-fast" if "expert-fast" in names else names[0]
+    if players == 2:
+        heuristics = [d.name for d in defs if not d.search and d.round_robin and d.name != "random"]
+        hand = "greedy" if "greedy" in heuristics else heuristics[0] if heuristics else None
+        return f"balance-sim run {game} -n 400 -s {player},{hand} --round-robin -j 2" if hand else None
+    return f"balance-sim run {game} -p {players} -n 400 -s {player} -j 2"
+
+
+def search_words(game, players) -> str:
+    """The section's closing advice when a run has no search-only games ("" when the game has no search player)."""
+    command = search_command(game, players) if isinstance(players, int) else None
+    if command is None:
+        return ""
+    if players == 2:
+        return f" No search-player games: `{command}` plays them, to check against search play too."
+    return (f" No search-player games: with {players} players every seat searches only in a run of search players "
+            f"alone, `{command}`; set its report's edge and decisive sources beside these.")
 
 
 def closing_sections(summary: dict, labels: dict, *sections, unit: str = "games", gap_note: str = "") -> list[dict]:

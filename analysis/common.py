@@ -7,6 +7,7 @@ import pandas as pd
 
 from analysis import models, stats
 from analysis.conclusions import said
+from analysis.markup import Markup, table, tag
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
 

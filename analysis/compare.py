@@ -12,7 +12,7 @@ import numpy as np
 from analysis import findings, percent
 from analysis import paired as pairing_stats
 from analysis.progress import phase
-from analysis.formatting import CSS, LABELS, figure_html, is_rate
+from analysis.formatting import CSS, LABELS, esc, figure_html, is_rate
 from analysis.report import conclude, config_changes, config_diff, write_json
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 from sim import meta as folder_meta, report_folder, results
@@ -354,6 +354,19 @@ def edge_findings(doc: dict) -> list[dict]:
             out.append({"id": f"seat_edge[{key}]", "figure": c["figure"], "section": "figures",
                         "verdict": c["verdict"], "text": f"In {key.upper()}: {c['text']}"})
     return out
+
+
+def edge_finding(edge: str | None, comparable: dict) -> dict:
+    """The edge's verdict, always said: its figure in A and B, B minus A, and a real change or within noise."""
+    if not edge or edge not in comparable:
+        return {"id": "edge", "figure": "metrics", "section": "figures",
+                "text": "The edge is not compared: the two runs share no seat, position or starter figure."}
+    r = comparable[edge]
+    return {"id": "edge", "figure": edge, "section": "figures",
+            "text": f"The edge ({r['label'][:1].lower() + r['label'][1:]}): {fmt_value(edge, r['a'])} in A, "
+                    f"{fmt_value(edge, r['b'])} in B, {fmt_diff(edge, r)}: "
+                    + (f"a real change ({fmt_p(r['p_adjusted'])} after the correction)." if r["verdict"] == REAL
+                       else "within noise.")}
 
 
 def compare_findings(doc: dict) -> list[dict]:

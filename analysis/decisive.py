@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis import stats
 from analysis.conclusions import said
+from analysis.percent import ci, pct
 from analysis.style import ACCENT, NEUTRAL, new_figure, save
 
 def slug(name: str) -> str:

@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats, percent
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, conclusions as C, decisive, edges, skill
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, percent
 from analysis.findings import assumed_pace
 from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from analysis import across_skill, findings as findings_mod
-from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
+from analysis.edges import largest_edge
+from analysis.formatting import CSS, esc, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
 from analysis.summary import players_of, quiet_numpy, summary_for
@@ -68,7 +69,11 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
 def build_summary_report(summary: dict, meta, outdir) -> dict:
     """--summary-only runs keep no tables: summary.json and a report of the headline figures alone."""
     outdir = Path(outdir)
-    summary = conclude({"game": meta["game"], "games": int(meta["games"]), **summary}, meta)
+    summary = {"game": meta["game"], "games": int(meta["games"]), "players": players_of(meta), **summary}
+    edge = largest_edge(summary)
+    if edge:
+        summary["largest_edge"] = edge
+    summary = conclude(summary, meta)
     write_json(outdir / "summary.json", summary)
     note = {"title": "Summary-only run",
             "text": "This run aggregated its figures batch by batch in the workers and kept no per-game tables, "
