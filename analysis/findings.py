@@ -16,7 +16,8 @@ LOOSE_FACTOR = 5  # a strength interval this many times the median width: the pr
 # section topics -> words a report section's title contains (report.py links the first that matches)
 TOPICS = {"seats": r"first-player|seat", "strategies": r"who wins|strategies", "meta": r"meta-game",
           "length": r"length|rounds per game", "decisive": r"what decides",
-          "flags": r"rounds per game|length", "supply": r"boxed coin", "skill": r"across skill"}
+          "flags": r"rounds per game|length", "supply": r"boxed coin", "skill": r"across skill",
+          "strata": r"where the edge lives"}
 
 
 def _metric(summary: dict, key: str) -> dict | None:
@@ -176,6 +177,17 @@ def strategy_findings(summary: dict) -> list[dict]:
     return out
 
 
+def strata_finding(summary: dict) -> dict | None:
+    """Where a real seat edge lives (analysis.strata's `edge_location[...]` conclusions in summary["strata"]): the
+    first real one, ranked just under a real seat gap (which is at least 80)."""
+    found = [c for c in summary.get("strata") or [] if isinstance(c, dict) and c.get("verdict") == "real"
+             and str(c.get("id", "")).startswith("edge_location[") and c.get("text")]
+    if not found:
+        return None
+    c = found[0]
+    return _finding(c["id"], 79.5, c["text"], c.get("figure", c["id"]), "strata", across_skill.finite_metric(c))
+
+
 # ---- length, levers, flags -----------------------------------------------------------------------------------
 def assumed_pace(seconds, per: str, key: str, source: str = "the rulebook gives no playing time") -> str | None:
     """How a report turns counts into minutes, said as the assumption it is with the key that sets it ("at an
@@ -298,7 +310,7 @@ def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str =
     degenerate-setting lines, `labels`: plain names of decisive sources, `unit`: what a game is called."""
     found = [seat_finding(summary), *strategy_findings(summary), lever_finding(summary, labels, unit),
              length_finding(summary, seconds_per_turn, pace), *flag_findings(summary, warnings),
-             across_skill.finding(summary, labels)]
+             across_skill.finding(summary, labels), strata_finding(summary)]
     found = sorted((f for f in found if f), key=lambda f: -f["rank"])[:MAX_FINDINGS]
     return [{k: v for k, v in f.items() if k != "rank"} for f in found]
 

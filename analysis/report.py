@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import findings as findings_mod
+from analysis import findings as findings_mod, strata
 from analysis.formatting import CSS, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
 from analysis.replay.samples import section as sample_games
@@ -43,10 +43,12 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
     module = get_game(meta["game"]).module("analysis")
     with phase(f"{meta['game']} report: figures and intervals"):
         summary = summary_for(tables, meta)
+        summary.update(strata.summary_fields(module, tables, meta, summary))  # where the edge lives (fields added)
         summary["findings"] = findings_for(summary, meta, tables)
     write_json(outdir / "summary.json", summary)
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
+        strata.insert_section(sections, strata.section(module, tables, meta, summary, outdir))
     with phase(f"{meta['game']} report: sample games to replay"):
         sections.append(sample_games(tables, meta, outdir, game_of_run=game_of_run))  # replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir))

@@ -16,6 +16,7 @@ often than their share (goodness-of-fit across positions, in the same Holm famil
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,10 +53,12 @@ class Setup:
 
 @dataclass(frozen=True)
 class Event:
-    """A bonus or token taken in play: `taken` (units, seats), True for each seat that took it."""
+    """A bonus or token taken in play: `taken` (units, seats), True for each seat that took it; `who` the taker
+    in a sentence (default "player who takes <name>")."""
     key: str
     name: str
     taken: np.ndarray
+    who: str = ""
 
 
 @dataclass
@@ -208,22 +211,23 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     ranked = sorted(range(len(edge.labels)), key=lambda k: -far["rates"][k]["estimate"])
     hi, lo = ranked[0], ranked[-1]
     big = max(range(len(edge.labels)), key=lambda k: abs(far["rates"][k]["estimate"] - fair))
-    span = [r["estimate"] for s in rest for r in s["rates"]] if len(edge.labels) > 2 else \
-        [s["rates"][hi]["estimate"] for s in rest]
+    rest_n = sum(s["n"] for s in rest)
+    span = rest_wins / rest_n if len(edge.labels) > 2 else rest_wins[hi:hi + 1] / rest_n
     where = _stratum_words(test, far["level"])
     head = f"{edge.what[:1].upper() + edge.what[1:]}"
     fig = (f"{edge.labels[hi]} wins {_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
            + (f" and {edge.labels[lo]} {_pct(far['rates'][lo]['estimate'])} ({_ci(far['rates'][lo])})"
               if len(edge.labels) > 2 else ""))
-    elsewhere = (f"{'every position wins' if len(edge.labels) > 2 else f'{edge.labels[hi]} wins'} "
-                 f"{_pct(min(span))}-{_pct(max(span))} under every other {test['name']}")
+    who = "the positions win" if len(edge.labels) > 2 else f"{edge.labels[hi]} wins"
+    amount = f"{_pct(min(span))}-{_pct(max(span))}" if len(span) > 1 else _pct(span[0])
+    elsewhere = f"under every other {test['name']} together {who} {amount}"
     tail = (f" (fair share {_pct(fair)}; interaction test {_p(test['p'])}, Holm-adjusted over {family} variables "
             f"{_p(test['p_holm'])}; mirror {unit})")
     whole = not p_rest < ALPHA
     if whole:
         text = f"{head} comes from {where}: {fig} there, while {elsewhere}{tail}."
     else:
-        text = (f"{head} is largest under {where}: {fig} there; {elsewhere}, an edge there too "
+        text = (f"{head} is largest under {where}: {fig} there; {elsewhere}, still an edge "
                 f"({_p(p_rest)}){tail}.")
     return _conclusion(cid, "real", far["rates"][big], text, stratum=far["level"], carries="whole" if whole
                        else "largest", p_rest=p_rest, **extra)
@@ -306,7 +310,7 @@ def taker_rates(frame: Frame, fair: float) -> list[dict]:
             gap = (m["estimate"] - fair) * 100
             verdict = "within noise" if m["ci_low"] <= fair <= m["ci_high"] else "real"
             c = _conclusion(cid, verdict, m, (
-                f"The player who takes {event.name} wins {_pct(m['estimate'])} of those {frame.unit} ({_ci(m)}), "
+                f"The {event.who or 'player who takes ' + event.name} wins {_pct(m['estimate'])} of those {frame.unit} ({_ci(m)}), "
                 f"against a fair share of {_pct(fair)}: "
                 + (f"a real {abs(gap):.1f}-point {'edge' if gap > 0 else 'handicap'}" if verdict == "real"
                    else "no difference we can detect") + f" (mirror {frame.unit}; {m['n']:,} takers, a shared take "
@@ -348,6 +352,7 @@ def summary_fields(module, tables: dict, meta: dict, summary: dict) -> dict:
 
 # ---- the report section --------------------------------------------------------------------------------------
 TITLE = "Where the edge lives, and what each bonus's taker wins"
+SEATS = r"first-player|seat"  # analysis.findings.TOPICS["seats"]: the section this one follows
 
 
 def _cell(m: dict | None) -> str:
@@ -380,20 +385,39 @@ def _panels(groups: list[tuple[str, list[dict]]], labels, fair: float, ylabel: s
     save(fig, path)
 
 
+def _taker_panels(groups: list[tuple[str, list[dict]]], names: list[str], fair: float, path) -> None:
+    """One panel per population, one horizontal bar per bonus (names can be long) with its 95% interval."""
+    fig, axes = new_panels(9.0, 0.42 * len(names) + 1.4, 1, len(groups), sharey=True)
+    y = np.arange(len(names))[::-1]
+    for ax, (pop, rates) in zip(axes, groups):
+        est = np.array([np.nan if r.get("estimate") is None else r["estimate"] for r in rates]) * 100
+        lo = np.array([np.nan if r.get("ci_low") is None else r["ci_low"] for r in rates]) * 100
+        hi = np.array([np.nan if r.get("ci_high") is None else r["ci_high"] for r in rates]) * 100
+        ax.barh(y, np.nan_to_num(est), color=ACCENT, xerr=np.clip(np.nan_to_num([est - lo, hi - est]), 0, None),
+                capsize=2, ecolor="#333333")
+        ax.axvline(fair * 100, color=NEUTRAL, ls="--", lw=1)
+        ax.set_title(pop, fontsize=9)
+        ax.set_xlabel("taker's win rate (%)", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y, names, fontsize=8)
+    fig.suptitle(f"What the player who takes each bonus wins (95% intervals; fair share {fair:.0%} dashed)",
+                 fontsize=10)
+    save(fig, path)
+
+
 def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
     edge, fair = a["edge"], a["fair"]
     esc = html.escape
-    parts = []
-    for c in a["conclusions"]:
-        if c["id"].startswith("edge_location"):
-            parts.append(f"<p><b>{esc(c['text'])}</b></p>")
+    location = next(c for c in a["conclusions"] if c["id"].startswith("edge_location"))
+    parts = [f"<p><b>{esc(location['text'])}</b></p>"]
     if not a["real"]:
         return "".join(parts)
     heads = "".join(f"<th>{esc(lab)} wins</th>" for lab in edge.labels)
     by_id = {c["id"]: c for c in a["conclusions"]}
     for t in a["tests"]:
         c = by_id[f"edge_{'strata' if t['kind'] == 'setup' else 'events'}[{edge.key}][{t['variable']}]"]
-        parts.append(f"<p>{esc(c['text'])}</p>")
+        if c["text"] != location["text"]:  # the location repeats its best split: said once, in bold
+            parts.append(f"<p>{esc(c['text'])}</p>")
         if t["kind"] == "setup":
             rows = "".join(f"<tr><td>{esc(s['level'])}{'' if s['tested'] else ' (too few, not tested)'}</td>"
                            f"<td>{s['n']:,}</td>" + "".join(f"<td>{esc(_cell(r))}</td>" for r in s["rates"])
@@ -403,7 +427,7 @@ def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
             if len(t["strata"]) >= 2:
                 name = f"strata_{slug(edge.key)}_{slug(t['variable'])}.png"
                 _panels([(s["level"], s["rates"]) for s in t["strata"]], edge.labels, fair, "win rate (%)",
-                        f"{edge.what}, by {t['name']} (mirror {frame.unit}; 95% intervals)", outdir / name)
+                        f"{edge.what[:1].upper() + edge.what[1:]}, by {t['name']} (mirror {frame.unit}; 95% intervals)", outdir / name)
                 figures.append((name, f"{edge.what[:1].upper() + edge.what[1:]} under each {t['name']}: one panel "
                                 f"per {t['name']}, one bar per position; the dashed line is the fair share."))
     events = [t for t in a["tests"] if t["kind"] == "event" and t["total"]]
@@ -431,8 +455,7 @@ def _takers_html(rows: list, outdir, figures: list) -> str:
     groups = [(pop, [r[key] for _, r in rows]) for pop, key in (("mirror games", "mirror"), ("every game", "all"))]
     fair = 1 / rows[0][0].win.shape[1]
     if len({f.win.shape[1] for f, _ in rows}) == 1:
-        _panels(groups, [r["event"].name for _, r in rows], fair, "taker's win rate (%)",
-                "What the player who takes each bonus wins (95% intervals)", outdir / "strata_takers.png")
+        _taker_panels(groups, [r["event"].name for _, r in rows], fair, outdir / "strata_takers.png")
         figures.append(("strata_takers.png", "How often the player who takes each bonus or token wins, on mirror "
                         "games and on every game; the dashed line is the fair share."))
     return ("<h3>What the taker wins</h3><ul>" + text + "</ul><table><tr><th>bonus or token</th><th>takers (mirror)"
@@ -457,3 +480,13 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
             "Holm-adjusted over the variables of an edge." + (f" Fixed for this run (compare runs to split by it): "
                                                               f"{fixed}." if fixed else ""))
     return {"title": TITLE, "text": text, "html": body, "figures": [{"file": f, "reading": r} for f, r in figures]}
+
+
+def insert_section(sections: list[dict], found: dict | None) -> None:
+    """Put the section right after the report's seat section (the first whose title speaks of seats or the first
+    player), else last."""
+    if found is None:
+        return
+    at = next((i + 1 for i, s in enumerate(sections) if re.search(SEATS, s.get("title", ""), re.IGNORECASE)),
+              len(sections))
+    sections.insert(at, found)
