@@ -196,9 +196,10 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     cid = f"edge_strata[{edge.key}][{test['variable']}]"
     extra = {"edge": edge.key, "variable": test["variable"], "p": test["p"], "p_holm": test["p_holm"]}
     if test["verdict_raw"]:
+        why = ("it has one level in this run" if test["verdict_raw"] == "one level"
+               else f"fewer than {MIN_UNITS} mirror {unit} in all but one of its levels")
         return _conclusion(cid, "too few games", None, f"{edge.what[:1].upper() + edge.what[1:]} is not split by "
-                           f"the {test['name']}: {'it has one level in this run' if test['verdict_raw'] == 'one level' else f'fewer than {MIN_UNITS} mirror {unit} in all but one of its levels'}.",
-                           **extra)
+                           f"the {test['name']}: {why}.", **extra)
     tested = [s for s in test["strata"] if s["tested"]]
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", None, f"{edge.what[:1].upper() + edge.what[1:]} is the same under "
@@ -218,17 +219,15 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     fig = (f"{edge.labels[hi]} wins {_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
            + (f" and {edge.labels[lo]} {_pct(far['rates'][lo]['estimate'])} ({_ci(far['rates'][lo])})"
               if len(edge.labels) > 2 else ""))
-    who = "the positions win" if len(edge.labels) > 2 else f"{edge.labels[hi]} wins"
     amount = f"{_pct(min(span))}-{_pct(max(span))}" if len(span) > 1 else _pct(span[0])
-    elsewhere = f"under every other {test['name']} together {who} {amount}"
-    tail = (f" (fair share {_pct(fair)}; interaction test {_p(test['p'])}, Holm-adjusted over {family} variables "
-            f"{_p(test['p_holm'])}; mirror {unit})")
+    elsewhere = f"against {amount} under the other {test['name']}s"
     whole = not p_rest < ALPHA
+    tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {family} variables"
+            + ("" if whole else f", the others' edge {_p(p_rest)}") + f"; mirror {unit}")
     if whole:
-        text = f"{head} comes from {where}: {fig} there, while {elsewhere}{tail}."
+        text = f"{head} comes from {where}: {fig} there, {elsewhere} ({tail})."
     else:
-        text = (f"{head} is largest under {where}: {fig} there; {elsewhere}, still an edge "
-                f"({_p(p_rest)}){tail}.")
+        text = f"{head} is largest under {where}: {fig} there, {elsewhere}, an edge there too ({tail})."
     return _conclusion(cid, "real", far["rates"][big], text, stratum=far["level"], carries="whole" if whole
                        else "largest", p_rest=p_rest, **extra)
 
@@ -248,13 +247,14 @@ def _locate_event(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     if test["verdict_raw"]:
         return _conclusion(cid, "too few games", None, f"{test['name'][:1].upper() + test['name'][1:]} was taken "
                            f"fewer than {MIN_UNITS} times in mirror {unit}: not tested.", **extra)
-    top = max(range(len(edge.labels)), key=lambda k: test["takes"][k]["estimate"])
+    top = max(range(len(edge.labels)), key=lambda k: abs(test["takes"][k]["estimate"] - fair))
     m = test["takes"][top]
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", m, f"Every position takes {test['name']} about equally often "
                            f"(goodness-of-fit {_p(test['p'])}, Holm-adjusted {_p(test['p_holm'])}).", **extra)
-    text = (f"{head} runs through {test['name']}: {edge.labels[top]} takes it {_pct(m['estimate'])} of the times it "
-            f"is taken ({_ci(m)}), against a fair {_pct(fair)} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
+    text = (f"{head} runs partly through {test['name']}: {edge.labels[top]} takes it "
+            f"{'more' if m['estimate'] > fair else 'less'} often than its share, {_pct(m['estimate'])} of the times "
+            f"it is taken ({_ci(m)}) against a fair {_pct(fair)} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
             f"{family} variables {_p(test['p_holm'])}; mirror {unit}).")
     return _conclusion(cid, "real", m, text, position=edge.labels[top], **extra)
 
@@ -310,7 +310,8 @@ def taker_rates(frame: Frame, fair: float) -> list[dict]:
             gap = (m["estimate"] - fair) * 100
             verdict = "within noise" if m["ci_low"] <= fair <= m["ci_high"] else "real"
             c = _conclusion(cid, verdict, m, (
-                f"The {event.who or 'player who takes ' + event.name} wins {_pct(m['estimate'])} of those {frame.unit} ({_ci(m)}), "
+                f"The {event.who or 'player who takes ' + event.name} wins {_pct(m['estimate'])} of those "
+                f"{frame.unit} ({_ci(m)}), "
                 f"against a fair share of {_pct(fair)}: "
                 + (f"a real {abs(gap):.1f}-point {'edge' if gap > 0 else 'handicap'}" if verdict == "real"
                    else "no difference we can detect") + f" (mirror {frame.unit}; {m['n']:,} takers, a shared take "
@@ -427,7 +428,8 @@ def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
             if len(t["strata"]) >= 2:
                 name = f"strata_{slug(edge.key)}_{slug(t['variable'])}.png"
                 _panels([(s["level"], s["rates"]) for s in t["strata"]], edge.labels, fair, "win rate (%)",
-                        f"{edge.what[:1].upper() + edge.what[1:]}, by {t['name']} (mirror {frame.unit}; 95% intervals)", outdir / name)
+                        f"{edge.what[:1].upper() + edge.what[1:]}, by {t['name']} (mirror {frame.unit}; 95% "
+                        "intervals)", outdir / name)
                 figures.append((name, f"{edge.what[:1].upper() + edge.what[1:]} under each {t['name']}: one panel "
                                 f"per {t['name']}, one bar per position; the dashed line is the fair share."))
     events = [t for t in a["tests"] if t["kind"] == "event" and t["total"]]

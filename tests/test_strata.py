@@ -3,6 +3,10 @@ named, an edge the same everywhere is split in at most ~5% of replicates, and th
 its truth about 95% of the time. The tests agree with scipy/statsmodels where they restate them."""
 from __future__ import annotations
 
+import html
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -115,7 +119,8 @@ def test_an_event_the_edged_position_takes_more_often_is_said_to_carry_the_edge(
                      summary_of(win, position))
     by = {c["id"]: c for c in result["conclusions"]}
     assert by["edge_events[position_win_rate][bonus]"]["verdict"] == "real"
-    assert "runs through the bonus: first player takes it" in by["edge_events[position_win_rate][bonus]"]["text"]
+    bonus = by["edge_events[position_win_rate][bonus]"]["text"]
+    assert "runs partly through the bonus: first player takes it more often" in bonus
     assert by["edge_events[position_win_rate][plain]"]["verdict"] == "within noise"
     assert by["edge_location[position_win_rate]"]["figure"] == "edge_events[position_win_rate][bonus]"
 
@@ -158,3 +163,99 @@ def test_the_tests_restate_scipy_and_statsmodels():
     ok = ~np.isnan(ps)
     ref_holm = multitest.multipletests(ps[ok], method="holm")[1]
     assert np.allclose(holm(ps)[ok], ref_holm) and np.isnan(holm(ps)[4])
+
+
+# ---- real small runs, one per game ---------------------------------------------------------------------------
+VERDICTS = {"real", "within noise", "too few games"}
+
+
+@pytest.fixture(scope="module", params=["muziris", "mughal", "mohur"])
+def real_run(request, tmp_path_factory):
+    """`run GAME -n 900 -s all` with its report (a few seconds a game once its kernels are compiled)."""
+    from cli_runs import cli, ok
+
+    out = tmp_path_factory.mktemp(request.param) / "run"
+    ok(cli("run", request.param, "-n", 900, "-s", "all", "--seed", 11, "-j", 1, "-o", out, "-q"))
+    return request.param, out
+
+
+def _taker_truth(game: str, out, event: str) -> tuple[float, int]:
+    """A taker's win rate on mirror games recomputed from the tables alone (not through analysis.strata)."""
+    import pandas as pd
+
+    if game == "mughal":
+        players = pd.read_parquet(out / "players.parquet")
+        t = int(event.rsplit("_", 1)[1]) if "_turn" in event else None
+        emperors = json.loads((out / "meta.json").read_text())["config"]["emperors"]
+        turn = t or 1 + [f"emperor_{re.sub(r'[^a-z0-9]+', '_', e['name'].lower()).strip('_')}"
+                         for e in emperors].index(event)
+        mirror = players.groupby("game")["strategy"].transform(lambda s: s.astype(str).nunique() == 1)
+        took = players[mirror & (players[f"emp_vt_{turn}"] > 0)]
+        return took["win_share"].sum() / len(took), len(took)
+    if game == "mohur":
+        r = pd.read_parquet(out / "rounds.parquet")
+        r = r[(r["winner"] >= 0) & (r["strategy_0"].astype(str) == r["strategy_1"].astype(str))
+              & (r["coin_token"] >= 0)]
+        return float((r["winner"] == r["coin_token"]).mean()), len(r)
+    games, players = pd.read_parquet(out / "games.parquet"), pd.read_parquet(out / "players.parquet")
+    mirror = players.groupby("game")["strategy"].transform(lambda s: s.astype(str).nunique() == 1)
+    p = players[mirror]
+    if event == "trigger":
+        trig = games.set_index("game")["trigger_seat"].reindex(p["game"]).to_numpy()
+        took = p[p["seat"].to_numpy() == trig]
+    else:
+        top = p.groupby("game")["coins_condition"].transform("max")
+        took = p[(p["coins_condition"] == top) & (top > 0)]
+    return took["win_share"].sum() / len(took), len(took)
+
+
+def test_a_real_run_has_the_section_and_the_summary_fields_and_they_agree(real_run):
+    game, out = real_run
+    summary = json.loads((out / "summary.json").read_text())
+    page = (out / "report.html").read_text()
+    conclusions = summary["strata"]
+    ids = [c["id"] for c in conclusions]
+    assert len(ids) == len(set(ids))
+    for c in conclusions:
+        assert {"id", "verdict", "estimate", "ci_low", "ci_high", "n", "population", "text"} <= set(c)
+        assert c["verdict"] in VERDICTS and c["population"] == "mirror games"
+        assert html.escape(c["text"]) in page, c["id"]  # the section says every conclusion, escaped
+    assert "Where the edge lives" in page
+    edges = {"muziris": ["position_win_rate", "seat_win_rate"], "mughal": ["seat_win_rate"],
+             "mohur": ["first_player_round_win_rate", "first_player_match_win_rate", "seat0_match_win_rate"]}[game]
+    assert [i for i in ids if i.startswith("edge_location[")] == [f"edge_location[{e}]" for e in edges]
+    takers = [i for i in ids if i.startswith("taker_win_rate[")]
+    assert takers and {"muziris": 2, "mughal": 7, "mohur": 1}[game] == len(takers)
+    for cid in takers:
+        c = next(x for x in conclusions if x["id"] == cid)
+        figure = summary[cid]
+        assert (figure["estimate"], figure["n"], figure["population"]) == (c["estimate"], c["n"], "mirror")
+        assert f"{cid}[all_games]" in summary
+        truth, n = _taker_truth(game, out, cid[len("taker_win_rate["):-1])
+        assert n == c["n"] and abs(truth - c["estimate"]) < 1e-9, cid
+    for c in conclusions:  # a real location leads Findings right after the seat gap, in the same words
+        if c["id"].startswith("edge_location[") and c["verdict"] == "real":
+            assert c["text"] in [f["text"] for f in summary["findings"]]
+            break
+    else:
+        assert not any(f["id"].startswith("edge_location[") for f in summary["findings"])
+
+
+def test_a_real_location_is_the_finding_after_a_real_seat_gap_and_a_noise_one_is_not_a_finding():
+    from analysis.findings import findings
+
+    rng = np.random.default_rng(37)
+    cond, first, win, position = planted_games(rng, 8000, FESTIVAL)
+    summary = summary_of(win, position)
+    summary["strata"] = analyse([frame_of(cond, first, win, position)], summary)["conclusions"]
+    summary["strength[a]"] = {"estimate": 100, "ci_low": 80, "ci_high": 120, "n": 8000}
+    summary["strength[b]"] = {"estimate": -100, "ci_low": -120, "ci_high": -80, "n": 8000}
+    summary["nash_weight[a]"] = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 8000}
+    ids = [f["id"] for f in findings(summary)]
+    assert ids[:3] == ["seat_gap", "edge_location[position_win_rate]", "strongest_strategy"]
+    found = findings(summary)[1]
+    assert found["text"].startswith("The first-player edge comes from the festival market condition")
+    assert found["figure"] == "edge_strata[position_win_rate][condition]" and found["section"] == "strata"
+    for c in summary["strata"]:
+        c["verdict"] = "within noise"
+    assert not any(f["id"].startswith("edge_location") for f in findings(summary))
