@@ -179,13 +179,14 @@ def strategy_findings(summary: dict) -> list[dict]:
 
 def strata_finding(summary: dict) -> dict | None:
     """Where a real seat edge lives (analysis.strata's `edge_location[...]` conclusions in summary["strata"]): the
-    first real one, ranked just under a real seat gap (which is at least 80)."""
+    first real one in its short words (the section gives the tests), ranked just under a real seat gap (80+)."""
     found = [c for c in summary.get("strata") or [] if isinstance(c, dict) and c.get("verdict") == "real"
              and str(c.get("id", "")).startswith("edge_location[") and c.get("text")]
     if not found:
         return None
     c = found[0]
-    return _finding(c["id"], 79.5, c["text"], c.get("figure", c["id"]), "strata", across_skill.finite_metric(c))
+    return _finding(c["id"], 79.5, c.get("short") or c["text"], c.get("figure", c["id"]), "strata",
+                    across_skill.finite_metric(c))
 
 
 # ---- length, levers, flags -----------------------------------------------------------------------------------

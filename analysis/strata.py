@@ -224,12 +224,14 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     whole = not p_rest < ALPHA
     tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {family} variables"
             + ("" if whole else f", the others' edge {_p(p_rest)}") + f"; mirror {unit}")
-    if whole:
-        text = f"{head} comes from {where}: {fig} there, {elsewhere} ({tail})."
-    else:
-        text = f"{head} is largest under {where}: {fig} there, {elsewhere}, an edge there too ({tail})."
-    return _conclusion(cid, "real", far["rates"][big], text, stratum=far["level"], carries="whole" if whole
-                       else "largest", p_rest=p_rest, **extra)
+    lead = f"{head} {'comes from' if whole else 'is largest under'} {where}: {fig} there, {elsewhere}"
+    text = f"{lead}{'' if whole else ', an edge there too'} ({tail})."
+    short = (f"{head} {'comes from' if whole else 'is largest under'} {where}: {edge.labels[hi]} wins "
+             f"{_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
+             + (f" and {edge.labels[lo]} {_pct(far['rates'][lo]['estimate'])}" if len(edge.labels) > 2 else "")
+             + f" there, {elsewhere}{'' if whole else ', an edge there too'}.")
+    return _conclusion(cid, "real", far["rates"][big], text, short=short, stratum=far["level"],
+                       carries="whole" if whole else "largest", p_rest=p_rest, **extra)
 
 
 def _ci(m: dict) -> str:
@@ -252,11 +254,12 @@ def _locate_event(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", m, f"Every position takes {test['name']} about equally often "
                            f"(goodness-of-fit {_p(test['p'])}, Holm-adjusted {_p(test['p_holm'])}).", **extra)
-    text = (f"{head} runs partly through {test['name']}: {edge.labels[top]} takes it "
+    lead = (f"{head} runs partly through {test['name']}: {edge.labels[top]} takes it "
             f"{'more' if m['estimate'] > fair else 'less'} often than its share, {_pct(m['estimate'])} of the times "
-            f"it is taken ({_ci(m)}) against a fair {_pct(fair)} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
+            f"it is taken ({_ci(m)}) against a fair {_pct(fair)}")
+    text = (f"{lead} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
             f"{family} variables {_p(test['p_holm'])}; mirror {unit}).")
-    return _conclusion(cid, "real", m, text, position=edge.labels[top], **extra)
+    return _conclusion(cid, "real", m, text, short=lead + ".", position=edge.labels[top], **extra)
 
 
 def analyse_edge(frame: Frame, edge: Edge, summary: dict) -> dict:

@@ -235,7 +235,7 @@ def test_a_real_run_has_the_section_and_the_summary_fields_and_they_agree(real_r
         assert n == c["n"] and abs(truth - c["estimate"]) < 1e-9, cid
     for c in conclusions:  # a real location leads Findings right after the seat gap, in the same words
         if c["id"].startswith("edge_location[") and c["verdict"] == "real":
-            assert c["text"] in [f["text"] for f in summary["findings"]]
+            assert c["short"] in [f["text"] for f in summary["findings"]]
             break
     else:
         assert not any(f["id"].startswith("edge_location[") for f in summary["findings"])
