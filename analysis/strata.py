@@ -268,6 +268,11 @@ def analyse_edge(frame: Frame, edge: Edge, summary: dict) -> dict:
     positions = len(edge.labels)
     out = {"edge": edge, "real": real, "fair": fair, "tests": [], "conclusions": []}
     where = f"edge_location[{edge.key}]"
+    if not frame.mirror.any() or any((summary.get(k) or {}).get("population") != "mirror" for k in edge.keys):
+        out["conclusions"].append(_conclusion(where, "too few games", None, (
+            f"This run has no mirror {frame.unit} (every seat the same strategy), so {edge.what} is not split "
+            "(-s all plays them)."), edge=edge.key))
+        return out
     if not real:
         out["conclusions"].append(_conclusion(where, "within noise", None, (
             f"{edge.what[:1].upper() + edge.what[1:]} is not real at equal skill (mirror {frame.unit}), so there is "

@@ -259,3 +259,15 @@ def test_a_real_location_is_the_finding_after_a_real_seat_gap_and_a_noise_one_is
     for c in summary["strata"]:
         c["verdict"] = "within noise"
     assert not any(f["id"].startswith("edge_location") for f in findings(summary))
+
+
+def test_a_run_without_mirror_games_splits_nothing_and_says_why():
+    rng = np.random.default_rng(4)
+    cond, first, win, position = planted_games(rng, 2000, FESTIVAL)
+    frame = frame_of(cond, first, win, position, [Event("bonus", "the bonus", win > 0)])
+    frame.mirror[:] = False
+    summary = {k: {**m, "population": "model"} for k, m in summary_of(win, position).items()}
+    result = analyse([frame], summary)
+    assert location(result)["verdict"] == "too few games" and "no mirror games" in location(result)["text"]
+    taker = next(c for c in result["conclusions"] if c["id"] == "taker_win_rate[bonus]")
+    assert taker["verdict"] == "too few games" and taker["all_games"]["n"] > 0
