@@ -17,7 +17,8 @@ LOOSE_FACTOR = 5  # a strength interval this many times the median width: the pr
 # section topics -> words a report section's title contains (report.py links the first that matches)
 TOPICS = {"seats": r"first-player|seat", "strategies": r"who wins|strategies", "meta": r"meta-game",
           "length": r"length|rounds per game", "decisive": r"what decides",
-          "flags": r"rounds per game|length", "supply": r"boxed coin", "skill": r"with skill"}
+          "flags": r"rounds per game|length", "supply": r"boxed coin", "skill": r"with skill",
+          "strata": r"where the edge lives"}
 # conclusion id -> the finding's id in summary.json (the ids findings had before conclusions existed)
 FINDING_ID = {"seat_edge": "seat_gap", "play_style": "strongest_strategy", "top_lever": "top_lever",
               "length": "length", "skill": "across_skill"}
@@ -79,6 +80,18 @@ def _loose(strengths: dict[str, dict], summary: dict) -> list[str]:
     return [s for s, h in half.items() if len(half) >= 3 and median > 0 and h > LOOSE_FACTOR * median]
 
 
+def strata_finding(summary: dict) -> dict | None:
+    """Where a real seat edge lives (analysis.strata's `edge_location[...]` conclusions in summary["strata"]): the
+    first real one in its short words (the section gives the tests), ranked just under a real seat gap (80+)."""
+    found = [c for c in summary.get("strata") or [] if isinstance(c, dict) and c.get("verdict") == "real"
+             and str(c.get("id", "")).startswith("edge_location[") and c.get("text")]
+    if not found:
+        return None
+    c = found[0]
+    return _finding(c["id"], 79.5, c.get("short") or c["text"], c.get("figure", c["id"]), "strata",
+                    C.finite(c) and c, C.REAL)
+
+
 def assumed_pace(seconds, per: str, key: str, source: str = "the rulebook gives no playing time") -> str | None:
     """How a report turns counts into minutes, said as the assumption it is with the key that sets it ("at an
     assumed 10 seconds an action step (...: set report.seconds_per_pick for your table)"); None without a pace."""
@@ -129,8 +142,9 @@ def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str =
     (`analysis.conclusions.conclusions`), computed here when not given."""
     if conclusions is None:
         conclusions = every_conclusion(summary, labels, unit, seconds_per_turn, pace)
+    located = strata_finding(summary)
     return order(run_flags(warnings, bool(summary.get("partial"))) + from_conclusions(conclusions)
-                 + _strength_bounds(summary))
+                 + ([located] if located else []) + _strength_bounds(summary))
 
 
 # ---- presentation --------------------------------------------------------------------------------------------

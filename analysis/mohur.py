@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats, percent
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats, percent, strata
 from analysis.findings import assumed_pace
 from analysis.style import ACCENT, NEUTRAL, clip_upper, new_figure, new_panels, overflow_note, save
 from sim.mohur.engine import END, GOODS, TIE
@@ -62,6 +62,37 @@ def summarize(tables, meta) -> dict:
     out.update(decisive_metrics(games, rounds, meta["config"]))
     out.update(_across_skill_metrics(games, rounds, long, meta))
     return out
+
+
+def strata_frames(tables: dict, meta: dict) -> list[strata.Frame]:
+    """The variables a Mohur starter or seat edge is split by (analysis.strata), on decided rounds and decided
+    matches: drawn before play, the round number and the seat that starts the match; taken in play, the coin
+    token (a round's)."""
+    games, rounds = tables["games"], tables["rounds"]
+    seat = np.arange(2)[None, :]
+    r = rounds[rounds["winner"] >= 0]
+    match_starter = games.set_index("match")["first_starter"].reindex(r["match"].to_numpy()).to_numpy()
+    g = games[games["winner"] >= 0]
+    starts = np.array([f"seat {s}" for s in g["first_starter"].to_numpy()])
+    return [
+        strata.Frame("rounds", (r["winner"].to_numpy()[:, None] == seat).astype(float),
+                     (r["strategy_0"].astype(str) == r["strategy_1"].astype(str)).to_numpy(),
+                     [strata.Edge("first_player_round_win_rate", "the round starter's edge",
+                                  ("first_player_round_win_rate",), ("round starter", "other trader"),
+                                  (seat != r["starter"].to_numpy()[:, None]).astype(np.int64))],
+                     [strata.Setup("round", "round", r["round"].to_numpy(), "round {}"),
+                      strata.Setup("match_starter", "match starter", np.array([f"seat {s}" for s in match_starter]),
+                                   "{} starting the match")],
+                     [strata.Event("coin_token", "the coin token", r["coin_token"].to_numpy()[:, None] == seat,
+                                   "trader who takes the coin token")]),
+        strata.Frame("matches", (g["winner"].to_numpy()[:, None] == seat).astype(float),
+                     (g["strategy_0"].astype(str) == g["strategy_1"].astype(str)).to_numpy(),
+                     [strata.Edge("first_player_match_win_rate", "the match starter's edge",
+                                  ("first_player_match_win_rate",), ("match starter", "other trader"),
+                                  (seat != g["first_starter"].to_numpy()[:, None]).astype(np.int64)),
+                      strata.Edge("seat0_match_win_rate", "seat 0's edge", ("seat0_match_win_rate",),
+                                  ("seat 0", "seat 1"), np.tile(seat, (len(g), 1)))],
+                     [strata.Setup("match_starter", "match starter", starts, "{} starting the match")])]
 
 
 def _across_skill_metrics(games, rounds, long, meta) -> dict:

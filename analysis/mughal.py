@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, stats, strata
 from analysis.findings import assumed_pace
 from analysis.style import (ACCENT, NEUTRAL, PALETTE, clip_upper, new_figure, new_panels, overflow_note, save,
                             strategy_colors)
@@ -61,6 +61,26 @@ def summarize(tables, meta) -> dict:
                                             np.tile(np.arange(p), (len(strategy), 1)), lambda k: f"seat {k} wins",
                                             decisive_metrics))
     return out
+
+
+def strata_frames(tables: dict, meta: dict) -> list[strata.Frame]:
+    """The variables a Mughal seat edge is set against (analysis.strata): each emperor's bonus, taken by every
+    player who gained VT from it (the players table's emp_vt_<turn>; a tie the rules give nothing is no take).
+    The player count is fixed for a run: compare runs to split by it."""
+    players = tables["players"]
+    turns = sorted(int(c.rsplit("_", 1)[1]) for c in players.columns if re.fullmatch(r"emp_vt_\d+", c))
+    ids, strategy, win, _, extra = common.wide_players(players, [f"emp_vt_{t}" for t in turns])
+    p = strategy.shape[1]
+    emperors = (meta.get("config") or {}).get("emperors") or []
+    name = {t: (emperors[t - 1].get("name") if t <= len(emperors) else None) or f"turn {t}'s emperor" for t in turns}
+    twice = {n for n in name.values() if list(name.values()).count(n) > 1}  # one emperor reigning twice: per turn
+    events = [strata.Event(f"emperor_{decisive.slug(name[t])}" + (f"_turn{t}" if name[t] in twice else ""),
+                           f"{name[t]}'s bonus" + (f" (turn {t})" if name[t] in twice else ""),
+                           extra[f"emp_vt_{t}"] > 0) for t in turns]
+    seat = np.tile(np.arange(p), (len(ids), 1))
+    return [strata.Frame("games", win, edges.is_mirror(strategy), [
+        strata.Edge("seat_win_rate", "the seat edge", tuple(f"seat_win_rate[{k}]" for k in range(p)),
+                    tuple(f"seat {k}" for k in range(p)), seat)], [], events, {"player count": f"{p} players"})]
 
 
 def _length_metrics(games: pd.DataFrame, meta: dict) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import across_skill, common, conclusions as C, decisive, edges, skill, percent
+from analysis import across_skill, common, conclusions as C, decisive, edges, skill, percent, strata
 from analysis.findings import assumed_pace
 from analysis.common import section
 from analysis.decisive import changed, rates, seat_grid, seat_order, slug, winner_mask
@@ -82,6 +82,36 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
             "the round-1 first player wins" if k == 0 else
             f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins"), decisive_metrics))
     return out
+
+
+def strata_frames(tables: dict, meta: dict) -> list[strata.Frame]:
+    """The variables a Muziris edge is split by (analysis.strata): drawn before play, the market condition and the
+    round-1 first player's seat; taken in play, ending the game (the trigger) and the market condition's end
+    scoring (the most condition coins, shared when level)."""
+    games, players = tables["games"], tables["players"]
+    ids, strategy, win, _, extra = common.wide_players(players, ["coins_condition"])
+    p = strategy.shape[1]
+    by_game = games.set_index("game").reindex(ids)
+    first = by_game["first_player"].to_numpy().astype(np.int64)
+    seat = np.tile(np.arange(p), (len(ids), 1))
+    position = (seat - first[:, None]) % p
+    labels = ("first player",) + tuple(f"+{k}" for k in range(1, p))
+    conds = np.array([c.replace("_", " ") for c in _condition_names(meta, int(by_game["condition"].max()) + 1)])
+    cc = extra["coins_condition"]
+    most = (cc == cc.max(axis=1, keepdims=True)) & (cc > 0)
+    trigger = by_game["trigger_seat"].to_numpy()[:, None] == seat
+    return [strata.Frame("games", win, edges.is_mirror(strategy), [
+        strata.Edge("position_win_rate", "the first-player edge", tuple(f"position_win_rate[{k}]" for k in range(p)),
+                    labels, position),
+        strata.Edge("seat_win_rate", "the fixed-seat edge", tuple(f"seat_win_rate[{k}]" for k in range(p)),
+                    tuple(f"seat {k}" for k in range(p)), seat)],
+        [strata.Setup("condition", "market condition", conds[by_game["condition"].to_numpy()],
+                      "the {} market condition"),
+         strata.Setup("first_player", "starting seat", np.array([f"seat {s}" for s in first]), "{} starting")],
+        [strata.Event("trigger", "the end trigger", trigger, "player who triggers the end"),
+         strata.Event("condition_most", "the market condition's end scoring", most,
+                     "player who scores the most at the market condition's end scoring (shared when level)")],
+        {"player count": f"{p} players"})]
 
 
 def _minutes_words(summary: dict, meta: dict) -> str:

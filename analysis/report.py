@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import across_skill, findings as findings_mod
+from analysis import across_skill, findings as findings_mod, strata
 from analysis.edges import largest_edge
 from analysis.formatting import CSS, esc, figure_html, fmt_metric, plain_name
 from analysis.progress import phase
@@ -56,10 +56,13 @@ def build_report(tables, meta, outdir, game_of_run=None) -> dict:
     outdir = Path(outdir)
     module = get_game(meta["game"]).module("analysis")
     with phase(f"{meta['game']} report: figures and intervals"):
-        summary = conclude(summary_for(tables, meta), meta, tables)
+        summary = summary_for(tables, meta)
+        summary.update(strata.summary_fields(module, tables, meta, summary))  # where the edge lives (fields added)
+        summary = conclude(summary, meta, tables)
     write_json(outdir / "summary.json", summary)
     with phase(f"{meta['game']} report: plots"), quiet_numpy():
         sections = module.sections(tables, meta, summary, outdir)
+        strata.insert_section(sections, strata.section(module, tables, meta, summary, outdir))
     with phase(f"{meta['game']} report: sample games to replay"):
         sections.append(sample_games(tables, meta, outdir, game_of_run=game_of_run))  # replays of chosen games
     (outdir / "report.html").write_text(_html(meta, summary, sections, outdir))
