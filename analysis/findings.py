@@ -45,6 +45,8 @@ def rank(c: dict) -> float:
         return 70 if real else 20 if c["verdict"] == C.TOO_FEW else 52
     if c["id"] == "length":
         return 45
+    if c["id"].startswith("edge_location["):  # just under the real seat gap it locates
+        return 79.5
     if c["id"] in C.FLAG_RATES:  # at least 1% of games: the results themselves are in doubt
         big = c["estimate"] >= 0.01
         return (50 if big else 25) if c["id"] == "coins_short_rate" else (90 if big else 35)
@@ -80,16 +82,12 @@ def _loose(strengths: dict[str, dict], summary: dict) -> list[str]:
     return [s for s, h in half.items() if len(half) >= 3 and median > 0 and h > LOOSE_FACTOR * median]
 
 
-def strata_finding(summary: dict) -> dict | None:
-    """Where a real seat edge lives (analysis.strata's `edge_location[...]` conclusions in summary["strata"]): the
-    first real one in its short words (the section gives the tests), ranked just under a real seat gap (80+)."""
-    found = [c for c in summary.get("strata") or [] if isinstance(c, dict) and c.get("verdict") == "real"
-             and str(c.get("id", "")).startswith("edge_location[") and c.get("text")]
-    if not found:
-        return None
-    c = found[0]
-    return _finding(c["id"], 79.5, c.get("short") or c["text"], c.get("figure", c["id"]), "strata",
-                    C.finite(c) and c, C.REAL)
+def located(summary: dict) -> list[dict]:
+    """Where each real seat edge lives (analysis.strata's `edge_location[...]` in summary["strata"]) as conclusions
+    in their short words (the report's section gives the tests)."""
+    return [{**c, "text": c.get("short") or c["text"], "figure": c.get("figure", c["id"]), "section": "strata"}
+            for c in summary.get("strata") or [] if isinstance(c, dict) and c.get("verdict") == C.REAL
+            and str(c.get("id", "")).startswith("edge_location[") and c.get("text") and c.get("population")]
 
 
 def assumed_pace(seconds, per: str, key: str, source: str = "the rulebook gives no playing time") -> str | None:
@@ -131,7 +129,8 @@ def every_conclusion(summary: dict, labels: dict | None = None, unit: str = "gam
                      pace: str | None = None) -> list[dict]:
     """The summary's conclusions (analysis.conclusions), then how they move with skill (analysis.across_skill)."""
     skill = across_skill.conclusion(summary, labels, unit)
-    return C.conclusions(summary, labels, unit, seconds_per_turn, pace) + ([skill] if skill else [])
+    return (C.conclusions(summary, labels, unit, seconds_per_turn, pace) + located(summary)
+            + ([skill] if skill else []))
 
 
 def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str = "games",
@@ -142,9 +141,8 @@ def findings(summary: dict, warnings=(), labels: dict | None = None, unit: str =
     (`analysis.conclusions.conclusions`), computed here when not given."""
     if conclusions is None:
         conclusions = every_conclusion(summary, labels, unit, seconds_per_turn, pace)
-    located = strata_finding(summary)
     return order(run_flags(warnings, bool(summary.get("partial"))) + from_conclusions(conclusions)
-                 + ([located] if located else []) + _strength_bounds(summary))
+                 + _strength_bounds(summary))
 
 
 # ---- presentation --------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 
 from analysis import stats
 from analysis.decisive import slug
+from analysis.markup import Markup
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 ALPHA = 0.05
@@ -489,7 +490,7 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
             "a bonus carries it when the edged positions take it more often than their share. Both are "
             "Holm-adjusted over the variables of an edge." + (f" Fixed for this run (compare runs to split by it): "
                                                               f"{fixed}." if fixed else ""))
-    return {"title": TITLE, "text": text, "html": body, "figures": [{"file": f, "reading": r} for f, r in figures]}
+    return {"title": TITLE, "text": text, "html": Markup(body), "figures": [{"file": f, "reading": r} for f, r in figures]}
 
 
 def insert_section(sections: list[dict], found: dict | None) -> None:
