@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 
-from analysis import stats
+from analysis import stats, percent
 from analysis.models import MIN_MODEL_GAMES, TOSS_UP_SPAN
 
 REAL, NOISE, TOSS_UP, TOO_FEW = "real", "within noise", "toss-up", "too few games"
@@ -41,11 +41,11 @@ def indexed(summary: dict, prefix: str) -> dict[str, dict]:
 
 
 def pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    return percent.pct(x)  # as many decimals as a small share needs to show (3 of 68,885: 0.004%)
 
 
 def ci_text(m: dict) -> str:
-    return f"95% CI {pct(m['ci_low'])}-{pct(m['ci_high'])}"
+    return percent.ci(m)
 
 
 def p_text(p: float) -> str:
