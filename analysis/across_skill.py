@@ -365,8 +365,13 @@ def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_
              "and search players, which are the skill reference, not styles to rebalance. 'Holds' needs the same "
              "verdict and sizes that agree (a test of the difference); 'changes' needs sizes that differ beyond "
              "noise. ")
-    if c is None or c["verdict"] == C.TOO_FEW:
-        return {"title": title, "text": intro + (c["missing"] if c else missing_words(summary))}
+    gaps = {k[len("skill_gap["):-1]: m for k, m in summary.items() if k.startswith("skill_gap[") and C.finite(m)}
+    gap_table = html_table(
+        ["skill gap: search player against a hand-written style", f"its win rate{f' ({gap_note})' if gap_note else ''}"],
+        [[pair, f"{pct(m['estimate'])} ({ci_text(m)}, n={m.get('n') or 0:,})"] for pair, m in sorted(gaps.items())])
+    if c is None or c["verdict"] == C.TOO_FEW:  # nothing to compare at equal skill: the skill gap still reads
+        out = {"title": title, "text": intro + (c["missing"] if c else missing_words(summary))}
+        return {**out, "html": gap_table} if gaps else out
     text = intro + render(c) + "".join(" " + render_row(r)[:1].upper() + render_row(r)[1:] + "."
                                          for r in c["rows"])  # each row in full, with both intervals
     if SEARCH not in pops:
@@ -377,12 +382,8 @@ def section(summary: dict, labels: dict | None = None, unit: str = "games", gap_
         verdicts = "; ".join(f"{WORDS[r['population']]}: {r['status']}" for r in c["rows"] if r["conclusion"] == key)
         body.append([what, *(_says(read[key][p]) for p in pops), verdicts or "missing"])
     table = html_table(["conclusion", *(HEADERS[p] for p in pops), "across skill"], body)
-    gaps = {k[len("skill_gap["):-1]: m for k, m in summary.items() if k.startswith("skill_gap[") and C.finite(m)}
     if gaps:
-        note = f" ({gap_note})" if gap_note else ""
-        table = markup(table, html_table(
-            ["skill gap: search player against a hand-written style", f"its win rate{note}"],
-            [[pair, f"{pct(m['estimate'])} ({ci_text(m)}, n={m.get('n') or 0:,})"] for pair, m in sorted(gaps.items())]))
+        table = markup(table, gap_table)
     return {"title": title, "text": text, "html": table}
 
 
@@ -422,6 +423,6 @@ def closing_sections(summary: dict, labels: dict, *sections, unit: str = "games"
     """A game report's last sections: those given that apply (not None), then "How the answers move with skill"
     where the summary has hand-written games."""
     out = [s for s in sections if s is not None]
-    if present(summary, HAND):
+    if present(summary, HAND) or any(k.startswith("skill_gap[") for k in summary):  # a skill gap reads alone too
         out.append(section(summary, labels, unit, gap_note))
     return out

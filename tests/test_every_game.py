@@ -559,7 +559,7 @@ def test_search_player_plays_through_run_and_the_report_has_a_skill_section(game
     out = tmp_path / "skill"
     ok(_invoke("run", game, "-n", 8, "-p", players, "-s", lineup, "-o", out, "-q"))
     html = (out / "report.html").read_text()
-    assert "Skill" in html and "skill gap" in html.lower()
+    assert "How the answers move with skill" in html and "skill gap: search player against" in html
     summary = json.loads((out / "summary.json").read_text())
     assert any(k.startswith("skill_gap[ismcts vs ") for k in summary)
 
