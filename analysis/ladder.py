@@ -3,7 +3,6 @@ then one strength each (the Luce / Bradley-Terry model of the report, `analysis.
 95% intervals) and each pair's win share with its Wilson interval: each rung's place measured, not assumed."""
 from __future__ import annotations
 
-import html
 import itertools
 import json
 
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
+from analysis.markup import markup, table, tag
 from analysis import models
 from sim.runner import Plan, execute
 from sim.rng import DEFAULT_BATCH
@@ -92,29 +92,27 @@ def _end(x) -> str:
 
 
 def page(result: dict) -> str:
-    """The ladder as HTML, every string from the setup or the configuration escaped."""
-    e = html.escape
+    """The ladder as HTML, built through analysis.markup (every string from the setup or the configuration
+    escaped, as on every other page)."""
     s = result["setup"]
-    rows = "".join(f"<tr><td>{k + 1}</td><td>{e(r['player'])}</td><td>{r['elo']:+.0f}</td>"
-                   f"<td>{_end(r['ci_low'])} to {_end(r['ci_high'])}</td></tr>" for k, r in enumerate(result["elo"]))
+    ranks = [[k + 1, r["player"], f"{r['elo']:+.0f}", f"{_end(r['ci_low'])} to {_end(r['ci_high'])}"]
+             for k, r in enumerate(result["elo"])]
     order = [r["player"] for r in result["elo"]]
     cell = {(p["player"], p["against"]): p for p in result["pairs"]}
-    head = "".join(f"<th>{e(n)}</th>" for n in order)
-    grid = ""
-    for a in order:
-        cells = "".join("<td>-</td>" if a == b or (a, b) not in cell else
-                        f"<td>{100 * cell[a, b]['share']:.1f}% ({100 * cell[a, b]['low']:.1f}-"
-                        f"{100 * cell[a, b]['high']:.1f})</td>" for b in order)
-        grid += f"<tr><th>{e(a)}</th>{cells}</tr>"
-    return "\n".join([
-        "<!doctype html><html><head><meta charset='utf-8'><title>Ladder</title></head><body>",
-        f"<h1>Ladder: {e(s['game'])}, {s['players']} players</h1>",
-        f"<p>{e(result['population'])}; seed {s['seed']}. Command: <code>{e(s['command'])}</code></p>",
-        "<h2>Strength (Elo, 95% interval; 0 is the information-weighted average player)</h2>",
-        f"<table><tr><th>rank</th><th>player</th><th>Elo</th><th>95% interval</th></tr>{rows}</table>",
-        "<h2>Win share of the row's seat(s) against the column (Wilson 95% interval)</h2>",
-        f"<table><tr><th></th>{head}</tr>{grid}</table>",
-        f"<p>Fair share: {100 / s['players']:.1f}%.</p></body></html>"])
+    grid = [tag("tr", tag("th", a), *(tag("td", "-" if a == b or (a, b) not in cell else
+                                              f"{100 * cell[a, b]['share']:.1f}% ({100 * cell[a, b]['low']:.1f}-"
+                                              f"{100 * cell[a, b]['high']:.1f})") for b in order))
+            for a in order]
+    body = markup(
+        tag("h1", f"Ladder: {s['game']}, {s['players']} players"),
+        tag("p", f"{result['population']}; seed {s['seed']}. Command: ", tag("code", s["command"])),
+        tag("h2", "Strength (Elo, 95% interval; 0 is the information-weighted average player)"),
+        table(["rank", "player", "Elo", "95% interval"], ranks),
+        tag("h2", "Win share of the row's seat(s) against the column (Wilson 95% interval)"),
+        tag("table", tag("tr", tag("th", ""), *(tag("th", n) for n in order)), *grid),
+        tag("p", f"Fair share: {100 / s['players']:.1f}%."))
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>Ladder</title></head><body>\n"
+            + body + "</body></html>")
 
 
 def markdown(result: dict) -> str:
