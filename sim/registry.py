@@ -26,6 +26,8 @@ MAX_PARAMS = 32  # a strategy's own parameters: a `weighted` strategy has one we
 POLICY_AT, MODEL_AT, SEARCH_WIDTH = MAX_PARAMS, 2 * MAX_PARAMS, 3 * MAX_PARAMS
 POLICY_KEYS = ("rollout", "opponent_model")  # a search player's parameters that name a policy
 SAME_AS_ROLLOUT = "rollout"  # `opponent_model`'s value for "the other seats play the rollout policy"
+ALT_KEY, NO_ALT = "opponent_alt", "none"  # a search player's alternative model of the other seats (a heuristic at
+# its defaults, stored as its id; "none", -1: no alternative), drawn per sampled world with probability alt_share
 MAX_ITERATIONS = 100_000      # a search player's iterations per decision: its tree is allocated per decision
 MAX_DETERMINIZATIONS = 10_000  # worlds sampled up front per decision
 
@@ -305,7 +307,9 @@ def param_vector(game: str, d: StrategyDef, given: dict, presets: dict | None = 
         return tuple(float(v) for v in values.values())
     own, policy = [0.0] * MAX_PARAMS, {}
     for i, (param, value) in enumerate(values.items()):
-        if param in POLICY_KEYS:
+        if param == ALT_KEY:
+            own[i] = -1.0 if value == NO_ALT else float([x.name for x in registered(game)].index(value))
+        elif param in POLICY_KEYS:
             if param == "opponent_model" and value == SAME_AS_ROLLOUT:
                 value = values["rollout"]
             own[i], policy[param] = policy_vector(game, value, presets or {})
@@ -349,7 +353,7 @@ def saved_choice(game: str, entry, where: str) -> StrategyChoice:
         raise UserError(f"{where}: base {base!r} is not a {game} strategy of this balance-sim; allowed: "
                         f"{', '.join(defs)}")
     base_id, d = defs[base]
-    if d.search and isinstance(params, list) and len(params) == len(d.params) - 1:
+    if d.search and isinstance(params, list) and len(params) in (len(d.params) - 1, len(d.params) - 3):
         params = _before_policies(game, d, params, where)
     width = SEARCH_WIDTH if d.search else len(d.params)
     if not isinstance(params, list) or len(params) != width:
@@ -357,6 +361,10 @@ def saved_choice(game: str, entry, where: str) -> StrategyChoice:
                         f"({', '.join(d.params) or 'none'}{' padded to 32, then two policy vectors' if d.search else ''})")
     for param, value in zip(d.params, params):
         if d.search and param in POLICY_KEYS:
+            continue
+        if d.search and param == ALT_KEY:
+            if value != -1:
+                _check_saved_policy(game, value, [], f"{where}: {param}")
             continue
         try:
             _check_param(game, d, f"{where} params.{param}", param, value)
@@ -380,6 +388,7 @@ def _before_policies(game: str, d: StrategyDef, params: list, where: str) -> lis
     if isinstance(rid, bool) or not isinstance(rid, (int, float)) or rid not in range(len(defs)) or defs[int(rid)].search:
         raise UserError(f"{where}: rollout {rid!r} is not the id of a heuristic strategy")
     own = list(params[:at]) + [rid] + list(params[at:])
+    own += [-1.0, 0.0][: len(d.params) - len(own)]  # saved before opponent_alt and alt_share: no alternative
     policy = list(policy_vector(game, defs[int(rid)].name, {})[1])
     return own + [0.0] * (MAX_PARAMS - len(own)) + policy + policy
 
@@ -402,6 +411,12 @@ def _check_saved_policy(game: str, sid, vec: list, where: str) -> None:
 def _check_param(game: str, d: StrategyDef, key: str, param: str, value, presets: dict | None = None) -> None:
     if param not in d.params:
         raise ConfigError(key, value, f"unknown parameter of '{d.name}'; allowed: {', '.join(d.params) or 'none'}")
+    if d.search and param == ALT_KEY:  # a heuristic's name: its defaults are what the search plays
+        names = [x.name for x in registered(game) if not x.search]
+        if not isinstance(value, str) or value not in [NO_ALT, *names]:
+            raise ConfigError(key, value, f"allowed: {NO_ALT}, {', '.join(names)} (a heuristic, played at its "
+                                          f"defaults)")
+        return
     if d.search and param in POLICY_KEYS:  # names a policy: a numeric id would change meaning with the registry
         names = policy_names(game, presets or {})
         same = [SAME_AS_ROLLOUT] if param == "opponent_model" else []

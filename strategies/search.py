@@ -28,6 +28,10 @@ PARAMS = {"iterations": 16.0, "rollout": "greedy", "exploration": 0.7, "determin
           "tolerance": 0.0, "opponent_model": "rollout"}
 (P_ITERATIONS, P_ROLLOUT, P_EXPLORATION, P_DETERMINIZATIONS, P_TREE_DEPTH, P_ROLLOUT_DEPTH,
  P_WIDENING, P_RACE, P_RACE_ROUNDS, P_TOLERANCE, P_OPPONENT_MODEL) = range(len(PARAMS))
+# A mixed model of the other seats, registered after each game's own parameters (so vectors saved before it read
+# the same: zeros there, no mixing): with probability `alt_share` a sampled world's other seats play `opponent_alt`
+# (a heuristic at its declared defaults; "none": never) instead of `opponent_model`, drawn once per sampled world.
+MIX_PARAMS = {"opponent_alt": "none", "alt_share": 0.0}
 
 
 def bounds():
@@ -35,7 +39,7 @@ def bounds():
     return {"iterations": (1, MAX_ITERATIONS, True), "determinizations": (0, MAX_DETERMINIZATIONS, True),
             "exploration": (0, 1000, False), "tree_depth": (0, 1000, True), "rollout_depth": (0, 1_000_000, True),
             "widening": (0, 1000, False), "race": (0, 1000, False), "race_rounds": (2, 1000, True),
-            "tolerance": (0, 1e9, False)}
+            "tolerance": (0, 1e9, False), "alt_share": (0, 1, False)}
 
 
 @njit(cache=True)
@@ -165,6 +169,20 @@ def search_tree(cap):
             np.zeros(cap, dtype=np.int32))
 
 
+@njit(cache=True)
+def draw_model(sids, rparams, me, oid, aid, share, params, defaults):
+    """The other seats' rows of (sids, rparams) <- `opponent_alt` at its defaults with probability `share`, else
+    `opponent_model`'s vector: one draw for all of them (one sampled world's rival); `defaults`: a row per
+    strategy id."""
+    alt = np.random.random() < share
+    for p in range(sids.shape[0]):
+        if p == me:
+            continue
+        sids[p] = aid if alt else oid
+        for j in range(MAX_PARAMS):
+            rparams[p, j] = defaults[aid, j] if alt else params[MODEL_AT + j]
+
+
 def sample_world(obs, cfg, w, me, sids, rparams, robs, buf, one, nolog):
     """w <- a world the observation allows (the game's DETERMINIZE), played on by the rollout policy through the
     seats that choose before `me` (Mughal's simultaneous picks), so that `me` is to move."""
@@ -199,6 +217,12 @@ def search(obs, actions, n_actions, params, cfg):
         for j in range(MAX_PARAMS):
             rparams[p, j] = params[at + j]
         sids[p] = rid if p == me else oid
+    aid, share = -1, 0.0  # the other seats' alternative model and how often a sampled world uses it
+    if MIX_AT >= 0:  # noqa: F821 - bound per game (-1: a binding without the mixed model)
+        aid, share = int(params[MIX_AT]), params[MIX_AT + 1]  # noqa: F821
+        if aid >= ROLLOUT_PARAMS.shape[0] or share < 0.0 or share > 1.0:  # noqa: F821
+            raise ValueError("search: opponent_alt id or alt_share out of range")
+    mixing = aid >= 0 and share > 0.0
 
     # root candidates: one per distinct action key, the rollout policy's choice first when widening
     keys = np.empty(n_actions, dtype=np.int64)
@@ -245,6 +269,8 @@ def search(obs, actions, n_actions, params, cfg):
     nolog = np.zeros((0, 1), dtype=np.int32)
     value = np.zeros(SEATS)  # noqa: F821
     worlds = np.zeros((max(ndet, 0), G.STATE_SIZE), dtype=np.int32)  # noqa: F821
+    if mixing:
+        draw_model(sids, rparams, me, oid, aid, share, params, ROLLOUT_PARAMS)  # noqa: F821
     for d in range(ndet + 1):
         SAMPLE(obs, cfg, worlds[d] if d < ndet else world, me, sids, rparams, robs, buf, one, nolog)  # noqa: F821
     for i in range(nc):
@@ -268,6 +294,8 @@ def search(obs, actions, n_actions, params, cfg):
             active = widen_limit(widening, visits[0], nc)
             if not rounds:
                 pick = ucb_root(visits, total, active, it, c)
+            if mixing:  # the other seats' policy in this world (and every candidate's playout of it)
+                draw_model(sids, rparams, me, oid, aid, share, params, ROLLOUT_PARAMS)  # noqa: F821
             w = world if rounds else s  # rounds: the round's world, copied for each candidate; else played in
             if ndet > 0:
                 RESTORE(w, worlds[nround % ndet])  # noqa: F821
@@ -375,11 +403,12 @@ def engine_returns(s, cfg, params, out):
 
 
 def bind_search(name, engine, determinize, seats, evaluate=None, value=None, action_key=None, module=None,
-                world_size=None, restore=None, dominated=None):
+                world_size=None, restore=None, dominated=None, mix_at=-1):
     """(player, search) for one game, compiled over `engine`, the player claiming `module`. `seats`: the most
     seats; `world_size`: the prefix of the state a playout reads or writes (copied per playout), or `restore(dst,
     src)` the game's own copy of it; `dominated(obs, actions, a, b)`: row a's candidate need not be played out
-    beside row b's (a strict partial order). Give it its rollout policies with `connect_rollouts` first."""
+    beside row b's (a strict partial order); `mix_at`: where `opponent_alt` and `alt_share` sit in the vector (-1:
+no mixed model). Give it its rollout policies with `connect_rollouts` first."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
@@ -388,7 +417,7 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
                  EVALUATE=evaluate or no_evaluate, VALUE=value or bind(engine_returns, name, nrt=False, G=engine),
                  ACTION_KEY=action_key or row_key, DOMINATED=dominated or never_dominated, SEATS=seats, WORLD=world,
                  RESTORE=restore or bind(copy_world, name, nrt=False, WORLD=world),
-                 ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE))
+                 ROLLOUT_OBS=getattr(engine, "OBS_TALLIES", engine.OBS_SIZE), MIX_AT=int(mix_at))
     return bind(ismcts, name, module=module, SEARCH=found), found
 
 
@@ -422,12 +451,13 @@ def registered_player(game, engine, determinize, seats, module, evaluate=None, v
     them (for its `evaluate` / `value`), importable from `module`, its heuristics as rollout policies;
     `own_rollout`: (a heuristic's name, the game's own rollout of it). Returns (player, search)."""
     defaults, extra = dict(defaults or {}), dict(extra or {})
-    if set(defaults) - set(PARAMS) or set(extra) & set(PARAMS):
+    if set(defaults) - set(PARAMS) or set(extra) & (set(PARAMS) | set(MIX_PARAMS)):
         raise ValueError(f"{game} ismcts: defaults {sorted(defaults)} must be among {list(PARAMS)}, "
                          f"extra {sorted(extra)} must not")
+    params = dict(PARAMS, **defaults, **extra, **MIX_PARAMS)
     player, found = bind_search(game, engine, determinize, seats, evaluate, value, action_key, module,
-                                 world_size, restore, dominated)
-    strategy(game, "ismcts", params=dict(PARAMS, **defaults, **extra), search=True, bounds=bounds())(player)
+                                 world_size, restore, dominated, mix_at=list(params).index("opponent_alt"))
+    strategy(game, "ismcts", params=params, search=True, bounds=bounds())(player)
     setattr(sys.modules[module], player.py_func.__name__, player)  # before the dispatcher imports it
     chooser = bind(rollout_choose, game, HEURISTIC=rollout_dispatcher(game))
     own = None

@@ -61,3 +61,17 @@ def test_strength_credits_the_rotated_seat_of_the_first_strategy(game):
 
     assert won("greedy", "random") > 0.8
     assert won("random", "greedy") < 0.2
+
+
+def test_search_only_prints_just_the_search_presets_against_the_named_opponent(cli):
+    """`--search-only` leaves out the heuristics' games/s lines; `--against tuned` names the strength opponent."""
+    result = ok(cli("bench", "mughal", "-n", "100", "-j", "1", "--strength-games", "4", "--search-only",
+                    "--against", "tuned"))
+    lines = [line for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert len(lines) == 2 and all("decisions/CPU-s" in line and "vs tuned wins" in line for line in lines), \
+        result.stdout
+    assert "games/s" not in result.stdout
+
+
+def test_unknown_against_is_one_line_and_exit_2(cli):
+    one_line_error(cli("bench", "mughal", "--search-only", "--against", "nobody"), "--against")

@@ -205,3 +205,37 @@ def spec_allows(spec, players: int) -> bool:
         return True
     except UserError:
         return False
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_alternative_opponent_model_is_a_heuristic_id_and_its_share_a_probability(game):
+    """`opponent_alt = "<heuristic>"` is stored as its id, "none" as -1 (the default: no alternative); a preset, a
+    search player or an unknown name, or an alt_share outside 0-1, is refused in one line naming the key; vectors
+    saved before the two parameters existed (trailing zeros, or no opponent_model at all) read as no alternative."""
+    spec = get_game(game)
+    names = [d.name for d in registered(game)]
+    search = next(d for d in registered(game) if d.search)
+    heuristic = next(d.name for d in registered(game) if not d.search)
+    raw = build(spec.package, None, (f'strategies.mix={{base="{search.name}", opponent_alt="{heuristic}", '
+                                     f'alt_share=0.25}}',))
+    cfg = spec.validate(raw, spec.default_players)
+    mix, plain = choices(game, cfg.presets, ["mix", search.name])
+    order = list(search.params)
+    at = order.index("opponent_alt")
+    assert order[at + 1] == "alt_share" and at + 2 == len(order)  # last: vectors saved before read the same
+    assert mix.params[at] == names.index(heuristic) and mix.params[at + 1] == 0.25
+    assert plain.params[at] == -1.0 and plain.params[at + 1] == 0.0
+    assert saved_choice(game, {"name": "mix", "base": search.name, "params": list(mix.params)}, "meta") == mix
+    before = list(plain.params)
+    before[at] = 0.0  # a vector of the previous layout: padding zeros where the two parameters now sit
+    assert saved_choice(game, {"name": "x", "base": search.name, "params": before}, "meta").params[at + 1] == 0.0
+    planted = list(mix.params)
+    planted[at] = names.index(search.name)
+    with pytest.raises(UserError, match="opponent_alt"):
+        saved_choice(game, {"name": "mix", "base": search.name, "params": planted}, "meta")
+    for key, bad in (("opponent_alt", "tuned"), ("opponent_alt", search.name), ("opponent_alt", "no-such"),
+                     ("opponent_alt", 2), ("alt_share", 1.5), ("alt_share", -0.1)):
+        with pytest.raises(ConfigError) as refused:
+            check_presets(game, {**raw["strategies"], "mine": {"base": search.name, key: bad}}, 2)
+        said = str(refused.value)
+        assert f"strategies.mine.{key}" in said and "\n" not in said

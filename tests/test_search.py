@@ -312,3 +312,30 @@ def test_a_vector_narrower_than_a_search_players_is_refused():
     obs, _, actions, n = position(9, (0, 1, 1, 0))
     with pytest.raises(ValueError, match="SEARCH_WIDTH"):
         search(obs, actions, n, params(iterations=8.0)[:MAX_PARAMS])
+
+
+MIX_AT = T.P_QUARTER + 1  # the toy's vector: opponent_alt and alt_share after its own parameter
+_, SEARCH_MIXED = S.bind_search("toy_mixed", T, T.determinize, 2, evaluate=T.evaluate, mix_at=MIX_AT)
+S.connect_rollouts(SEARCH_MIXED, "toy_mixed", T, toy_choose, ROLLOUT_PARAMS)
+
+
+def test_the_alternative_model_plays_the_other_seat_in_the_share_of_worlds_it_is_given():
+    """FIXED (at its default row, ROLLOUT_PARAMS' zeros: row 0) as `opponent_alt`, the model RANDOM: with share 1
+    every rollout choice of the other seat is FIXED's and none of the searching seat's; with share 0 none; with
+    0.5 some, fewer than with 1 (one draw per sampled world, the same worlds from the same seed)."""
+    obs, _, actions, n = position(13, (0, 2, 1, 1), rival_hand=4)
+    counts = {}
+    for share in (0.0, 0.5, 1.0):
+        row = params(iterations=40.0)
+        row[MIX_AT], row[MIX_AT + 1] = FIXED, share
+        cfg = np.concatenate([CFG, np.zeros(2 + T.MAX_ACTIONS, CFG.dtype)])
+        seed(4)
+        SEARCH_MIXED(obs, actions, n, row, cfg)
+        by_seat, by_row = cfg[SEEN: SEEN + 2], cfg[SEEN + 2:]
+        assert by_seat[0] == 0 and by_row[0] == by_seat[1] == by_row.sum(), (share, by_seat, by_row)
+        counts[share] = by_seat[1]
+    assert counts[0.0] == 0 and 0 < counts[0.5] < counts[1.0] and counts[1.0] > 40, counts
+    row = params(iterations=8.0)
+    row[MIX_AT], row[MIX_AT + 1] = FIXED, 1.5
+    with pytest.raises(ValueError, match="alt_share"):
+        SEARCH_MIXED(obs, actions, n, row, CFG)

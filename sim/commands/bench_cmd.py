@@ -10,6 +10,7 @@ import numpy as np
 from analysis import stats
 from sim import inputs
 from sim.config import build
+from sim.errors import UserError
 from sim.game import MAIN_TABLE, game_names, get_game
 from sim.registry import choices, param_table, registered
 from sim.runner import Plan, execute
@@ -29,20 +30,34 @@ def _one_core(spec, cfg, players, chosen, n_games) -> float:
 @click.option("-n", "--games-per-run", "n_games", type=int, default=20_000, show_default=True)
 @click.option("-j", "--jobs", type=int, default=2, show_default=True, help="Workers for the parallel figure.")
 @click.option("--strength-games", "n_strength", type=int, default=40, show_default=True,
-              help="Games of each search preset against greedy, for its win rate; 0 skips them.")
-def bench(games, n_games, jobs, n_strength):
+              help="Games of each search preset against the bench lineup's first heuristic (or --against), for "
+                   "its win rate; 0 skips them.")
+@click.option("--search-only", is_flag=True, help="Only the search presets' section (decisions per CPU-second, "
+                                                  "strength): no heuristic figures.")
+@click.option("--against", "against", default=None, metavar="NAME",
+              help="The strategy or preset the search presets' strength games face (e.g. tuned).")
+def bench(games, n_games, jobs, n_strength, search_only, against):
     """Matches per second per strategy pairing, on one core and on JOBS workers; search players' decisions per
-    CPU-second beside their win rate against greedy."""
+    CPU-second beside their win rate against greedy (or --against)."""
     inputs.positive("--games-per-run", n_games, inputs.MAX_BENCH_GAMES)
     inputs.jobs(jobs, allow_all=False)
     inputs.whole("--strength-games", n_strength, 0, MAX_STRENGTH_GAMES, "a number of games (0: none)")
     for name in games:
         get_game(name)
+    for name in games or game_names() if against is not None else ():  # every game checked before any figure
+        spec = get_game(name)
+        try:
+            choices(spec.name, spec.validate(build(spec.package), spec.default_players).presets, [against])
+        except UserError as exc:
+            raise UserError(f"--against: {exc}") from None
     for name in games or game_names():
         spec = get_game(name)
         players = spec.default_players
         cfg = spec.validate(build(spec.package), players)
-        click.echo(f"== {spec.title}: {players} players, {n_games:,} games per figure")
+        click.echo(f"== {spec.title}: {players} players" + ("" if search_only else f", {n_games:,} games per figure"))
+        if search_only:
+            _bench_search(spec, cfg, players, n_games, n_strength, against)
+            continue
         for strat in [d.name for d in registered(spec.name) if not d.search]:  # search players: see below
             chosen = tuple(choices(spec.name, cfg.presets, [strat] * players))
             rate = _one_core(spec, cfg, players, chosen, n_games)
@@ -55,19 +70,17 @@ def bench(games, n_games, jobs, n_strength):
         parallel = timing["games_per_second"]
         click.echo(f"  {' vs '.join(spec.bench_lineup)}: one core {single:,.0f}/s; {jobs} workers "
                    f"{parallel:,.0f}/s ({parallel / single:.2f}x, {parallel / single / jobs:.0%} per worker)")
-        _bench_search(spec, cfg, players, n_games, n_strength)
+        _bench_search(spec, cfg, players, n_games, n_strength, against)
 
 
-
-
-
-def _bench_search(spec, cfg, players, n_games, n_strength) -> None:
+def _bench_search(spec, cfg, players, n_games, n_strength, against=None) -> None:
     """Search players (SEARCH_PRESETS, else each search strategy) on one core: decisions per CPU-second in mirror
-    games, and the win share against the bench lineup's heuristic, seat rotated (CPU time: not the machine's load)."""
+    games, and the win share against `against` (default the bench lineup's heuristic), seat rotated (CPU time: not
+    the machine's load)."""
     names = ([name for name in SEARCH_PRESETS if name in cfg.presets]
              or [d.name for d in registered(spec.name) if d.search])
     kernel = spec.function("kernel")
-    opponent = spec.bench_lineup[0]
+    opponent = against or spec.bench_lineup[0]
     for name in names:
         mirror = tuple(choices(spec.name, cfg.presets, [name] * players))
         m = max(1, min(5, n_games // 4000))
