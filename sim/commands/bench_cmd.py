@@ -44,7 +44,7 @@ def bench(games, n_games, jobs, n_strength, search_only, against):
     inputs.whole("--strength-games", n_strength, 0, MAX_STRENGTH_GAMES, "a number of games (0: none)")
     for name in games:
         get_game(name)
-    for name in games or game_names() if against is not None else ():  # every game checked before any figure
+    for name in (games or game_names()) if against is not None else ():  # all checked before any figure
         spec = get_game(name)
         try:
             choices(spec.name, spec.validate(build(spec.package), spec.default_players).presets, [against])
