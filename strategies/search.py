@@ -408,7 +408,7 @@ def bind_search(name, engine, determinize, seats, evaluate=None, value=None, act
     seats; `world_size`: the prefix of the state a playout reads or writes (copied per playout), or `restore(dst,
     src)` the game's own copy of it; `dominated(obs, actions, a, b)`: row a's candidate need not be played out
     beside row b's (a strict partial order); `mix_at`: where `opponent_alt` and `alt_share` sit in the vector (-1:
-no mixed model). Give it its rollout policies with `connect_rollouts` first."""
+    no mixed model). Give it its rollout policies with `connect_rollouts` first."""
     world = engine.STATE_SIZE if world_size is None else int(world_size)
     if not 0 < world <= engine.STATE_SIZE:
         raise ValueError(f"{name} search: world_size {world} must be 1 to the state's {engine.STATE_SIZE}")
