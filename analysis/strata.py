@@ -15,7 +15,6 @@ often than their share (goodness-of-fit across positions, in the same Holm famil
 """
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 
@@ -23,7 +22,7 @@ import numpy as np
 
 from analysis import stats
 from analysis.decisive import slug
-from analysis.markup import Markup
+from analysis.markup import Markup, markup, table, tag
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 ALPHA = 0.05
@@ -415,25 +414,22 @@ def _taker_panels(groups: list[tuple[str, list[dict]]], names: list[str], fair: 
     save(fig, path)
 
 
-def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
+def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> Markup:
     edge, fair = a["edge"], a["fair"]
-    esc = html.escape
     location = next(c for c in a["conclusions"] if c["id"].startswith("edge_location"))
-    parts = [f"<p><b>{esc(location['text'])}</b></p>"]
+    parts = [tag("p", tag("b", location["text"]))]
     if not a["real"]:
-        return "".join(parts)
-    heads = "".join(f"<th>{esc(lab)} wins</th>" for lab in edge.labels)
+        return markup(*parts)
+    heads = [f"{lab} wins" for lab in edge.labels]
     by_id = {c["id"]: c for c in a["conclusions"]}
     for t in a["tests"]:
         c = by_id[f"edge_{'strata' if t['kind'] == 'setup' else 'events'}[{edge.key}][{t['variable']}]"]
         if c["text"] != location["text"]:  # the location repeats its best split: said once, in bold
-            parts.append(f"<p>{esc(c['text'])}</p>")
+            parts.append(tag("p", c["text"]))
         if t["kind"] == "setup":
-            rows = "".join(f"<tr><td>{esc(s['level'])}{'' if s['tested'] else ' (too few, not tested)'}</td>"
-                           f"<td>{s['n']:,}</td>" + "".join(f"<td>{esc(_cell(r))}</td>" for r in s["rates"])
-                           + "</tr>" for s in t["strata"])
-            parts.append(f"<table><tr><th>{esc(t['name'])}</th><th>mirror {esc(frame.unit)}</th>{heads}</tr>"
-                         f"{rows}</table>")
+            parts.append(table([t["name"], f"mirror {frame.unit}", *heads],
+                               [[f"{s['level']}{'' if s['tested'] else ' (too few, not tested)'}", f"{s['n']:,}",
+                                 *(_cell(r) for r in s["rates"])] for s in t["strata"]]))
             if len(t["strata"]) >= 2:
                 name = f"strata_{slug(edge.key)}_{slug(t['variable'])}.png"
                 _panels([(s["level"], s["rates"]) for s in t["strata"]], edge.labels, fair, "win rate (%)",
@@ -443,35 +439,30 @@ def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
                                 f"per {t['name']}, one bar per position; the dashed line is the fair share."))
     events = [t for t in a["tests"] if t["kind"] == "event" and t["total"]]
     if events:
-        rows = "".join(f"<tr><td>{esc(t['name'])}</td><td>{t['total']:,}</td>"
-                       + "".join(f"<td>{esc(_cell(r))}</td>" for r in t["takes"]) + "</tr>" for t in events)
-        parts.append("<table><tr><th>taken</th><th>times</th>" + "".join(f"<th>{esc(lab)} takes</th>"
-                                                                       for lab in edge.labels) + f"</tr>{rows}</table>")
+        parts.append(table(["taken", "times", *(f"{lab} takes" for lab in edge.labels)],
+                           [[t["name"], f"{t['total']:,}", *(_cell(r) for r in t["takes"])] for t in events]))
         name = f"strata_{slug(edge.key)}_events.png"
         _panels([(t["name"], t["takes"]) for t in events], edge.labels, fair, "share of takes (%)",
                 f"Who takes each bonus, by position ({edge.what}; mirror {frame.unit})", outdir / name)
         figures.append((name, "For each bonus or token, the share of its takes that went to each position; the "
                         "dashed line is an even share."))
-    return "".join(parts)
+    return markup(*parts)
 
 
-def _takers_html(rows: list, outdir, figures: list) -> str:
+def _takers_html(rows: list, outdir, figures: list) -> Markup:
     if not rows:
-        return ""
-    esc = html.escape
-    body = "".join(f"<tr><td>{esc(r['event'].name)}</td><td>{r['mirror']['n']:,}</td><td>{esc(_cell(r['mirror']))}"
-                   f"</td><td>{esc(_cell(r['all']))}</td><td>{_pct(1 / f.win.shape[1])}</td>"
-                   f"<td>{esc(r['conclusion']['verdict'])}</td></tr>" for f, r in rows)
-    text = "".join(f"<li>{esc(r['conclusion']['text'])}</li>" for _, r in rows)
+        return Markup("")
+    body = [[r["event"].name, f"{r['mirror']['n']:,}", _cell(r["mirror"]), _cell(r["all"]), _pct(1 / f.win.shape[1]),
+             r["conclusion"]["verdict"]] for f, r in rows]
     groups = [(pop, [r[key] for _, r in rows]) for pop, key in (("mirror games", "mirror"), ("every game", "all"))]
     fair = 1 / rows[0][0].win.shape[1]
     if len({f.win.shape[1] for f, _ in rows}) == 1:
         _taker_panels(groups, [r["event"].name for _, r in rows], fair, outdir / "strata_takers.png")
         figures.append(("strata_takers.png", "How often the player who takes each bonus or token wins, on mirror "
                         "games and on every game; the dashed line is the fair share."))
-    return ("<h3>What the taker wins</h3><ul>" + text + "</ul><table><tr><th>bonus or token</th><th>takers (mirror)"
-            "</th><th>taker wins (mirror)</th><th>taker wins (every game)</th><th>fair share</th><th>verdict</th>"
-            f"</tr>{body}</table>")
+    return markup(tag("h3", "What the taker wins"), tag("ul", *(tag("li", r["conclusion"]["text"]) for _, r in rows)),
+                  table(["bonus or token", "takers (mirror)", "taker wins (mirror)", "taker wins (every game)",
+                         "fair share", "verdict"], body))
 
 
 def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | None:
@@ -481,8 +472,8 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
     frames = module.strata_frames(tables, meta)
     result = analyse(frames, summary)
     figures: list = []
-    body = "".join(_edge_html(f, a, outdir, figures) for f, a in result["edges"])
-    body += _takers_html(result["takers"], outdir, figures)
+    body = markup(*(_edge_html(f, a, outdir, figures) for f, a in result["edges"]),
+                  _takers_html(result["takers"], outdir, figures))
     fixed = "; ".join(f"{k}: {v}" for f in frames for k, v in f.fixed.items())
     text = ("Each real seat or starter edge is split by what is drawn before play (a setting, an order) and set "
             "against what is taken in play (a bonus, a token), on mirror games (every seat the same strategy). A "
@@ -490,7 +481,7 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
             "a bonus carries it when the edged positions take it more often than their share. Both are "
             "Holm-adjusted over the variables of an edge." + (f" Fixed for this run (compare runs to split by it): "
                                                               f"{fixed}." if fixed else ""))
-    return {"title": TITLE, "text": text, "html": Markup(body), "figures": [{"file": f, "reading": r} for f, r in figures]}
+    return {"title": TITLE, "text": text, "html": body, "figures": [{"file": f, "reading": r} for f, r in figures]}
 
 
 def insert_section(sections: list[dict], found: dict | None) -> None:
