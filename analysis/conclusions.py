@@ -566,6 +566,7 @@ def _distance(m: dict) -> str:
 
 def render_candidate(c: dict) -> str:
     a, b, w = c["leader"], c["second"], c.get("weight")
+    unit = "in half-widths of each band, summed over the targets; 1 is a band's edge"
     spread = ""
     if w:
         mix = "the equilibrium mix" if w["metric"].startswith("nash_weight") else "its equilibrium mix"
@@ -574,17 +575,18 @@ def render_candidate(c: dict) -> str:
     h2h = w.get("h2h") if faces else None
     if b is None:
         if c["verdict"] == TOSS_UP:
-            return f"The only candidate, {a}, settles no mix: {spread}" + (
+            return f"The only candidate, {a}, fixes no mix: {spread}" + (
                 f"; head to head {faces[0]} beats {faces[1]} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else "") + "."
-        return f"The only candidate is {a}: its distance from the targets' centres is {_distance(c)} (1: a band's edge)."
+        return f"The only candidate is {a}: {_distance(c)} off the targets' centres ({unit})."
     m2 = c["second_metric"]
     if c["verdict"] == REAL:
-        return (f"{c['word'].capitalize()} candidate {a}: its distance from the targets' centres, {_distance(c)} "
-                f"(1: a band's edge), is clear of the next candidate's, {b} at {_distance(m2)}.")
-    why = (f"their distances from the targets' centres, {_distance(c)} and {_distance(m2)} (1: a band's edge), "
-           "overlap, so these games cannot tell which is closer")
+        return (f"{c['word'].capitalize()} candidate {a}: {_distance(c)} off the targets' centres, clear of the next "
+                f"candidate, {b}, at {_distance(m2)} ({unit}).")
+    why = (f"how far each sits off the targets' centres, {_distance(c)} and {_distance(m2)} ({unit}), overlaps, so "
+           "these games cannot tell which is closer")
     if spread:
-        why = f"{spread}, so its distance from the targets is not fixed ({_distance(c)}; {b}: {_distance(m2)})"
+        why = (f"{spread}, so how far it sits off the targets' centres is not fixed: {_distance(c)}, against "
+               f"{_distance(m2)} for {b} ({unit})")
     return render_toss_up(a, b, f" for the {c['word']} candidate", why, h2h, faces)
 
 

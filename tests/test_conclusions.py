@@ -247,3 +247,50 @@ def test_holm_is_statsmodels_holm():
         p = list(rng.random(size) ** 3)
         assert np.allclose(stats.holm(p), multipletests(p, method="holm")[1], rtol=0, atol=1e-15)
     assert np.isnan(stats.holm([0.01, float("nan")])[1]) and stats.holm([0.01, float("nan")])[0] == 0.01
+
+
+def _candidate(label: str, summary: dict, metric: str, band: tuple) -> dict:
+    """A tune candidate as tune.json ranks it: its targeted figure, the band and the band's verdict."""
+    from sim.variants import Target
+    m = summary[metric]
+    key, _, value = label.partition("=")
+    return {"label": label, "params": {key: value}, "games": m["n"],
+            "targets": {metric: {**m, "band": list(band), "verdict": Target(metric, *band).verdict(m)}}}
+
+
+def test_tune_calls_a_planted_toss_up_a_toss_up_and_names_a_planted_clear_winner():
+    """tune on an equilibrium weight: two candidates whose games leave a and b nearly even (51%, 300 games a pair)
+    have a weight of a that spans most of 0-100%: tune says "toss-up between" them, with a's head-to-head figure,
+    and names no best (in its findings either). Two candidates apart (a beats b 75% or 25% of 2,000 games) have
+    weights fixed at 100% and 0%: the one inside the band is named."""
+    from analysis import tune
+    metric, band = "nash_weight[a]", (0.9, 1.0)
+    even = [mix_summary(np.random.default_rng(20 + i), 0.51, 300) for i in range(2)]
+    assert all(C.spans_most(s[metric]) for s in even)  # the planted data are a toss-up
+    ranking = [_candidate(f"x={i}", s, metric, band) for i, s in enumerate(even)]
+    c = C.best_candidate(ranking, even[0])
+    assert c["verdict"] == C.TOSS_UP and c["text"].startswith("Toss-up between x=0 and x=1")
+    assert "head to head a beats b" in c["text"] and "interval runs" in c["text"]
+    doc = {"ranking": ranking, "spent": 600, "budget": 1000, "conclusions": [c]}
+    texts = [f["text"] for f in tune.tune_findings(doc)]
+    assert c["text"] in texts and not any(t.startswith(("Best candidate", "Closest candidate")) for t in texts)
+    clear = [mix_summary(np.random.default_rng(30), 0.75, 2000), mix_summary(np.random.default_rng(31), 0.25, 2000)]
+    assert clear[0][metric]["ci_low"] > 0.9 and clear[1][metric]["ci_high"] < 0.1
+    ranking = [_candidate(f"x={i}", s, metric, band) for i, s in enumerate(clear)]
+    won = C.best_candidate(ranking, clear[0])
+    assert won["verdict"] == C.REAL and won["text"].startswith("Best candidate x=0:"), won["text"]
+    texts = [f["text"] for f in tune.tune_findings({"ranking": ranking, "spent": 4000, "budget": 4000,
+                                                     "conclusions": [won]})]
+    assert any(t.startswith("Best candidate x=0: ") and "meets" in t for t in texts), texts
+
+
+def test_tune_candidates_whose_distances_overlap_are_a_toss_up():
+    """Two candidates with the same figure (a seat rate of 50.0% and 50.5%, intervals of +-2 points) and a band
+    around 50%: which is closer is not told, whatever the estimates say; far apart, the closer is named."""
+    def cand(label, est, half):
+        m = {"estimate": est, "ci_low": est - half, "ci_high": est + half, "n": 2000}
+        return _candidate(label, {"first_player_match_win_rate": m}, "first_player_match_win_rate", (0.49, 0.51))
+    close = C.best_candidate([cand("x=2", 0.500, 0.02), cand("x=4", 0.505, 0.02)])
+    assert close["verdict"] == C.TOSS_UP and close["text"].startswith("Toss-up between x=2 and x=4")
+    apart = C.best_candidate([cand("x=2", 0.500, 0.005), cand("x=4", 0.58, 0.01)])
+    assert apart["verdict"] == C.REAL and apart["text"].startswith("Best candidate x=2")
