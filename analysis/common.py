@@ -262,8 +262,9 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         ours = sorted(n for n, k in (summary.get("strategy_kinds") or {}).items() if k != "hand-written" and n in bt.index)
         reading = ("Each bar is a strategy's strength on the Elo scale (0 = the average strategy), with its 95% "
                    "interval; 100 Elo points means winning about 64% of two-player games against the other"
-                   + (f". {', '.join(ours)}: our evolved and search players, drawn as the skill reference, not "
-                      "play styles to rebalance" if ours else "") + ". Fitted to every game with a weak prior")
+                   + (f". {', '.join(ours)} {'is our evolved or search player' if len(ours) == 1 else 'are our '
+                      'evolved and search players'}, drawn as the skill reference, not a play style to rebalance"
+                      if ours else "") + ". Fitted to every game with a weak prior")
         if len(half):
             reading += f"; intervals are +/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo"
         if loose.any():
