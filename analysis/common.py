@@ -260,10 +260,10 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         loose = half > 5 * half.median()  # strategies that rarely win: their few wins fix them loosely
         # which style is strongest is the play-style conclusion's to say (Findings, the meta-game): not here
         ours = sorted(n for n, k in (summary.get("strategy_kinds") or {}).items() if k != "hand-written" and n in bt.index)
+        who = "is our evolved or search player" if len(ours) == 1 else "are our evolved and search players"
         reading = ("Each bar is a strategy's strength on the Elo scale (0 = the average strategy), with its 95% "
                    "interval; 100 Elo points means winning about 64% of two-player games against the other"
-                   + (f". {', '.join(ours)} {'is our evolved or search player' if len(ours) == 1 else 'are our '
-                      'evolved and search players'}, drawn as the skill reference, not a play style to rebalance"
+                   + (f". {', '.join(ours)} {who}, drawn as the skill reference, not a play style to rebalance"
                       if ours else "") + ". Fitted to every game with a weak prior")
         if len(half):
             reading += f"; intervals are +/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo"
