@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import models, stats
-from analysis.conclusions import said
+from analysis.conclusions import field_toss_up, said
 from analysis.markup import Markup, table, tag
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
@@ -286,8 +286,8 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     if len(nash):
         lead = said(summary, "play_style")
         section = {"title": "The meta-game",
-                   "text": (lead + " " if lead else "") + models.nash_reading(nash, players,
-                                                                          summary.get("nash_unique", True))}
+                   "text": (lead + " " if lead else "") + models.nash_reading(
+                       nash, players, summary.get("nash_unique", True), field_toss_up(summary))}
         if nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
             rows = [[name, f"{r.weight:.0%}", f"{r.ci_low:.0%} to {r.ci_high:.0%}"] for name, r in nash.iterrows()]
             section["html"] = Markup(table(["strategy", "weight in the equilibrium mix", "95% bootstrap interval"], rows)

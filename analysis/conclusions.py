@@ -344,6 +344,27 @@ def render_style(c: dict) -> str:
     return text
 
 
+def field_toss_up(summary: dict) -> str:
+    """The meta-game's mix over every strategy of the run (`nash_weight`, our evolved and search players
+    included) said as the toss-up it is when its leader's interval spans most of 0-100%, with the rival and their
+    head-to-head record, as `play_style` says one: "" when it is not a toss-up, the mix is not unique, or every
+    strategy is a hand-written style (the play-style sentence then says it)."""
+    weights = indexed(summary, "nash_weight")
+    hand = styles(summary)
+    others = sorted(set(summary.get("strategy_kinds") or {}) - (hand or set()))
+    if len(weights) < 2 or summary.get("nash_unique") is False or hand is None or not others:
+        return ""
+    leader, top = max(weights.items(), key=lambda kv: kv[1]["estimate"])
+    if top["ci_high"] - top["ci_low"] < TOSS_UP_SPAN:
+        return ""
+    rival = max((s for s in weights if s != leader), key=lambda s: weights[s]["ci_high"])
+    h2h = _h2h(summary, leader, rival)
+    face = f"; head to head {leader} beats {rival} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else ""
+    return (f"Over every strategy of the run, {', '.join(others)} included, the equilibrium mix is a toss-up "
+            f"between {leader} and {rival}: {leader} takes {top['estimate']:.0%} at the estimate, but its 95% "
+            f"bootstrap interval runs {top['ci_low']:.0%}-{top['ci_high']:.0%}{face}.")
+
+
 # ---- the top lever -------------------------------------------------------------------------------------------
 def source_label(source: str, labels: dict | None = None) -> str:
     """A decisive source's plain name: the game's own label when given, else its key spelled out."""

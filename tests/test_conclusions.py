@@ -294,3 +294,29 @@ def test_tune_candidates_whose_distances_overlap_are_a_toss_up():
     assert close["verdict"] == C.TOSS_UP and close["text"].startswith("Toss-up between x=2 and x=4")
     apart = C.best_candidate([cand("x=2", 0.500, 0.005), cand("x=4", 0.58, 0.01)])
     assert apart["verdict"] == C.REAL and apart["text"].startswith("Best candidate x=2")
+
+
+def test_the_meta_game_says_the_mix_of_every_strategy_as_a_toss_up_beside_the_hand_written_one(tmp_path):
+    """Mughal 4p (seed 1): emperor takes the hand-written styles' whole mix (100%, interval 100-100), and the
+    mix of every strategy, tuned included, is a toss-up between emperor and tuned (interval 0-100%). The section
+    said "dominates ... 100.0%-100.0%" and then "these games do not fix the mix ... 0%-100%" of the same name,
+    without saying the second mix has tuned in it or who the rival is."""
+    from analysis.common import meta_game_section
+
+    def w(est, lo, hi):
+        return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": 20000}
+    summary = {"strength[tuned]": w(69, 62, 77), "strength[emperor]": w(39, 31, 47), "strength[greedy]": w(-88, -98, -78),
+               "nash_weight[emperor]": w(1.0, 0.0, 1.0), "nash_weight[tuned]": w(0.0, 0.0, 1.0),
+               "nash_weight[greedy]": w(0.0, 0.0, 0.0), "nash_unique": True,
+               "skill_mix[hand-written][emperor]": w(1.0, 1.0, 1.0), "skill_mix[hand-written][greedy]": w(0.0, 0.0, 0.0),
+               "head_to_head[emperor vs tuned]": w(0.52, 0.494, 0.546),
+               "strategy_kinds": {"emperor": A.HAND, "greedy": A.HAND, "tuned": A.TUNED}}
+    summary["conclusions"] = [C.play_style(summary)]
+    assert summary["conclusions"][0]["text"].startswith("emperor dominates the hand-written play styles")
+    _, sections = meta_game_section(summary, tmp_path, {}, 4)
+    text = sections[0]["text"]
+    assert "Over every strategy of the run, tuned included, the equilibrium mix is a toss-up between emperor and " \
+           "tuned" in text
+    assert "head to head emperor beats tuned 52.0% (95% CI 49.4%-54.6%)" in text
+    assert "do not fix the equilibrium mix" not in text
+    assert C.field_toss_up({**summary, "strategy_kinds": {s: A.HAND for s in summary["strategy_kinds"]}}) == ""
