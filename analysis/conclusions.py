@@ -142,6 +142,16 @@ def edge_of(families: list[dict]) -> dict | None:
                  standing_out=standing, equal_skill=bool(pop in ("mirror", MODEL)), two_seat=every)
 
 
+def tested_families(summary: dict) -> dict[str, dict]:
+    """Every seat family of the summary with the verdict `seat_edge` gives it (`real`, `fair`, `p_adjusted`:
+    the omnibus test, Holm over the families), by each of its figures' keys: the edges analysis.strata splits,
+    so no page locates an edge the seat section calls noise, nor calls one the Findings state "not real"."""
+    families = _seat_families(summary)
+    if families:
+        edge_of(families)  # sets each family's `real`
+    return {r["key"]: f for f in families for r in f["rows"]}
+
+
 def _metric_of(m: dict) -> dict:
     return {k: m.get(k) for k in ("estimate", "ci_low", "ci_high", "n")}
 

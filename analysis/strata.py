@@ -5,8 +5,8 @@ analysis module (`strata_frames(tables, meta)`, a list of `Frame`); this module 
 conclusion dict per question ({id, verdict, estimate, ci_low, ci_high, n, population, text, ...}).
 
 Method (docs/findings.md, "Where the edge lives"), on mirror games only (every seat the same strategy, the
-population of the summary's edge figures): an edge is split only when it is real in the summary (a position's
-interval excludes the fair share and, with 3+ positions, an omnibus chi-square across positions rejects). A setup
+population of the summary's edge figures): an edge is split only when the report's seat conclusion calls it real
+(analysis.conclusions.tested_families: the omnibus test across positions, Holm over the seat families). A setup
 variable carries the edge when a chi-square test of independence of the winning position and the stratum rejects
 (Holm across the edge's variables); the stratum named is the one farthest from the fair share, and it carries the
 whole edge when the other strata pooled show none (goodness-of-fit at 5%). An event variable cannot be split the
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis import stats
+from analysis import conclusions, stats
 from analysis.decisive import slug
 from analysis.markup import Markup, markup, table, tag
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
@@ -137,17 +137,18 @@ def by_position(win: np.ndarray, position: np.ndarray, positions: int) -> np.nda
 
 
 def edge_real(summary: dict, edge: Edge) -> tuple[bool, float]:
-    """(real, fair share) from the summary's mirror-game figures: a position's interval excludes the fair share
-    and, with three or more positions, Pearson's omnibus test across positions rejects at 5%."""
+    """(real, fair share) of an edge's mirror-game figures, as the report's seat conclusion gives them
+    (analysis.conclusions.tested_families: the omnibus test across positions, Holm over the seat families), so
+    this section splits exactly the edges the seat section calls real."""
     ms = [summary.get(k) for k in edge.keys]
+    fair = 0.5 if len(ms) == 1 else 1 / max(2, len(ms))
     if not ms or any(not isinstance(m, dict) or m.get("population") != "mirror" or m.get("estimate") is None
                      or not m.get("n") for m in ms):
-        return False, 1 / max(2, len(edge.labels))
-    if len(ms) == 1:  # a two-seat figure
-        return not ms[0]["ci_low"] <= 0.5 <= ms[0]["ci_high"], 0.5
-    fair = 1 / len(ms)
-    outside = any(not m["ci_low"] <= fair <= m["ci_high"] for m in ms)
-    return outside and chi2_uniform([m["estimate"] * m["n"] for m in ms]) < ALPHA, fair
+        return False, fair
+    family = conclusions.tested_families(summary).get(edge.keys[0])
+    if family is None or {r["key"] for r in family["rows"]} != set(edge.keys):
+        return False, fair
+    return bool(family["real"]), family["fair"]
 
 
 # ---- the analysis --------------------------------------------------------------------------------------------
