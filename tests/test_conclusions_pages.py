@@ -107,6 +107,10 @@ def test_compare_states_each_runs_seat_conclusion_as_its_report_does(runs):
         seat = C.by_id(json.loads((folder / "summary.json").read_text())["conclusions"])["seat_edge"]
         assert f"In {key.upper()}: {seat['text']}" in text
         assert any(f["text"] == f"In {key.upper()}: {seat['text']}" for f in doc["findings"])
+    # the edge's own comparison, A against B, is stated too (a merge had dropped it: "the two runs share no seat")
+    edge = json.loads((runs["mughal4"] / "summary.json").read_text())["largest_edge"]["figure"]
+    assert doc["edge"] == edge and "The edge is not compared" not in text
+    assert any(f["id"] == "edge" and f["figure"] == edge and f["text"].startswith("The edge (") for f in doc["findings"])
     for bad in NEVER:
         assert not re.search(bad, text)
 
