@@ -62,6 +62,7 @@ def largest_edge(summary: dict) -> dict | None:
     if family is not None:
         out["verdict"] = (conclusions.REAL if family["real"] else conclusions.TOO_FEW if family["too_few"]
                           else conclusions.NOISE)
+        out["seats"] = len(family["rows"])  # the verdict is the family's: with 3+ seats, not this seat's own
     return {**out, "figure": key, "fair": fair}
 
 

@@ -38,7 +38,9 @@ def fmt_metric(name: str, m) -> str:
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
     if name == "largest_edge" and m.get("figure"):  # the figure furthest from its fair share, named
         verdict = EDGE_VERDICT.get(m.get("verdict"), "")  # the seat conclusion's, so the table agrees with it
-        if m.get("verdict") == "real" and m["estimate"] < m.get("fair", 0.5):
+        if m.get("verdict") == "real" and (m.get("seats") or 1) > 2:  # the family's verdict, not this seat's
+            verdict = "seating matters (the test across every seat)"
+        elif m.get("verdict") == "real" and m["estimate"] < m.get("fair", 0.5):
             verdict = "a real handicap"
         return (f"{plain_name(str(m['figure']))}: {percent.with_ci(m)} against a fair "
                 f"{percent.pct(m.get('fair', 0.5))}" + (f": {verdict}" if verdict else ""))

@@ -257,7 +257,8 @@ def test_a_far_one_sided_bound_does_not_squash_the_strength_chart():
 def test_the_largest_edge_row_carries_the_seat_sections_verdict():
     """Mughal 4p (seed 1): the headline table's "Largest edge" was seat 0 at 25.6% (24.8%-26.5%) with no
     verdict, beside Findings' "No seat edge we can detect" (chi-square p = 0.45); the row now says the seat
-    conclusion's verdict, and a real gap below the fair share is a handicap."""
+    conclusion's verdict: of a two-seat figure its own (a real gap below 50% is a handicap), of three or more
+    seats the family's (Mughal 6p seed 7103: seating matters, yet no single seat stands out after Holm)."""
     fair4 = {f"seat_win_rate[{k}]": {**rate(w, 10_000), "population": "mirror"}
              for k, w in enumerate((2563, 2470, 2508, 2459))}
     edge = edges.largest_edge(fair4)
@@ -268,4 +269,6 @@ def test_the_largest_edge_row_carries_the_seat_sections_verdict():
            for k, w in enumerate((3440, 4150, 2410))}
     edge = edges.largest_edge(low)
     assert edge["figure"] == "seat_win_rate[2]" and edge["verdict"] == "real"
-    assert fmt_metric("largest_edge", edge).endswith(": a real handicap")
+    assert fmt_metric("largest_edge", edge).endswith(": seating matters (the test across every seat)")
+    two = {"first_player_round_win_rate": {**rate(4400, 10_000), "population": "mirror"}}
+    assert fmt_metric("largest_edge", edges.largest_edge(two)).endswith(": a real handicap")

@@ -173,3 +173,16 @@ def test_muziris_minutes_count_every_character_use_at_the_configured_pace():
     m = _minutes_metrics(games, {"config": {"report": {"seconds_per_action": 12.0}}})["minutes_per_game"]
     assert m["estimate"] == 10.0 and m["ci_low"] < 10.0 < m["ci_high"]
     assert _minutes_metrics(games, {"config": {}}) == {}
+
+
+def test_a_flag_under_one_percent_does_not_lead_the_answers():
+    """Mohur (seed 7101): "1 of 45,909 rounds ... end on a safety rule" came third, above how the answers move with
+    skill and the top lever, because it is real (it happened); under 1% it ranks with the rest, by its rank."""
+    summary = {"first_player_round_win_rate": rate(0.56, 0.552, 0.568),
+               "decisive_rate[goods_diamond]": rate(0.226, 0.223, 0.228),
+               "decisive_rate[coin_token]": rate(0.221, 0.218, 0.224),
+               "safety_end_rate": {**rate(1 / 45909, 0.000004, 0.000123), "n": 45909}}
+    ids = [f["id"] for f in findings(summary)]
+    assert ids.index("top_lever") < ids.index("safety_end_rate")  # a lever not told apart (47) above the flag (35)
+    big = {**summary, "safety_end_rate": {**rate(0.03, 0.028, 0.032), "n": 45909}}
+    assert [f["id"] for f in findings(big)][0] == "safety_end_rate"  # from 1%, the results themselves are in doubt
