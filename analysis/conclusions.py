@@ -193,6 +193,13 @@ def conclusion_of(summary: dict, cid: str) -> dict | None:
     return next((c for c in summary.get("conclusions") or [] if isinstance(c, dict) and c.get("id") == cid), None)
 
 
+def points_between(a: float, b: float) -> str:
+    """a - b in points as the two shares read where the sentence prints them (40.6% and 24.9%: "15.7", not the
+    15.6 of the unrounded figures), so a reader recomputes the number from the sentence."""
+    places = percent.decimals(a, b)
+    return f"{round(a * 100, places) - round(b * 100, places):.{places}f}"
+
+
 def render_seat(c: dict) -> str:
     fair, at = c["fair"], " at equal skill" if c["equal_skill"] else ""
     test = f"{c['test']}, {p_text(c['p'])}" + (f"; Holm over {c['families']} seat figures, {p_text(c['p_adjusted'])}"
@@ -202,8 +209,9 @@ def render_seat(c: dict) -> str:
         gap = (c["estimate"] - fair) * 100
         if c["verdict"] == REAL:
             kind = "edge" if gap > 0 else "handicap"
+            size = points_between(max(c["estimate"], fair), min(c["estimate"], fair))
             return (f"{words} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; {test}; {c['population']}): a "
-                    f"real {abs(gap):.1f}-point {kind} over a fair 50%.")
+                    f"real {size}-point {kind} over a fair 50%.")
         if c["verdict"] == TOO_FEW:
             return f"Too few games to tell a seat edge: {c['words']} {pct(c['estimate'])} ({ci_text(c)})."
         return (f"No seat edge we can detect: {c['words']} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; "
@@ -214,7 +222,7 @@ def render_seat(c: dict) -> str:
                  "; no single seat stands out after Holm")
         return (f"Seating matters: {c['words']} wins {pct(top['estimate'])}{at} ({ci_text(top)}) and "
                 f"{c['low_words']} {pct(low['estimate'])} ({ci_text(low)}), against a fair share of {pct(fair)}: a "
-                f"{c['spread'] * 100:.1f}-point spread ({test}{named}; {c['population']}).")
+                f"{points_between(top['estimate'], low['estimate'])}-point spread ({test}{named}; {c['population']}).")
     if c["verdict"] == TOO_FEW:
         return (f"Too few games to tell a seat edge: {c['seats']} seats need about {MIN_EXPECTED / fair:.0f} "
                 f"games each to test, and this run has {c['n']:,}.")

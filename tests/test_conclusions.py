@@ -320,3 +320,15 @@ def test_the_meta_game_says_the_mix_of_every_strategy_as_a_toss_up_beside_the_ha
     assert "head to head emperor beats tuned 52.0% (95% CI 49.4%-54.6%)" in text
     assert "do not fix the equilibrium mix" not in text
     assert C.field_toss_up({**summary, "strategy_kinds": {s: A.HAND for s in summary["strategy_kinds"]}}) == ""
+
+
+def test_a_spread_is_the_difference_of_the_shares_the_sentence_prints():
+    """Muziris 3p (seed 1): "40.6% ... and 24.9% ...: a 15.6-point spread" (the unrounded 40.575 - 24.945); a
+    reader subtracting the printed shares gets 15.7, so the sentence now says that."""
+    rows = {f"position_win_rate[{k}]": {**stats.rate(w, 10_000), "population": "mirror"}
+            for k, w in enumerate((3448, 4057.5, 2494.5))}
+    c = C.seat_edge(rows)
+    assert c["verdict"] == C.REAL and "40.6%" in c["text"] and "24.9%" in c["text"]
+    assert "a 15.7-point spread" in c["text"]
+    two = C.seat_edge({"first_player_round_win_rate": {**stats.rate(5545.4, 10_000), "population": "mirror"}})
+    assert "55.5% of the time" in two["text"] and "a real 5.5-point edge" in two["text"]
