@@ -110,7 +110,7 @@ def _across_skill_metrics(games, rounds, long, meta) -> dict:
         return decisive_metrics(games[mask], rounds[mask[round_match]], meta["config"])
 
     return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [win],
-                                        lambda k: "the round's starter wins the round", 0.5)
+                                        lambda k: C.TWO_SEAT["first_player_round_win_rate"], 0.5)  # as the seat finding
 
 
 def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:

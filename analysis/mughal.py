@@ -58,7 +58,8 @@ def summarize(tables, meta) -> dict:
     out.update(_skill_metrics(tables, meta))
     out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
     out.update(across_skill.players_metrics(players, meta, ids, strategy, win, names, [extra["vt_total"], win],
-                                            np.tile(np.arange(p), (len(strategy), 1)), lambda k: f"seat {k} wins",
+                                            np.tile(np.arange(p), (len(strategy), 1)),
+                                            lambda k: C.position_words("seat_win_rate", k) + " wins",  # as Findings
                                             decisive_metrics))
     return out
 

@@ -78,9 +78,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
     out.update(across_skill.players_metrics(
         players, meta, ids, strategy, win, names, [extra["coins"], extra["coins_condition"]],
-        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p, lambda k: (
-            "the round-1 first player wins" if k == 0 else
-            f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins"), decisive_metrics))
+        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p,
+        lambda k: C.position_words("position_win_rate", k) + " wins", decisive_metrics))  # as the seat finding
     return out
 
 

@@ -332,3 +332,4 @@ def test_a_spread_is_the_difference_of_the_shares_the_sentence_prints():
     assert "a 15.7-point spread" in c["text"]
     two = C.seat_edge({"first_player_round_win_rate": {**stats.rate(5545.4, 10_000), "population": "mirror"}})
     assert "55.5% of the time" in two["text"] and "a real 5.5-point edge" in two["text"]
+

@@ -95,6 +95,16 @@ def test_every_report_states_each_conclusion_once_and_the_same_way(runs, name):
     seat = C.by_id(conclusions)["seat_edge"]
     assert text.count(seat["text"]) >= 2  # the Findings and the seat section, word for word
     assert text.count("How the answers move with skill") >= 1
+    # one position, one name: the skill section's seat words are the seat finding's ("the player two seats after",
+    # not "the player 2 seats after the round-1 first player"; "the player in seat 0", not "seat 0")
+    family = "first_player_round_win_rate" if name == "mohur" else \
+        "position_win_rate" if name.startswith("muziris") else "seat_win_rate"
+    seats = {k: m for k, m in summary.items() if k.startswith("skill_seat[")}
+    assert seats
+    for key, m in seats.items():
+        k = int(key.rsplit("[", 1)[1][:-1])
+        words = C.TWO_SEAT[family] if family in C.TWO_SEAT else C.position_words(family, k) + " wins"
+        assert m["what"] == words, (key, m["what"])
     style = C.by_id(conclusions).get("play_style")
     if style:  # our evolved and search players are the reference, never the style named
         assert summary["strategy_kinds"][style["leader"]] == "hand-written"
