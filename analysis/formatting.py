@@ -28,8 +28,7 @@ def fmt_band(metric: str, low, high) -> str:
     return f"{value(low)} to {value(high)}"
 
 
-EDGE_VERDICT = {"real": "a real edge", "within noise": "no edge we can detect (the test across every seat)",
-                "too few games": "too few games to tell"}  # analysis.conclusions' verdicts of a seat family
+EDGE_VERDICT = {"real": "a real edge", "within noise": "within noise", "too few games": "too few games"}  # analysis.conclusions' verdicts of a seat family
 
 
 def fmt_metric(name: str, m) -> str:
@@ -39,7 +38,7 @@ def fmt_metric(name: str, m) -> str:
     if name == "largest_edge" and m.get("figure"):  # the figure furthest from its fair share, named
         verdict = EDGE_VERDICT.get(m.get("verdict"), "")  # the seat conclusion's, so the table agrees with it
         if m.get("verdict") == "real" and (m.get("seats") or 1) > 2:  # the family's verdict, not this seat's
-            verdict = "seating matters (the test across every seat)"
+            verdict = "seating matters"
         elif m.get("verdict") == "real" and m["estimate"] < m.get("fair", 0.5):
             verdict = "a real handicap"
         return (f"{plain_name(str(m['figure']))}: {percent.with_ci(m)} against a fair "
