@@ -439,23 +439,37 @@ def top_lever(summary: dict, labels: dict | None = None, unit: str = "games", pr
                  next_certain=_metric_of(certain2), lead=_metric_of(lead) if paired else None)
 
 
+def _plural(label: str) -> bool:
+    """'the gold tokens' and 'the suit majorities' take a plural verb; 'Jahan's bonus' does not."""
+    last = label.split()[-1] if label.split() else ""
+    return last.endswith("s") and not last.endswith(("us", "ss", "'s"))
+
+
 def render_lever(c: dict) -> str:
     unit, label = c["unit"], c["label"]
+    its = "their" if _plural(label) else "its"
     if c["split"]:
         cm = c["certain"]
         amb = (c["ambiguous"] or {}).get("estimate") or 0.0
-        size = (f"without its points the winner surely changes in {pct(cm['estimate'])} of {unit} "
+        size = (f"without {its} points the winner surely changes in {pct(cm['estimate'])} of {unit} "
                 f"({ci_text(cm)}), {pct(amb)} more are left unfinished ({pct(c['estimate'])} counting them half)")
     else:
-        size = f"without its points the winner changes in {pct(c['estimate'])} of {unit} ({ci_text(c)})"
+        size = f"without {its} points the winner changes in {pct(c['estimate'])} of {unit} ({ci_text(c)})"
     if c["next"] is None:
         return f"The strongest lever on who wins is {label}: {size}."
     n2 = c["next_certain"] if c["split"] else c["next_metric"]
     lead = c.get("lead")
     if lead and c["split"]:  # what the first surely decides, less what the next decides or may (unfinished)
-        diff = (f"; paired lead (surely decided less what {c['next_label']} may decide) "
-                f"{lead['estimate'] * 100:+.1f} points (95% CI {lead['ci_low'] * 100:+.1f} to "
-                f"{lead['ci_high'] * 100:+.1f})")
+        ahead = lead["estimate"] >= 0
+        lo, hi = sorted((abs(lead["ci_low"]), abs(lead["ci_high"]))) if lead["ci_low"] * lead["ci_high"] > 0 \
+            else (None, None)
+        ci = (f"95% CI {lo * 100:.1f}-{hi * 100:.1f}" if lo is not None else
+              f"95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f}")
+        one = unit[:-2] if unit.endswith("ches") else unit[:-1] if unit.endswith("s") else unit
+        verb = ("lead" if ahead else "trail") + ("" if _plural(label) else "s")
+        diff = (f"; even with every unfinished {one} counted for {c['next_label']}, paired on the same {unit}, "
+                f"{label} {verb} {'it' if not _plural(c['next_label']) else 'them'} by "
+                f"{abs(lead['estimate']) * 100:.1f} points ({ci})")
     else:
         diff = (f"; paired on the same {unit}, {lead['estimate'] * 100:+.1f} points more than {c['next_label']} "
                 f"(95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})" if lead else "")

@@ -192,6 +192,10 @@ def _event_test(pw_positions: int, edge: Edge, event: Event, mirror: np.ndarray)
     return out
 
 
+def _variables(count: int) -> str:
+    return f"{count} variable{'' if count == 1 else 's'}"
+
+
 def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -> dict:
     """The conclusion of one setup split: which stratum carries the edge, or that none can be told apart."""
     cid = f"edge_strata[{edge.key}][{test['variable']}]"
@@ -205,7 +209,7 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", None, f"{edge.what[:1].upper() + edge.what[1:]} is the same under "
                            f"every {test['name']} these {unit} can tell apart (interaction test {_p(test['p'])}, "
-                           f"Holm-adjusted over {family} variables {_p(test['p_holm'])}).", **extra)
+                           f"Holm-adjusted over {_variables(family)} {_p(test['p_holm'])}).", **extra)
     far = max(tested, key=lambda s: max(abs(r["estimate"] - fair) for r in s["rates"]))
     rest = [s for s in tested if s is not far]
     rest_wins = np.sum([[r["estimate"] * s["n"] for r in s["rates"]] for s in rest], axis=0)
@@ -223,7 +227,7 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     amount = f"{_pct(min(span))}-{_pct(max(span))}" if len(span) > 1 else _pct(span[0])
     elsewhere = f"against {amount} under the other {test['name']}s"
     whole = not p_rest < ALPHA
-    tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {family} variables"
+    tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {_variables(family)}"
             + ("" if whole else f", the others' edge {_p(p_rest)}") + f"; mirror {unit}")
     lead = f"{head} {'comes from' if whole else 'is largest under'} {where}: {fig} there, {elsewhere}"
     text = f"{lead}{'' if whole else ', an edge there too'} ({tail})."
@@ -259,7 +263,7 @@ def _locate_event(edge: Edge, test: dict, fair: float, unit: str, family: int) -
             f"{'more' if m['estimate'] > fair else 'less'} often than its share, {_pct(m['estimate'])} of the times "
             f"it is taken ({_ci(m)}) against a fair {_pct(fair)}")
     text = (f"{lead} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
-            f"{family} variables {_p(test['p_holm'])}; mirror {unit}).")
+            f"{_variables(family)} {_p(test['p_holm'])}; mirror {unit}).")
     return _conclusion(cid, "real", m, text, short=lead + ".", position=edge.labels[top], **extra)
 
 
