@@ -24,6 +24,21 @@ class Population:
         return nash_mix(self.shares - self.shares.T)
 
 
+SUPPORT = 0.01  # members under 1% of the mix are left out of a best response's pool, as `exploit` leaves them
+
+
+def support(members: list, mix, floor: float = SUPPORT) -> tuple[list, np.ndarray]:
+    """The members a best response trains against and their weights: those with at least `floor` of the mix,
+    renormalised. `evolve` plays every pool member equally often whatever its weight, so a member of weight ~0
+    would take its share of the budget and teach nothing (a Mohur pool of tuned and four heuristics, the mix all
+    tuned, spent 4/5 of each round's games on heuristics that weigh nothing)."""
+    mix = np.asarray(mix, dtype=float)
+    keep = mix >= floor
+    if not keep.any():  # cannot happen with a mix summing to 1 over fewer than 100 members; kept for any floor
+        keep = mix == mix.max()
+    return [m for m, k in zip(members, keep) if k], mix[keep] / mix[keep].sum()
+
+
 def psro(first, best_response, versus, rounds: int, stop_gain: float = 0.0) -> Population:
     """Up to `rounds` best responses, starting from the pool [first]. `versus(a, members)`: (a's win shares against
     each member, each member's against a); a round whose best response beats the mix by no more than `stop_gain`
@@ -51,16 +66,17 @@ def psro_from(pop: Population, best_response, versus, rounds: int, stop_gain: fl
 
 def game_psro(prepared, rounds: int, games: int, stop_gain: float = 0.0, progress=None) -> Population:
     """PSRO in a game: the pool starts as `prepared`'s (evolve's `--against`, measured head to head), each round
-    evolves `prepared`'s strategy against the pool weighted by its mix (`evolve`'s search, its own deals per round)
-    into the preset `<strategy>-psro<round>`, measured against every member on `games` fresh deals a pair."""
+    evolves `prepared`'s strategy against the pool weighted by its mix (its members of at least `SUPPORT` of
+    it; `evolve`'s search, its own deals per round) into the preset `<strategy>-psro<round>`, measured against every member on `games` fresh deals a pair."""
     from dataclasses import replace  # here: only a game's loop renames choices
     from sim import evolve as E  # here: the toy tests need no game's simulation core
     base = prepared.arena
 
     def best_response(members, mix, r):
-        arena = replace(base, pool=tuple(members), seed=E.stream_seed(base.seed, E.PSRO, r, 0))
+        pool, weights = support(members, mix)
+        arena = replace(base, pool=tuple(pool), seed=E.stream_seed(base.seed, E.PSRO, r, 0))
         settings = replace(prepared.settings, seed=E.stream_seed(prepared.settings.seed, E.PSRO, r, 1))
-        ev = E.run(E.Evolution(prepared.space, prepared.start, np.maximum(mix, 1e-12), settings), arena.evaluate)
+        ev = E.run(E.Evolution(prepared.space, prepared.start, weights, settings), arena.evaluate)
         if progress is not None:
             progress(f"round {r + 1}: best response {ev.winner()} after {ev.spent:,} games")
         return replace(arena.choice(ev.winner()), name=f"{base.base.name}-psro{r + 1}")

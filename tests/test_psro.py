@@ -93,3 +93,13 @@ def test_psro_in_a_game_grows_its_pool_and_writes_its_best_responses(tmp_path):
               "-q", "--no-report", "-o", tmp_path / "check"))
     bad = invoke("psro", "mohur", "--strategy", "hoarder", "--rounds", "0", "-o", tmp_path / "bad")
     assert bad.exit_code == 2 and "--rounds" in bad.output and not (tmp_path / "bad").exists()
+
+
+def test_a_best_response_trains_only_against_the_members_its_mix_weighs():
+    """Members under 1% of the mix leave the best response's pool (evolve plays every member equally often, so
+    they would only take games); the rest keep their weights, renormalised."""
+    from analysis.psro import support
+    pool, weights = support(["tuned", "hoarder", "br1", "br2"], [0.6, 0.004, 0.3, 0.096])
+    assert pool == ["tuned", "br1", "br2"]
+    assert np.allclose(weights, np.array([0.6, 0.3, 0.096]) / 0.996)
+    assert support(["a", "b"], [1.0, 0.0]) == (["a"], pytest.approx(np.array([1.0])))
