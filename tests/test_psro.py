@@ -103,3 +103,16 @@ def test_a_best_response_trains_only_against_the_members_its_mix_weighs():
     assert pool == ["tuned", "br1", "br2"]
     assert np.allclose(weights, np.array([0.6, 0.3, 0.096]) / 0.996)
     assert support(["a", "b"], [1.0, 0.0]) == (["a"], pytest.approx(np.array([1.0])))
+
+
+def test_each_round_searches_from_the_mixs_heaviest_member_of_its_own_family():
+    """The start is the heaviest member of the same base strategy, in the registry's parameter order; with none
+    of the family in the mix, the strategy's own start."""
+    from types import SimpleNamespace as Member
+    from analysis.psro import warm_start
+    base = Member(base_id=3)
+    members = [Member(base_id=3, params=(1.0, 2.0, 3.0)), Member(base_id=5, params=(9.0,)),
+               Member(base_id=3, params=(4.0, 5.0, 6.0)), Member(base_id=3, params=(7.0, 8.0, 0.0))]
+    start = {"c": 0.5, "a": 0.1}
+    assert warm_start(members, [0.2, 0.5, 0.3, 0.0], base, ("a", "b", "c"), start) == {"c": 6.0, "a": 4.0}
+    assert warm_start(members, [0.0, 1.0, 0.0, 0.0], base, ("a", "b", "c"), start) == start
