@@ -39,6 +39,16 @@ def support(members: list, mix, floor: float = SUPPORT) -> tuple[list, np.ndarra
     return [m for m, k in zip(members, keep) if k], mix[keep] / mix[keep].sum()
 
 
+def grow(pop: Population, new, row, col, fair: float) -> None:
+    """`new` joins the pool with its shares against each member (`row`) and theirs against it (`col`); its share
+    against itself is the fair one (1/players: one seat against copies of itself)."""
+    k = len(pop.members)
+    grown = np.full((k + 1, k + 1), fair)
+    grown[:k, :k], grown[k, :k], grown[:k, k] = pop.shares, row, col
+    pop.members.append(new)
+    pop.shares = grown
+
+
 def psro(first, best_response, versus, rounds: int, stop_gain: float = 0.0) -> Population:
     """Up to `rounds` best responses, starting from the pool [first]. `versus(a, members)`: (a's win shares against
     each member, each member's against a); a round whose best response beats the mix by no more than `stop_gain`
@@ -46,18 +56,15 @@ def psro(first, best_response, versus, rounds: int, stop_gain: float = 0.0) -> P
     return psro_from(Population([first], np.full((1, 1), 0.5)), best_response, versus, rounds, stop_gain)
 
 
-def psro_from(pop: Population, best_response, versus, rounds: int, stop_gain: float = 0.0) -> Population:
-    """`psro` from a measured population."""
+def psro_from(pop: Population, best_response, versus, rounds: int, stop_gain: float = 0.0,
+              fair: float = 0.5) -> Population:
+    """`psro` from a measured population; `fair`, a member's share against itself (1/players)."""
     for r in range(rounds):
         mix = pop.mix()
         new = best_response(list(pop.members), mix, r)
         row, col = (np.asarray(x, dtype=float) for x in versus(new, list(pop.members)))
         gain = float(mix @ row - mix @ pop.shares @ mix)
-        k = len(pop.members)
-        grown = np.full((k + 1, k + 1), 0.5)
-        grown[:k, :k], grown[k, :k], grown[:k, k] = pop.shares, row, col
-        pop.members.append(new)
-        pop.shares = grown
+        grow(pop, new, row, col, fair)
         pop.rounds.append({"round": r, "mix_before": mix.tolist(), "gain": gain, "mix_after": pop.mix().tolist()})
         if gain <= stop_gain:
             break
@@ -107,13 +114,11 @@ def game_psro(prepared, rounds: int, games: int, stop_gain: float = 0.0, progres
                         for j, m in enumerate(members)])
         return row, col
 
+    # a member against copies of itself wins 1/players: with 4 players the mix's share against itself is 0.25, and
+    # a diagonal of 0.5 made every gain about -0.25 (the loop stopped after round 1 whatever it found)
+    fair = 1.0 / base.players
     first, *rest = base.pool
-    pop = Population([first], np.full((1, 1), 0.5))
+    pop = Population([first], np.full((1, 1), fair))
     for m in rest:  # the starting pool's own head-to-head table
-        row, col = versus(m, pop.members)
-        k = len(pop.members)
-        grown = np.full((k + 1, k + 1), 0.5)
-        grown[:k, :k], grown[k, :k], grown[:k, k] = pop.shares, row, col
-        pop.members.append(m)
-        pop.shares = grown
-    return psro_from(pop, best_response, versus, rounds, stop_gain)
+        grow(pop, m, *versus(m, pop.members), fair)
+    return psro_from(pop, best_response, versus, rounds, stop_gain, fair)

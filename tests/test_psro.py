@@ -116,3 +116,19 @@ def test_each_round_searches_from_the_mixs_heaviest_member_of_its_own_family():
     start = {"c": 0.5, "a": 0.1}
     assert warm_start(members, [0.2, 0.5, 0.3, 0.0], base, ("a", "b", "c"), start) == {"c": 6.0, "a": 4.0}
     assert warm_start(members, [0.0, 1.0, 0.0, 0.0], base, ("a", "b", "c"), start) == start
+
+
+def test_with_more_players_the_gain_is_measured_from_the_fair_share():
+    """Four players: a member against three copies of itself wins 1/4. `b` wins 30% as one seat against three
+    `a` (a, 22% against three b): round 1 gains 0.05 and the loop goes on; a copy of `b` then gains nothing. A
+    diagonal of 0.5 would have read round 1 as -0.20 and stopped."""
+    from analysis.psro import Population, psro_from
+    table = {("b", "a"): 0.30, ("a", "b"): 0.22, ("a", "a"): 0.25, ("b", "b"): 0.25}
+
+    def shares(x, members):
+        return [table[x, m] for m in members], [table[m, x] for m in members]
+
+    pop = psro_from(Population(["a"], np.full((1, 1), 0.25)), lambda members, mix, r: "b", shares, rounds=5,
+                    fair=0.25)
+    assert [round(r["gain"], 9) for r in pop.rounds] == [0.05, 0.0] and pop.members == ["a", "b", "b"]
+    assert pop.shares[2, 2] == 0.25 and pop.mix()[0] == pytest.approx(0, abs=1e-9)  # a, beaten, leaves the mix
