@@ -84,6 +84,7 @@ def test_psro_in_a_game_grows_its_pool_and_writes_its_best_responses(tmp_path):
     ok(invoke("psro", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--rounds", "2", "--budget", "800",
               "--popsize", "4", "--games", "20", "-j", "1", "--seed", "3", "-o", out, "-q"))
     result = json.loads((out / "psro.json").read_text())
+    assert "self-play of hoarder" in (out / "psro.html").read_text()
     names = [m["name"] for m in result["members"]]
     assert names[:2] == ["greedy", "racer"] and names[2] == "hoarder-psro1" and len(names) in (3, 4)
     shares = np.array(result["shares"])
@@ -132,3 +133,33 @@ def test_with_more_players_the_gain_is_measured_from_the_fair_share():
                     fair=0.25)
     assert [round(r["gain"], 9) for r in pop.rounds] == [0.05, 0.0] and pop.members == ["a", "b", "b"]
     assert pop.shares[2, 2] == 0.25 and pop.mix()[0] == pytest.approx(0, abs=1e-9)  # a, beaten, leaves the mix
+
+
+def planted_result(gains, stop_gain=0.01):
+    names = ["tuned", "<b>&bad", "tuned-psro1"]
+    return {"setup": {"game": "mohur", "players": 2, "strategy": "tuned", "against": names[:2], "seed": 3,
+                      "budget": 1000},
+            "stop_gain": stop_gain, "games_played_per_pair": 400,
+            "members": [{"name": n} for n in names], "mix": dict(zip(names, [0.0, 0.25, 0.75])),
+            "shares": [[0.5, 0.6, 0.45], [0.4, 0.5, 0.3], [0.55, 0.7, 0.5]],
+            "history": [{"round": r, "gain": g, "mix_before": [1, 0], "mix_after": [0.0, 0.25, 0.75]}
+                        for r, g in enumerate(gains)]}
+
+
+def test_the_psro_verdict_says_whether_the_loop_stopped_or_ran_out_of_rounds():
+    from analysis.psro_page import verdict
+    stopped = verdict(planted_result([0.08, 0.004]))
+    assert "Round 2" in stopped and "+0.4 points" in stopped and "the loop stopped" in stopped
+    ran_out = verdict(planted_result([0.08, 0.03]))
+    assert "All 2 rounds" in ran_out and "+3.0 points" in ran_out and "more rounds may find more" in ran_out
+    assert "stopped" not in ran_out
+
+
+def test_the_psro_page_escapes_every_name_and_gives_wilson_intervals():
+    from statsmodels.stats.proportion import proportion_confint
+    from analysis.psro_page import page
+    html = page(planted_result([0.08, 0.004]))
+    assert "<b>&bad" not in html and "&lt;b&gt;&amp;bad" in html
+    low, high = proportion_confint(0.6 * 400, 400, method="wilson")
+    assert f"60.0% ({100 * low:.1f}-{100 * high:.1f})" in html  # tuned against <b>&bad, 400 games
+    assert "&lt;b&gt;&amp;bad 0.25, tuned-psro1 0.75" in html and "Fair share 50.0%" in html

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from analysis import psro_page
 from analysis.psro import game_psro
 from sim import evolve as E, inputs, results
 from sim.commands.evolve_cmd import check, options, setup_of
@@ -29,7 +30,8 @@ DEFAULT_GAMES = 2_000
 @options
 def psro(game, strategy, against, rounds, games, stop_gain, **o):
     """Self-play by a growing population: best response -> add to the pool -> re-evolve, the pool mixed by its
-    equilibrium (PSRO). Each round is one `evolve` search (--budget games) against the pool.
+    equilibrium (PSRO). Each round is one `evolve` search (--budget games) against the pool. Writes psro.json,
+    psro.html and preset.toml.
 
     \b
     balance-sim psro GAME --strategy NAME [--against A,B,...] [--rounds 3] [--budget GAMES] [-o DIR]
@@ -60,10 +62,12 @@ def psro(game, strategy, against, rounds, games, stop_gain, **o):
         members = [{"name": c.name, "base": c.base,
                     "params": dict(zip(d.params, c.params)) if c.base == prepared.arena.base.base else None}
                    for c in pop.members]
-        (staging / "psro.json").write_text(json.dumps(
-            {"setup": setup, "rounds": rounds, "games_per_pair": games, "members": members,
-             "shares": pop.shares.tolist(), "mix": dict(zip([c.name for c in pop.members], pop.mix().tolist())),
-             "history": pop.rounds}, indent=1))
+        result = {"setup": setup, "rounds": rounds, "games_per_pair": games, "stop_gain": stop_gain,
+                  "games_played_per_pair": E.rotation(prepared.arena.players, games), "members": members,
+                  "shares": pop.shares.tolist(), "mix": dict(zip([c.name for c in pop.members], pop.mix().tolist())),
+                  "history": pop.rounds}
+        (staging / "psro.json").write_text(json.dumps(result, indent=1))
+        (staging / "psro.html").write_text(psro_page.page(result))
         lines = [f"# best responses of balance-sim psro {setup['game']} --strategy {strategy} --seed {setup['seed']}"]
         for m in members:
             if m["params"] is not None and m["name"] != strategy:
