@@ -163,3 +163,41 @@ def test_the_psro_page_escapes_every_name_and_gives_wilson_intervals():
     low, high = proportion_confint(0.6 * 400, 400, method="wilson")
     assert f"60.0% ({100 * low:.1f}-{100 * high:.1f})" in html  # tuned against <b>&bad, 400 games
     assert "&lt;b&gt;&amp;bad 0.25, tuned-psro1 0.75" in html and "Fair share 50.0%" in html
+
+
+PSRO_SMALL = ("psro", "mohur", "--strategy", "hoarder", "--against", "greedy,racer", "--rounds", "2", "--budget",
+              "800", "--popsize", "4", "--games", "20", "--stop-gain", "0", "-j", "1", "--seed", "3", "-q")
+
+
+def test_an_interrupted_psro_resumes_to_the_same_result_and_refuses_an_edited_state(tmp_path, monkeypatch):
+    """Ctrl-C after round 1 is saved: `--resume` goes on to the psro.json of a run never stopped; a saved state
+    whose round does not follow from its table (a gain edited, the checksum redone) is refused in one line."""
+    import json
+    from cli_runs import cli as invoke, ok
+    from sim.commands import psro_cmd
+    ok(invoke(*PSRO_SMALL, "-o", tmp_path / "whole"))
+    whole = json.loads((tmp_path / "whole" / "psro.json").read_text())
+    if len(whole["history"]) < 2:
+        pytest.skip("this seed's loop stopped after round 1: nothing to interrupt between rounds")
+    real = psro_cmd.save_state
+
+    def stop_after_round_1(folder, state):
+        real(folder, state)
+        if len(state["rounds"]) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(psro_cmd, "save_state", stop_after_round_1)
+    cut = invoke(*PSRO_SMALL, "-o", tmp_path / "cut")
+    assert cut.exit_code == 2 and "1 round(s) are saved" in cut.output and "--resume" in cut.output
+    monkeypatch.setattr(psro_cmd, "save_state", real)
+    staging = tmp_path / "cut.partial"
+    saved = (staging / psro_cmd.STATE).read_text()
+    edited = {k: v for k, v in json.loads(saved).items() if k != "digest"}
+    edited["rounds"][0]["gain"] += 0.01
+    (staging / psro_cmd.STATE).write_text(json.dumps({**edited, "digest": psro_cmd._digest(edited)}))
+    bad = invoke("psro", "--resume", tmp_path / "cut", "-q")
+    assert bad.exit_code == 2 and "does not follow from the share table" in bad.output
+    (staging / psro_cmd.STATE).write_text(saved)
+    assert invoke("psro", "--resume", tmp_path / "cut", "--seed", "4").exit_code == 2  # settings come from the folder
+    ok(invoke("psro", "--resume", tmp_path / "cut", "-q"))
+    assert json.loads((tmp_path / "cut" / "psro.json").read_text()) == whole
