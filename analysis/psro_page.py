@@ -63,5 +63,5 @@ def page(result: dict) -> str:
         tag("table", tag("tr", tag("th", ""), *(tag("th", n) for n in names)), *grid),
         tag("p", f"Fair share {100 * fair:.1f}%. preset.toml holds every best response as a preset: ",
             tag("code", f"balance-sim run {s['game']} --config preset.toml -s <member>,..."), class_="meta"))
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>PSRO</title></head><body>\n"
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>PSRO</title></head><body>\n"
             + body + "</body></html>")
