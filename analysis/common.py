@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import models, stats
-from analysis.conclusions import said
+from analysis.conclusions import field_toss_up, said
 from analysis.markup import Markup, table, tag
 from analysis.style import NEUTRAL, new_figure, save, strategy_colors
 
@@ -258,9 +258,13 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
         bounded = bt["bound"].isin(["upper", "lower"])
         half = ((bt["ci_high"] - bt["ci_low"]) / 2)[~bounded]
         loose = half > 5 * half.median()  # strategies that rarely win: their few wins fix them loosely
-        reading = (f"{bt.index[0]} is strongest ({bt['elo'].iloc[0]:+.0f} Elo), {bt.index[-1]} weakest; 100 Elo "
-                   f"points means winning about 64% of two-player games against the other. Fitted to every game "
-                   f"with a weak prior")
+        # which style is strongest is the play-style conclusion's to say (Findings, the meta-game): not here
+        ours = sorted(n for n, k in (summary.get("strategy_kinds") or {}).items() if k != "hand-written" and n in bt.index)
+        who = "is our evolved or search player" if len(ours) == 1 else "are our evolved and search players"
+        reading = ("Each bar is a strategy's strength on the Elo scale (0 = the average strategy), with its 95% "
+                   "interval; 100 Elo points means winning about 64% of two-player games against the other"
+                   + (f". {', '.join(ours)} {who}, drawn as the skill reference, not a play style to rebalance"
+                      if ours else "") + ". Fitted to every game with a weak prior")
         if len(half):
             reading += f"; intervals are +/-{half[~loose].min():.0f} to +/-{half[~loose].max():.0f} Elo"
         if loose.any():
@@ -282,8 +286,8 @@ def meta_game_section(summary: dict, outdir, colors: dict, players: int) -> tupl
     if len(nash):
         lead = said(summary, "play_style")
         section = {"title": "The meta-game",
-                   "text": (lead + " " if lead else "") + models.nash_reading(nash, players,
-                                                                          summary.get("nash_unique", True))}
+                   "text": (lead + " " if lead else "") + models.nash_reading(
+                       nash, players, summary.get("nash_unique", True), field_toss_up(summary))}
         if nash["weight"].max() >= 0.99:  # one strategy takes all: a bar and empty slots say less
             rows = [[name, f"{r.weight:.0%}", f"{r.ci_low:.0%} to {r.ci_high:.0%}"] for name, r in nash.iterrows()]
             section["html"] = Markup(table(["strategy", "weight in the equilibrium mix", "95% bootstrap interval"], rows)
@@ -312,20 +316,19 @@ def strategy_sections(long: pd.DataFrame, outdir, two_player: bool, summary: dic
     which = " (every game, its own mirror games included: win_rate)" if mirrors else ""
     plot_rates(by_strategy, outdir / "win_rate_by_strategy.png", "Win rate by strategy" + which, "strategy", colors,
                reference=None if not two_player else 0.5)
-    best = by_strategy.index[0]
-    figures.append({"file": "win_rate_by_strategy.png",
-                    "reading": f"{best} wins most often ({by_strategy.iloc[0]['rate']:.1%} of its games); "
-                               "bars that do not overlap are real differences."
+    figures.append({"file": "win_rate_by_strategy.png",  # which style leads: the play-style conclusion says
+                    "reading": "Each bar is the share of its games a strategy wins, with its 95% interval; bars "
+                               "that do not overlap are real differences."
                                + (" These rates include each strategy's mirror games, which it wins a fair share "
                                   "of whatever it does; win_rate_vs_field in summary.json leaves them out."
                                   if mirrors else "")})
     by_seat = rate_table(long, "seat")
     plot_rates(by_seat, outdir / "win_rate_by_seat.png", "Win rate by seat, every game (strategies rotated "
                "through seats)", "seat", None, reference=1 / long["seat"].nunique())
-    spread = by_seat["rate"].max() - by_seat["rate"].min()
-    figures.append({"file": "win_rate_by_seat.png",
-                    "reading": f"Seats differ by at most {spread:.1%} in win rate over every game; the dashed line "
-                               "is what a perfectly fair seat would win."})
+    figures.append({"file": "win_rate_by_seat.png",  # whether seating matters: the seat conclusion, at equal skill
+                    "reading": "Each bar is a seat's win rate over every game, mixed lineups included (strategies "
+                               "rotated through seats); the dashed line is what a perfectly fair seat would win. "
+                               "Whether seating matters is judged at equal skill, in the seat section."})
     if two_player and long["strategy"].nunique() > 1:
         # row strategy's win rate against column strategy
         matrix = long.groupby(["strategy", "opponent"], observed=True)["win_share"].mean().unstack("opponent")

@@ -223,7 +223,7 @@ def _write(dir_a, dir_b, out, meta_a, summary_a, tables_a, meta_b, summary_b, ta
            "differences_in_configuration": config_diff(meta_a.get("config", {}), meta_b.get("config", {})),
            "paired": not reasons, "why_not_paired": reasons, "blocks": len(pairing_stats.block_edges(
                int(meta_a["games"]))) - 1, "correction": pairing_stats.CORRECTION, "alpha": pairing_stats.ALPHA,
-           "diff": "B minus A", "metrics": rows}
+           "diff": "B minus A", "metrics": rows, "edge": edge_name(summary_a, summary_b)}
     doc["conclusions"] = {key: run_conclusions(summary, meta, tables) for key, summary, meta, tables in
                           (("a", summary_a, meta_a, tables_a), ("b", summary_b, meta_b, tables_b))}
     doc["findings"] = compare_findings(doc)

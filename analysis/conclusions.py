@@ -142,6 +142,16 @@ def edge_of(families: list[dict]) -> dict | None:
                  standing_out=standing, equal_skill=bool(pop in ("mirror", MODEL)), two_seat=every)
 
 
+def tested_families(summary: dict) -> dict[str, dict]:
+    """Every seat family of the summary with the verdict `seat_edge` gives it (`real`, `fair`, `p_adjusted`:
+    the omnibus test, Holm over the families), by each of its figures' keys: the edges analysis.strata splits,
+    so no page locates an edge the seat section calls noise, nor calls one the Findings state "not real"."""
+    families = _seat_families(summary)
+    if families:
+        edge_of(families)  # sets each family's `real`
+    return {r["key"]: f for f in families for r in f["rows"]}
+
+
 def _metric_of(m: dict) -> dict:
     return {k: m.get(k) for k in ("estimate", "ci_low", "ci_high", "n")}
 
@@ -165,8 +175,29 @@ def said(summary: dict, cid: str) -> str:
     return c["text"] if c else ""
 
 
+def sentence_on(items: list[dict] | None, figure: str) -> str:
+    """What a run's conclusions say about one of its figures: the sentence of the conclusion whose figure it is
+    (a two-seat figure of the seat conclusion by render_figure), "" when none speaks of it. How sweep and tune
+    state a figure that is a conclusion's."""
+    for c in items or []:
+        if isinstance(c, dict) and c.get("figure") == figure and c.get("text"):
+            return c["text"]
+    for c in items or []:
+        if isinstance(c, dict) and c.get("id") == "seat_edge" and any(
+                f.get("key") == figure for f in c.get("two_seat") or []):
+            return render_figure(c, figure)
+    return ""
+
+
 def conclusion_of(summary: dict, cid: str) -> dict | None:
     return next((c for c in summary.get("conclusions") or [] if isinstance(c, dict) and c.get("id") == cid), None)
+
+
+def points_between(a: float, b: float) -> str:
+    """a - b in points as the two shares read where the sentence prints them (40.6% and 24.9%: "15.7", not the
+    15.6 of the unrounded figures), so a reader recomputes the number from the sentence."""
+    places = percent.decimals(a, b)
+    return f"{round(a * 100, places) - round(b * 100, places):.{places}f}"
 
 
 def render_seat(c: dict) -> str:
@@ -178,8 +209,9 @@ def render_seat(c: dict) -> str:
         gap = (c["estimate"] - fair) * 100
         if c["verdict"] == REAL:
             kind = "edge" if gap > 0 else "handicap"
+            size = points_between(max(c["estimate"], fair), min(c["estimate"], fair))
             return (f"{words} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; {test}; {c['population']}): a "
-                    f"real {abs(gap):.1f}-point {kind} over a fair 50%.")
+                    f"real {size}-point {kind} over a fair 50%.")
         if c["verdict"] == TOO_FEW:
             return f"Too few games to tell a seat edge: {c['words']} {pct(c['estimate'])} ({ci_text(c)})."
         return (f"No seat edge we can detect: {c['words']} {pct(c['estimate'])} of the time{at} ({ci_text(c)}; "
@@ -190,12 +222,44 @@ def render_seat(c: dict) -> str:
                  "; no single seat stands out after Holm")
         return (f"Seating matters: {c['words']} wins {pct(top['estimate'])}{at} ({ci_text(top)}) and "
                 f"{c['low_words']} {pct(low['estimate'])} ({ci_text(low)}), against a fair share of {pct(fair)}: a "
-                f"{c['spread'] * 100:.1f}-point spread ({test}{named}; {c['population']}).")
+                f"{points_between(top['estimate'], low['estimate'])}-point spread ({test}{named}; {c['population']}).")
     if c["verdict"] == TOO_FEW:
         return (f"Too few games to tell a seat edge: {c['seats']} seats need about {MIN_EXPECTED / fair:.0f} "
                 f"games each to test, and this run has {c['n']:,}.")
     return (f"No seat edge we can detect: seats win {pct(low['estimate'])} to {pct(top['estimate'])}{at} against "
             f"a fair share of {pct(fair)}, a spread fair seats give by chance ({test}; {c['population']}).")
+
+
+# ---- a leader over a rival: named, or a toss-up (the play style's mix, tune's candidates) ----------------------
+def spans_most(m: dict) -> bool:
+    """A share whose 95% interval spans most of 0-100% (TOSS_UP_SPAN or more): the games do not fix it."""
+    return m["ci_high"] - m["ci_low"] >= TOSS_UP_SPAN
+
+
+def apart(lead: dict, rival: dict, lower_is_better: bool = False) -> bool:
+    """The leader's 95% interval clear of the rival's on the leader's side: the two are told apart."""
+    return lead["ci_high"] < rival["ci_low"] if lower_is_better else lead["ci_low"] > rival["ci_high"]
+
+
+def weight_rival(summary: dict, weights: dict[str, dict], leader: str) -> tuple[str | None, dict | None]:
+    """The style a toss-up over `leader`'s equilibrium weight is between (the other whose weight could reach
+    furthest) and their head-to-head figure (`leader`'s share, None where they never met)."""
+    rival = max((s for s in weights if s != leader), key=lambda s: weights[s]["ci_high"], default=None)
+    return rival, (_h2h(summary, leader, rival) if rival else None)
+
+
+def weight_words(name: str, m: dict, mix: str) -> str:
+    """"X takes 100% of <mix>, but its 95% interval runs 0%-100%": why an equilibrium weight is a toss-up."""
+    return (f"{name} takes {m['estimate']:.0%} of {mix}, but its 95% interval runs {m['ci_low']:.0%}-"
+            f"{m['ci_high']:.0%}")
+
+
+def render_toss_up(a: str, b: str, among: str, why: str, h2h: dict | None = None, faces: tuple | None = None) -> str:
+    """The one way a toss-up is said: "Toss-up between A and B<among>: <why>[; head to head X beats Y ...]." (X, Y:
+    `faces`, the two styles whose games `h2h` counts, A and B by default)."""
+    x, y = faces or (a, b)
+    face = f"; head to head {x} beats {y} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else ""
+    return f"Toss-up between {a} and {b}{among}: {why}{face}."
 
 
 # ---- the dominant play style ---------------------------------------------------------------------------------
@@ -238,13 +302,12 @@ def play_style(summary: dict) -> dict | None:
                        mix=[(s, _metric_of(w)) for s, w in mix], unique=unique, **base)
         population = "every game, strengths of the hand-written styles" + (
             " (their equilibrium mix: games between hand-written styles only)" if weights else "")
-        if top_w and top_w["ci_high"] - top_w["ci_low"] >= TOSS_UP_SPAN and unique:
+        if top_w and spans_most(top_w) and unique:
             leader = mix[0][0]
-            rival = max((s for s in weights if s != leader), key=lambda s: weights[s]["ci_high"], default=None)
+            rival, h2h = weight_rival(summary, weights, leader)
             return make("play_style", TOSS_UP, f"skill_mix[{HAND}][{leader}]" if f"skill_mix[{HAND}][{leader}]"
                          in summary else f"nash_weight[{leader}]", "meta", population, top_w,
-                         **{**details, "leader": leader, "second": rival,
-                            "h2h": _h2h(summary, leader, rival) if rival else None})
+                         **{**details, "leader": leader, "second": rival, "h2h": h2h})
         if m["ci_low"] <= m2["ci_high"]:
             return make("play_style", NOISE, f"strength[{best}]", "strategies", population, m, **details)
         dominant = bool(top_w and mix[0][0] == best and top_w["estimate"] >= DOMINANT_WEIGHT and unique)
@@ -272,11 +335,8 @@ def render_style(c: dict) -> str:
     a, b, m2 = c["leader"], c["second"], c["second_metric"]
     ours = f" (our evolved and search players, {', '.join(c['others'])}, left out)" if c["others"] else ""
     if c["verdict"] == TOSS_UP:
-        h2h = c.get("h2h")
-        face = f"; head to head {a} beats {b} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else ""
-        return (f"Toss-up between {a} and {b} among the hand-written play styles{ours}: {a} takes "
-                f"{c['estimate']:.0%} of their equilibrium mix, but its 95% interval runs {c['ci_low']:.0%}-"
-                f"{c['ci_high']:.0%}{face}.")
+        return render_toss_up(a, b, f" among the hand-written play styles{ours}",
+                              weight_words(a, c, "their equilibrium mix"), c.get("h2h"))
     if c["kind"] == "rate":
         if c["verdict"] == NOISE:
             return (f"No single strongest play style{ours}: {a} wins {pct(c['estimate'])} ({ci_text(c)}) and {b} "
@@ -300,6 +360,27 @@ def render_style(c: dict) -> str:
     else:
         text += "."
     return text
+
+
+def field_toss_up(summary: dict) -> str:
+    """The meta-game's mix over every strategy of the run (`nash_weight`, our evolved and search players
+    included) said as the toss-up it is when its leader's interval spans most of 0-100%, with the rival and their
+    head-to-head record, as `play_style` says one: "" when it is not a toss-up, the mix is not unique, or every
+    strategy is a hand-written style (the play-style sentence then says it)."""
+    weights = indexed(summary, "nash_weight")
+    hand = styles(summary)
+    others = sorted(set(summary.get("strategy_kinds") or {}) - (hand or set()))
+    if len(weights) < 2 or summary.get("nash_unique") is False or hand is None or not others:
+        return ""
+    leader, top = max(weights.items(), key=lambda kv: kv[1]["estimate"])
+    if top["ci_high"] - top["ci_low"] < TOSS_UP_SPAN:
+        return ""
+    rival = max((s for s in weights if s != leader), key=lambda s: weights[s]["ci_high"])
+    h2h = _h2h(summary, leader, rival)
+    face = f"; head to head {leader} beats {rival} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else ""
+    return (f"Over every strategy of the run, {', '.join(others)} included, the equilibrium mix is a toss-up "
+            f"between {leader} and {rival}: {leader} takes {top['estimate']:.0%} at the estimate, but its 95% "
+            f"bootstrap interval runs {top['ci_low']:.0%}-{top['ci_high']:.0%}{face}.")
 
 
 # ---- the top lever -------------------------------------------------------------------------------------------
@@ -358,23 +439,37 @@ def top_lever(summary: dict, labels: dict | None = None, unit: str = "games", pr
                  next_certain=_metric_of(certain2), lead=_metric_of(lead) if paired else None)
 
 
+def _plural(label: str) -> bool:
+    """'the gold tokens' and 'the suit majorities' take a plural verb; 'Jahan's bonus' does not."""
+    last = label.split()[-1] if label.split() else ""
+    return last.endswith("s") and not last.endswith(("us", "ss", "'s"))
+
+
 def render_lever(c: dict) -> str:
     unit, label = c["unit"], c["label"]
+    its = "their" if _plural(label) else "its"
     if c["split"]:
         cm = c["certain"]
         amb = (c["ambiguous"] or {}).get("estimate") or 0.0
-        size = (f"without its points the winner surely changes in {pct(cm['estimate'])} of {unit} "
+        size = (f"without {its} points the winner surely changes in {pct(cm['estimate'])} of {unit} "
                 f"({ci_text(cm)}), {pct(amb)} more are left unfinished ({pct(c['estimate'])} counting them half)")
     else:
-        size = f"without its points the winner changes in {pct(c['estimate'])} of {unit} ({ci_text(c)})"
+        size = f"without {its} points the winner changes in {pct(c['estimate'])} of {unit} ({ci_text(c)})"
     if c["next"] is None:
         return f"The strongest lever on who wins is {label}: {size}."
     n2 = c["next_certain"] if c["split"] else c["next_metric"]
     lead = c.get("lead")
     if lead and c["split"]:  # what the first surely decides, less what the next decides or may (unfinished)
-        diff = (f"; paired lead (surely decided less what {c['next_label']} may decide) "
-                f"{lead['estimate'] * 100:+.1f} points (95% CI {lead['ci_low'] * 100:+.1f} to "
-                f"{lead['ci_high'] * 100:+.1f})")
+        ahead = lead["estimate"] >= 0
+        lo, hi = sorted((abs(lead["ci_low"]), abs(lead["ci_high"]))) if lead["ci_low"] * lead["ci_high"] > 0 \
+            else (None, None)
+        ci = (f"95% CI {lo * 100:.1f}-{hi * 100:.1f}" if lo is not None else
+              f"95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f}")
+        one = unit[:-2] if unit.endswith("ches") else unit[:-1] if unit.endswith("s") else unit
+        verb = ("lead" if ahead else "trail") + ("" if _plural(label) else "s")
+        diff = (f"; even with every unfinished {one} counted for {c['next_label']}, paired on the same {unit}, "
+                f"{label} {verb} {'it' if not _plural(c['next_label']) else 'them'} by "
+                f"{abs(lead['estimate']) * 100:.1f} points ({ci})")
     else:
         diff = (f"; paired on the same {unit}, {lead['estimate'] * 100:+.1f} points more than {c['next_label']} "
                 f"(95% CI {lead['ci_low'] * 100:+.1f} to {lead['ci_high'] * 100:+.1f})" if lead else "")
@@ -455,7 +550,101 @@ def render_flag(c: dict) -> str:
     return f"None of {n:,} {c['what']} {c['means'].split(':')[0]} (at most {pct(c['ci_high'])}, 95% bound)."
 
 
+# ---- tune: the candidate closest to the targets, or a toss-up between two ----------------------------------
+WEIGHT = re.compile(r"(?:nash_weight|skill_mix\[[^\[\]]+\])\[([^\[\]]+)\]")  # an equilibrium weight's key
+
+
+def _off_centre(t: dict) -> tuple[float, float, float]:
+    """A target figure's distance from its band's centre in half-widths of the band (sim.variants.Target's
+    scale; 1 is the band's edge): at the estimate, and the least and most over its 95% interval."""
+    low, high = t["band"]
+    centre = (low + high) / 2
+    scale = max((high - low) / 2, 0.01 * max(abs(centre), 1e-9), 1e-9)
+    m = finite(t)
+    if not m:
+        est = t.get("estimate")
+        if not isinstance(est, (int, float)) or isinstance(est, bool) or not math.isfinite(est):
+            return math.inf, math.inf, math.inf
+        m = {"estimate": est, "ci_low": est, "ci_high": est}
+    ends = [abs(m[k] - centre) / scale for k in ("ci_low", "ci_high")]
+    least = 0.0 if m["ci_low"] <= centre <= m["ci_high"] else min(ends)
+    return abs(m["estimate"] - centre) / scale, least, max(ends)
+
+
+def objective(targets: dict[str, dict]) -> dict:
+    """A candidate's distance from the targets: each target figure's distance from its band's centre (in
+    half-widths), summed, with the sums of its least and most over each figure's 95% interval as the interval."""
+    parts = [_off_centre(t) for t in targets.values()]
+    return {k: float(sum(p[i] for p in parts)) for i, k in enumerate(("estimate", "ci_low", "ci_high"))}
+
+
+def best_candidate(ranking: list[dict], summary: dict | None = None) -> dict | None:
+    """tune's answer: the leading candidate (`ranking[0]`, each entry {label, games, targets: {metric: {estimate,
+    ci_low, ci_high, band, verdict}}}) named over the next only when their distances from the targets
+    (`objective`) are told apart and no targeted equilibrium weight of the leader spans most of 0-100%; else a
+    toss-up between the two, with the weight's head-to-head figure from the leader's `summary` where it has one."""
+    if not ranking:
+        return None
+    lead = ranking[0]
+    verdicts = [t.get("verdict") for t in lead["targets"].values()]
+    word = ("best" if all(v == "meets" for v in verdicts) or all(v in ("meets", "plausible") for v in verdicts)
+            else "closest")
+    o = objective(lead["targets"])
+    spread = None  # the leader's targeted weight that the games do not fix
+    for metric, t in lead["targets"].items():
+        match = WEIGHT.fullmatch(metric)
+        if match and finite(t) and spans_most(t):
+            spread = {"metric": metric, "style": match.group(1), **_metric_of(t)}
+            break
+    if spread and summary:
+        family = spread["metric"][: -len(spread["style"]) - 2]  # nash_weight[x] -> nash_weight
+        rival, h2h = weight_rival(summary, indexed(summary, family), spread["style"])
+        spread.update(rival=rival, h2h=h2h)
+    details = dict(leader=lead["label"], leader_games=lead.get("games"), word=word, weight=spread,
+                   targets=list(lead["targets"]))
+    population = "each candidate's own games, every target figure with its 95% interval"
+    if len(ranking) == 1:
+        return make("best_candidate", TOSS_UP if spread else REAL, "ranking", "candidates", population, o,
+                     **details, second=None)
+    other = ranking[1]
+    o2 = objective(other["targets"])
+    told = all(math.isfinite(v) for v in (*o.values(), *o2.values())) and apart(o, o2, lower_is_better=True)
+    return make("best_candidate", REAL if told and not spread else TOSS_UP, "ranking", "candidates", population, o,
+                 **details, second=other["label"], second_games=other.get("games"), second_metric=_metric_of(o2))
+
+
+def _distance(m: dict) -> str:
+    return f"{m['estimate']:.2f} (95% CI {m['ci_low']:.2f}-{m['ci_high']:.2f})"
+
+
+def render_candidate(c: dict) -> str:
+    a, b, w = c["leader"], c["second"], c.get("weight")
+    unit = "in half-widths of each band, summed over the targets; 1 is a band's edge"
+    spread = ""
+    if w:
+        mix = "the equilibrium mix" if w["metric"].startswith("nash_weight") else "its equilibrium mix"
+        spread = f"in {a}'s games " + weight_words(w["style"], w, mix)
+    faces = (w["style"], w["rival"]) if w and w.get("rival") and w.get("h2h") else None
+    h2h = w.get("h2h") if faces else None
+    if b is None:
+        if c["verdict"] == TOSS_UP:
+            return f"The only candidate, {a}, fixes no mix: {spread}" + (
+                f"; head to head {faces[0]} beats {faces[1]} {pct(h2h['estimate'])} ({ci_text(h2h)})" if h2h else "") + "."
+        return f"The only candidate is {a}: {_distance(c)} off the targets' centres ({unit})."
+    m2 = c["second_metric"]
+    if c["verdict"] == REAL:
+        return (f"{c['word'].capitalize()} candidate {a}: {_distance(c)} off the targets' centres, clear of the next "
+                f"candidate, {b}, at {_distance(m2)} ({unit}).")
+    why = (f"how far each sits off the targets' centres, {_distance(c)} and {_distance(m2)} ({unit}), overlaps, so "
+           "these games cannot tell which is closer")
+    if spread:
+        why = (f"{spread}, so how far it sits off the targets' centres is not fixed: {_distance(c)}, against "
+               f"{_distance(m2)} for {b} ({unit})")
+    return render_toss_up(a, b, f" for the {c['word']} candidate", why, h2h, faces)
+
+
 RENDER = {"seat_edge": render_seat, "play_style": render_style, "top_lever": render_lever, "length": render_length,
+          "best_candidate": render_candidate,
           **{key: render_flag for key in FLAG_RATES}}
 
 
@@ -476,8 +665,8 @@ def _with_text(build):
     return built
 
 
-edge_of, seat_edge, play_style, top_lever, game_length, flag_rate = (
-    _with_text(f) for f in (edge_of, seat_edge, play_style, top_lever, game_length, flag_rate))
+edge_of, seat_edge, play_style, top_lever, game_length, flag_rate, best_candidate = (
+    _with_text(f) for f in (edge_of, seat_edge, play_style, top_lever, game_length, flag_rate, best_candidate))
 
 
 def conclusions(summary: dict, labels: dict | None = None, unit: str = "games", seconds_per_turn=None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis import models, stats
+from analysis import conclusions, models, stats
 from analysis.common import categorical_pair
 
 MIRROR, MODEL = "mirror", "model"
@@ -58,6 +58,11 @@ def largest_edge(summary: dict) -> dict | None:
     out = {k: m[k] for k in ("estimate", "ci_low", "ci_high", "n") if k in m}
     if m.get("population"):
         out["population"] = m["population"]
+    family = conclusions.tested_families(summary).get(key)  # its seat family's verdict, as the seat section says
+    if family is not None:
+        out["verdict"] = (conclusions.REAL if family["real"] else conclusions.TOO_FEW if family["too_few"]
+                          else conclusions.NOISE)
+        out["seats"] = len(family["rows"])  # the verdict is the family's: with 3+ seats, not this seat's own
     return {**out, "figure": key, "fair": fair}
 
 

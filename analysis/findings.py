@@ -119,8 +119,9 @@ def from_conclusions(items: list[dict]) -> list[dict]:
 
 def order(found: list[dict]) -> list[dict]:
     """Problems with the run first, then real effects by rank, then the rest by rank; at most MAX_FINDINGS."""
-    def group(f):
-        return 0 if f["rank"] >= 95 else 1 if f.get("verdict") == C.REAL and f["id"] != "length" else 2
+    def group(f):  # a flag under 1% (1 stalled round of 45,909) is real, but not an answer to lead with
+        small = f["id"] in C.FLAG_RATES and (f.get("estimate") or 0) < 0.01
+        return 0 if f["rank"] >= 95 else 1 if f.get("verdict") == C.REAL and f["id"] != "length" and not small else 2
     found = sorted(found, key=lambda f: (group(f), -f["rank"]))[:MAX_FINDINGS]
     return [{k: v for k, v in f.items() if k != "rank"} for f in found]
 

@@ -28,13 +28,21 @@ def fmt_band(metric: str, low, high) -> str:
     return f"{value(low)} to {value(high)}"
 
 
+EDGE_VERDICT = {"real": "a real edge", "within noise": "within noise", "too few games": "too few games"}  # analysis.conclusions' verdicts of a seat family
+
+
 def fmt_metric(name: str, m) -> str:
     if not isinstance(m, dict) or m.get("estimate") is None:
         return "n/a"
     est, lo, hi = m["estimate"], m["ci_low"], m["ci_high"]
     if name == "largest_edge" and m.get("figure"):  # the figure furthest from its fair share, named
+        verdict = EDGE_VERDICT.get(m.get("verdict"), "")  # the seat conclusion's, so the table agrees with it
+        if m.get("verdict") == "real" and (m.get("seats") or 1) > 2:  # the family's verdict, not this seat's
+            verdict = "seating matters"
+        elif m.get("verdict") == "real" and m["estimate"] < m.get("fair", 0.5):
+            verdict = "a real handicap"
         return (f"{plain_name(str(m['figure']))}: {percent.with_ci(m)} against a fair "
-                f"{percent.pct(m.get('fair', 0.5))}")
+                f"{percent.pct(m.get('fair', 0.5))}" + (f": {verdict}" if verdict else ""))
     if m.get("too_few_games"):  # a model fit to a handful of games: its number would mislead
         return f"too few games (n = {m['n']:,}; a model figure needs {MIN_MODEL_GAMES:,})"
     if name.startswith("strength["):

@@ -425,7 +425,9 @@ def nash_metrics(table: pd.DataFrame, n: int) -> dict:
 TOSS_UP_SPAN = 0.5  # an equilibrium weight whose 95% interval spans half of 0-100% or more: a toss-up
 
 
-def nash_reading(table: pd.DataFrame, players: int, unique: bool = True) -> str:
+def nash_reading(table: pd.DataFrame, players: int, unique: bool = True, toss_up: str = "") -> str:
+    """The meta-game's reading of the mix over every strategy; `toss_up`: the sentence of a toss-up when the caller
+    has one (analysis.conclusions.field_toss_up: the rival and their head-to-head record)."""
     pairwise = "" if players == 2 else (f" With {players} players the game is reduced to head-to-head records "
                                         "(who finishes ahead of whom in the same game).")
     if not unique:  # a whole set of equilibria: each strategy's weight is a range, not a number
@@ -437,6 +439,8 @@ def nash_reading(table: pd.DataFrame, players: int, unique: bool = True) -> str:
     survive = table[table["weight"] >= 0.01]
     names = list(survive.index)
     top = table.iloc[0]
+    if top.ci_high - top.ci_low >= TOSS_UP_SPAN and toss_up:
+        return toss_up + pairwise
     if top.ci_high - top.ci_low >= TOSS_UP_SPAN:  # the bootstrap moves the mix around: no firm reading
         return (f"These games do not fix the equilibrium mix: at the estimate {table.index[0]} takes "
                 f"{top.weight:.0%}, but its 95% bootstrap interval runs {top.ci_low:.0%}-{top.ci_high:.0%}, so "

@@ -110,7 +110,7 @@ def _across_skill_metrics(games, rounds, long, meta) -> dict:
         return decisive_metrics(games[mask], rounds[mask[round_match]], meta["config"])
 
     return across_skill.summary_metrics(strategy, names, across_skill.kinds(meta), edge, decided, [win],
-                                        lambda k: "the round's starter wins the round", 0.5)
+                                        lambda k: C.TWO_SEAT["first_player_round_win_rate"], 0.5)  # as the seat finding
 
 
 def first_player_metrics(games: pd.DataFrame, rounds: pd.DataFrame) -> dict:
@@ -251,18 +251,16 @@ def _length(games, rounds, summary, cfg, outdir) -> dict:
     ax2.bar([labels[i] for i in reasons.index], reasons.to_numpy() / len(rounds) * 100, color=NEUTRAL)
     ax2.set(ylabel="rounds (%)", title="Why rounds end")
     save(fig, outdir / "rounds_and_endings.png")
-    minutes = summary["minutes_per_match"]
-    seconds = cfg.get("report", {}).get("seconds_per_turn", 8.0)
     stacks = summary["stacks_end_rate"]["estimate"]
-    text = (f"A round lasts {summary['turns_per_round']['estimate']:.1f} turns and a match "
-            f"{summary['rounds_per_match']['estimate']:.2f} rounds; at {seconds:g} seconds a turn that is about "
-            f"{minutes['estimate']:.1f} minutes a match (the rulebook promises 10 to 15).")
+    # how long a match lasts and the safety rules' rate: their conclusions' sentences (analysis.conclusions)
+    text = C.said(summary, "length")
     return common.section(
         "Round length", text, ("turns_per_round.png", f"Most rounds last between {np.percentile(turns, 10):.0f} and "
                                f"{np.percentile(turns, 90):.0f} turns (10th to 90th percentile)."
                                + overflow_note(left_off, len(turns), cap, longest, "rounds")),
         ("rounds_and_endings.png", f"{stacks:.0%} of rounds end on empty goods stacks, the rest mostly on an empty "
-         "deck; stalled and turn-cap endings are safety rules that should stay at zero."))
+         "deck. Stalled and turn-cap endings are safety rules that should stay at zero: "
+         + (C.said(summary, "safety_end_rate") or "this run does not count them.")))
 
 
 def _tokens(rounds, cfg, outdir) -> dict:

@@ -58,7 +58,8 @@ def summarize(tables, meta) -> dict:
     out.update(_skill_metrics(tables, meta))
     out.update(decisive_metrics(players, meta.get("config") or {}, _players_count(tables, meta)))
     out.update(across_skill.players_metrics(players, meta, ids, strategy, win, names, [extra["vt_total"], win],
-                                            np.tile(np.arange(p), (len(strategy), 1)), lambda k: f"seat {k} wins",
+                                            np.tile(np.arange(p), (len(strategy), 1)),
+                                            lambda k: C.position_words("seat_win_rate", k) + " wins",  # as Findings
                                             decisive_metrics))
     return out
 
@@ -186,12 +187,13 @@ def _seats(tables, meta, summary, outdir) -> dict:
                       f"Win rate by seat, {p} players, at equal skill ("
                       + ("mirror games" if mirror else "model") + ")",
                       "seat (hands pass to seat + 1 on odd turns, seat - 1 on even turns)", None, reference=1 / p)
-    spread = table["rate"].max() - table["rate"].min()
     text = (C.said(summary, "seat_edge") + " With the passing direction alternating every turn, every seat has a "
             "neighbour on each side feeding it "
             "hands in turn. " + edges.source_sentence(head[0], "games") + " Ties share the win (1/k each).")
-    out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", f"Seat win rates span {spread:.1%}; "
-                                                         f"the dashed line is a fair share of 1/{p}."))
+    out = common.section("Does the seat matter?", text, ("mughal_seat_equal.png", "Each bar is a seat's win rate at "
+                                                         f"equal skill, with its 95% interval; the dashed line is a "
+                                                         f"fair share of 1/{p}. Whether the seats differ by more "
+                                                         "than chance is the test in the text above."))
     mirrors = mirror_table(summary, keys, [f"seat {s} wins" for s in range(p)], class_="wide")
     if mirrors:
         out["html"] = mirrors
@@ -357,15 +359,10 @@ CARD_CODES = ("Card codes: the letter is the suit (M military, B building, C cul
 
 
 def _length(games, summary, cfg) -> dict:
-    steps, minutes = summary.get("picks_per_game"), summary.get("minutes_per_game")
     nt, hand = _n_turns(games), (cfg.get("rules") or {}).get("hand_size")
     text = (f"A game is {nt} turns; in each every player places the {hand} cards of a hand one action step at a "
-            "time, all players at once" + (f": {steps['estimate']:.0f} action steps" if steps else "") + ".")
-    if minutes:
-        seconds = (cfg.get("report") or {}).get("seconds_per_pick")
-        text += (f" At {seconds:g} seconds a step that is about {minutes['estimate']:.0f} minutes a game: an "
-                 "assumption, as the rulebook gives no playing time; set report.seconds_per_pick for your table.")
-    return {"title": "Game length", "text": text}
+            "time, all players at once. " + C.said(summary, "length"))  # its length: the conclusion's sentence
+    return {"title": "Game length", "text": text.strip()}
 
 
 def _picks(picks, outdir) -> dict:

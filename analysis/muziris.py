@@ -78,9 +78,8 @@ def summarize(tables: dict[str, pd.DataFrame], meta: dict) -> dict:
     first = games.set_index("game")["first_player"].reindex(ids).to_numpy().astype(np.int64)
     out.update(across_skill.players_metrics(
         players, meta, ids, strategy, win, names, [extra["coins"], extra["coins_condition"]],
-        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p, lambda k: (
-            "the round-1 first player wins" if k == 0 else
-            f"the player {'after' if k == 1 else f'{k} seats after'} the round-1 first player wins"), decisive_metrics))
+        (np.tile(np.arange(p), (len(strategy), 1)) - first[:, None]) % p,
+        lambda k: C.position_words("position_win_rate", k) + " wins", decisive_metrics))  # as the seat finding
     return out
 
 
@@ -112,14 +111,6 @@ def strata_frames(tables: dict, meta: dict) -> list[strata.Frame]:
          strata.Event("condition_most", "the market condition's end scoring", most,
                      "player who scores the most at the market condition's end scoring (shared when level)")],
         {"player count": f"{p} players"})]
-
-
-def _minutes_words(summary: dict, meta: dict) -> str:
-    m = summary.get("minutes_per_game")
-    if not m:
-        return ""
-    return (f", about {m['estimate']:.0f} minutes at {_seconds_per_action(meta):g} seconds a character action (an "
-            "assumption, as the rulebook gives no playing time; set report.seconds_per_action for your table)")
 
 
 def position_metrics(games: pd.DataFrame, players: pd.DataFrame) -> dict:
@@ -315,10 +306,8 @@ def _first_player_text(summary: dict, P: int) -> str:
     naive = summary.get("first_player_win_rate[all_games]")
     text = C.said(summary, "seat_edge") + (" The round-1 first player acts twice in every round they lead and the "
                                             "marker passes left each round. ")
-    if fp:
-        text += (f"At equal skill the round-1 first player wins {fp['estimate']:.1%} (95% interval "
-                 f"{fp['ci_low']:.1%} to {fp['ci_high']:.1%}) against a fair share of {1 / P:.1%}; whether seating "
-                 "matters is the test across every position above. " + edges.source_sentence(fp, "games"))
+    if fp:  # its figure is the table's and the chart's; whether seating matters, the conclusion above says
+        text += edges.source_sentence(fp, "games")
     if naive and naive.get("n"):
         text += f" Over every game, mixed lineups included, the figure is {percent.pct(naive['estimate'])}."
     return text
@@ -375,9 +364,9 @@ def _length_section(games, summary: dict, meta: dict, conds: list[str], outdir: 
     save(fig, outdir / "muziris_rounds.png")
     n, cap = len(games), int((games["end_reason"] == END["round_cap"]).sum())
     return section(
-        "Rounds per game and what ended it", f"Games last {summary['rounds_per_game']['estimate']:.2f} rounds on "
-        f"average{_minutes_words(summary, meta)}. {n - cap:,} games ended by the market condition's trigger and "
-        f"{cap:,} by the simulator's round cap ({cap / max(1, n):.2%}).",
+        "Rounds per game and what ended it", " ".join(x for x in (
+            C.said(summary, "length"), f"{n - cap:,} games ended by the market condition's trigger.",
+            C.said(summary, "round_cap_rate")) if x),
         ("muziris_rounds.png", "For each market condition, the share of games lasting each number of rounds."))
 
 
@@ -449,7 +438,6 @@ def _order_sizes_section(orders: pd.DataFrame, outdir: Path) -> dict:
 def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict:
     """Whether the boxed coins suffice: the coins each game took from the (unlimited) supply against the box."""
     boxed = int((meta.get("config") or {}).get("rules", {}).get("boxed_coins", 205))
-    short = summary["coins_short_rate"]
     peak = games["peak_coins"].to_numpy()
     _, cap, _, largest = clip_upper(peak)
     cap = max(cap, boxed + 10)  # keep the games that would run out of boxed coins in view
@@ -462,6 +450,5 @@ def _coin_supply_section(games, summary: dict, meta: dict, outdir: Path) -> dict
     save(fig, outdir / "muziris_coins.png")
     reading = ("How many coins each game took from the supply; games right of the red line would have run out of "
                "boxed coins." + overflow_note(int((peak > cap).sum()), len(peak), cap, largest, "games"))
-    return section("Is the boxed coin supply enough?", "The simulator's supply is unlimited. "
-                   f"{percent.pct(short['estimate'])} of games ({percent.ci(short, ' to ')}) would have needed more "
-                    f"than the {boxed} coins in the box at some moment.", ("muziris_coins.png", reading))
+    return section("Is the boxed coin supply enough?", f"The simulator's supply is unlimited; the box holds {boxed} "
+                   "coins. " + C.said(summary, "coins_short_rate"), ("muziris_coins.png", reading))

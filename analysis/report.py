@@ -203,7 +203,7 @@ def _html(meta, summary, sections, outdir: Path) -> str:
     parts.append("<p class='meta'>Configuration: " + ("defaults." if not changes else
                  "defaults except " + "; ".join(esc(c) for c in changes) + ".") + "</p>")
     parts.append("<h2 id='headline-figures'>Headline figures</h2><table><tr><th>figure</th><th>value</th><th>code name "
-                 "(summary.json)</th></tr>")
+                 "<span style='white-space:nowrap'>(summary.json)</span></th></tr>")  # th breaks anywhere
     first = ["largest_edge"] if "largest_edge" in summary else []  # the headline a designer asks first
     for name, m in [(k, summary[k]) for k in first] + [(k, v) for k, v in summary.items() if k not in first]:
         if name == "position_win_rate[0]" and "first_player_win_rate" in summary:

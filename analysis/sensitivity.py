@@ -8,8 +8,9 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from analysis import findings as findings_mod
+from analysis import conclusions as C, findings as findings_mod
 from analysis.formatting import CSS, esc, and_join, figure_html, plain_name
+from analysis.markup import markup, tag
 from analysis.style import ACCENT, NEUTRAL, PALETTE, new_figure, save
 
 MAX_BARS = 20
@@ -19,6 +20,7 @@ BARELY = 0.1        # a knob under this fraction of the largest importance (or u
 SOBOL_BARELY = 0.05  # total-order index under which a knob barely matters (Saltelli's rule of thumb)
 MONOTONE = 0.8      # |mu| / mu* above this: the knob moves the figure one way across its range
 LOWERS = PALETTE[1]
+BASE_SUMMARY = "base_summary.json"  # your configuration's summary, with its conclusions, beside sensitivity.html
 
 
 def _score(method: str) -> tuple[str, str, str]:
@@ -216,8 +218,35 @@ def tornado(metric: str, rows: pd.DataFrame, method: str, path, ranges: dict) ->
                                     "from the games' noise alone)" if (noise > 0).any() else "") + ".")
 
 
-def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[str]:
-    """Write sensitivity.html (and the tornado PNGs beside it); return the plain reading, one line a metric."""
+def base_html(meta: dict, conclusions: list[dict] | None):
+    """Your configuration's conclusions, in the sentences its own report gives them; why not, when it was not
+    played."""
+    head = tag("h2", "At your configuration", id="base")
+    if conclusions is None:
+        return markup(head, tag("p", "Your configuration itself was not played: the budget leaves no room for one "
+                                     "more point of games beside the design's, so its conclusions are not stated "
+                                     "here (balance-sim run gives them).", class_="meta"))
+    return markup(head, tag("p", f"Your configuration (every knob at its value), played once more on "
+                                 f"{meta.get('base_games', 0):,} games from the same seed: its conclusions as its "
+                                 f"own report says them ({BASE_SUMMARY}).", class_="meta"),
+                  tag("ul", *(tag("li", c["text"]) for c in conclusions if isinstance(c, dict) and c.get("text"))))
+
+
+def base_findings(metrics: list[str], conclusions: list[dict] | None) -> dict[str, dict]:
+    """For each analysed figure that is a conclusion's, that conclusion at your configuration, said as its report
+    says it ("At your configuration: ...")."""
+    out = {}
+    for metric in metrics:
+        said = C.sentence_on(conclusions, metric)
+        if said:
+            out[metric] = {"id": f"base[{metric}]", "text": f"At your configuration: {said}", "figure": metric,
+                           "section": "base"}
+    return out
+
+
+def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir, base: list[dict] | None = None) -> list[str]:
+    """Write sensitivity.html (and the tornado PNGs beside it); return the plain reading, one line a metric.
+    `base`: your configuration's conclusions (None when it was not played)."""
     method = meta["method"]
     score, low, high = _score(method)
     ranges = {k["key"]: k["range"] for k in meta["knobs"]}
@@ -238,11 +267,14 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
              f"{len(meta['knobs'])} knobs: {meta['blocks_analysed']} {block}, {meta['design_points']} design points "
              f"({meta['points_played']} distinct configurations) x {meta['games_per_point']:,} games = "
              f"{meta['games']:,} games"
+             + (f", and {meta['base_games']:,} at your configuration" if meta.get("base_games") else "")
              + (f" of a budget of {meta['budget']:,}" if meta.get("budget") else "")
              + f"; seed {meta['seed']}, strategies {esc(strategies)}. Every point is played from the same "
              "seed, so neighbouring points differ by the knobs, not by the cards dealt.</p>"]
-    items = [{"id": f"reading[{metric}]", "text": finding_line(metric, rows, method), "figure": metric,
-              "section": findings_mod.anchor(metric)} for metric, *_, rows in figures]
+    said = base_findings([metric for metric, *_ in figures], base)
+    items = [x for metric, *_, rows in figures for x in
+             [{"id": f"reading[{metric}]", "text": finding_line(metric, rows, method), "figure": metric,
+               "section": findings_mod.anchor(metric)}] + ([said[metric]] if metric in said else [])]
     parts.insert(1, findings_mod.box(items[:7]))
     if meta.get("partial"):
         parts.append("<p class='partial'>This analysis is <b>partial</b>: the run was interrupted, and only the "
@@ -255,6 +287,7 @@ def build_sensitivity_report(table: pd.DataFrame, meta: dict, outdir) -> list[st
     if meta.get("left_out"):
         parts.append("<p class='meta'>Keys left out: " + "; ".join(esc(s) for s in meta["left_out"])
                      + ".</p>")
+    parts.append(base_html(meta, base))
     parts.append("<h2>Reading</h2><ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>")
     if method == "morris":
         parts.append("<p class='meta'>mu* is the mean absolute elementary effect: the figure's change at one step "

@@ -5,8 +5,8 @@ analysis module (`strata_frames(tables, meta)`, a list of `Frame`); this module 
 conclusion dict per question ({id, verdict, estimate, ci_low, ci_high, n, population, text, ...}).
 
 Method (docs/findings.md, "Where the edge lives"), on mirror games only (every seat the same strategy, the
-population of the summary's edge figures): an edge is split only when it is real in the summary (a position's
-interval excludes the fair share and, with 3+ positions, an omnibus chi-square across positions rejects). A setup
+population of the summary's edge figures): an edge is split only when the report's seat conclusion calls it real
+(analysis.conclusions.tested_families: the omnibus test across positions, Holm over the seat families). A setup
 variable carries the edge when a chi-square test of independence of the winning position and the stratum rejects
 (Holm across the edge's variables); the stratum named is the one farthest from the fair share, and it carries the
 whole edge when the other strata pooled show none (goodness-of-fit at 5%). An event variable cannot be split the
@@ -15,15 +15,14 @@ often than their share (goodness-of-fit across positions, in the same Holm famil
 """
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis import stats
+from analysis import conclusions, stats
 from analysis.decisive import slug
-from analysis.markup import Markup
+from analysis.markup import Markup, markup, table, tag
 from analysis.style import ACCENT, NEUTRAL, new_panels, save
 
 ALPHA = 0.05
@@ -138,17 +137,18 @@ def by_position(win: np.ndarray, position: np.ndarray, positions: int) -> np.nda
 
 
 def edge_real(summary: dict, edge: Edge) -> tuple[bool, float]:
-    """(real, fair share) from the summary's mirror-game figures: a position's interval excludes the fair share
-    and, with three or more positions, Pearson's omnibus test across positions rejects at 5%."""
+    """(real, fair share) of an edge's mirror-game figures, as the report's seat conclusion gives them
+    (analysis.conclusions.tested_families: the omnibus test across positions, Holm over the seat families), so
+    this section splits exactly the edges the seat section calls real."""
     ms = [summary.get(k) for k in edge.keys]
+    fair = 0.5 if len(ms) == 1 else 1 / max(2, len(ms))
     if not ms or any(not isinstance(m, dict) or m.get("population") != "mirror" or m.get("estimate") is None
                      or not m.get("n") for m in ms):
-        return False, 1 / max(2, len(edge.labels))
-    if len(ms) == 1:  # a two-seat figure
-        return not ms[0]["ci_low"] <= 0.5 <= ms[0]["ci_high"], 0.5
-    fair = 1 / len(ms)
-    outside = any(not m["ci_low"] <= fair <= m["ci_high"] for m in ms)
-    return outside and chi2_uniform([m["estimate"] * m["n"] for m in ms]) < ALPHA, fair
+        return False, fair
+    family = conclusions.tested_families(summary).get(edge.keys[0])
+    if family is None or {r["key"] for r in family["rows"]} != set(edge.keys):
+        return False, fair
+    return bool(family["real"]), family["fair"]
 
 
 # ---- the analysis --------------------------------------------------------------------------------------------
@@ -192,6 +192,10 @@ def _event_test(pw_positions: int, edge: Edge, event: Event, mirror: np.ndarray)
     return out
 
 
+def _variables(count: int) -> str:
+    return f"{count} variable{'' if count == 1 else 's'}"
+
+
 def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -> dict:
     """The conclusion of one setup split: which stratum carries the edge, or that none can be told apart."""
     cid = f"edge_strata[{edge.key}][{test['variable']}]"
@@ -205,7 +209,7 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", None, f"{edge.what[:1].upper() + edge.what[1:]} is the same under "
                            f"every {test['name']} these {unit} can tell apart (interaction test {_p(test['p'])}, "
-                           f"Holm-adjusted over {family} variables {_p(test['p_holm'])}).", **extra)
+                           f"Holm-adjusted over {_variables(family)} {_p(test['p_holm'])}).", **extra)
     far = max(tested, key=lambda s: max(abs(r["estimate"] - fair) for r in s["rates"]))
     rest = [s for s in tested if s is not far]
     rest_wins = np.sum([[r["estimate"] * s["n"] for r in s["rates"]] for s in rest], axis=0)
@@ -223,7 +227,7 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     amount = f"{_pct(min(span))}-{_pct(max(span))}" if len(span) > 1 else _pct(span[0])
     elsewhere = f"against {amount} under the other {test['name']}s"
     whole = not p_rest < ALPHA
-    tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {family} variables"
+    tail = (f"fair {_pct(fair)}; interaction {_p(test['p_holm'])} after Holm over {_variables(family)}"
             + ("" if whole else f", the others' edge {_p(p_rest)}") + f"; mirror {unit}")
     lead = f"{head} {'comes from' if whole else 'is largest under'} {where}: {fig} there, {elsewhere}"
     text = f"{lead}{'' if whole else ', an edge there too'} ({tail})."
@@ -259,7 +263,7 @@ def _locate_event(edge: Edge, test: dict, fair: float, unit: str, family: int) -
             f"{'more' if m['estimate'] > fair else 'less'} often than its share, {_pct(m['estimate'])} of the times "
             f"it is taken ({_ci(m)}) against a fair {_pct(fair)}")
     text = (f"{lead} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
-            f"{family} variables {_p(test['p_holm'])}; mirror {unit}).")
+            f"{_variables(family)} {_p(test['p_holm'])}; mirror {unit}).")
     return _conclusion(cid, "real", m, text, short=lead + ".", position=edge.labels[top], **extra)
 
 
@@ -415,25 +419,22 @@ def _taker_panels(groups: list[tuple[str, list[dict]]], names: list[str], fair: 
     save(fig, path)
 
 
-def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
+def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> Markup:
     edge, fair = a["edge"], a["fair"]
-    esc = html.escape
     location = next(c for c in a["conclusions"] if c["id"].startswith("edge_location"))
-    parts = [f"<p><b>{esc(location['text'])}</b></p>"]
+    parts = [tag("p", tag("b", location["text"]))]
     if not a["real"]:
-        return "".join(parts)
-    heads = "".join(f"<th>{esc(lab)} wins</th>" for lab in edge.labels)
+        return markup(*parts)
+    heads = [f"{lab} wins" for lab in edge.labels]
     by_id = {c["id"]: c for c in a["conclusions"]}
     for t in a["tests"]:
         c = by_id[f"edge_{'strata' if t['kind'] == 'setup' else 'events'}[{edge.key}][{t['variable']}]"]
         if c["text"] != location["text"]:  # the location repeats its best split: said once, in bold
-            parts.append(f"<p>{esc(c['text'])}</p>")
+            parts.append(tag("p", c["text"]))
         if t["kind"] == "setup":
-            rows = "".join(f"<tr><td>{esc(s['level'])}{'' if s['tested'] else ' (too few, not tested)'}</td>"
-                           f"<td>{s['n']:,}</td>" + "".join(f"<td>{esc(_cell(r))}</td>" for r in s["rates"])
-                           + "</tr>" for s in t["strata"])
-            parts.append(f"<table><tr><th>{esc(t['name'])}</th><th>mirror {esc(frame.unit)}</th>{heads}</tr>"
-                         f"{rows}</table>")
+            parts.append(table([t["name"], f"mirror {frame.unit}", *heads],
+                               [[f"{s['level']}{'' if s['tested'] else ' (too few, not tested)'}", f"{s['n']:,}",
+                                 *(_cell(r) for r in s["rates"])] for s in t["strata"]]))
             if len(t["strata"]) >= 2:
                 name = f"strata_{slug(edge.key)}_{slug(t['variable'])}.png"
                 _panels([(s["level"], s["rates"]) for s in t["strata"]], edge.labels, fair, "win rate (%)",
@@ -443,35 +444,30 @@ def _edge_html(frame: Frame, a: dict, outdir, figures: list) -> str:
                                 f"per {t['name']}, one bar per position; the dashed line is the fair share."))
     events = [t for t in a["tests"] if t["kind"] == "event" and t["total"]]
     if events:
-        rows = "".join(f"<tr><td>{esc(t['name'])}</td><td>{t['total']:,}</td>"
-                       + "".join(f"<td>{esc(_cell(r))}</td>" for r in t["takes"]) + "</tr>" for t in events)
-        parts.append("<table><tr><th>taken</th><th>times</th>" + "".join(f"<th>{esc(lab)} takes</th>"
-                                                                       for lab in edge.labels) + f"</tr>{rows}</table>")
+        parts.append(table(["taken", "times", *(f"{lab} takes" for lab in edge.labels)],
+                           [[t["name"], f"{t['total']:,}", *(_cell(r) for r in t["takes"])] for t in events]))
         name = f"strata_{slug(edge.key)}_events.png"
         _panels([(t["name"], t["takes"]) for t in events], edge.labels, fair, "share of takes (%)",
                 f"Who takes each bonus, by position ({edge.what}; mirror {frame.unit})", outdir / name)
         figures.append((name, "For each bonus or token, the share of its takes that went to each position; the "
                         "dashed line is an even share."))
-    return "".join(parts)
+    return markup(*parts)
 
 
-def _takers_html(rows: list, outdir, figures: list) -> str:
+def _takers_html(rows: list, outdir, figures: list) -> Markup:
     if not rows:
-        return ""
-    esc = html.escape
-    body = "".join(f"<tr><td>{esc(r['event'].name)}</td><td>{r['mirror']['n']:,}</td><td>{esc(_cell(r['mirror']))}"
-                   f"</td><td>{esc(_cell(r['all']))}</td><td>{_pct(1 / f.win.shape[1])}</td>"
-                   f"<td>{esc(r['conclusion']['verdict'])}</td></tr>" for f, r in rows)
-    text = "".join(f"<li>{esc(r['conclusion']['text'])}</li>" for _, r in rows)
+        return Markup("")
+    body = [[r["event"].name, f"{r['mirror']['n']:,}", _cell(r["mirror"]), _cell(r["all"]), _pct(1 / f.win.shape[1]),
+             r["conclusion"]["verdict"]] for f, r in rows]
     groups = [(pop, [r[key] for _, r in rows]) for pop, key in (("mirror games", "mirror"), ("every game", "all"))]
     fair = 1 / rows[0][0].win.shape[1]
     if len({f.win.shape[1] for f, _ in rows}) == 1:
         _taker_panels(groups, [r["event"].name for _, r in rows], fair, outdir / "strata_takers.png")
         figures.append(("strata_takers.png", "How often the player who takes each bonus or token wins, on mirror "
                         "games and on every game; the dashed line is the fair share."))
-    return ("<h3>What the taker wins</h3><ul>" + text + "</ul><table><tr><th>bonus or token</th><th>takers (mirror)"
-            "</th><th>taker wins (mirror)</th><th>taker wins (every game)</th><th>fair share</th><th>verdict</th>"
-            f"</tr>{body}</table>")
+    return markup(tag("h3", "What the taker wins"), tag("ul", *(tag("li", r["conclusion"]["text"]) for _, r in rows)),
+                  table(["bonus or token", "takers (mirror)", "taker wins (mirror)", "taker wins (every game)",
+                         "fair share", "verdict"], body))
 
 
 def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | None:
@@ -481,8 +477,8 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
     frames = module.strata_frames(tables, meta)
     result = analyse(frames, summary)
     figures: list = []
-    body = "".join(_edge_html(f, a, outdir, figures) for f, a in result["edges"])
-    body += _takers_html(result["takers"], outdir, figures)
+    body = markup(*(_edge_html(f, a, outdir, figures) for f, a in result["edges"]),
+                  _takers_html(result["takers"], outdir, figures))
     fixed = "; ".join(f"{k}: {v}" for f in frames for k, v in f.fixed.items())
     text = ("Each real seat or starter edge is split by what is drawn before play (a setting, an order) and set "
             "against what is taken in play (a bonus, a token), on mirror games (every seat the same strategy). A "
@@ -490,7 +486,7 @@ def section(module, tables: dict, meta: dict, summary: dict, outdir) -> dict | N
             "a bonus carries it when the edged positions take it more often than their share. Both are "
             "Holm-adjusted over the variables of an edge." + (f" Fixed for this run (compare runs to split by it): "
                                                               f"{fixed}." if fixed else ""))
-    return {"title": TITLE, "text": text, "html": Markup(body), "figures": [{"file": f, "reading": r} for f, r in figures]}
+    return {"title": TITLE, "text": text, "html": body, "figures": [{"file": f, "reading": r} for f, r in figures]}
 
 
 def insert_section(sections: list[dict], found: dict | None) -> None:

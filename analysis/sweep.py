@@ -8,8 +8,9 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from analysis import findings as findings_mod, percent
+from analysis import conclusions as C, findings as findings_mod, percent
 from analysis.formatting import CSS, esc, figure_html, fmt_band, fmt_metric, is_rate, plain_name
+from analysis.markup import markup, tag
 from analysis.style import ACCENT, new_figure, save, strategy_colors
 from analysis.sweep_paired import axis, section_html
 from sim.game import get_game
@@ -225,7 +226,8 @@ def closest_line(table: pd.DataFrame, keys, target) -> str:
     return where + f", {gap:.3g}{' points' if is_rate(target.metric) else ''} {side} the band."
 
 
-def moves_most(table: pd.DataFrame, keys, differences: dict, baseline: int, top: int = 3) -> list[dict]:
+def moves_most(table: pd.DataFrame, keys, differences: dict, baseline: int, top: int = 3,
+               conclusions: list | None = None) -> list[dict]:
     """Findings without a target: the headline figures that move most with the parameter, ranked by their largest
     paired difference from the baseline in units of its interval (so rates and counts compare), real changes
     (after the correction for every comparison) first; one line saying so when nothing moves beyond noise."""
@@ -252,11 +254,60 @@ def moves_most(table: pd.DataFrame, keys, differences: dict, baseline: int, top:
         row = table.index[table["variant"] == variant][0] if "variant" in table else variant
         change = (f"{r['diff'] * 100:+.{max(1, percent.decimals(abs(r['diff'])))}f} points" if is_rate(metric)
                   else f"{r['diff']:+.3g}")
-        out.append({"id": f"moves_most[{metric}]", "section": "variants", "figure": metric, "text": (
-            f"{plain_name(metric)} moves with {', '.join(keys)}: {fmt_metric(metric, _metric(table.loc[row], metric))} "
-            f"at {_label(table, row, keys)}, {change} from the baseline ({base}), a real change (95% CI "
-            f"{_signed(metric, r['ci_low'])} to {_signed(metric, r['ci_high'])}).")})
+        label = _label(table, row, keys)
+        said = C.sentence_on(_of(conclusions, table, row), metric)
+        value = "" if said else f"{fmt_metric(metric, _metric(table.loc[row], metric))} at {label}, "
+        text = (f"{plain_name(metric)} moves with {', '.join(keys)}: {value}{change} from the baseline ({base})"
+                f"{' at ' + label if said else ''}, a real change (95% CI {_signed(metric, r['ci_low'])} to "
+                f"{_signed(metric, r['ci_high'])}).")
+        # a conclusion's figure is said by its conclusion, as the variant's report says it
+        out.append({"id": f"moves_most[{metric}]", "section": "variants", "figure": metric,
+                    "text": text + (f" At {label}: {said}" if said else "")})
     return out
+
+
+def _of(conclusions: list | None, table: pd.DataFrame, row) -> list[dict]:
+    """The conclusions of the variant in `row` of the sweep table ([] when none were computed)."""
+    if not conclusions:
+        return []
+    i = int(table.at[row, "variant"]) if "variant" in table else int(row)
+    return conclusions[i] if 0 <= i < len(conclusions) else []
+
+
+ABOUT = {"seat_edge": "The seat edge", "play_style": "The strongest play style", "top_lever": "The top lever",
+         "length": "How long a game lasts", "skill": "How the answers move with skill"}
+
+
+def edge_findings(table: pd.DataFrame, keys, conclusions: list | None, baseline: int) -> list[dict]:
+    """The baseline's seat-edge conclusion and each variant's whose verdict differs from it, each in the sentence
+    its report gives ("At key=value: ...")."""
+    said = []
+    for i in table.index:
+        c = C.conclusion_of({"conclusions": _of(conclusions, table, i)}, "seat_edge")
+        if c:
+            said.append((int(table.at[i, "variant"]) if "variant" in table else int(i), i, c))
+    base = next((x for x in said if x[0] == baseline), said[0] if said else None)
+    if base is None:
+        return []
+    shown = [base] + [x for x in said if x is not base and x[2]["verdict"] != base[2]["verdict"]]
+    return [{"id": f"seat_edge[{v}]", "section": "conclusions", "figure": c["figure"], "verdict": c["verdict"],
+             "text": f"At {_label(table, i, keys)}: {c['text']}"} for v, i, c in shown]
+
+
+def conclusions_html(table: pd.DataFrame, keys, conclusions: list | None):
+    """Each variant's conclusions, question by question, in the sentences of the variant's own report."""
+    if not conclusions or not any(conclusions):
+        return markup()
+    ids = list(dict.fromkeys(c["id"] for items in conclusions for c in items if isinstance(c, dict) and c.get("text")))
+    blocks = []
+    for cid in ids:
+        items = [(i, C.conclusion_of({"conclusions": _of(conclusions, table, i)}, cid)) for i in table.index]
+        blocks.append(markup(tag("h3", ABOUT.get(cid, plain_name(cid))),
+                             tag("ul", *(tag("li", f"At {_label(table, i, keys)}: {c['text']}") for i, c in items
+                                         if c and c.get("text")))))
+    return markup(tag("h2", "What each variant's games conclude", id="conclusions"),
+                  tag("p", "Each variant's conclusions, in the words of its own report (summary.json "
+                           "`conclusions` in its folder).", class_="meta"), *blocks)
 
 
 def _signed(metric: str, value: float) -> str:
@@ -264,8 +315,9 @@ def _signed(metric: str, value: float) -> str:
 
 
 def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games: int, seed: int, outdir,
-                       differences: dict | None = None, baseline: int = 0) -> list:
-    """`differences`: {variant: {metric: row}} from analysis.sweep_paired, each variant against `baseline`."""
+                       differences: dict | None = None, baseline: int = 0, conclusions: list | None = None) -> list:
+    """`differences`: {variant: {metric: row}} from analysis.sweep_paired, each variant against `baseline`;
+    `conclusions`: each variant's (its summary.json `conclusions`, by variant number)."""
     keys = [k for k, _ in params]
     metrics = headline_metrics(game, table)
     targeted = [t.metric for t in targets if t.metric + ".n" in table and t.metric not in metrics]
@@ -290,8 +342,10 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
              "the same random numbers, so the paired differences from the baseline below are the parameter's "
              "effect, measured with far less noise than each variant's own interval.</p>"]
     items = [{"id": f"target[{i}]", "text": line, "figure": "targets", "section": "variants"}
-             for i, line in enumerate(lines)] or moves_most(table, keys, differences or {}, baseline)
-    parts.insert(1, findings_mod.box(items[:7]))
+             for i, line in enumerate(lines)] or moves_most(table, keys, differences or {}, baseline,
+                                                             conclusions=conclusions)
+    edges = edge_findings(table, keys, conclusions, baseline)
+    parts.insert(1, findings_mod.box((items[:max(7 - len(edges), 3)] + edges)[:7]))
     parts.append("<h2 id='variants'>Variants</h2><table><tr><th>variant</th>" + "".join(
         f"<th>{esc(plain_name(m))}<br><code>{esc(m)}</code></th>" for m in metrics[:6]) + "</tr>")
     for i, row in table.iterrows():
@@ -300,6 +354,7 @@ def build_sweep_report(table: pd.DataFrame, params, targets, game: str, n_games:
         parts.append(f"<tr><td>{esc(label)}</td>{cells}</tr>")
     parts.append("</table>")
     parts.append(section_html(table, keys, differences or {}, baseline, _label, outdir))
+    parts.append(conclusions_html(table, keys, conclusions))
     parts.append("<h2>Figures</h2>")
     for metric, name in figures:
         if metric in FAMILIES:

@@ -27,7 +27,7 @@ FORMAT_VERSION = 1
 OUR_NAMES = ("meta.json", ".meta.json.tmp", "summary.json", "report.html", "*.parquet", "*.png", "replays", BATCHES,
              "sweep.csv", "sweep_report.html", "tune.json", "history.csv", "variant-[0-9][0-9][0-9]",
              "candidate-[0-9][0-9][0-9]", "compare.json", "compare.html", "sensitivity.html", "sensitivity.csv",
-             "points.csv", "tune.html", "evolve.json", "evolve.html", "evolve-state.json", "preset.toml",
+             "points.csv", "base_summary.json", "tune.html", "evolve.json", "evolve.html", "evolve-state.json", "preset.toml",
              "exploit.json", "exploit.html")
 COMPARE_NAMES = ("compare.json", "compare.html", "compare.png")  # a comparison folder from before its meta.json
 

@@ -158,3 +158,37 @@ def test_one_skill_section_with_the_skill_gap_and_its_fair_share():
     assert [s["title"] for s in sections] == ["How the answers move with skill"]
     assert "expert vs greedy" in sections[0]["html"] and "75.0%" in sections[0]["html"]
     assert "50% is even" in sections[0]["html"]
+
+
+def _seats(pop, wins, n, what="seat {} wins"):
+    """A population's seat family as `summary_metrics` writes it (`skill_seat`), from win counts over n games."""
+    return {f"skill_seat[{pop}][{k}]": {**stats.rate(w, n), "population": "mirror", "fair": 1 / len(wins),
+                                        "what": what.format(k)} for k, w in enumerate(wins)}
+
+
+def test_a_seat_edge_row_compares_one_seat_at_both_levels():
+    """Muziris 3p (seed 7101): the leading position wins about the same at both levels (41.0% against 42.0%) while
+    the last one drops from 25.0% to 17.0%: the row changes, and its words give the seat that moved, at both
+    levels, not each level's own leader (which made "41.4% and 41.8%, p < 0.0001" read as a contradiction)."""
+    summary = {**_seats(A.HAND, [2720, 3280, 2000], 8000, "position {} wins"),
+               **_seats(A.TUNED, [615, 630, 255], 1500, "position {} wins")}
+    row = next(r for r in A.compare(summary) if r["conclusion"] == "edge" and r["population"] == A.TUNED)
+    assert row["status"] == A.CHANGES
+    assert A.brief_row(row).startswith("the seat edge (position 2 wins 25.0% in hand-written play, 17.0% (95% CI")
+    assert "position 2 wins 25.0% (95% CI 24.1%-26.0%) in hand-written play, 17.0%" in A.render_row(row)
+
+
+def test_seat_shares_that_differ_without_an_edge_at_either_level_and_one_lucky_test_of_several_do_not_change():
+    """Mughal 4p (seed 1): no seat edge among hand-written styles (p = 0.18) nor tuned players (p = 0.10), their
+    seat shares apart at p = 0.02: not "stronger play moves the seat edge" (there is none to move). And two
+    comparisons at p = 0.03 each are what fair play gives by chance: Holm over the run's comparisons."""
+    summary = {**_seats(A.HAND, [2070, 1930, 2000, 2000], 8000), **_seats(A.TUNED, [322, 385, 355, 338], 1400)}
+    row = next(r for r in A.compare(summary) if r["conclusion"] == "edge" and r["population"] == A.TUNED)
+    assert row["p"] < 0.05 and {row["base"]["verdict"], row["other"]["verdict"]} == {C.NOISE}
+    assert row["status"] == A.UNCLEAR
+    assert A.conclusion(summary)["verdict"] == C.NOISE
+    two = {**_seats(A.HAND, [11200], 20000, "the starter wins"), **_seats(A.TUNED, [1069], 2000, "the starter wins"),
+           **_seats(A.SEARCH, [1069], 2000, "the starter wins")}
+    rows = [r for r in A.compare(two) if r["conclusion"] == "edge"]
+    assert all(r["p"] < 0.05 < r["p_holm"] and r["status"] == A.UNCLEAR for r in rows)
+    assert "Holm over 2 comparisons" in A.render_row(rows[0])

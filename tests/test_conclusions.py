@@ -247,3 +247,89 @@ def test_holm_is_statsmodels_holm():
         p = list(rng.random(size) ** 3)
         assert np.allclose(stats.holm(p), multipletests(p, method="holm")[1], rtol=0, atol=1e-15)
     assert np.isnan(stats.holm([0.01, float("nan")])[1]) and stats.holm([0.01, float("nan")])[0] == 0.01
+
+
+def _candidate(label: str, summary: dict, metric: str, band: tuple) -> dict:
+    """A tune candidate as tune.json ranks it: its targeted figure, the band and the band's verdict."""
+    from sim.variants import Target
+    m = summary[metric]
+    key, _, value = label.partition("=")
+    return {"label": label, "params": {key: value}, "games": m["n"],
+            "targets": {metric: {**m, "band": list(band), "verdict": Target(metric, *band).verdict(m)}}}
+
+
+def test_tune_calls_a_planted_toss_up_a_toss_up_and_names_a_planted_clear_winner():
+    """tune on an equilibrium weight: two candidates whose games leave a and b nearly even (51%, 300 games a pair)
+    have a weight of a that spans most of 0-100%: tune says "toss-up between" them, with a's head-to-head figure,
+    and names no best (in its findings either). Two candidates apart (a beats b 75% or 25% of 2,000 games) have
+    weights fixed at 100% and 0%: the one inside the band is named."""
+    from analysis import tune
+    metric, band = "nash_weight[a]", (0.9, 1.0)
+    even = [mix_summary(np.random.default_rng(20 + i), 0.51, 300) for i in range(2)]
+    assert all(C.spans_most(s[metric]) for s in even)  # the planted data are a toss-up
+    ranking = [_candidate(f"x={i}", s, metric, band) for i, s in enumerate(even)]
+    c = C.best_candidate(ranking, even[0])
+    assert c["verdict"] == C.TOSS_UP and c["text"].startswith("Toss-up between x=0 and x=1")
+    assert "head to head a beats b" in c["text"] and "interval runs" in c["text"]
+    doc = {"ranking": ranking, "spent": 600, "budget": 1000, "conclusions": [c]}
+    texts = [f["text"] for f in tune.tune_findings(doc)]
+    assert c["text"] in texts and not any(t.startswith(("Best candidate", "Closest candidate")) for t in texts)
+    clear = [mix_summary(np.random.default_rng(30), 0.75, 2000), mix_summary(np.random.default_rng(31), 0.25, 2000)]
+    assert clear[0][metric]["ci_low"] > 0.9 and clear[1][metric]["ci_high"] < 0.1
+    ranking = [_candidate(f"x={i}", s, metric, band) for i, s in enumerate(clear)]
+    won = C.best_candidate(ranking, clear[0])
+    assert won["verdict"] == C.REAL and won["text"].startswith("Best candidate x=0:"), won["text"]
+    texts = [f["text"] for f in tune.tune_findings({"ranking": ranking, "spent": 4000, "budget": 4000,
+                                                     "conclusions": [won]})]
+    assert any(t.startswith("Best candidate x=0: ") and "meets" in t for t in texts), texts
+
+
+def test_tune_candidates_whose_distances_overlap_are_a_toss_up():
+    """Two candidates with the same figure (a seat rate of 50.0% and 50.5%, intervals of +-2 points) and a band
+    around 50%: which is closer is not told, whatever the estimates say; far apart, the closer is named."""
+    def cand(label, est, half):
+        m = {"estimate": est, "ci_low": est - half, "ci_high": est + half, "n": 2000}
+        return _candidate(label, {"first_player_match_win_rate": m}, "first_player_match_win_rate", (0.49, 0.51))
+    close = C.best_candidate([cand("x=2", 0.500, 0.02), cand("x=4", 0.505, 0.02)])
+    assert close["verdict"] == C.TOSS_UP and close["text"].startswith("Toss-up between x=2 and x=4")
+    apart = C.best_candidate([cand("x=2", 0.500, 0.005), cand("x=4", 0.58, 0.01)])
+    assert apart["verdict"] == C.REAL and apart["text"].startswith("Best candidate x=2")
+
+
+def test_the_meta_game_says_the_mix_of_every_strategy_as_a_toss_up_beside_the_hand_written_one(tmp_path):
+    """Mughal 4p (seed 1): emperor takes the hand-written styles' whole mix (100%, interval 100-100), and the
+    mix of every strategy, tuned included, is a toss-up between emperor and tuned (interval 0-100%). The section
+    said "dominates ... 100.0%-100.0%" and then "these games do not fix the mix ... 0%-100%" of the same name,
+    without saying the second mix has tuned in it or who the rival is."""
+    from analysis.common import meta_game_section
+
+    def w(est, lo, hi):
+        return {"estimate": est, "ci_low": lo, "ci_high": hi, "n": 20000}
+    summary = {"strength[tuned]": w(69, 62, 77), "strength[emperor]": w(39, 31, 47), "strength[greedy]": w(-88, -98, -78),
+               "nash_weight[emperor]": w(1.0, 0.0, 1.0), "nash_weight[tuned]": w(0.0, 0.0, 1.0),
+               "nash_weight[greedy]": w(0.0, 0.0, 0.0), "nash_unique": True,
+               "skill_mix[hand-written][emperor]": w(1.0, 1.0, 1.0), "skill_mix[hand-written][greedy]": w(0.0, 0.0, 0.0),
+               "head_to_head[emperor vs tuned]": w(0.52, 0.494, 0.546),
+               "strategy_kinds": {"emperor": A.HAND, "greedy": A.HAND, "tuned": A.TUNED}}
+    summary["conclusions"] = [C.play_style(summary)]
+    assert summary["conclusions"][0]["text"].startswith("emperor dominates the hand-written play styles")
+    _, sections = meta_game_section(summary, tmp_path, {}, 4)
+    text = sections[0]["text"]
+    assert "Over every strategy of the run, tuned included, the equilibrium mix is a toss-up between emperor and " \
+           "tuned" in text
+    assert "head to head emperor beats tuned 52.0% (95% CI 49.4%-54.6%)" in text
+    assert "do not fix the equilibrium mix" not in text
+    assert C.field_toss_up({**summary, "strategy_kinds": {s: A.HAND for s in summary["strategy_kinds"]}}) == ""
+
+
+def test_a_spread_is_the_difference_of_the_shares_the_sentence_prints():
+    """Muziris 3p (seed 1): "40.6% ... and 24.9% ...: a 15.6-point spread" (the unrounded 40.575 - 24.945); a
+    reader subtracting the printed shares gets 15.7, so the sentence now says that."""
+    rows = {f"position_win_rate[{k}]": {**stats.rate(w, 10_000), "population": "mirror"}
+            for k, w in enumerate((3448, 4057.5, 2494.5))}
+    c = C.seat_edge(rows)
+    assert c["verdict"] == C.REAL and "40.6%" in c["text"] and "24.9%" in c["text"]
+    assert "a 15.7-point spread" in c["text"]
+    two = C.seat_edge({"first_player_round_win_rate": {**stats.rate(5545.4, 10_000), "population": "mirror"}})
+    assert "55.5% of the time" in two["text"] and "a real 5.5-point edge" in two["text"]
+

@@ -252,3 +252,22 @@ def test_a_far_one_sided_bound_does_not_squash_the_strength_chart():
     near = bt.assign(elo=[233, 110, -114, -400, -500], ci_high=[238, 120, -108, -390, -500])
     left, _ = strength_limits(near, ~near["bound"].isin(["upper"]).to_numpy())
     assert left < -500  # a bound near the others is shown whole
+
+
+def test_the_largest_edge_row_carries_the_seat_sections_verdict():
+    """Mughal 4p (seed 1): the headline table's "Largest edge" was seat 0 at 25.6% (24.8%-26.5%) with no
+    verdict, beside Findings' "No seat edge we can detect" (chi-square p = 0.45); the row now says the seat
+    conclusion's verdict: of a two-seat figure its own (a real gap below 50% is a handicap), of three or more
+    seats the family's (Mughal 6p seed 7103: seating matters, yet no single seat stands out after Holm)."""
+    fair4 = {f"seat_win_rate[{k}]": {**rate(w, 10_000), "population": "mirror"}
+             for k, w in enumerate((2563, 2470, 2508, 2459))}
+    edge = edges.largest_edge(fair4)
+    assert edge["figure"] == "seat_win_rate[0]" and edge["verdict"] == "within noise"
+    assert fmt_metric("largest_edge", edge).endswith("against a fair 25.0%: within noise")
+    low = {f"seat_win_rate[{k}]": {**rate(w, 10_000), "population": "mirror"}
+           for k, w in enumerate((3440, 4150, 2410))}
+    edge = edges.largest_edge(low)
+    assert edge["figure"] == "seat_win_rate[2]" and edge["verdict"] == "real"
+    assert fmt_metric("largest_edge", edge).endswith(": seating matters")
+    two = {"first_player_round_win_rate": {**rate(4400, 10_000), "population": "mirror"}}
+    assert fmt_metric("largest_edge", edges.largest_edge(two)).endswith(": a real handicap")

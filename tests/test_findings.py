@@ -173,3 +173,35 @@ def test_muziris_minutes_count_every_character_use_at_the_configured_pace():
     m = _minutes_metrics(games, {"config": {"report": {"seconds_per_action": 12.0}}})["minutes_per_game"]
     assert m["estimate"] == 10.0 and m["ci_low"] < 10.0 < m["ci_high"]
     assert _minutes_metrics(games, {"config": {}}) == {}
+
+
+def test_a_flag_under_one_percent_does_not_lead_the_answers():
+    """Mohur (seed 7101): "1 of 45,909 rounds ... end on a safety rule" came third, above how the answers move with
+    skill and the top lever, because it is real (it happened); under 1% it ranks with the rest, by its rank."""
+    summary = {"first_player_round_win_rate": rate(0.56, 0.552, 0.568),
+               "decisive_rate[goods_diamond]": rate(0.226, 0.223, 0.228),
+               "decisive_rate[coin_token]": rate(0.221, 0.218, 0.224),
+               "safety_end_rate": {**rate(1 / 45909, 0.000004, 0.000123), "n": 45909}}
+    ids = [f["id"] for f in findings(summary)]
+    assert ids.index("top_lever") < ids.index("safety_end_rate")  # a lever not told apart (47) above the flag (35)
+    big = {**summary, "safety_end_rate": {**rate(0.03, 0.028, 0.032), "n": 45909}}
+    assert [f["id"] for f in findings(big)][0] == "safety_end_rate"  # from 1%, the results themselves are in doubt
+
+
+def test_a_paired_lead_below_zero_reads_as_trailing_not_as_a_lead():
+    """The split lead is the first's sure part less the next's possible part: -13.7 points means the diamond
+    tokens trail the gold tokens once every unfinished match counts for gold, said in those words (it read
+    'paired lead -13.7', as if gold led); plural labels take plural words."""
+    summary = {"decisive_rate[diamond_tokens]": rate(0.214, 0.21, 0.22),
+               "decisive_rate[diamond_tokens][certain]": rate(0.133, 0.128, 0.138),
+               "decisive_rate[diamond_tokens][ambiguous]": rate(0.163, 0.16, 0.17),
+               "decisive_rate[gold_tokens]": rate(0.20, 0.19, 0.21),
+               "decisive_rate[gold_tokens][certain]": rate(0.117, 0.112, 0.122),
+               "decisive_rate[gold_tokens][ambiguous]": rate(0.15, 0.14, 0.16),
+               "decisive_lead": {**rate(-0.137, -0.145, -0.129), "first": "diamond_tokens", "second": "gold_tokens"}}
+    text = by_id(findings(summary))["top_lever"]["text"]
+    assert "not told apart" in text and "without their points" in text
+    assert "the diamond tokens trail them by 13.7 points (95% CI 12.9-14.5)" in text
+    summary["decisive_lead"] = {**rate(0.02, 0.01, 0.03), "first": "diamond_tokens", "second": "gold_tokens"}
+    text = by_id(findings(summary))["top_lever"]["text"]
+    assert text.startswith("The strongest lever") and "the diamond tokens lead them by 2.0 points (95% CI 1.0-3.0)" in text

@@ -14,7 +14,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from analysis.paired import block_statistics
-from analysis.sensitivity import build_sensitivity_report
+from analysis.report import conclude
+from analysis.sensitivity import BASE_SUMMARY, build_sensitivity_report
 from analysis.summary import summary_for
 from sim import inputs, results, sensitivity_design as S
 from sim.commands.options import config_options
@@ -126,10 +127,21 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
         staging = results.begin(out, meta, quiet, keeps_parts=False)
         summaries: dict[str, dict] = {}
         game_blocks: dict[str, dict] = {}  # per point, each metric's (sum, count) per block of game ids
-        bar = tqdm(total=len(distinct) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
+        # your configuration itself, played once more for its conclusions (as its own report would say them),
+        # where the budget leaves room for it
+        base_room = budget is None or (len(distinct) + 1) * n_games <= budget
+        base_summary = None
+        bar = tqdm(total=(len(distinct) + base_room) * n_games, unit="game", disable=quiet, dynamic_ncols=True,
                    desc=f"{spec.name} sensitivity", mininterval=0.5, file=sys.stderr)
         interrupted = False
         try:
+            if base_room:
+                base_cfg = spec.validate(assign_config(base, {}), players)
+                tables, _ = execute(spec, base_cfg, plan, jobs=jobs, progress=False)
+                point_meta = variant_meta(spec, players, plan, base_cfg)
+                base_summary = conclude(summary_for(tables, point_meta), point_meta, tables)
+                del tables
+                bar.update(n_games)
             for label in distinct:
                 assign = json.loads(label)
                 cfg = spec.validate(assign_config(base, assign), players)
@@ -168,9 +180,14 @@ def run_sensitivity(spec, players, chosen, round_robin, base: dict, metrics: lis
         se = {m: analysed[f"{m}.se"].to_numpy(dtype=float) for m in metrics}
         table = analyse(replace(design, X=design.X[: done * size]), values, seed, blocks=blocks, se=se)
         table.to_csv(staging / "sensitivity.csv", index=False)
+        base_games = n_games if base_summary is not None else 0
         meta = {**meta, "partial": interrupted, "blocks_analysed": done, "metrics": metrics,
-                "points_finished": len(summaries), "games_played": len(summaries) * n_games}
-        lines = build_sensitivity_report(table, meta, staging)
+                "points_finished": len(summaries), "games_played": len(summaries) * n_games + base_games,
+                "base_games": base_games, "base_room": base_room}
+        if base_summary is not None:
+            (staging / BASE_SUMMARY).write_text(json.dumps(base_summary, indent=2, default=str) + "\n")
+        lines = build_sensitivity_report(table, meta, staging,
+                                         (base_summary or {}).get("conclusions") if base_summary else None)
         results.write_meta(staging, meta)
         if interrupted:
             raise UserError(f"interrupted: {done} of {design.blocks} {BLOCK_WORDS[method]} finished; their analysis "

@@ -11,7 +11,7 @@ import pandas as pd
 from analysis import sweep_paired
 from analysis.paired import block_statistics
 from analysis.progress import reporting
-from analysis.report import build_report
+from analysis.report import build_report, conclude
 from analysis.summary import summary_for
 from analysis.sweep import build_sweep_report
 from sim import inputs, results
@@ -73,6 +73,9 @@ def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list
             kept = finished_variant(folder, played_under)
             if kept is not None:  # finished before an interruption: its games pair with the other variants'
                 meta, summary, tables = kept
+                # its sentences are recomputed from its figures, never read back (as compare does)
+                summary = conclude({k: v for k, v in summary.items() if k not in ("conclusions", "findings",
+                                                                                  "strategy_kinds")}, meta, tables)
             else:
                 if not quiet:
                     print(f"variant {i + 1}/{len(variants)}: {variant_label(assign)}", flush=True)
@@ -87,13 +90,15 @@ def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list
                     frame.to_parquet(folder / f"{name}.parquet", index=False)
                 meta["tables"] = results.table_rows(folder)
                 with reporting(None if quiet else say):
-                    summary = build_report(tables, meta, folder, game_of_run=from_meta) if reports else summary_for(tables, meta)
+                    # without --reports, its conclusions still (the page says them as its report would)
+                    summary = (build_report(tables, meta, folder, game_of_run=from_meta) if reports else
+                               conclude(summary_for(tables, meta), meta, tables))
                 if not reports:
                     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
                 meta["digests"] = file_digests(folder)  # a resume reuses the variant only as written
                 results.write_meta(folder, meta)  # last: a variant folder with a finished meta.json is complete
             # summary.json as one flat row: metric, metric.ci_low, metric.ci_high, metric.n
-            flat = {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict)
+            flat = {name + suffix: m.get(field) for name, m in summary.items() if isinstance(m, dict) and "estimate" in m
                     for suffix, field in (("", "estimate"), (".ci_low", "ci_low"), (".ci_high", "ci_high"), (".n", "n"))}
             rows.append({"variant": i, **{k: scalar(v) for k, v in assign.items()}, **flat})
             summaries.append(summary)
@@ -106,7 +111,8 @@ def run_sweep(spec, players, chosen, round_robin, params, n_games, targets: list
         table = pd.DataFrame(rows)
         table.to_csv(staging / "sweep.csv", index=False)
         table.to_parquet(staging / "sweep.parquet", index=False)
-        lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging, diffs, base)
+        lines = build_sweep_report(table, params, targets, spec.name, n_games, seed, staging, diffs, base,
+                                   [s.get("conclusions") or [] for s in summaries])
         results.write_meta(staging, {"game": spec.name, "sweep": {k: v for k, v in params}, "games": n_games,
                                      "seed": seed, "variants": len(variants), "partial": False, "baseline": base,
                                      "targets": [t.describe() for t in targets]})

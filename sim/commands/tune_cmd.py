@@ -12,7 +12,8 @@ import pandas as pd
 
 from analysis.formatting import fmt_metric
 from analysis.summary import summary_for
-from analysis.tune import build_tune_report, miss_by, tune_findings
+from analysis import conclusions as C
+from analysis.tune import build_tune_report, candidate_conclusions, miss_by, params_label, tune_findings
 from sim import inputs, results
 from sim.commands.grid_options import MAX_CANDIDATES, PASS_THROUGH, parse_options, sweep_setup
 from sim.errors import UserError
@@ -43,10 +44,13 @@ def tune(game, args):
     inputs.positive("--budget", opts.budget)
     inputs.positive("--max-candidates", opts.max_candidates, MAX_CANDIDATES)
     spec, players, chosen, rr, out = sweep_setup("tune", game, opts, targets)
-    ranking, spent = run_tune(spec, players, chosen, rr, params, targets, out, opts)
-    verdict = tune_findings({"ranking": ranking, "spent": spent, "budget": opts.budget})
+    doc = run_tune(spec, players, chosen, rr, params, targets, out, opts)
+    ranking, spent = doc["ranking"], doc["spent"]
+    verdict = tune_findings(doc)
+    picked = C.conclusion_of(doc, "best_candidate")
     closest = any(f["text"].startswith("Closest candidate") for f in verdict)  # every candidate misses a target
-    click.echo(f"spent {spent:,} of {opts.budget:,} games; {'closest' if closest else 'best'} candidates:")
+    leading = "leading" if picked and picked["verdict"] != C.REAL else "closest" if closest else "best"
+    click.echo(f"spent {spent:,} of {opts.budget:,} games; {leading} candidates:")
     for entry in ranking[:5]:
         click.echo(f"  {variant_label(entry['params'])}  ({entry['games']:,} games)")
         for metric, m in entry["targets"].items():
@@ -56,6 +60,8 @@ def tune(game, args):
             click.echo(f"    {metric}: {fmt_metric(metric, m)}  target {band}: {m['verdict']}{by}")
     if verdict and verdict[0]["id"] == "none_meets":
         click.echo(verdict[0]["text"])
+    if picked:
+        click.echo(picked["text"])
     click.echo(str(out / "tune.json"))
     click.echo(str(out / "tune.html"))
 
@@ -92,6 +98,7 @@ def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opt
         survivors = list(range(len(candidates)))
         games = {c: 0 for c in survivors}
         summaries: dict[int, dict] = {}
+        concluded: dict[int, list] = {}  # each candidate's conclusions on its games so far
         spent, history = 0, []
         for r, share in enumerate(shares):
             for c in survivors:
@@ -101,13 +108,15 @@ def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opt
                 tables, _ = execute(spec, configs[c], plan, jobs=opts.jobs, backend=opts.backend, kind="tune",
                                     scheduler=opts.scheduler, progress=False,
                                     batch_dir=staging / f"candidate-{c:03d}" / results.BATCHES)
-                summaries[c] = summary_for(tables, variant_meta(spec, players, plan, configs[c]))
+                point_meta = variant_meta(spec, players, plan, configs[c])
+                summaries[c] = summary_for(tables, point_meta)
                 unknown = [tg.metric for tg in targets if tg.metric not in summaries[c]]
                 if unknown:
                     shutil.rmtree(staging, ignore_errors=True)
                     metrics = sorted(k for k, v in summaries[c].items() if isinstance(v, dict))
                     raise UserError(f"--target {unknown[0]}: not a figure of {spec.name}; allowed: "
                                     + ", ".join(metrics))
+                concluded[c] = candidate_conclusions(summaries[c], point_meta, tables)
                 history.append({"round": r, "candidate": c, "games": games[c],
                                 **{k: scalar(v) for k, v in candidates[c].items()},
                                 "loss": loss(summaries[c], targets)[0]})
@@ -119,7 +128,8 @@ def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opt
                       flush=True)
             survivors = survivors[: math.ceil(len(survivors) / 2)]
         ranked = sorted(summaries, key=lambda c: (-games[c], loss(summaries[c], targets)))
-        report = [{"candidate": c, "params": candidates[c], "games": games[c],
+        report = [{"candidate": c, "params": candidates[c], "label": params_label(candidates[c]), "games": games[c],
+                   "conclusions": concluded[c],
                    "distance": loss(summaries[c], targets)[0],
                    "targets": {t.metric: {**summaries[c].get(t.metric, {}), "band": [t.low, t.high],
                                           "verdict": t.verdict(summaries[c].get(t.metric, {}))} for t in targets}}
@@ -128,10 +138,12 @@ def run_tune(spec, players, chosen, round_robin, params, targets, out: Path, opt
             shutil.rmtree(staging / f"candidate-{c:03d}", ignore_errors=True)
         doc = {"game": spec.name, "budget": budget, "spent": spent, "seed": seed, "method": "successive halving",
                "targets": [t.describe() for t in targets], "ranking": report}
+        # the answer, computed once: the leader named, or a toss-up (analysis.conclusions, as the play style's)
+        doc["conclusions"] = [c for c in [C.best_candidate(report, summaries[ranked[0]])] if c]
         (staging / "tune.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")
         pd.DataFrame(history).to_csv(staging / "history.csv", index=False)
         build_tune_report(json.loads(json.dumps(doc, default=str)), pd.DataFrame(history), staging)
         results.write_meta(staging, {"game": spec.name, "tune": True, "partial": False, "budget": budget,
                                      "spent": spent, "seed": seed})
         results.finish(staging, out)
-        return report, spent
+        return doc
