@@ -41,6 +41,13 @@ class Edge:
     labels: tuple[str, ...]
     position: np.ndarray
 
+    def words(self, k: int) -> str:
+        """Position k in a sentence: the seat finding's own words where the edge is one of its figures (one
+        position, one name on a page), else its short label (the tables' and charts')."""
+        if len(self.keys) > 1 and self.key in ("position_win_rate", "seat_win_rate"):
+            return conclusions.position_words(self.key, k)
+        return self.labels[k]
+
 
 @dataclass(frozen=True)
 class Setup:
@@ -221,8 +228,8 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     span = rest_wins / rest_n if len(edge.labels) > 2 else rest_wins[hi:hi + 1] / rest_n
     where = _stratum_words(test, far["level"])
     head = f"{edge.what[:1].upper() + edge.what[1:]}"
-    fig = (f"{edge.labels[hi]} wins {_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
-           + (f" and {edge.labels[lo]} {_pct(far['rates'][lo]['estimate'])} ({_ci(far['rates'][lo])})"
+    fig = (f"{edge.words(hi)} wins {_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
+           + (f" and {edge.words(lo)} {_pct(far['rates'][lo]['estimate'])} ({_ci(far['rates'][lo])})"
               if len(edge.labels) > 2 else ""))
     amount = f"{_pct(min(span))}-{_pct(max(span))}" if len(span) > 1 else _pct(span[0])
     elsewhere = f"against {amount} under the other {test['name']}s"
@@ -231,9 +238,9 @@ def _locate_setup(edge: Edge, test: dict, fair: float, unit: str, family: int) -
             + ("" if whole else f", the others' edge {_p(p_rest)}") + f"; mirror {unit}")
     lead = f"{head} {'comes from' if whole else 'is largest under'} {where}: {fig} there, {elsewhere}"
     text = f"{lead}{'' if whole else ', an edge there too'} ({tail})."
-    short = (f"{head} {'comes from' if whole else 'is largest under'} {where}: {edge.labels[hi]} wins "
+    short = (f"{head} {'comes from' if whole else 'is largest under'} {where}: {edge.words(hi)} wins "
              f"{_pct(far['rates'][hi]['estimate'])} ({_ci(far['rates'][hi])})"
-             + (f" and {edge.labels[lo]} {_pct(far['rates'][lo]['estimate'])}" if len(edge.labels) > 2 else "")
+             + (f" and {edge.words(lo)} {_pct(far['rates'][lo]['estimate'])}" if len(edge.labels) > 2 else "")
              + f" there, {elsewhere}{'' if whole else ', an edge there too'}.")
     return _conclusion(cid, "real", far["rates"][big], text, short=short, stratum=far["level"],
                        carries="whole" if whole else "largest", p_rest=p_rest, **extra)
@@ -259,12 +266,12 @@ def _locate_event(edge: Edge, test: dict, fair: float, unit: str, family: int) -
     if not test["p_holm"] < ALPHA:
         return _conclusion(cid, "within noise", m, f"Every position takes {test['name']} about equally often "
                            f"(goodness-of-fit {_p(test['p'])}, Holm-adjusted {_p(test['p_holm'])}).", **extra)
-    lead = (f"{head} runs partly through {test['name']}: {edge.labels[top]} takes it "
+    lead = (f"{head} runs partly through {test['name']}: {edge.words(top)} takes it "
             f"{'more' if m['estimate'] > fair else 'less'} often than its share, {_pct(m['estimate'])} of the times "
             f"it is taken ({_ci(m)}) against a fair {_pct(fair)}")
     text = (f"{lead} (goodness-of-fit {_p(test['p'])}, Holm-adjusted over "
             f"{_variables(family)} {_p(test['p_holm'])}; mirror {unit}).")
-    return _conclusion(cid, "real", m, text, short=lead + ".", position=edge.labels[top], **extra)
+    return _conclusion(cid, "real", m, text, short=lead + ".", position=edge.words(top), **extra)
 
 
 def analyse_edge(frame: Frame, edge: Edge, summary: dict) -> dict:

@@ -68,7 +68,7 @@ def test_a_planted_festival_edge_is_found_and_named_in_nearly_every_replicate():
         loc = location(analyse([frame_of(cond, first, win, position)], summary_of(win, position)))
         if loc["verdict"] == "real" and loc["stratum"] == "festival" and loc["carries"] == "whole":
             named += 1
-            assert loc["text"].startswith("The first-player edge comes from the festival market condition: +1 wins")
+            assert loc["text"].startswith("The first-player edge comes from the festival market condition: the player after the round-1 first player wins")
             assert loc["ci_low"] <= 0.54 <= loc["ci_high"] or loc["ci_low"] <= 0.16 <= loc["ci_high"]
             assert loc["population"] == "mirror games" and loc["figure"] == "edge_strata[position_win_rate][condition]"
     assert named >= 18
@@ -120,7 +120,7 @@ def test_an_event_the_edged_position_takes_more_often_is_said_to_carry_the_edge(
     by = {c["id"]: c for c in result["conclusions"]}
     assert by["edge_events[position_win_rate][bonus]"]["verdict"] == "real"
     bonus = by["edge_events[position_win_rate][bonus]"]["text"]
-    assert "runs partly through the bonus: first player takes it more often" in bonus
+    assert "runs partly through the bonus: the round-1 first player takes it more often" in bonus
     assert by["edge_events[position_win_rate][plain]"]["verdict"] == "within noise"
     assert by["edge_location[position_win_rate]"]["figure"] == "edge_events[position_win_rate][bonus]"
 
