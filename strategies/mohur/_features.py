@@ -21,11 +21,8 @@ def sale_rupees(obs, g, count):
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def card_worth(obs, g, held):
-    """What one more card of g is worth to a hand already holding `held` of it: the token it would take. The load
-    is clamped into the stack's row and made every time, so that the choice is a select, not a branch (whether a
-    hand has run past its stack is data the branch predictor cannot learn)."""
-    v = float(obs[E.O_TOKV + g * E.MAX_TOK + min(max(held, 0), E.MAX_TOK - 1)])
-    return v if held < obs[E.O_TOKREM + g] else 0.0
+    """What one more card of g is worth to a hand already holding `held` of it: the token it would take."""
+    return 0.0 if held >= obs[E.O_TOKREM + g] else float(obs[E.O_TOKV + g * E.MAX_TOK + held])
 
 
 @njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
