@@ -206,7 +206,7 @@ def card_steps(obs, params, g, hand_weight):
     per_card = params[P_HAND_CARDS] + precious - gift  # noqa: F821
     gain = (per_card + params[P_EXCHANGE_SIZE] + hand_weight * card_worth(obs, g, held)  # noqa: F821
             + params[P_SET_BONUS_HELD] * (sale_bonus(obs, held + 1) - bonus))  # noqa: F821
-    loss = (per_card + hand_weight * card_worth(obs, g, held - 1)
+    loss = (per_card + hand_weight * card_worth(obs, g, max(held - 1, 0))  # held 0: never read
             + params[P_SET_BONUS_HELD] * (bonus - sale_bonus(obs, held - 1)))  # noqa: F821
     return (gain + params[P_KINDS_HELD] if held == 0 else gain,  # noqa: F821
             loss + params[P_KINDS_HELD] if held == 1 else loss)  # noqa: F821
