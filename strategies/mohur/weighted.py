@@ -193,7 +193,7 @@ def hand_value(obs):
     return hv
 
 
-@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT; six calls a decision
+@njit(cache=True, _nrt=False)  # HOT_NO_NRT; not inlined: six inlined copies cost ~3 CPU-s of cold compile
 def card_steps(obs, params, g, hand_weight):
     """good_change of taking one card of g (hand_cards, exchange_size included) and of giving one (as a loss),
     hand_value's at `hand_weight`, written out for the hot path: exchanges value cards by these. Straight-line
