@@ -18,10 +18,9 @@ def tokens_from(obs, g, skip, n):
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
 def sale_bonus(obs, count):
     """The expected bonus token of a sale of `count` cards: its pile's mean while the pile holds tokens."""
-    if count < 3:
-        return 0.0
-    pile = min(count, 5) - 3
-    return obs[E.O_PILE_MEAN + pile] * 0.01 if obs[E.O_PILE_LEFT + pile] > 0 else 0.0  # x100 in obs; no division
+    pile = min(max(count, 3), 5) - 3  # loads made every time: a select, not a branch (as card_worth)
+    mean = obs[E.O_PILE_MEAN + pile] * 0.01  # x100 in obs; no division
+    return mean if (count >= 3) & (obs[E.O_PILE_LEFT + pile] > 0) else 0.0
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT

@@ -56,6 +56,7 @@ def weighted(obs, actions, n_actions, params, cfg):
     t4, g4 = card_steps(obs, params, 4, hw)
     t5, g5 = card_steps(obs, params, 5, hw)
     steps = (t0, t1, t2, t3, t4, t5, g0, g1, g2, g3, g4, g5)
+    goods0, hv = now_terms(obs)
     best, ties, choice = -1e18, 0, 0
     for a in range(n_actions):
         typ = actions[a, E.A_TYPE]
@@ -63,12 +64,12 @@ def weighted(obs, actions, n_actions, params, cfg):
             g = actions[a, E.A_GOOD]
             dhv = card_worth(obs, g, obs[E.O_HAND + g])
             v = steps[g] - params[P_EXCHANGE_SIZE] - params[P_HAND_CARDS] - hw * dhv  # noqa: F821
-            v += after_rest(obs, params, 1, 0, 0, 1, 0, dhv, 0.0, 0.0)
-        else:  # row_score's one call site (it is inlined)
+            v += after_rest(obs, params, 1, 0, 0, 1, 0, dhv, 0.0, 0.0, goods0, hv)
+        else:  # _row_score's one call site in the strategy (it is inlined)
             if typ == E.T_EXCHANGES and (exchange_reach(obs, params, steps) < best - 1e-6
                                          or not candidate_exchange(obs, actions, a, params, steps)):
                 continue
-            v = row_score(obs, actions, a, params)
+            v = _row_score(obs, actions, a, params, goods0, hv)
         take, best, ties = consider(v, best, ties)
         if take:
             choice = a
@@ -106,9 +107,29 @@ def sale_change(obs, params, g, c):
     return v, gained, bonus
 
 
-@njit(cache=True, _nrt=False, inline="always")  # HOT_NO_NRT; inlined: a call per row (~7% of a match)
+@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
 def row_score(obs, actions, a, params):
     """Sum of weight x (feature after row a - feature now) over every feature (the refill unseen)."""
+    goods0, hv = now_terms(obs)
+    return _row_score(obs, actions, a, params, goods0, hv)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
+def now_terms(obs):
+    """What every row's after_rest reads of the observation now, once a decision (the rows' scores call the
+    generator between them, so the compiler cannot hoist these loads): the goods in hand, and hand_value where
+    some row may leave the round about to end (NaN where none can: never read)."""
+    goods0 = E.total(obs, E.O_HAND, E.NG)
+    deck0, empty0, ends_at = obs[E.O_DECK], obs[E.O_EMPTY], obs[E.O_STACKS_END]
+    # a row empties at most one stack and draws at most the market's cards
+    if ending_soon(empty0 + 1, deck0 - E.total(obs, E.O_MARKET, E.NK), ends_at):
+        return goods0, hand_value(obs)
+    return goods0, np.nan
+
+
+@njit(cache=True, _nrt=False, inline="always")  # HOT_NO_NRT; inlined: a call per row (~7% of a match)
+def _row_score(obs, actions, a, params, goods0, hv):
+    """row_score, given now_terms."""
     typ = actions[a, E.A_TYPE]
     if typ == E.T_PASS:
         return 0.0
@@ -133,14 +154,15 @@ def row_score(obs, actions, a, params):
             v += params[P_EXCHANGE_SIZE] * actions[a, E.A_COUNT]  # noqa: F821
         # the refill replaces the cards taken less those given
         market_coins, net_taken, emptied, gained, bonus = -coins, max(0, goods + coins), 0, 0.0, 0.0
-    return v + after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus)  # one call
+    return v + after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus, goods0,
+                          hv)  # one call
 
 
 @njit(cache=True, _nrt=False, inline="always")  # HOT_NO_NRT; inlined: a call per row (~7% of a match)
-def after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus):
+def after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv, gained, bonus, goods0, hv):
     """The features that are not per good, for an action with these changes (`net_taken`: cards the refill draws,
-    `dhv`: hand_value's change, `gained` rupees and a `bonus` token taken)."""
-    goods0, limit = E.total(obs, E.O_HAND, E.NG), obs[E.O_HAND_LIMIT]
+    `dhv`: hand_value's change, `gained` rupees and a `bonus` token taken), given now_terms (goods0, hv)."""
+    limit = obs[E.O_HAND_LIMIT]
     deck0, empty0, ends_at = obs[E.O_DECK], obs[E.O_EMPTY], obs[E.O_STACKS_END]
     drawn = min(deck0, net_taken)
     deck, empty = deck0 - drawn, empty0 + emptied
@@ -157,8 +179,7 @@ def after_rest(obs, params, goods, coins, market_coins, net_taken, emptied, dhv,
         v += params[P_ENDS_ROUND_AHEAD] * round_end_sign(  # noqa: F821
             obs, gained, bonus, obs[E.O_HAND + E.COIN] + coins, bonus_token_mean(obs))
     late0, late = ending_soon(empty0, deck0, ends_at), ending_soon(empty, deck, ends_at)
-    if late or late0:  # hand_value counted while the round is about to end
-        hv = hand_value(obs)
+    if late or late0:  # hand_value counted while the round is about to end (now_terms computed hv)
         v += params[P_UNSOLD_VALUE_LATE] * ((hv + dhv if late else 0.0) - (hv if late0 else 0.0))  # noqa: F821
     return v
 
@@ -172,24 +193,23 @@ def hand_value(obs):
     return hv
 
 
-@njit(cache=True, _nrt=False)  # sim.mohur.engine's HOT_NO_NRT
+@njit(cache=True, _nrt=False)  # HOT_NO_NRT; not inlined: six inlined copies cost ~3 CPU-s of cold compile
 def card_steps(obs, params, g, hand_weight):
     """good_change of taking one card of g (hand_cards, exchange_size included) and of giving one (as a loss),
-    hand_value's at `hand_weight`, written out for the hot path: exchanges value cards by these."""
+    hand_value's at `hand_weight`, written out for the hot path: exchanges value cards by these. Straight-line
+    (every helper a select): a step is read only for a good the market holds (taking) or the hand holds (giving),
+    so what it is worth otherwise does not matter."""
     held = obs[E.O_HAND + g]
-    if held == 0 and obs[E.O_MARKET + g] == 0:
-        return 0.0, 0.0  # neither taken nor given: never read
     bonus = sale_bonus(obs, held)
     precious = params[P_PRECIOUS_HELD] if obs[E.O_MIN_SALE + g] >= 2 else 0.0  # noqa: F821
     gift = params[P_MARKET_GIFT] * card_worth(obs, g, obs[E.O_OPP_KNOWN + g])  # noqa: F821
     per_card = params[P_HAND_CARDS] + precious - gift  # noqa: F821
     gain = (per_card + params[P_EXCHANGE_SIZE] + hand_weight * card_worth(obs, g, held)  # noqa: F821
             + params[P_SET_BONUS_HELD] * (sale_bonus(obs, held + 1) - bonus))  # noqa: F821
-    if held == 0:
-        return gain + params[P_KINDS_HELD], 0.0  # noqa: F821
-    loss = (per_card + hand_weight * card_worth(obs, g, held - 1)
+    loss = (per_card + hand_weight * card_worth(obs, g, max(held - 1, 0))  # held 0: never read
             + params[P_SET_BONUS_HELD] * (bonus - sale_bonus(obs, held - 1)))  # noqa: F821
-    return gain, loss + (params[P_KINDS_HELD] if held == 1 else 0.0)  # noqa: F821
+    return (gain + params[P_KINDS_HELD] if held == 0 else gain,  # noqa: F821
+            loss + params[P_KINDS_HELD] if held == 1 else loss)  # noqa: F821
 
 
 @njit(cache=True, _nrt=False, inline="always")  # sim.mohur.engine's HOT_NO_NRT
@@ -235,33 +255,39 @@ def candidate_exchange(obs, actions, a, params, steps):
             low = order & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
             order = low | (np.int64(g) << (E.KIND_BITS * at)) | ((order ^ low) << E.KIND_BITS)
             kinds += 1
+    # the market's goods, highest step first (the lower good first on a tie): the order the cards are taken in
+    picks, goods = np.int64(0), 0
+    for g in range(E.NG):
+        if obs[E.O_MARKET + g] > 0:
+            at = 0
+            while at < goods and steps[(picks >> (E.KIND_BITS * at)) & E.KMASK] >= steps[g]:
+                at += 1
+            low = picks & ((np.int64(1) << (E.KIND_BITS * at)) - 1)
+            picks = low | (np.int64(g) << (E.KIND_BITS * at)) | ((picks ^ low) << E.KIND_BITS)
+            goods += 1
     take, gained, k = np.int64(0), 0.0, 0
     best, best_take, best_give, best_k = -np.inf, np.int64(0), np.int64(0), 0
-    while True:
-        top, tg = -np.inf, -1
-        for g in range(E.NG):
-            if obs[E.O_MARKET + g] > (take >> (E.FIELD * g)) & E.FMASK and steps[g] > top:
-                top, tg = steps[g], g
-        if tg < 0:
-            break
-        take += np.int64(1) << (E.FIELD * tg)
-        gained += top
-        k += 1
-        if k < obs[E.O_MIN_EXCHANGE]:
-            continue
-        give, v, left = np.int64(0), gained, k
-        for i in range(kinds):
-            g = (order >> (E.KIND_BITS * i)) & E.KMASK
-            if g != E.COIN and (take >> (E.FIELD * g)) & E.FMASK:
-                continue  # a kind taken is not given back
-            w = min(coins_given if g == E.COIN else obs[E.O_HAND + g], left)
-            give += np.int64(w) << (E.FIELD * g)
-            v -= w * (coin_loss if g == E.COIN else steps[E.NG + g])
-            left -= w
-            if left == 0:
-                break
-        if left == 0 and v > best:
-            best, best_take, best_give, best_k = v, take, give, k
+    for i in range(goods):  # one card a pass: every card of the best good, then of the next
+        tg = (picks >> (E.KIND_BITS * i)) & E.KMASK
+        for _ in range(obs[E.O_MARKET + tg]):
+            take += np.int64(1) << (E.FIELD * tg)
+            gained += steps[tg]
+            k += 1
+            if k < obs[E.O_MIN_EXCHANGE]:
+                continue
+            give, v, left = np.int64(0), gained, k
+            for j in range(kinds):
+                g = (order >> (E.KIND_BITS * j)) & E.KMASK
+                if g != E.COIN and (take >> (E.FIELD * g)) & E.FMASK:
+                    continue  # a kind taken is not given back
+                w = min(coins_given if g == E.COIN else obs[E.O_HAND + g], left)
+                give += np.int64(w) << (E.FIELD * g)
+                v -= w * (coin_loss if g == E.COIN else steps[E.NG + g])
+                left -= w
+                if left == 0:
+                    break
+            if left == 0 and v > best:
+                best, best_take, best_give, best_k = v, take, give, k
     if best_k == 0:
         return False
     E.write_exchange(actions, a, best_k, best_take, best_give)
