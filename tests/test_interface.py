@@ -75,4 +75,28 @@ def test_project_njit_compiles_one_overload_for_literal_arguments():
         caller = jit(space["caller"])
         assert caller(10) == 36
         # 3 with numba's njit is what sim.jit avoids (if numba stops doing it, sim/jit.py can go)
-        assert len(space["add"].signatures) == overloads
+        assert len(getattr(space["add"], "twin", space["add"]).signatures) == overloads
+
+
+def test_jitted_callers_call_a_twin_compiled_only_into_them():
+    """sim.jit: a function that jitted code calls is compiled there by its twin, whose code is never optimised,
+    emitted or wrapped on its own (it has no entry point for Python), only linked into its caller; a Python call
+    compiles a full overload of its own; `inline="always"` is LLVM's inlining, not numba's."""
+    from sim.jit import njit as project_njit
+
+    space = {"njit": project_njit}
+    exec("@njit(cache=False)\ndef leaf(x):\n    if x < 0:\n        raise ValueError('leaf: negative')\n"
+         "    return 2 * x\n\n@njit(cache=False, inline='always')\ndef middle(x):\n    return leaf(x) + 1\n\n"
+         "@njit(cache=False)\ndef top(x):\n    return middle(x) + middle(x + 1)\n", space)
+    leaf, middle, top = space["leaf"], space["middle"], space["top"]
+    assert top(3) == 7 + 9
+    assert not leaf.signatures and not middle.signatures  # Python called neither
+    for fn in (leaf, middle):
+        (cres,) = fn.twin.overloads.values()
+        assert not cres.library._finalized and not cres.fndesc.llvm_cpython_wrapper_name in \
+            [f.name for f in cres.library._final_module.functions if not f.is_declaration]
+        assert fn.targetoptions["inline"] == "never"
+    assert middle.twin.targetoptions["forceinline"] and not leaf.twin.targetoptions["forceinline"]
+    with pytest.raises(ValueError, match="leaf: negative"):  # raised in a twin, through its callers
+        top(-5)
+    assert leaf(4) == 8 and len(leaf.signatures) == 1  # its own overload, called from Python

@@ -35,6 +35,27 @@ def wrap(owner, attr, label):
 
 
 wrap(cm.PassManager, "_runPass", lambda a: "numba pass " + a[2].name())
+# per function compiled: its own compile, exclusive of the callees it compiles (by a second stack)
+by_func, func_calls, func_stack = defaultdict(float), defaultdict(int), []
+
+
+def _compiled(self, *args, **kwargs):
+    start = time.process_time()
+    func_stack.append(0.0)
+    try:
+        return _compile(self, *args, **kwargs)
+    finally:
+        took, inner = time.process_time() - start, func_stack.pop()
+        label = f"{type(self).__name__[:5]} {self._func_name if hasattr(self, '_func_name') else self.py_func.__qualname__}"
+        by_func[label] += took - inner
+        func_calls[label] += 1
+        if func_stack:
+            func_stack[-1] += took
+
+
+import numba.core.dispatcher as nd  # noqa: E402
+_compile = nd._FunctionCompiler.compile
+nd._FunctionCompiler.compile = _compiled
 for attr in ("_optimize_functions", "_optimize_final_module", "_finalize_final_module", "serialize_using_object_code"):
     wrap(cg.CPUCodeLibrary, attr, "llvm " + attr)
 
@@ -57,3 +78,8 @@ t2 = cpu()
 print(f"{game}: kernel {t1 - t0:.1f} CPU-s, then its trace {t2 - t1:.1f} CPU-s; by phase:")
 for label, seconds in sorted(spent.items(), key=lambda x: -x[1])[:14]:
     print(f"  {seconds:6.2f}  x{calls[label]:<4d} {label}")
+top = int(os.environ.get("FUNCTIONS", "0"))
+if top:
+    print(f"by function compiled ({len(by_func)}, {sum(by_func.values()):.1f} CPU-s), exclusive of the callees it compiles:")
+    for label, seconds in sorted(by_func.items(), key=lambda x: -x[1])[:top]:
+        print(f"  {seconds:6.2f}  x{func_calls[label]:<4d} {label}")
