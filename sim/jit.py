@@ -25,7 +25,9 @@ function pointers (`cfunc`, `types.FunctionType`), which nothing here uses.
 
 from llvmlite import binding as ll
 from numba.core import types
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import CompileResult
 from numba.core.dispatcher import _FunctionCompiler
 from numba.core.registry import CPUDispatcher
 
@@ -69,6 +71,39 @@ class _LeanLibrary(JITCodeLibrary):
             self._shared_module = module
         return self._shared_module
 
+    @property
+    def has_dynamic_globals(self):
+        return any(gv.name.startswith("numba.dynamic.globals") for gv in self._get_module_for_linking().global_variables)
+
+    def serialize_using_object_code(self):
+        """What the twin's cache keeps: the module its callers link (there is no object code)."""
+        return self.name, "twin", self._get_module_for_linking().as_bitcode()
+
+
+class _LeanCacheImpl(CompileResultCacheImpl):
+    """A twin's overloads in the disk cache, beside (not in place of) its first dispatcher's."""
+
+    def get_filename_base(self, fullname, abiflags):
+        return super().get_filename_base(fullname + "-twin", abiflags)
+
+    def rebuild(self, target_context, payload):
+        (name, _, bitcode), fndesc, env, signature, objectmode, lifted, typeann, reload_init, envs = payload
+        for init in reload_init:
+            init()
+        library = target_context.codegen().create_library(name)
+        library.__class__ = _LeanLibrary
+        library._shared_module = ll.parse_bitcode(bitcode)
+        library._reload_init.update(reload_init)
+        return CompileResult(target_context=target_context, typing_context=target_context.typing_context,
+                             library=library, environment=env, entry_point=_CallKey(), fndesc=fndesc,
+                             type_annotation=typeann, signature=signature, objectmode=objectmode, lifted=lifted,
+                             typing_error=None, call_helper=None, metadata=None, reload_init=reload_init,
+                             referenced_envs=envs)
+
+
+class _LeanCache(FunctionCache):
+    _impl_class = _LeanCacheImpl
+
 
 class _LeanCompiler(_FunctionCompiler):
     def _customize_flags(self, flags):
@@ -82,14 +117,18 @@ class _CallKey:
 
 class _LeanDispatcher(_UnliteralDispatcher):
     """The dispatcher jitted code calls in place of an `njit` function (module docstring): never called from
-    Python (its overloads have no entry point) and never cached (its code is cached inside its callers')."""
+    Python (its overloads have no entry point); its cache keeps the module its callers link."""
+
+    def enable_caching(self):
+        self._cache = _LeanCache(self.py_func)
 
     def add_overload(self, cres):
-        cres.library.__class__ = _LeanLibrary
-        for library in cres.library._linking_libraries:  # a caller takes these over before linking the module
-            cres.library._reload_init.update(library._reload_init)
-        cres = cres._replace(entry_point=_CallKey())
-        self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+        if not isinstance(cres.entry_point, _CallKey):  # compiled, not loaded from the cache
+            cres.library.__class__ = _LeanLibrary
+            for library in cres.library._linking_libraries:  # a caller takes these over before linking the module
+                cres.library._reload_init.update(library._reload_init)
+            cres = cres._replace(entry_point=_CallKey())
+            self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
         self.overloads[tuple(cres.signature.args)] = cres
 
 
@@ -113,6 +152,7 @@ def njit(func=None, *, cache: bool = True, int64: bool = False, readonly: bool =
         disp.typingctx.insert_global(disp, twin._type)
         if cache:
             disp.enable_caching()
+            twin.enable_caching()
         return disp
 
     return wrap if func is None else wrap(func)
