@@ -3,6 +3,9 @@ then the trace. A developer's measuring tool (not part of the package); run it w
 
     BALANCE_SIM_CACHE=$(mktemp -d) .venv/bin/python tools/compile_phases.py mohur
 
+With FUNCTIONS=N set, it also lists the N functions that cost most to compile, each exclusive of the callees it
+compiles (`_Lean`: a twin's overload, compiled for jitted callers; `_Func`/`_Call`: one Python calls, or numba's).
+
 It wraps numba's pass manager and code library methods (numba 0.68) to time them; nothing it changes is kept.
 """
 import os
@@ -46,7 +49,7 @@ def _compiled(self, *args, **kwargs):
         return _compile(self, *args, **kwargs)
     finally:
         took, inner = time.process_time() - start, func_stack.pop()
-        label = f"{type(self).__name__[:5]} {self._func_name if hasattr(self, '_func_name') else self.py_func.__qualname__}"
+        label = f"{type(self).__name__[:5]} {self.py_func.__qualname__}"
         by_func[label] += took - inner
         func_calls[label] += 1
         if func_stack:
