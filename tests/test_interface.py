@@ -101,28 +101,3 @@ def test_jitted_callers_call_a_twin_compiled_only_into_them():
         top(-5)
     assert leaf(4) == 8 and len(leaf.signatures) == 1  # its own overload, called from Python
 
-
-def test_twins_code_is_internal_to_its_caller_when_llvm_optimises_it(monkeypatch):
-    """LLVM infers no attribute (nocapture, readonly, ...) of a `linkonce_odr` function, which another module's
-    copy could replace: a twin's functions are internal to the module of the function Python calls when LLVM
-    optimises it (the kernels ran ~10% slower otherwise)."""
-    from llvmlite.binding import Linkage
-    from numba.core.codegen import CPUCodeLibrary
-
-    from sim.jit import njit as project_njit
-
-    linkage = {}
-    optimise = CPUCodeLibrary._optimize_final_module
-
-    def record(self):
-        linkage.update({f.name: f.linkage for f in self._final_module.functions if not f.is_declaration})
-        optimise(self)
-
-    monkeypatch.setattr(CPUCodeLibrary, "_optimize_final_module", record)
-    space = {"njit": project_njit}
-    exec("@njit(cache=False)\ndef leaf(a):\n    return a.sum()\n\n"
-         "@njit(cache=False)\ndef top(a):\n    return leaf(a) + leaf(a[1:])\n", space)
-    assert space["top"](np.arange(4.0)) == 12.0
-    (cres,) = space["leaf"].twin.overloads.values()
-    twin_code = [f.name for f in cres.library._get_module_for_linking().functions if not f.is_declaration]
-    assert twin_code and all(linkage[name] == Linkage.internal for name in twin_code)
