@@ -24,7 +24,7 @@ function pointers (`cfunc`, `types.FunctionType`), which nothing here uses.
 """
 
 from llvmlite import binding as ll
-from numba.core import types
+from numba.core import compiler, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import CompileResult
@@ -105,6 +105,53 @@ class _LeanCache(FunctionCache):
     _impl_class = _LeanCacheImpl
 
 
+class _CallerLibrary(JITCodeLibrary):
+    """The library of a function Python calls: every function linked into it (twins' code and plain numba
+    libraries' alike) is made internal to it before LLVM optimises the module, so that LLVM sees exact definitions
+    (it infers no attribute of a `linkonce_odr` function, which another module's copy could replace: the callers'
+    code was ~10% slower with them) and the machine code calls only its own copies.
+
+    All, not only twins': a `linkonce_odr` function left in the module (one that came through a plain
+    `numba.njit` library, such as a chooser calling a search player) is bound by the JIT linker to the first copy
+    of that name already loaded, in another module; mixed with internal copies here, that crashed
+    (tests/test_search.py). Kept external: the library's own functions and what is looked up by name (CPython and
+    C wrappers, numba's runtime: the `nrt` library and NRT_incref/decref, which other modules may only declare).
+    Global variables are never touched (numba sets environments by name)."""
+
+    def _optimize_final_module(self):
+        visible = {fn.name for fn in self._final_module.functions
+                   if not fn.is_declaration and fn.linkage != ll.Linkage.internal}
+        for library in self._linking_libraries:
+            if library.name == "nrt":
+                continue
+            for fn in library._get_module_for_linking().functions:
+                if fn.name in visible and not fn.name.startswith(_BY_NAME):  # defined here, linked in
+                    self._final_module.get_function(fn.name).linkage = "internal"
+        super()._optimize_final_module()
+
+
+# found by name: CPython and C wrappers (numba), and numba's reference counting, which modules that only declare
+# it bind to whichever loaded module exports it
+_BY_NAME = ("_ZN7cpython", "cfunc.", "_ZN5cfunc", "NRT_", "nrt_")
+
+
+class _CallerCompiler(_FunctionCompiler):
+    def _compile_core(self, args, return_type):  # numba's, with a _CallerLibrary
+        flags = compiler.Flags()
+        self.targetdescr.options.parse_as_flags(flags, self.targetoptions)
+        flags = self._customize_flags(flags)
+        library = self.targetdescr.target_context.codegen().create_library(self.py_func.__qualname__)
+        library.__class__ = _CallerLibrary
+        library.enable_object_caching()
+        cres = compiler.compile_extra(self.targetdescr.typing_context, self.targetdescr.target_context,
+                                      self._get_implementation(args, {}), args=args, return_type=return_type,
+                                      flags=flags, locals=self.locals, library=library,
+                                      pipeline_class=self.pipeline_class)
+        if cres.typing_error is not None and not flags.enable_pyobject:
+            raise cres.typing_error
+        return cres
+
+
 class _LeanCompiler(_FunctionCompiler):
     def _customize_flags(self, flags):
         flags.no_compile = flags.no_cpython_wrapper = flags.no_cfunc_wrapper = True
@@ -145,6 +192,7 @@ def njit(func=None, *, cache: bool = True, int64: bool = False, readonly: bool =
         # forceinline set either way: a flag left unset is inherited from the caller being compiled
         twin = _LeanDispatcher(py_func=py_func, locals={}, targetoptions={**targetoptions, "forceinline": forceinline})
         twin._compiler.__class__ = _LeanCompiler
+        disp._compiler.__class__ = _CallerCompiler
         for d in (disp, twin):
             d.int64, d.readonly = int64, readonly
         disp.twin = twin

@@ -101,3 +101,36 @@ def test_jitted_callers_call_a_twin_compiled_only_into_them():
         top(-5)
     assert leaf(4) == 8 and len(leaf.signatures) == 1  # its own overload, called from Python
 
+
+
+def test_code_linked_into_a_function_python_calls_is_internal_to_it(monkeypatch):
+    """LLVM infers no attribute (nocapture, readonly, ...) of a `linkonce_odr` function, which another module's
+    copy could replace, and the JIT linker binds such a function to the first copy of its name already loaded:
+    every function linked into the module of a function Python calls, twins' and plain numba libraries' alike
+    (a plain `numba.njit` chooser calling a search player crashed when only twins' were), is internal to it when
+    LLVM optimises it; only CPython and C wrappers, which numba finds by name, stay visible."""
+    from llvmlite.binding import Linkage  # deferred: only this test looks inside numba's code libraries
+    from numba.core.codegen import CPUCodeLibrary  # deferred: as above
+
+    from sim.jit import njit as project_njit  # deferred: as above
+
+    linkage = {}
+    optimise = CPUCodeLibrary._optimize_final_module
+
+    def record(self):
+        linkage.update({f.name: f.linkage for f in self._final_module.functions if not f.is_declaration})
+        optimise(self)
+
+    monkeypatch.setattr(CPUCodeLibrary, "_optimize_final_module", record)
+    space = {"njit": project_njit, "plain": njit}
+    exec("@njit(cache=False)\ndef leaf(a):\n    return a.sum()\n\n"
+         "@plain(cache=False)\ndef mid(a):\n    return leaf(a) + 1.0\n\n"
+         "@njit(cache=False)\ndef top(a):\n    return leaf(a) + mid(a[1:])\n", space)
+    assert space["top"](np.arange(4.0)) == 13.0
+    (leaf,) = space["leaf"].twin.overloads.values()
+    (mid,) = space["mid"].overloads.values()
+    linked = [f.name for lib in (leaf.library, mid.library) for f in lib._get_module_for_linking().functions
+              if not f.is_declaration and not f.name.startswith(("_ZN7cpython", "cfunc.", "NRT_"))]
+    assert any("mid" in name for name in linked) and any("leaf" in name for name in linked)
+    visible = [name for name in linked if linkage[name] != Linkage.internal]
+    assert not visible, visible
