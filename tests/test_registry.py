@@ -27,35 +27,14 @@ def test_kernel_mode_follows_the_lineup(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_heuristic_dispatch_has_no_search_branch(game):
-    """`choose` takes `choose_heuristic`'s branches when `mode` is empty (HEURISTIC_ONLY), and those hold no search
-    player; `choose_any` holds every strategy's."""
     defs = registered(game)
     source = _dispatch_source(game, STRATEGY_ARGS)
+    heuristic_impl = source.split("def _choose_heuristic(", 1)[1]
     heuristic_fn = source.split("def choose_heuristic(", 1)[1].split("\n\n\n", 1)[0]
-    any_fn = source.split("def choose_any(", 1)[1].split("\n\n\n", 1)[0]
-    choose_fn = source.split("def choose(", 1)[1]
     for i, d in enumerate(defs):
         call = f"_s{i}("
+        assert (call in heuristic_impl) != d.search, d.name
         assert (call in heuristic_fn) != d.search, d.name
-        assert call in any_fn, d.name
-    assert "if len(mode) > 0:\n        return choose_any(" in choose_fn
-    assert choose_fn.rstrip().endswith(f"return choose_heuristic(sid, {', '.join(STRATEGY_ARGS)})")
-
-
-def test_a_kernel_playing_heuristics_never_compiles_the_search_branch():
-    """numba rewrites `len(mode)` as a constant and prunes the branch `mode` does not ask for before typing it:
-    an empty mode compiles the heuristic branch only (here the other branch could not even be typed)."""
-    from sim.jit import njit
-    space = {"njit": njit}
-    exec("@njit(cache=False)\ndef heuristic(x):\n    return x + 1\n\n"
-         "@njit(cache=False)\ndef untypable(x):\n    return x.no_such_attribute\n\n"
-         "@njit(cache=False, inline='always')\ndef choose(mode, x):\n    if len(mode) > 0:\n"
-         "        return untypable(x)\n    return heuristic(x)\n\n"
-         "@njit(cache=False)\ndef kernel(mode, x):\n    return choose(mode, x)\n", space)
-    assert space["kernel"](HEURISTIC_ONLY, 41) == 42
-    assert len(space["heuristic"].twin.signatures) == 1 and not space["untypable"].twin.signatures
-    with pytest.raises(Exception, match="no_such_attribute"):
-        space["kernel"](WITH_SEARCH, 41)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -65,8 +44,9 @@ def test_heuristic_dispatch_counts_references_only_where_a_heuristic_needs_it(ga
     lean = all(getattr(importlib.import_module(d.module), d.function).targetoptions.get("_nrt", True) is False
                for d in registered(game) if not d.search)
     source = _dispatch_source(game, STRATEGY_ARGS)
+    assert f"'_nrt': {not lean}}})\ndef _choose_heuristic(" in source
     assert f"@njit(cache=True, _nrt={not lean})\ndef choose_heuristic(" in source
-    assert "@njit(cache=True)\ndef choose_any(" in source
+    assert "'_nrt': True})\ndef _choose_search(" in source
     assert lean or game != "mughal", "Mughal's heuristics allocate nothing: its dispatcher should skip the counts"
 
 
